@@ -1,0 +1,29 @@
+/**
+ * `npm run bench [-- name ...]`: runs the named benchmarks (all by default) and prints their tables.
+ * Benchmarks are measurements, not tests: they compare our path with the raw store operation in
+ * the same run, because this machine is noisy.
+ */
+import { coldStart } from './cold-start';
+
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  'cold-start': coldStart,
+};
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const names = wanted.length > 0 ? wanted : Object.keys(BENCHMARKS);
+  for (const name of names) {
+    const run = BENCHMARKS[name];
+    if (!run) {
+      console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+      process.exit(2);
+    }
+    await run();
+  }
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

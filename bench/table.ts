@@ -1,0 +1,21 @@
+/** Small helpers shared by the benchmarks: percentiles and a plain-text table. */
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export const median = (values: readonly number[]) => percentile(values, 50);
+
+export function printTable(title: string, rows: ReadonlyArray<Record<string, string | number>>): void {
+  if (rows.length === 0) return;
+  const headers = Object.keys(rows[0]!);
+  const widths = headers.map((h) => Math.max(h.length, ...rows.map((r) => String(r[h]).length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(`\n${title}\n`);
+  console.log(line(headers));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(headers.map((h) => String(row[h]))));
+}

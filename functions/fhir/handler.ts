@@ -1,0 +1,8 @@
+/** Lambda of the `fhir` family: `/FHIR/R5/*` and `/fhir/r5/*`. */
+import { createRegistry } from '../../shared/fhir/registry';
+import { fhirRoutes } from '../../shared/fhir/router';
+import { createHandler } from '../../shared/http/handler';
+
+export const registry = createRegistry([]);
+
+export const handler = createHandler({ family: 'fhir', routes: fhirRoutes(registry) });

@@ -1,0 +1,86 @@
+/**
+ * The portal bucket behind CloudFront (origin access control), with the API paths sent to the
+ * HTTP API so the portal is same-origin. Both behaviours share the security headers, and both run
+ * the viewer-request functions the local gateway mirrors.
+ */
+import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { cloudFrontApiPatterns } from '../../shared/http/families';
+import { SECURITY_HEADERS, VIEWER_REQUEST_FUNCTION } from '../../shared/http/static-site';
+
+/** CloudFront replaces Host with the origin's; the service needs the viewer's for its links. */
+const FORWARD_HOST_FUNCTION = `function handler(event) {
+  var request = event.request;
+  request.headers['x-forwarded-host'] = { value: request.headers.host.value };
+  return request;
+}`;
+
+export interface PortalProps {
+  api: apigwv2.HttpApi;
+  siteDir: string;
+}
+
+export class Portal extends Construct {
+  readonly distribution: cloudfront.Distribution;
+  readonly bucket: s3.Bucket;
+
+  constructor(scope: Construct, id: string, props: PortalProps) {
+    super(scope, id);
+    this.bucket = new s3.Bucket(this, 'site', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+      autoDeleteObjects: false,
+    });
+    const headers = new cloudfront.ResponseHeadersPolicy(this, 'headers', {
+      securityHeadersBehavior: {
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },
+      },
+      comment: `Same headers as the local gateway: ${Object.keys(SECURITY_HEADERS).join(', ')}`,
+    });
+    const staticRewrite = new cloudfront.Function(this, 'static-rewrite', {
+      code: cloudfront.FunctionCode.fromInline(VIEWER_REQUEST_FUNCTION),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+    });
+    const forwardHost = new cloudfront.Function(this, 'forward-host', {
+      code: cloudfront.FunctionCode.fromInline(FORWARD_HOST_FUNCTION),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+    });
+    const apiDomain = Fn.select(2, Fn.split('/', props.api.apiEndpoint));
+    const apiBehavior: cloudfront.BehaviorOptions = {
+      origin: new origins.HttpOrigin(apiDomain, { protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY }),
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      responseHeadersPolicy: headers,
+      functionAssociations: [{ function: forwardHost, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+    };
+    this.distribution = new cloudfront.Distribution(this, 'distribution', {
+      comment: `Clinical data exchange portal and API (${Stack.of(this).stackName})`,
+      defaultRootObject: 'index.html',
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        responseHeadersPolicy: headers,
+        functionAssociations: [{ function: staticRewrite, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+      },
+      additionalBehaviors: Object.fromEntries(cloudFrontApiPatterns().map((p) => [p, apiBehavior])),
+    });
+    new s3deploy.BucketDeployment(this, 'deploy', {
+      sources: [s3deploy.Source.asset(props.siteDir)],
+      destinationBucket: this.bucket,
+      distribution: this.distribution,
+      prune: true,
+    });
+  }
+}

@@ -1,0 +1,76 @@
+/** The whole service on AWS: tables, bucket, signing key, four Lambdas, the HTTP API and CloudFront. */
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { Functions } from './constructs/functions';
+import { ServiceHttpApi } from './constructs/http-api';
+import { Portal } from './constructs/portal';
+import { Tables } from './constructs/tables';
+
+export interface ServiceStackProps extends StackProps {
+  /** Folder holding `<family>/index.mjs` bundles. */
+  bundleRoot: string;
+  /** Folder of the static portal pages. */
+  siteDir: string;
+  /** Public origin (custom domain) for invitation links and token issuer; empty = the request's own host. */
+  siteUrl?: string;
+  /** Prefix of table names, so several stages can share an account. */
+  namePrefix?: string;
+  logRetention?: logs.RetentionDays;
+}
+
+export class ServiceStack extends Stack {
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const namePrefix = props.namePrefix ?? `${id.toLowerCase()}-`;
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+
+    const { tables } = new Tables(this, 'tables', { namePrefix });
+
+    const auxBucket = new s3.Bucket(this, 'aux-bodies', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Access tokens are signed inside KMS: the private key never leaves it.
+    const signingKey = new kms.Key(this, 'token-signing-key', {
+      description: 'Signs the access tokens of the clinical data exchange (ES256)',
+      keySpec: kms.KeySpec.ECC_NIST_P256,
+      keyUsage: kms.KeyUsage.SIGN_VERIFY,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const functions = new Functions(this, 'functions', {
+      bundleRoot: props.bundleRoot,
+      tables,
+      auxBucket,
+      signingKey,
+      logRetention,
+      environment: {
+        RESOURCE_PREFIX: namePrefix,
+        OBSERVATIONS_TABLE: tables.observations.tableName,
+        AUX_TABLE: tables.aux.tableName,
+        DIRECTORY_TABLE: tables.directory.tableName,
+        AUX_BUCKET: auxBucket.bucketName,
+        ...(props.siteUrl ? { SITE_URL: props.siteUrl } : {}),
+        LOG_LEVEL: 'info',
+      },
+    });
+
+    const { api } = new ServiceHttpApi(this, 'http', {
+      functions: functions.byFamily,
+      logRetention,
+      throttle: { rate: 500, burst: 1000 },
+    });
+
+    const portal = new Portal(this, 'portal', { api, siteDir: props.siteDir });
+
+    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    new CfnOutput(this, 'SiteUrl', { value: `https://${portal.distribution.distributionDomainName}` });
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The local front door on one port, as CloudFront + API Gateway are on AWS: API paths become
+ * payload v2 events for the family's Lambda handler; every other path is a portal file, rewritten
+ * by the same viewer-request function CloudFront runs.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import type { LambdaHandler } from '../shared/http/handler';
+import { familyForPath, isApiPath, type Family } from '../shared/http/families';
+import { CONTENT_TYPES, SECURITY_HEADERS, VIEWER_REQUEST_FUNCTION } from '../shared/http/static-site';
+import { fromResult, lambdaContext, toEvent } from './api-gateway-event';
+
+/** API Gateway refuses larger payloads before any Lambda runs. */
+const API_GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+export interface GatewayOptions {
+  handlers: Readonly<Record<Family, LambdaHandler>>;
+  staticDir: string;
+  port: number;
+  host?: string;
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const viewerRequest = new Function('event', `${VIEWER_REQUEST_FUNCTION}\nreturn handler(event);`) as (event: {
+  request: { uri: string };
+}) => { uri: string };
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((done, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > API_GATEWAY_MAX_BODY) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => done(tooLarge ? undefined : Buffer.concat(chunks)));
+    req.on('error', fail);
+  });
+}
+
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string, cookies: string[] = []) {
+  res.statusCode = status;
+  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, ...headers })) res.setHeader(k, v);
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  res.end(body);
+}
+
+async function serveApi(req: IncomingMessage, res: ServerResponse, handlers: GatewayOptions['handlers']) {
+  const body = await readBody(req);
+  if (body === undefined) {
+    return send(res, 413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
+  }
+  const url = req.url ?? '/';
+  const family = familyForPath(url.split('?')[0]!);
+  const event = toEvent({
+    method: req.method ?? 'GET',
+    url,
+    headers: req.headers,
+    body,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+  });
+  try {
+    const result = await handlers[family](event, lambdaContext(family));
+    const out = fromResult(result);
+    send(res, out.status, out.headers, out.body, out.cookies);
+  } catch {
+    // What API Gateway answers when the integration fails.
+    send(res, 500, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Internal Server Error' }));
+  }
+}
+
+function serveStatic(req: IncomingMessage, res: ServerResponse, root: string) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return send(res, 405, { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' }, 'Method Not Allowed');
+  }
+  const rawPath = (req.url ?? '/').split('?')[0]!;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rawPath);
+  } catch {
+    return send(res, 400, { 'content-type': 'text/plain; charset=utf-8' }, 'Bad Request');
+  }
+  const uri = viewerRequest({ request: { uri: decoded } }).uri;
+  const file = normalize(join(root, uri));
+  if (!file.startsWith(root + sep)) return send(res, 404, { 'content-type': 'text/plain; charset=utf-8' }, 'Not Found');
+  let size: number;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new Error('not a file');
+    size = stat.size;
+  } catch {
+    return send(res, 404, { 'content-type': 'text/plain; charset=utf-8' }, 'Not Found');
+  }
+  res.statusCode = 200;
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+  res.setHeader('content-type', CONTENT_TYPES[extname(file)] ?? 'application/octet-stream');
+  res.setHeader('content-length', String(size));
+  res.setHeader('cache-control', 'no-cache');
+  if (req.method === 'HEAD') return res.end();
+  createReadStream(file).pipe(res);
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const root = resolve(options.staticDir);
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const work = isApiPath(path) ? serveApi(req, res, options.handlers) : Promise.resolve(serveStatic(req, res, root));
+    work.catch(() => {
+      if (!res.headersSent) send(res, 500, { 'content-type': 'text/plain; charset=utf-8' }, 'Internal Server Error');
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  const host = options.host ?? '0.0.0.0';
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(options.port, host, () => done());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}

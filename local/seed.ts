@@ -1,0 +1,37 @@
+/**
+ * The demo data set of `npm start`, written once into empty stores. Each capability adds its own
+ * step; a marker row records that seeding finished, so a restart with the same data folder keeps
+ * whatever the user changed.
+ */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../shared/config';
+import { dynamo } from '../shared/store/clients';
+
+export interface SeedContext {
+  /** Lines for the start banner (accounts, ids worth knowing). */
+  notes: string[];
+}
+
+export type SeedStep = { name: string; run: (ctx: SeedContext) => Promise<void> };
+
+const SEED_VERSION = 1;
+const MARKER = { pk: 'SEED', sk: 'SEED' };
+
+/** Steps in the order they must run; later issues append theirs. */
+export const SEED_STEPS: SeedStep[] = [];
+
+export async function seedDemoData(steps: readonly SeedStep[] = SEED_STEPS): Promise<{ seeded: boolean; notes: string[] }> {
+  const table = config().directoryTable;
+  const marker = await dynamo().send(new GetCommand({ TableName: table, Key: MARKER, ConsistentRead: true }));
+  const notes: string[] = (marker.Item?.notes as string[] | undefined) ?? [];
+  if (marker.Item) return { seeded: false, notes };
+  const ctx: SeedContext = { notes: [] };
+  for (const step of steps) await step.run(ctx);
+  await dynamo().send(
+    new PutCommand({
+      TableName: table,
+      Item: { ...MARKER, version: SEED_VERSION, at: new Date().toISOString(), notes: ctx.notes },
+    }),
+  );
+  return { seeded: true, notes: ctx.notes };
+}

@@ -1,0 +1,58 @@
+/**
+ * `npm start`: the whole service at http://localhost:8000 (PORT and DATA_DIR override the port and
+ * the data folder). Ctrl-C stops it; the next start reuses the data folder.
+ */
+import { JavaMissingError } from './engines';
+import { startRuntime } from './runtime';
+
+const port = Number(process.env.PORT ?? 8000);
+const dataDir = process.env.DATA_DIR ?? '.data';
+
+async function main() {
+  const startedAt = Date.now();
+  let runtime;
+  try {
+    runtime = await startRuntime({ port, dataDir });
+  } catch (e) {
+    if (e instanceof JavaMissingError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      console.error(`Port ${port} is already in use; set PORT to another port (e.g. PORT=8001 npm start).`);
+      process.exit(1);
+    }
+    throw e;
+  }
+  const url = runtime.info.url!;
+  const lines = [
+    '',
+    `Clinical Data Exchange is running at ${url}  (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s)`,
+    '',
+    `  FHIR R5 API        ${url}/FHIR/R5/   (capabilities: ${url}/FHIR/R5/metadata)`,
+    `  Management API     ${url}/api/v1/`,
+    `  OAuth 2.0          ${url}/o/token/   (discovery: ${url}/.well-known/smart-configuration)`,
+    `  Patient portal     ${url}/clients/portal/`,
+    `  Health             ${url}/health`,
+    '',
+    ...(runtime.seedNotes.length > 0 ? [...runtime.seedNotes, ''] : []),
+    `  Data folder: ${runtime.info.dataDir} (${runtime.seeded ? 'demo data seeded' : 'reused'}; delete it to start over)`,
+    '  Press Ctrl-C to stop.',
+    '',
+  ];
+  console.log(lines.join('\n'));
+
+  const stop = async (signal: string) => {
+    console.log(`\nReceived ${signal}, stopping...`);
+    await runtime.stop();
+    console.log('Stopped.');
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+/**
+ * Runtime settings, read from the environment once per process.
+ *
+ * The same variables are set by the CDK stack on each Lambda and by the local runtime before it
+ * loads a handler, so the handler code never knows where it runs.
+ */
+
+export interface Config {
+  /** Prefix of every table and bucket name; lets tests and side-by-side instances share one engine. */
+  readonly resourcePrefix: string;
+  readonly observationsTable: string;
+  readonly auxTable: string;
+  readonly directoryTable: string;
+  readonly auxBucket: string;
+  /** Public origin of the service (scheme://host[:port]), used in links, invitations and token issuer. */
+  readonly siteUrl: string;
+  /** Largest request body accepted, in bytes (API Gateway allows 10 MB, Lambda 6 MB). */
+  readonly maxBodyBytes: number;
+  readonly logLevel: string;
+  readonly release: string;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const prefix = env.RESOURCE_PREFIX ?? 'cdx-';
+  return {
+    resourcePrefix: prefix,
+    observationsTable: env.OBSERVATIONS_TABLE ?? `${prefix}observations`,
+    auxTable: env.AUX_TABLE ?? `${prefix}aux`,
+    directoryTable: env.DIRECTORY_TABLE ?? `${prefix}directory`,
+    auxBucket: env.AUX_BUCKET ?? `${prefix}aux-bodies`,
+    siteUrl: (env.SITE_URL ?? 'http://localhost:8000').replace(/\/+$/, ''),
+    maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    release: env.RELEASE ?? '0.1.0',
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process's settings; read lazily so a test can set the environment before first use. */
+export function config(): Config {
+  cached ??= readConfig();
+  return cached;
+}
+
+/** Forget the cached settings (tests and the local runtime change the environment between uses). */
+export function resetConfig(): void {
+  cached = undefined;
+}

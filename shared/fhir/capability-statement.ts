@@ -1,0 +1,56 @@
+/** The R5 CapabilityStatement, generated from the registry the FHIR router dispatches with. */
+import { config } from '../config';
+import { FHIR_VERSION } from './constants';
+import { interactionsOf, type FhirRegistry } from './registry';
+
+/** Parameters every search accepts, whatever the type (FHIR's common and result parameters). */
+const COMMON_SEARCH_PARAMS = [
+  { name: '_id', type: 'token', documentation: 'Logical id of the resource.' },
+  { name: '_lastUpdated', type: 'date', documentation: 'When the resource last changed.' },
+] as const;
+
+export function capabilityStatement(registry: FhirRegistry, baseUrl: string): Record<string, unknown> {
+  const resources = [...registry.types.values()]
+    .sort((a, b) => a.type.localeCompare(b.type))
+    .map((entry) => {
+      const own = entry.searchParams();
+      const ownNames = new Set(own.map((p) => p.name));
+      const searchParam = [...COMMON_SEARCH_PARAMS.filter((p) => !ownNames.has(p.name)), ...own].map((p) => ({ ...p }));
+      const interactions = interactionsOf(entry);
+      return {
+        type: entry.type,
+        ...(entry.documentation ? { documentation: entry.documentation } : {}),
+        interaction: interactions.map((code) => ({ code })),
+        ...(interactions.includes('update') ? { updateCreate: false } : {}),
+        ...(interactions.includes('search-type') ? { searchParam } : {}),
+      };
+    });
+  const systemInteractions = registry.batch ? [{ code: 'batch' }] : [];
+  return {
+    resourceType: 'CapabilityStatement',
+    status: 'active',
+    date: new Date().toISOString().slice(0, 10),
+    publisher: 'Clinical Data Exchange',
+    kind: 'instance',
+    software: { name: 'Clinical Data Exchange', version: config().release },
+    implementation: { description: 'Clinical data exchange FHIR R5 server', url: baseUrl },
+    fhirVersion: FHIR_VERSION,
+    format: ['json', 'application/fhir+json'],
+    rest: [
+      {
+        mode: 'server',
+        security: {
+          cors: false,
+          service: [
+            {
+              coding: [{ system: 'http://hl7.org/fhir/restful-security-service', code: 'SMART-on-FHIR' }],
+            },
+          ],
+          description: 'OAuth 2.0 bearer tokens issued by this service at /o/token/.',
+        },
+        resource: resources,
+        ...(systemInteractions.length > 0 ? { interaction: systemInteractions } : {}),
+      },
+    ],
+  };
+}

@@ -1,0 +1,29 @@
+/** Fixed FHIR facts of this service, in one place. */
+
+export const FHIR_VERSION = '5.0.0';
+
+/** Code system of mobile-health (Open mHealth) observation codes; routes an Observation to the native store. */
+export const OMH_SYSTEM = 'https://w3id.org/openmhealth';
+
+/** `meta.source` of everything the service itself holds (native observations and projections). */
+export const NATIVE_SOURCE_URI = 'https://cdx.example.org/fhir/native';
+
+/** A FHIR Source's URI is this prefix followed by its numeric id (spec 2.5). */
+export const SOURCE_URI_PREFIX = 'https://cdx.example.org/fhir/fhir-source/';
+
+/** Header that names the FHIR Source of an auxiliary write (spec 4.1); ignored on reads. */
+export const SOURCE_HEADER = 'x-svc-fhir-source-id';
+
+/** Code system of the service's own model concepts used in projections (study, data source). */
+export const MODEL_CODE_SYSTEM = 'https://cdx.example.org/fhir/CodeSystem/model';
+
+/** Page sizes of FHIR searches (spec 8 leaves them open; these match the reference). */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 1000;
+
+/** Longest resource id R5 allows. */
+export const MAX_ID_LENGTH = 64;
+
+export function sourceUri(sourceId: string | number): string {
+  return `${SOURCE_URI_PREFIX}${sourceId}`;
+}

@@ -1,0 +1,100 @@
+/**
+ * The FHIR REST surface as routes over a registry of types, for both bases (`/FHIR/R5` and the
+ * `/fhir/r5` alias). Transport-free: the family handler wraps it in the shared middlewares.
+ */
+import { methodNotAllowed, notFound } from '../http/errors';
+import { FHIR_BASES } from '../http/families';
+import type { HttpRequest } from '../http/request';
+import { fhirJson, type HttpResponse } from '../http/response';
+import type { Route } from '../http/router';
+import { capabilityStatement } from './capability-statement';
+import type { FhirRegistry, FhirTypeEntry, FhirTypeHandlers } from './registry';
+
+function baseOf(path: string): string {
+  return FHIR_BASES.find((b) => path.startsWith(b)) ?? FHIR_BASES[0];
+}
+
+function entryFor(registry: FhirRegistry, type: string): FhirTypeEntry {
+  const entry = registry.types.get(type);
+  if (!entry) throw notFound(`Unsupported FHIR resource type: ${type}.`).at(type);
+  return entry;
+}
+
+type Interaction = keyof FhirTypeHandlers;
+
+function handlerOf<K extends Interaction>(req: HttpRequest, entry: FhirTypeEntry, interaction: K): NonNullable<FhirTypeHandlers[K]> {
+  const handler = entry.handlers[interaction];
+  if (handler) return handler as NonNullable<FhirTypeHandlers[K]>;
+  const allowed = (Object.keys(entry.handlers) as Interaction[]).flatMap((i) => METHODS_OF[i]);
+  throw methodNotAllowed(req.method, req.path, [...new Set(allowed)], entry.readOnlyHint);
+}
+
+const METHODS_OF: Record<Interaction, string[]> = {
+  read: ['GET'],
+  search: ['GET', 'POST'],
+  create: ['POST'],
+  update: ['PUT'],
+  patch: ['PATCH'],
+  delete: ['DELETE'],
+};
+
+/** Search parameters from the query string and, for `POST _search`, a form body too. */
+export function searchParamsOf(req: HttpRequest): URLSearchParams {
+  const params = new URLSearchParams(req.query);
+  if (req.method === 'POST' && req.isForm && req.body && typeof req.body === 'object') {
+    for (const [k, v] of Object.entries(req.body as Record<string, string | string[]>)) {
+      for (const value of Array.isArray(v) ? v : [v]) params.append(k, value);
+    }
+  }
+  return params;
+}
+
+export function fhirRoutes(registry: FhirRegistry): Route[] {
+  const routes: Route[] = [];
+  for (const base of FHIR_BASES) {
+    routes.push(
+      {
+        method: 'GET',
+        path: `${base}/metadata`,
+        handler: async (req) => fhirJson(200, capabilityStatement(registry, `${req.origin}${baseOf(req.path)}`)),
+      },
+      {
+        method: 'POST',
+        path: base,
+        handler: async (req): Promise<HttpResponse> => {
+          if (!registry.batch) throw methodNotAllowed(req.method, req.path, []);
+          return registry.batch(req);
+        },
+      },
+      {
+        method: 'GET',
+        path: `${base}/{type}`,
+        handler: async (req) => {
+          const entry = entryFor(registry, req.params.type!);
+          return handlerOf(req, entry, 'search')(req, searchParamsOf(req));
+        },
+      },
+      {
+        method: 'POST',
+        path: `${base}/{type}/_search`,
+        handler: async (req) => {
+          const entry = entryFor(registry, req.params.type!);
+          return handlerOf(req, entry, 'search')(req, searchParamsOf(req));
+        },
+      },
+      {
+        method: 'POST',
+        path: `${base}/{type}`,
+        handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'create')(req),
+      },
+      ...(['read', 'update', 'patch', 'delete'] as const).map(
+        (interaction): Route => ({
+          method: METHODS_OF[interaction][0] as Route['method'],
+          path: `${base}/{type}/{id}`,
+          handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), interaction)(req, req.params.id!),
+        }),
+      ),
+    );
+  }
+  return routes;
+}

@@ -1,0 +1,80 @@
+/**
+ * The one table of which public paths reach which Lambda. The CDK stack makes its HTTP API routes
+ * and CloudFront behaviours from it, and the local gateway routes with it, so they cannot drift.
+ */
+import type { Dialect } from './request';
+
+export const FAMILIES = ['fhir', 'fhir-import', 'api', 'oauth'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export interface GatewayRoute {
+  family: Family;
+  /** An HTTP API route path: literal segments, or a final `{proxy+}`. Every method goes to the family. */
+  path: string;
+}
+
+export const FHIR_BASES = ['/FHIR/R5', '/fhir/r5'] as const;
+export const IMPORT_BASE = '/fhir-import/R4';
+export const API_BASE = '/api/v1';
+
+export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
+  ...FHIR_BASES.flatMap((base) => [
+    { family: 'fhir' as const, path: base },
+    { family: 'fhir' as const, path: `${base}/{proxy+}` },
+  ]),
+  { family: 'fhir-import', path: IMPORT_BASE },
+  { family: 'fhir-import', path: `${IMPORT_BASE}/{proxy+}` },
+  { family: 'api', path: `${API_BASE}/{proxy+}` },
+  { family: 'api', path: '/health' },
+  { family: 'oauth', path: '/o/{proxy+}' },
+  { family: 'oauth', path: '/.well-known/{proxy+}' },
+  { family: 'oauth', path: '/auth/callback' },
+];
+
+/**
+ * Requests that match no route (API Gateway's `$default`) go to the FHIR family: it serves the
+ * batch endpoint at `/FHIR/R5/` whether or not API Gateway counts that trailing slash as a match of
+ * the exact route, and answers any other stray path with a 404 in that path's dialect.
+ */
+export const DEFAULT_ROUTE_FAMILY: Family = 'fhir';
+
+/** CloudFront path patterns that send a request to the API instead of the portal bucket. */
+export function cloudFrontApiPatterns(): string[] {
+  const patterns = GATEWAY_ROUTES.map((r) => r.path.replace(/\/\{proxy\+\}$/, '/*'));
+  return [...new Set(patterns)];
+}
+
+/** Whether CloudFront would send this path to the API (else it is a portal file). */
+export function isApiPath(path: string): boolean {
+  return cloudFrontApiPatterns().some((p) => (p.endsWith('/*') ? path.startsWith(p.slice(0, -1)) : path === p));
+}
+
+/**
+ * API Gateway's choice for a path: an exact route beats a greedy one, a longer prefix beats a
+ * shorter one; `undefined` means the `$default` route.
+ */
+export function selectGatewayRoute(path: string): { route: GatewayRoute; proxy?: string } | undefined {
+  let best: { route: GatewayRoute; proxy?: string; weight: number } | undefined;
+  for (const route of GATEWAY_ROUTES) {
+    const greedy = route.path.endsWith('/{proxy+}');
+    const prefix = greedy ? route.path.slice(0, -'{proxy+}'.length) : route.path;
+    const fits = greedy ? path.startsWith(prefix) && path.length > prefix.length : path === route.path;
+    if (!fits) continue;
+    const weight = prefix.length + (greedy ? 0 : 10_000);
+    if (!best || weight > best.weight) best = greedy ? { route, weight, proxy: path.slice(prefix.length) } : { route, weight };
+  }
+  if (!best) return undefined;
+  return best.proxy === undefined ? { route: best.route } : { route: best.route, proxy: best.proxy };
+}
+
+export function familyForPath(path: string): Family {
+  return selectGatewayRoute(path)?.route.family ?? DEFAULT_ROUTE_FAMILY;
+}
+
+/** How errors are rendered for a path. */
+export function dialectOf(path: string): Dialect {
+  if (/^\/(FHIR\/R5|fhir\/r5|fhir-import\/R4)(\/|$)/.test(path)) return 'fhir';
+  if (path.startsWith(`${API_BASE}/`) || path === API_BASE) return 'api';
+  if (path.startsWith('/o/') || path.startsWith('/.well-known/')) return 'oauth';
+  return 'plain';
+}

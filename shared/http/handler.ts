@@ -1,0 +1,73 @@
+/**
+ * Builds an endpoint family's Lambda handler: middy with the shared middlewares around a router.
+ * Route handlers receive a parsed HttpRequest and return an HttpResponse; they never see the event.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { config } from '../config';
+import { methodNotAllowed, notFound, unsupportedMediaType } from './errors';
+import { dialectOf } from './families';
+import { bodyLimit } from './middleware/body-limit';
+import { bodyParser } from './middleware/body-parser';
+import { errorRenderer } from './middleware/error-renderer';
+import { contextOf, requestContext } from './middleware/request-context';
+import { FORM_MEDIA, JSON_MEDIA, lowerCaseHeaders, requestOrigin, type HttpRequest } from './request';
+import { toLambdaResult } from './response';
+import { Router, type Route } from './router';
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export interface FamilyDefinition {
+  family: string;
+  routes: readonly Route[];
+  /** Extra words for a 405 on a path, e.g. where the resource can be written instead. */
+  methodHint?: (method: string, path: string) => string | undefined;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+export function createHandler(definition: FamilyDefinition): LambdaHandler {
+  const router = new Router(definition.routes);
+
+  const base = async (event: APIGatewayProxyEventV2 & { rawBody?: string }) => {
+    const ctx = contextOf(event);
+    const method = event.requestContext.http.method.toUpperCase();
+    const path = event.rawPath || '/';
+    const match = router.match(method, path);
+    if (match.kind === 'not-found') throw notFound(`No route for ${method} ${path}.`);
+    if (match.kind === 'method-not-allowed') {
+      throw methodNotAllowed(method, path, match.allowed, definition.methodHint?.(method, path));
+    }
+    const headers = lowerCaseHeaders(event.headers);
+    const contentType = headers['content-type'] ?? '';
+    const hasBody = event.rawBody !== undefined;
+    if (hasBody && BODY_METHODS.has(method) && !JSON_MEDIA.test(contentType) && !FORM_MEDIA.test(contentType)) {
+      throw unsupportedMediaType(
+        `Content-Type '${contentType || '(none)'}' is not accepted; send application/json or application/fhir+json.`,
+      );
+    }
+    const req: HttpRequest = {
+      method,
+      path,
+      params: match.params,
+      query: new URLSearchParams(event.rawQueryString ?? ''),
+      headers,
+      body: hasBody ? event.body : undefined,
+      rawBody: event.rawBody,
+      isJson: JSON_MEDIA.test(contentType),
+      isForm: FORM_MEDIA.test(contentType),
+      requestId: ctx.requestId,
+      origin: requestOrigin(headers, config().siteUrl),
+      log: ctx.log,
+    };
+    return toLambdaResult(await match.route.handler(req));
+  };
+
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base)
+    .use(requestContext(definition.family))
+    .use(bodyLimit(() => config().maxBodyBytes))
+    .use(bodyParser())
+    .use(errorRenderer()) as unknown as LambdaHandler;
+}
+
+export { dialectOf };

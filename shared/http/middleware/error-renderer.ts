@@ -1,0 +1,78 @@
+/**
+ * The one place errors become responses. Domain errors carry their status; errors from middy's
+ * parsers are translated; anything else is logged with its stack and answered as a 500 that
+ * reveals nothing internal.
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { operationOutcome } from '../../fhir/outcome';
+import { badRequest, HttpError, isHttpError, unsupportedMediaType } from '../errors';
+import { dialectOf } from '../families';
+import type { Dialect } from '../request';
+import { APP_JSON, FHIR_JSON, toLambdaResult, type HttpResponse } from '../response';
+import { contextOf } from './request-context';
+
+interface MiddyHttpError extends Error {
+  statusCode: number;
+  cause?: { package?: string; message?: string; data?: unknown };
+}
+
+function isMiddyHttpError(e: unknown): e is MiddyHttpError {
+  return e instanceof Error && typeof (e as MiddyHttpError).statusCode === 'number';
+}
+
+/** Turns any thrown value into an HttpError; `undefined` means an unexpected failure. */
+export function toHttpError(e: unknown): HttpError | undefined {
+  if (isHttpError(e)) return e;
+  if (isMiddyHttpError(e)) {
+    const pkg = e.cause?.package ?? '';
+    if (pkg.includes('json-body-parser') || pkg.includes('urlencode-body-parser')) {
+      if (e.cause?.message !== undefined) return badRequest(`The request body is not valid JSON: ${e.cause.message}`, 'structure');
+      if (e.message === 'Unsupported Media Type') return unsupportedMediaType('Unsupported content type.');
+      return badRequest('The request body is malformed.', 'structure');
+    }
+    if (e.statusCode >= 400 && e.statusCode < 500) return new HttpError(e.statusCode, e.message);
+  }
+  return undefined;
+}
+
+export function renderError(error: HttpError, dialect: Dialect): HttpResponse {
+  const headers = { ...error.headers };
+  switch (dialect) {
+    case 'fhir':
+      return { status: error.status, headers: { 'Content-Type': FHIR_JSON, ...headers }, body: operationOutcome(error.issues) };
+    case 'api': {
+      const body = error.apiBody ?? error.fields ?? { detail: error.message };
+      return { status: error.status, headers: { 'Content-Type': APP_JSON, ...headers }, body };
+    }
+    case 'oauth':
+      return {
+        status: error.status,
+        headers: { 'Content-Type': APP_JSON, 'Cache-Control': 'no-store', ...headers },
+        body: { error: error.oauthError ?? oauthCodeFor(error.status), error_description: error.message },
+      };
+    default:
+      return { status: error.status, headers: { 'Content-Type': APP_JSON, ...headers }, body: { detail: error.message } };
+  }
+}
+
+function oauthCodeFor(status: number): string {
+  if (status === 401) return 'invalid_client';
+  if (status === 403) return 'access_denied';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request';
+}
+
+export function errorRenderer(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  return {
+    onError: (request) => {
+      const ctx = contextOf(request.event);
+      const known = toHttpError(request.error);
+      const error =
+        known ?? new HttpError(500, `An unexpected error occurred (request ${ctx.requestId}).`, 'exception');
+      if (known) ctx.log.info({ status: known.status, error: known.message }, 'request refused');
+      else ctx.log.error({ err: request.error }, 'unexpected error');
+      request.response = toLambdaResult(renderError(error, dialectOf(request.event.rawPath ?? '/')));
+    },
+  };
+}

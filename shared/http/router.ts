@@ -1,0 +1,103 @@
+/**
+ * A small path router: `{name}` matches one segment, `{name+}` the rest of the path. A path that
+ * matches with another method is a 405 with `Allow`; a path that matches nothing is a 404.
+ */
+import type { HttpRequest } from './request';
+import type { HttpResponse } from './response';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type RouteHandler = (req: HttpRequest) => Promise<HttpResponse>;
+
+export interface Route {
+  method: Method;
+  /** e.g. `/api/v1/patients/{id}`; a trailing slash is optional when matching. */
+  path: string;
+  handler: RouteHandler;
+}
+
+type Segment = { literal: string } | { param: string; rest: boolean };
+
+interface CompiledRoute extends Route {
+  segments: Segment[];
+  specificity: number;
+}
+
+export type Match =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allowed: Method[] }
+  | { kind: 'not-found' };
+
+function splitPath(path: string): string[] {
+  return path.split('/').filter((s) => s.length > 0);
+}
+
+function compile(route: Route): CompiledRoute {
+  const segments: Segment[] = splitPath(route.path).map((s) => {
+    const m = /^\{(\w+)(\+)?\}$/.exec(s);
+    return m ? { param: m[1]!, rest: m[2] === '+' } : { literal: s };
+  });
+  const literals = segments.filter((s) => 'literal' in s).length;
+  const greedy = segments.some((s) => 'rest' in s && s.rest);
+  return { ...route, segments, specificity: literals * 100 + segments.length * 2 - (greedy ? 1 : 0) };
+}
+
+function matchSegments(segments: Segment[], parts: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!;
+    if ('literal' in seg) {
+      if (parts[i] !== seg.literal) return undefined;
+      continue;
+    }
+    if (seg.rest) {
+      if (i >= parts.length) return undefined;
+      params[seg.param] = parts.slice(i).map(safeDecode).join('/');
+      return params;
+    }
+    const part = parts[i];
+    if (part === undefined) return undefined;
+    params[seg.param] = safeDecode(part);
+  }
+  return parts.length === segments.length ? params : undefined;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+export class Router {
+  /** Routes grouped by path pattern, most specific pattern first. */
+  private readonly groups: CompiledRoute[][];
+
+  constructor(routes: readonly Route[]) {
+    const byPattern = new Map<string, CompiledRoute[]>();
+    for (const route of routes.map(compile)) {
+      const key = route.segments.map((s) => ('literal' in s ? s.literal : s.rest ? '{+}' : '{}')).join('/');
+      byPattern.set(key, [...(byPattern.get(key) ?? []), route]);
+    }
+    this.groups = [...byPattern.values()].sort((a, b) => b[0]!.specificity - a[0]!.specificity);
+  }
+
+  /** The most specific pattern that fits the path decides: its route for the method, or a 405. */
+  match(method: string, path: string): Match {
+    const parts = splitPath(path);
+    for (const group of this.groups) {
+      const params = matchSegments(group[0]!.segments, parts);
+      if (!params) continue;
+      const route = group.find((r) => r.method === method);
+      if (route) return { kind: 'found', route, params };
+      return { kind: 'method-not-allowed', allowed: group.map((r) => r.method) };
+    }
+    return { kind: 'not-found' };
+  }
+
+  /** Every route, for documentation and the CapabilityStatement. */
+  list(): readonly Route[] {
+    return this.groups.flat();
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * How the portal bucket is served: CloudFront runs VIEWER_REQUEST_FUNCTION on each static request
+ * and adds SECURITY_HEADERS to each response; the local gateway evaluates the very same function
+ * source and adds the same headers, so both serve identical paths.
+ */
+
+/** CloudFront Functions (JS 2.0) source: `/dir/` and `/dir` map to `/dir/index.html`. */
+export const VIEWER_REQUEST_FUNCTION = `function handler(event) {
+  var request = event.request;
+  var uri = request.uri;
+  if (uri.endsWith('/')) {
+    request.uri = uri + 'index.html';
+  } else if (uri.split('/').pop().indexOf('.') === -1) {
+    request.uri = uri + '/index.html';
+  }
+  return request;
+}`;
+
+/** The portal pages load only their own scripts and talk to their own origin and the SMART server. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
+export const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};

@@ -1,0 +1,39 @@
+/**
+ * AWS clients, one per process. Endpoints come from the SDK's own variables
+ * (`AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_S3`), so the same code talks to AWS, to the local
+ * runtime's engines or to any other DynamoDB server.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+
+let documentClient: DynamoDBDocumentClient | undefined;
+let s3Client: S3Client | undefined;
+
+export function dynamo(): DynamoDBDocumentClient {
+  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 6 }), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    unmarshallOptions: { wrapNumbers: false },
+  });
+  return documentClient;
+}
+
+export function s3(): S3Client {
+  s3Client ??= new S3Client({
+    maxAttempts: 6,
+    // s3rver and other S3-compatible stores need path-style addressing.
+    forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
+    // Streamed uploads otherwise go out aws-chunked, which S3-compatible stores may store framed.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return s3Client;
+}
+
+/** Drop the cached clients (after the local runtime or a test changes the endpoints). */
+export function resetClients(): void {
+  documentClient?.destroy();
+  s3Client?.destroy();
+  documentClient = undefined;
+  s3Client = undefined;
+}

@@ -1,0 +1,148 @@
+/**
+ * The three DynamoDB tables, defined once. The CDK stack, the local runtime and the tests all build
+ * their tables from these definitions, so keys and indexes cannot drift between them.
+ */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { config, type Config } from '../config';
+
+export interface KeyAttribute {
+  name: string;
+  type: 'S' | 'N';
+}
+
+export interface IndexDefinition {
+  name: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  /** `ALL`, `KEYS_ONLY`, or the non-key attributes to copy into the index. */
+  projection: 'ALL' | 'KEYS_ONLY' | readonly string[];
+}
+
+export interface TableDefinition {
+  /** Stable logical id, used for CDK construct ids and config lookup. */
+  id: 'observations' | 'aux' | 'directory';
+  partitionKey: KeyAttribute;
+  sortKey: KeyAttribute;
+  /** Local secondary indexes share the partition key and allow strongly consistent reads. */
+  localIndexes: readonly IndexDefinition[];
+  globalIndexes: readonly IndexDefinition[];
+  /** Attribute holding an epoch-seconds expiry, for DynamoDB TTL. */
+  ttlAttribute?: string;
+}
+
+const S = (name: string): KeyAttribute => ({ name, type: 'S' });
+
+/**
+ * Native mobile-health observations. The base key starts with the patient (`P#<patientId>`), so
+ * every per-patient read is a strongly consistent Query on the base table or one of its local
+ * indexes: a device reads its own upload back at once. The sharded code index serves
+ * population-wide reads by code, where eventual consistency is acceptable.
+ */
+export const OBSERVATIONS: TableDefinition = {
+  id: 'observations',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  localIndexes: [
+    { name: 'byEffective', partitionKey: S('pk'), sortKey: S('effSk'), projection: 'ALL' },
+    { name: 'byCodeEffective', partitionKey: S('pk'), sortKey: S('codeEffSk'), projection: 'ALL' },
+    { name: 'byUpdated', partitionKey: S('pk'), sortKey: S('updatedSk'), projection: 'ALL' },
+  ],
+  globalIndexes: [{ name: 'byCode', partitionKey: S('codeShard'), sortKey: S('effSk'), projection: 'ALL' }],
+};
+
+/**
+ * Auxiliary FHIR resources, partitioned by FHIR Source (`S#<sourceId>`), sorted by type and id.
+ * The patient index lists a patient's rows by type; the id index finds a row from its UUID.
+ */
+export const AUX: TableDefinition = {
+  id: 'aux',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  localIndexes: [],
+  globalIndexes: [
+    { name: 'byPatient', partitionKey: S('patientPk'), sortKey: S('patientSk'), projection: 'ALL' },
+    { name: 'byId', partitionKey: S('resourceId'), projection: 'ALL' },
+  ],
+};
+
+/**
+ * Organizations, practitioners, patients, studies, data sources, codes, FHIR Sources,
+ * invitations, OAuth clients, grants and counters: one table, keys built in one module each.
+ * `gsi1` holds inverted relations (patient -> organizations, ...); `gsi2` holds lookups by a
+ * secondary value (email, identifier, parent organization).
+ */
+export const DIRECTORY: TableDefinition = {
+  id: 'directory',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  localIndexes: [],
+  globalIndexes: [
+    { name: 'gsi1', partitionKey: S('gsi1pk'), sortKey: S('gsi1sk'), projection: 'ALL' },
+    { name: 'gsi2', partitionKey: S('gsi2pk'), sortKey: S('gsi2sk'), projection: 'ALL' },
+  ],
+  ttlAttribute: 'expiresAt',
+};
+
+export const TABLES: readonly TableDefinition[] = [OBSERVATIONS, AUX, DIRECTORY];
+
+export function tableName(table: TableDefinition, cfg: Config = config()): string {
+  switch (table.id) {
+    case 'observations':
+      return cfg.observationsTable;
+    case 'aux':
+      return cfg.auxTable;
+    case 'directory':
+      return cfg.directoryTable;
+  }
+}
+
+function keySchema(partitionKey: KeyAttribute, sortKey?: KeyAttribute) {
+  return [
+    { AttributeName: partitionKey.name, KeyType: 'HASH' as const },
+    ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
+  ];
+}
+
+function projection(p: IndexDefinition['projection']) {
+  if (p === 'ALL' || p === 'KEYS_ONLY') return { ProjectionType: p };
+  return { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...p] };
+}
+
+/** Every attribute used in a key of the table or of one of its indexes. */
+export function keyAttributes(table: TableDefinition): KeyAttribute[] {
+  const all = [table.partitionKey, table.sortKey];
+  for (const index of [...table.localIndexes, ...table.globalIndexes]) {
+    all.push(index.partitionKey);
+    if (index.sortKey) all.push(index.sortKey);
+  }
+  return [...new Map(all.map((a) => [a.name, a])).values()];
+}
+
+/** The CreateTable request for the local engine and tests (on-demand billing, like the stack). */
+export function createTableInput(table: TableDefinition, name: string): CreateTableCommandInput {
+  return {
+    TableName: name,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keyAttributes(table).map((a) => ({ AttributeName: a.name, AttributeType: a.type })),
+    KeySchema: keySchema(table.partitionKey, table.sortKey),
+    ...(table.localIndexes.length > 0
+      ? {
+          LocalSecondaryIndexes: table.localIndexes.map((i) => ({
+            IndexName: i.name,
+            KeySchema: keySchema(i.partitionKey, i.sortKey),
+            Projection: projection(i.projection),
+          })),
+        }
+      : {}),
+    ...(table.globalIndexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: table.globalIndexes.map((i) => ({
+            IndexName: i.name,
+            KeySchema: keySchema(i.partitionKey, i.sortKey),
+            Projection: projection(i.projection),
+          })),
+        }
+      : {}),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+  };
+}

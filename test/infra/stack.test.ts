@@ -1,0 +1,110 @@
+/** Assertions on the synthesized CloudFormation template (bundles are built exactly as for deploy). */
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../lib/app';
+import { GATEWAY_ROUTES } from '../../shared/http/families';
+import { TABLES } from '../../shared/store/tables';
+
+let template: Template;
+const outdir = mkdtempSync(join(tmpdir(), 'cdx-cdk-'));
+
+beforeAll(() => {
+  const { stack } = buildApp(new App({ outdir }));
+  template = Template.fromStack(stack);
+});
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+type Resource = { Type: string; Properties: Record<string, any> };
+const resources = (type: string): Resource[] => Object.values(template.findResources(type)) as Resource[];
+
+describe('stack', () => {
+  it('has the three tables with the shared key schemas, indexes and durability settings', () => {
+    const tables = resources('AWS::DynamoDB::GlobalTable');
+    expect(tables).toHaveLength(3);
+    for (const def of TABLES) {
+      const table = tables.find((t) => t.Properties.TableName?.endsWith?.(def.id));
+      expect(table, def.id).toBeDefined();
+      const p = table!.Properties;
+      expect(p.KeySchema).toEqual([
+        { AttributeName: def.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: def.sortKey.name, KeyType: 'RANGE' },
+      ]);
+      expect(p.BillingMode).toBe('PAY_PER_REQUEST');
+      expect((p.GlobalSecondaryIndexes ?? []).map((i: any) => i.IndexName).sort()).toEqual(def.globalIndexes.map((i) => i.name).sort());
+      expect((p.LocalSecondaryIndexes ?? []).map((i: any) => i.IndexName).sort()).toEqual(def.localIndexes.map((i) => i.name).sort());
+      const replica = p.Replicas[0];
+      expect(replica.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled).toBe(true);
+      expect(replica.DeletionProtectionEnabled).toBe(true);
+      expect(p.SSESpecification.SSEEnabled).toBe(true);
+      expect(table).toMatchObject({ DeletionPolicy: 'Retain' });
+    }
+  });
+
+  it('has the code index write-sharded and TTL on the directory table', () => {
+    const tables = resources('AWS::DynamoDB::GlobalTable');
+    const obs = tables.find((t) => t.Properties.TableName.endsWith('observations'))!;
+    expect(obs.Properties.GlobalSecondaryIndexes[0].KeySchema[0].AttributeName).toBe('codeShard');
+    const dir = tables.find((t) => t.Properties.TableName.endsWith('directory'))!;
+    expect(dir.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+  });
+
+  it('runs the four families on nodejs22.x arm64', () => {
+    const fns = resources('AWS::Lambda::Function').filter((f) => String(f.Properties.Description).startsWith('Clinical data exchange:'));
+    expect(fns).toHaveLength(4);
+    for (const fn of fns) {
+      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+    }
+  });
+
+  it('routes every gateway path of the shared table, plus $default', () => {
+    const keys = resources('AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey).sort();
+    expect(keys).toEqual([...GATEWAY_ROUTES.map((r) => `ANY ${r.path}`), '$default'].sort());
+  });
+
+  it('puts the portal bucket behind CloudFront with origin access control and API behaviours', () => {
+    template.resourceCountIs('AWS::CloudFront::Distribution', 1);
+    template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    const dist = resources('AWS::CloudFront::Distribution')[0]!.Properties.DistributionConfig;
+    const patterns = dist.CacheBehaviors.map((b: any) => b.PathPattern);
+    expect(patterns).toEqual(expect.arrayContaining(['/FHIR/R5/*', '/fhir/r5/*', '/api/v1/*', '/o/*', '/.well-known/*']));
+  });
+
+  it('grants no wildcard actions and never dynamodb:Scan', () => {
+    // CDK's own portal upload function (BucketDeployment) is the one role whose policy CDK writes
+    // with wildcard S3 actions; it is limited to the portal and asset buckets and not ours to narrow.
+    const isCdkBucketDeployment = (p: Resource) => JSON.stringify(p.Properties.Roles).includes('CustomCDKBucketDeployment');
+    const policies = resources('AWS::IAM::Policy');
+    expect(policies.filter((p) => !isCdkBucketDeployment(p)).length).toBeGreaterThanOrEqual(4);
+    for (const policy of policies) {
+      for (const statement of policy.Properties.PolicyDocument.Statement) {
+        const actions: string[] = [statement.Action].flat();
+        for (const action of actions) {
+          expect(action).not.toBe('dynamodb:Scan');
+          if (!isCdkBucketDeployment(policy)) expect(action).not.toMatch(/\*/);
+          else expect(action).toMatch(/^(s3:|cloudfront:(Get|Create)Invalidation$)/);
+        }
+      }
+    }
+  });
+
+  it('keeps the token signing key in KMS and signs only from the OAuth function', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const signers = resources('AWS::IAM::Policy').filter((p) =>
+      p.Properties.PolicyDocument.Statement.some((s: any) => [s.Action].flat().includes('kms:Sign')),
+    );
+    expect(signers).toHaveLength(1);
+    expect(JSON.stringify(signers[0]!.Properties.Roles)).toMatch(/oauth/i);
+  });
+
+  it('sets log retention on every function log group', () => {
+    const groups = resources('AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThanOrEqual(5);
+    for (const g of groups) expect(g.Properties.RetentionInDays).toBe(30);
+    template.hasResourceProperties('AWS::Lambda::Function', { LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }) });
+  });
+});

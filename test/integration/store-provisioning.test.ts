@@ -1,0 +1,47 @@
+import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config';
+import { dynamo } from '../../shared/store/clients';
+import { counterKey, IdBlocks } from '../../shared/store/counters';
+import { TABLES, tableName } from '../../shared/store/tables';
+
+const raw = new DynamoDBClient({});
+afterAll(() => raw.destroy());
+
+describe('tables built from the shared definitions', () => {
+  it.each(TABLES.map((t) => [t.id, t] as const))('%s has the defined keys and indexes', async (_id, def) => {
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName(def) }));
+    expect(Table?.KeySchema).toEqual([
+      { AttributeName: def.partitionKey.name, KeyType: 'HASH' },
+      { AttributeName: def.sortKey.name, KeyType: 'RANGE' },
+    ]);
+    expect((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort()).toEqual(def.globalIndexes.map((i) => i.name).sort());
+    expect((Table?.LocalSecondaryIndexes ?? []).map((i) => i.IndexName).sort()).toEqual(def.localIndexes.map((i) => i.name).sort());
+  });
+
+  it('turns on TTL for the directory table', async () => {
+    const ttl = await raw.send(new DescribeTimeToLiveCommand({ TableName: config().directoryTable }));
+    expect(ttl.TimeToLiveDescription?.AttributeName).toBe('expiresAt');
+  });
+});
+
+describe('IdBlocks', () => {
+  it('hands out unique increasing ids with one counter write per block', async () => {
+    const a = new IdBlocks('test-a', 10);
+    const ids = (await Promise.all(Array.from({ length: 25 }, () => a.one()))).sort((x, y) => x - y);
+    expect(new Set(ids).size).toBe(25);
+    expect(ids[0]).toBe(1);
+    const counter = await dynamo().send(new GetCommand({ TableName: config().directoryTable, Key: counterKey('test-a') }));
+    // 25 ids in blocks of 10: three blocks reserved.
+    expect(counter.Item?.value).toBe(30);
+  });
+
+  it('never repeats an id across processes sharing the counter', async () => {
+    const one = new IdBlocks('test-b', 5);
+    const two = new IdBlocks('test-b', 5);
+    const [x, y] = await Promise.all([one.take(12), two.take(12)]);
+    const all = [...x, ...y];
+    expect(new Set(all).size).toBe(24);
+  });
+});

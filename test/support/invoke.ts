@@ -1,0 +1,45 @@
+/** Calls a family's real handler in-process with an API Gateway v2 event, the way API Gateway would. */
+import { familyForPath, type Family } from '../../shared/http/families';
+import type { LambdaHandler } from '../../shared/http/handler';
+import { fromResult, lambdaContext, toEvent } from '../../local/api-gateway-event';
+import { loadHandlers } from '../../local/handlers';
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string or Buffer as is. */
+  body?: unknown;
+  token?: string;
+}
+
+let handlers: Record<Family, LambdaHandler> | undefined;
+
+export async function call(method: string, url: string, options: CallOptions = {}): Promise<TestResponse> {
+  handlers ??= await loadHandlers();
+  const headers: Record<string, string> = { host: 'localhost:8000', ...options.headers };
+  let body: string | Buffer | undefined;
+  if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) body = options.body;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/fhir+json';
+  }
+  if (options.token) headers['authorization'] = `Bearer ${options.token}`;
+  const path = url.split('?')[0]!;
+  const event = toEvent({ method, url, headers, ...(body !== undefined ? { body } : {}) });
+  const result = fromResult(await handlers[familyForPath(path)](event, lambdaContext('test')));
+  const text = result.body.toString('utf8');
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: result.status, headers: result.headers, text, json };
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { Router, type Route } from '../../shared/http/router';
+import { json } from '../../shared/http/response';
+
+const h = (name: string): Route['handler'] => async () => json(200, { name });
+
+describe('Router', () => {
+  const router = new Router([
+    { method: 'GET', path: '/FHIR/R5/metadata', handler: h('metadata') },
+    { method: 'GET', path: '/FHIR/R5/{type}', handler: h('search') },
+    { method: 'POST', path: '/FHIR/R5/{type}', handler: h('create') },
+    { method: 'GET', path: '/FHIR/R5/{type}/{id}', handler: h('read') },
+    { method: 'POST', path: '/FHIR/R5/{type}/_search', handler: h('search-post') },
+    { method: 'GET', path: '/files/{rest+}', handler: h('files') },
+  ]);
+
+  it('prefers literal segments over parameters', () => {
+    const m = router.match('GET', '/FHIR/R5/metadata');
+    expect(m.kind === 'found' && m.route.path).toBe('/FHIR/R5/metadata');
+  });
+
+  it('answers 405 with the allowed methods of the most specific matching path', () => {
+    expect(router.match('POST', '/FHIR/R5/metadata')).toEqual({ kind: 'method-not-allowed', allowed: ['GET'] });
+    expect(router.match('DELETE', '/FHIR/R5/Observation/_search')).toEqual({ kind: 'method-not-allowed', allowed: ['POST'] });
+  });
+
+  it('extracts and decodes parameters, ignoring a trailing slash', () => {
+    const m = router.match('GET', '/FHIR/R5/Patient/a%20b/');
+    expect(m).toMatchObject({ kind: 'found', params: { type: 'Patient', id: 'a b' } });
+  });
+
+  it('matches the rest of the path with a greedy parameter', () => {
+    expect(router.match('GET', '/files/a/b/c')).toMatchObject({ kind: 'found', params: { rest: 'a/b/c' } });
+    expect(router.match('GET', '/files')).toEqual({ kind: 'not-found' });
+  });
+
+  it('is 404 for paths no route fits', () => {
+    expect(router.match('GET', '/FHIR/R5/Patient/1/extra/more')).toEqual({ kind: 'not-found' });
+    expect(router.match('GET', '/nothing')).toEqual({ kind: 'not-found' });
+  });
+});

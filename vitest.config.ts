@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+/** Engines (DynamoDB Local, s3rver) start once per run for the projects that need them. */
+const withStores = {
+  globalSetup: ['test/setup/engines.ts'],
+  setupFiles: ['test/setup/isolated-stores.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 120_000,
+};
+
+export default defineConfig({
+  test: {
+    env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...withStores } },
+      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withStores } },
+      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
+    ],
+  },
+});
