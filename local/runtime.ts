@@ -5,7 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { resetConfig } from '../shared/config';
+import { config, resetConfig } from '../shared/config';
 import { resetClients, s3 } from '../shared/store/clients';
 import { ensureBucket, ensureTables } from '../shared/store/provision';
 import { startDynamoDbLocal, startS3Local, type Engine } from './engines';
@@ -33,6 +33,8 @@ export interface RuntimeInfo {
   dynamodbEndpoint: string;
   s3Endpoint: string;
   resourcePrefix: string;
+  /** Public origin the service uses (token issuer, links). */
+  siteUrl?: string;
 }
 
 export interface Runtime {
@@ -136,6 +138,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       dynamodbEndpoint,
       s3Endpoint,
       resourcePrefix: process.env.RESOURCE_PREFIX ?? 'cdx-',
+      siteUrl: config().siteUrl,
     };
     if (gateway) writeFileSync(join(dataDir, RUNTIME_FILE), JSON.stringify(info, null, 2));
     let stopped = false;

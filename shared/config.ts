@@ -18,6 +18,12 @@ export interface Config {
   readonly maxBodyBytes: number;
   readonly logLevel: string;
   readonly release: string;
+  /** Local data folder (local runtime and tests): holds the local token signing key under `keys/`. */
+  readonly dataDir: string | undefined;
+  /** KMS key (id or ARN) that signs access tokens on AWS; unset locally. */
+  readonly signingKeyId: string | undefined;
+  /** Earlier KMS signing keys whose tokens are still accepted during a rotation (comma list). */
+  readonly previousSigningKeyIds: readonly string[];
 }
 
 const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -39,6 +45,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES),
     logLevel: env.LOG_LEVEL ?? 'info',
     release: env.RELEASE ?? '0.1.0',
+    dataDir: env.DATA_DIR || undefined,
+    signingKeyId: env.TOKEN_SIGNING_KEY_ID || undefined,
+    previousSigningKeyIds: (env.TOKEN_PREVIOUS_SIGNING_KEY_IDS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
   };
 }
 

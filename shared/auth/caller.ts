@@ -1,0 +1,37 @@
+/**
+ * Who is making a request, as every read and write of the service sees it. Built once per request
+ * by `authenticate` from a verified token and the user's record.
+ */
+import type { Id, OrgRole } from '../directory/model';
+
+interface CallerBase {
+  userId: Id;
+  /** Scopes granted to the token (informational: access is decided by the rules in `scope.ts`). */
+  scopes: readonly string[];
+  /** The OAuth client the token was issued to, when known. */
+  clientId?: string;
+}
+
+export interface PatientCaller extends CallerBase {
+  kind: 'patient';
+  patientId: Id;
+}
+
+export interface PractitionerCaller extends CallerBase {
+  kind: 'practitioner';
+  /** Same number as `userId`: a practitioner is a user. */
+  practitionerId: Id;
+  /** Role per organization the practitioner belongs to directly. */
+  roles: ReadonlyMap<Id, OrgRole>;
+  superuser: boolean;
+}
+
+export type Caller = PatientCaller | PractitionerCaller;
+
+export function isPatient(caller: Caller): caller is PatientCaller {
+  return caller.kind === 'patient';
+}
+
+export function isPractitioner(caller: Caller): caller is PractitionerCaller {
+  return caller.kind === 'practitioner';
+}

@@ -1,0 +1,411 @@
+/**
+ * Caller scoping: THE module every read and write of patient data asks "may this caller see or
+ * change that?". The rules:
+ *
+ * - A patient sees only themselves: their Patient, their observations and auxiliary rows, the
+ *   studies (Group) they are enrolled in, those studies' data sources (Device), their organizations
+ *   and the practitioners of those organizations. Filters only narrow this; naming anything else
+ *   yields nothing (never a 403 that would tell another patient's id from a missing one).
+ * - A practitioner sees the patients who share any of their organizations (direct membership; no
+ *   inheritance down the tree; the role does not matter for reads), the studies of their
+ *   organizations and those studies' data sources, their organizations, and the practitioners of
+ *   their organizations (and themselves). Naming a patient, organization or study outside that is
+ *   a 403; an identifier never is (it just matches nothing). Superusers get no more on these reads.
+ * - Writing for a patient needs the patient themselves, or a practitioner with at least the
+ *   `member` role in one of the patient's organizations (a `viewer` only reads).
+ * - A single read of something invisible is a 404, indistinguishable from a missing id.
+ *
+ * Cost: key reads only (GetItem, BatchGetItem, Query on a key), about one per organization or study
+ * involved; never a scan.
+ */
+import { getDataSource } from '../directory/data-sources';
+import { batchGet, queryAll } from '../directory/db';
+import { getFhirSource } from '../directory/fhir-sources';
+import { parseId } from '../directory/ids';
+import { idFromSortKey, indexes, keys } from '../directory/keys';
+import { membersOfOrganizations } from '../directory/memberships';
+import { roleAtLeast, type CodeRef, type DataSource, type FhirSource, type Id, type Organization, type OrgRole, type Patient, type Practitioner, type Study } from '../directory/model';
+import { getOrganization } from '../directory/organizations';
+import { findPatientByIdentifier, findPatientsByIdentifierValue, getPatient, getPatients, listPatientIdsOfOrganization } from '../directory/patients';
+import { getStudies, getStudy, listStudyCodes, listStudyDataSourceIds, listStudyIdsOfOrganization, listStudyPatientIds } from '../directory/studies';
+import { getPractitioner } from '../directory/users';
+import { badRequest, forbidden, notFound } from '../http/errors';
+import { isPatient, type Caller, type PractitionerCaller } from './caller';
+
+/** Ids as they arrive (text or numbers, or references such as `Patient/12`); several = OR. */
+export type IdValues = string | number | readonly (string | number)[];
+
+export interface IdentifierValue {
+  system?: string;
+  value: string;
+}
+
+/**
+ * The scoping search parameters (spec 4.3, 4.4). Each field is one parameter; values within it are
+ * alternatives (FHIR's comma); different fields must all hold (AND).
+ */
+export interface ScopeFilter {
+  /** `patient` */
+  patient?: IdValues;
+  /** `patient.organization` */
+  organization?: IdValues;
+  /** `patient._has:Group:member:_id` or `_has:Group:member:_id` */
+  study?: IdValues;
+  /** `patient.identifier` (or `identifier` on Patient): `system|value` or a bare value. */
+  identifier?: IdentifierValue | readonly IdentifierValue[];
+}
+
+export interface PatientScope {
+  /** The patients the read may return, ascending. */
+  patientIds: Id[];
+  /**
+   * Only with a study filter: for each patient, the observation codes the study (or studies) they
+   * are enrolled in request. Observations outside these codes are not part of the study's data.
+   */
+  codesByPatient?: ReadonlyMap<Id, readonly CodeRef[]>;
+}
+
+// --- parsing -----------------------------------------------------------------------------------
+
+const list = <T>(v: T | readonly T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? [...(v as readonly T[])] : [v as T]);
+
+/** An id from `12`, `Patient/12` or `https://host/FHIR/R5/Patient/12`; `undefined` when it is none. */
+export function referenceId(raw: string | number, type: string): Id | undefined {
+  if (typeof raw === 'number') return parseId(raw);
+  const match = new RegExp(`^(?:.*/)?${type}/([^/]+)$`).exec(raw.trim());
+  return parseId(match ? match[1] : raw.trim());
+}
+
+/** Splits a token search value `system|value` (or a bare value) into an identifier filter. */
+export function parseIdentifierToken(raw: string): IdentifierValue {
+  const bar = raw.indexOf('|');
+  if (bar < 0) return { value: raw };
+  const system = raw.slice(0, bar);
+  return system ? { system, value: raw.slice(bar + 1) } : { value: raw.slice(bar + 1) };
+}
+
+const byId = (a: Id, b: Id) => a - b;
+const sorted = (ids: Iterable<Id>) => [...new Set(ids)].sort(byId);
+const intersect = (a: ReadonlySet<Id>, b: Iterable<Id>) => new Set([...b].filter((x) => a.has(x)));
+
+// --- what a caller belongs to ---------------------------------------------------------------------
+
+/** The patient record of a patient caller (their organizations and studies). */
+async function selfRecord(caller: Caller): Promise<Patient | undefined> {
+  return isPatient(caller) ? getPatient(caller.patientId) : undefined;
+}
+
+/** Organizations whose data the caller sees. */
+async function visibleOrganizationIds(caller: Caller, self: Patient | undefined): Promise<Set<Id>> {
+  return new Set(isPatient(caller) ? (self?.organizationIds ?? []) : caller.roles.keys());
+}
+
+/** Studies whose data the caller sees. */
+async function visibleStudyIds(caller: Caller, self: Patient | undefined): Promise<Set<Id>> {
+  if (isPatient(caller)) return new Set(self?.studyIds ?? []);
+  const lists = await Promise.all([...caller.roles.keys()].map(listStudyIdsOfOrganization));
+  return new Set(lists.flat());
+}
+
+function sharesOrganization(caller: PractitionerCaller, patient: Patient, minimum?: OrgRole): boolean {
+  return patient.organizationIds.some((org) => (minimum ? roleAtLeast(caller.roles.get(org), minimum) : caller.roles.has(org)));
+}
+
+function canSeePatient(caller: Caller, patient: Patient): boolean {
+  return isPatient(caller) ? patient.id === caller.patientId : sharesOrganization(caller, patient);
+}
+
+// --- resolving a filter ----------------------------------------------------------------------------
+
+/** What the filter's fields name, already checked against what the caller may see. */
+interface Resolved {
+  /** Patients named by `patient` and/or `identifier` (visible ones), when either is given. */
+  patients?: Patient[];
+  /** Organizations named by `organization`, when given. */
+  organizationIds?: Set<Id>;
+  /** Studies named by `study`, when given. */
+  studies?: Study[];
+  /** Something named is out of the (patient) caller's reach: the answer is empty. */
+  empty: boolean;
+}
+
+class Nothing extends Error {}
+
+/** A practitioner naming what they cannot see gets 403; a patient just gets nothing. */
+function deny(caller: Caller, message: string): never {
+  if (isPatient(caller)) throw new Nothing(message);
+  throw forbidden(message);
+}
+
+async function patientsByIdentifier(identifiers: readonly IdentifierValue[]): Promise<Id[]> {
+  const found = await Promise.all(
+    identifiers.map(async (i) => {
+      if (i.system) {
+        const id = await findPatientByIdentifier(i.system, i.value);
+        return id === undefined ? [] : [id];
+      }
+      return findPatientsByIdentifierValue(i.value);
+    }),
+  );
+  return sorted(found.flat());
+}
+
+async function resolve(caller: Caller, filter: ScopeFilter, self: Patient | undefined): Promise<Resolved> {
+  try {
+    const out: Resolved = { empty: false };
+    const patientValues = list(filter.patient);
+    const identifiers = list(filter.identifier as IdentifierValue | IdentifierValue[] | undefined);
+    if (patientValues.length > 0 || identifiers.length > 0) {
+      let named: Set<Id> | undefined;
+      if (patientValues.length > 0) {
+        const ids = patientValues.map((v) => referenceId(v, 'Patient'));
+        const records = await getPatients(sorted(ids.filter((id): id is Id => id !== undefined)));
+        const visible = records.filter((p) => canSeePatient(caller, p));
+        if (ids.includes(undefined) || visible.length < new Set(ids).size) deny(caller, 'You do not have access to this patient.');
+        named = new Set(visible.map((p) => p.id));
+      }
+      if (identifiers.length > 0) {
+        const matching = await patientsByIdentifier(identifiers);
+        named = named ? intersect(named, matching) : new Set(matching);
+      }
+      // Identifier matches outside the caller's reach silently drop out.
+      out.patients = (await getPatients(sorted(named ?? []))).filter((p) => canSeePatient(caller, p));
+    }
+    const orgValues = list(filter.organization);
+    if (orgValues.length > 0) {
+      const visible = await visibleOrganizationIds(caller, self);
+      const ids = orgValues.map((v) => referenceId(v, 'Organization'));
+      if (ids.some((id) => id === undefined || !visible.has(id))) deny(caller, 'You do not have access to this organization.');
+      out.organizationIds = new Set(ids as Id[]);
+    }
+    const studyValues = list(filter.study);
+    if (studyValues.length > 0) {
+      const ids = studyValues.map((v) => referenceId(v, 'Group'));
+      const studies = await getStudies(sorted(ids.filter((id): id is Id => id !== undefined)));
+      const visible = studies.filter((s) => (isPatient(caller) ? (self?.studyIds ?? []).includes(s.id) : caller.roles.has(s.organizationId)));
+      if (ids.includes(undefined) || visible.length < new Set(ids).size) deny(caller, 'You do not have access to this study.');
+      out.studies = visible;
+    }
+    return out;
+  } catch (e) {
+    if (e instanceof Nothing) return { empty: true };
+    throw e;
+  }
+}
+
+// --- patients ------------------------------------------------------------------------------------------
+
+/** Enrolled patients of a study who are (still) members of its organization. */
+async function studyMembers(study: Study): Promise<Id[]> {
+  const enrolled = await listStudyPatientIds(study.id);
+  const members = await batchGet(enrolled.map((p) => keys.organizationPatient(study.organizationId, p)));
+  const still = new Set(members.map((m) => String(m.sk)));
+  return enrolled.filter((p) => still.has(keys.organizationPatient(study.organizationId, p).sk));
+}
+
+/**
+ * The patients a read may return under the scoping filter (spec 4.3/4.4), and with a study filter
+ * the codes that filter allows per patient. 403 for a practitioner naming what they cannot access.
+ */
+export async function patientScope(caller: Caller, filter: ScopeFilter = {}): Promise<PatientScope> {
+  const self = await selfRecord(caller);
+  const resolved = await resolve(caller, filter, self);
+  if (resolved.empty) return { patientIds: [] };
+  const sets: Set<Id>[] = [];
+  if (resolved.patients) sets.push(new Set(resolved.patients.map((p) => p.id)));
+  if (isPatient(caller)) {
+    if (!self) return { patientIds: [] };
+    sets.push(new Set([self.id]));
+    // The patient's own organizations and studies were checked by `resolve`; any named one includes them.
+  } else {
+    if (resolved.organizationIds) {
+      const lists = await Promise.all([...resolved.organizationIds].map(listPatientIdsOfOrganization));
+      sets.push(new Set(lists.flat()));
+    }
+    if (resolved.studies) sets.push(new Set((await Promise.all(resolved.studies.map(studyMembers))).flat()));
+    if (sets.length === 0) {
+      const lists = await Promise.all([...caller.roles.keys()].map(listPatientIdsOfOrganization));
+      sets.push(new Set(lists.flat()));
+    }
+  }
+  const patientIds = sorted(sets.reduce((acc, s) => intersect(acc, s)));
+  if (!resolved.studies) return { patientIds };
+  return { patientIds, codesByPatient: await studyCodesByPatient(caller, resolved.studies, patientIds, self) };
+}
+
+async function studyCodesByPatient(caller: Caller, studies: readonly Study[], patientIds: readonly Id[], self: Patient | undefined): Promise<Map<Id, CodeRef[]>> {
+  const perStudy = await Promise.all(
+    studies.map(async (s) => ({
+      codes: await listStudyCodes(s.id),
+      patients: new Set(isPatient(caller) ? (self?.studyIds.includes(s.id) ? [self.id] : []) : await listStudyPatientIds(s.id)),
+    })),
+  );
+  const out = new Map<Id, CodeRef[]>();
+  for (const patientId of patientIds) {
+    const codes = new Map<Id, CodeRef>();
+    for (const study of perStudy) if (study.patients.has(patientId)) for (const c of study.codes) codes.set(c.id, c);
+    out.set(patientId, [...codes.values()].sort((a, b) => a.id - b.id));
+  }
+  return out;
+}
+
+/** The patient, if the caller may read it; otherwise 404, exactly as for a missing patient. */
+export async function assertCanReadPatient(caller: Caller, patientId: Id | string): Promise<Patient> {
+  const id = typeof patientId === 'number' ? patientId : referenceId(patientId, 'Patient');
+  const patient = id === undefined || (isPatient(caller) && id !== caller.patientId) ? undefined : await getPatient(id);
+  if (!patient || !canSeePatient(caller, patient)) throw notFound(`Patient ${patientId} not found.`);
+  return patient;
+}
+
+/**
+ * The patient, if the caller may write data for them: the patient themselves, or a practitioner
+ * with the `member` role or more in one of the patient's organizations. 403 otherwise (also for an
+ * unknown patient, so a write never reveals who exists).
+ */
+export async function assertCanWriteForPatient(caller: Caller, patientId: Id | string): Promise<Patient> {
+  const id = typeof patientId === 'number' ? patientId : referenceId(patientId, 'Patient');
+  const denied = () => forbidden('You may not write data for this patient.');
+  if (id === undefined || (isPatient(caller) && id !== caller.patientId)) throw denied();
+  const patient = await getPatient(id);
+  if (!patient) throw denied();
+  if (!isPatient(caller) && !sharesOrganization(caller, patient, 'member')) throw denied();
+  return patient;
+}
+
+/**
+ * The FHIR Source named by a write (header value, or the id taken from `meta.source`), if the caller
+ * may write through it (spec 5.3): missing or unknown -> 400; another patient's (for a patient), or
+ * a patient outside the practitioner's organizations -> 403.
+ */
+export async function assertCanUseFhirSource(caller: Caller, sourceId: string | number | undefined): Promise<{ source: FhirSource; patient: Patient }> {
+  if (sourceId === undefined || String(sourceId).trim() === '') {
+    throw badRequest('No FHIR Source given: send the X-SVC-FHIR-Source-ID header (or meta.source) naming one of your FHIR Sources.', 'required');
+  }
+  const id = parseId(typeof sourceId === 'number' ? sourceId : sourceId.trim());
+  const source = id === undefined ? undefined : await getFhirSource(id);
+  if (!source) throw badRequest(`Unknown FHIR Source ${String(sourceId)}.`, 'not-found');
+  const refusal = () => forbidden(`You may not write through FHIR Source ${source.id}.`);
+  if (isPatient(caller) && source.patientId !== caller.patientId) throw refusal();
+  try {
+    return { source, patient: await assertCanWriteForPatient(caller, source.patientId) };
+  } catch {
+    throw refusal();
+  }
+}
+
+/** The FHIR Source, if the caller may read it (their own, or of a patient they may see); else 404. */
+export async function assertCanReadFhirSource(caller: Caller, sourceId: Id): Promise<FhirSource> {
+  const source = await getFhirSource(sourceId);
+  if (source && !(isPatient(caller) && source.patientId !== caller.patientId)) {
+    const patient = await getPatient(source.patientId);
+    if (patient && canSeePatient(caller, patient)) return source;
+  }
+  throw notFound(`FHIR Source ${sourceId} not found.`);
+}
+
+// --- studies (Group), data sources (Device), organizations, practitioners --------------------------------
+
+/**
+ * Studies (FHIR Group) the read may return: `study` = that study; `patient` = the studies the
+ * patient is enrolled in; `organization` = the studies of the organization; all within the studies
+ * the caller sees. Ascending ids.
+ */
+export async function studyScope(caller: Caller, filter: ScopeFilter = {}): Promise<Id[]> {
+  const self = await selfRecord(caller);
+  const resolved = await resolve(caller, filter, self);
+  if (resolved.empty) return [];
+  let result = await visibleStudyIds(caller, self);
+  if (resolved.patients) result = intersect(result, resolved.patients.flatMap((p) => p.studyIds));
+  if (resolved.organizationIds) {
+    const lists = await Promise.all([...resolved.organizationIds].map(listStudyIdsOfOrganization));
+    result = intersect(result, lists.flat());
+  }
+  if (resolved.studies) result = intersect(result, resolved.studies.map((s) => s.id));
+  return sorted(result);
+}
+
+/** Data sources (FHIR Device) the read may return: those used by the studies of `studyScope`. */
+export async function dataSourceScope(caller: Caller, filter: ScopeFilter = {}): Promise<Id[]> {
+  const studies = await studyScope(caller, filter);
+  return sorted((await Promise.all(studies.map(listStudyDataSourceIds))).flat());
+}
+
+/**
+ * Organizations the read may return: `study` = the study's organization; `patient` = the patient's
+ * organizations; `organization` = that organization; all within the caller's organizations.
+ */
+export async function organizationScope(caller: Caller, filter: ScopeFilter = {}): Promise<Id[]> {
+  const self = await selfRecord(caller);
+  const resolved = await resolve(caller, filter, self);
+  if (resolved.empty) return [];
+  let result = await visibleOrganizationIds(caller, self);
+  if (resolved.patients) result = intersect(result, resolved.patients.flatMap((p) => p.organizationIds));
+  if (resolved.organizationIds) result = intersect(result, resolved.organizationIds);
+  if (resolved.studies) result = intersect(result, resolved.studies.map((s) => s.organizationId));
+  return sorted(result);
+}
+
+/** Practitioners the read may return: those of the organizations of `organizationScope` (and a practitioner caller themselves when unfiltered). */
+export async function practitionerScope(caller: Caller, filter: ScopeFilter = {}): Promise<Id[]> {
+  const members = await membersOfOrganizations(await organizationScope(caller, filter));
+  const unfiltered = !filter.patient && !filter.organization && !filter.study && !filter.identifier;
+  return sorted(unfiltered && !isPatient(caller) ? [...members, caller.userId] : members);
+}
+
+export async function assertCanReadStudy(caller: Caller, studyId: Id): Promise<Study> {
+  const study = await getStudy(studyId);
+  const self = await selfRecord(caller);
+  const visible = study && (isPatient(caller) ? (self?.studyIds ?? []).includes(study.id) : caller.roles.has(study.organizationId));
+  if (!visible) throw notFound(`Group ${studyId} not found.`);
+  return study;
+}
+
+export async function assertCanReadOrganization(caller: Caller, organizationId: Id): Promise<Organization> {
+  const visible = await visibleOrganizationIds(caller, await selfRecord(caller));
+  const org = visible.has(organizationId) ? await getOrganization(organizationId) : undefined;
+  if (!org) throw notFound(`Organization ${organizationId} not found.`);
+  return org;
+}
+
+export async function assertCanReadPractitioner(caller: Caller, practitionerId: Id): Promise<Practitioner> {
+  const practitioner = await getPractitioner(practitionerId);
+  const visible = await visibleOrganizationIds(caller, await selfRecord(caller));
+  const self = !isPatient(caller) && caller.userId === practitionerId;
+  if (!practitioner || !(self || [...practitioner.roles.keys()].some((org) => visible.has(org)))) {
+    throw notFound(`Practitioner ${practitionerId} not found.`);
+  }
+  return practitioner;
+}
+
+export async function assertCanReadDataSource(caller: Caller, dataSourceId: Id): Promise<DataSource> {
+  const source = await getDataSource(dataSourceId);
+  if (source) {
+    const index = indexes.studiesOfDataSource(dataSourceId);
+    const links = await queryAll({ index: index.name, pk: index.pk, skPrefix: index.skPrefix, attributes: ['gsi1sk'] });
+    const visible = await visibleStudyIds(caller, await selfRecord(caller));
+    if (links.some((l) => visible.has(idFromSortKey(String(l.gsi1sk))))) return source;
+  }
+  throw notFound(`Device ${dataSourceId} not found.`);
+}
+
+// --- roles for management writes ----------------------------------------------------------------------------
+
+export function requirePractitioner(caller: Caller): PractitionerCaller {
+  if (isPatient(caller)) throw forbidden('Only practitioners may do this.');
+  return caller;
+}
+
+export function requireSuperuser(caller: Caller): PractitionerCaller {
+  const practitioner = requirePractitioner(caller);
+  if (!practitioner.superuser) throw forbidden('Only superusers may do this.');
+  return practitioner;
+}
+
+/** 403 unless the caller holds at least `minimum` in the organization (direct membership). */
+export function requireRole(caller: Caller, organizationId: Id, minimum: OrgRole): PractitionerCaller {
+  const practitioner = requirePractitioner(caller);
+  if (!roleAtLeast(practitioner.roles.get(organizationId), minimum)) {
+    throw forbidden(`This needs the ${minimum} role in organization ${organizationId}.`);
+  }
+  return practitioner;
+}

@@ -1,0 +1,113 @@
+/**
+ * Access tokens: JWTs in the RFC 9068 profile (`typ: at+jwt`), ES256, signed by the current key of
+ * the key set (`kid` = its JWK thumbprint). Verification checks signature, algorithm (ES256 only:
+ * `none` and HMAC are refused before any key is looked at), type, issuer, audience and lifetime,
+ * all without a database call; `authenticate.ts` then looks the user up.
+ */
+import { errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { config } from '../config';
+import { unauthorized } from '../http/errors';
+import type { Id, UserKind } from '../directory/model';
+import { ACCESS_TOKEN_SECONDS, CLOCK_TOLERANCE_SECONDS } from './lifetimes';
+import { signingKeys, TOKEN_ALG } from './signing-keys';
+
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+/** Issuer of every token of this service: its public origin. */
+export function tokenIssuer(): string {
+  return config().siteUrl;
+}
+
+/** Audience of access tokens: the service's APIs (FHIR and `/api/v1/`) at its public origin. */
+export function tokenAudience(): string {
+  return config().siteUrl;
+}
+
+export interface AccessTokenRequest {
+  userId: Id;
+  kind: UserKind;
+  /** Granted scopes (space-separated text or a list). */
+  scope?: string | readonly string[];
+  /** The OAuth client the token was issued to. */
+  clientId?: string;
+  /** Shorter lifetimes only (e.g. tests); capped at ACCESS_TOKEN_SECONDS. */
+  lifetimeSeconds?: number;
+}
+
+export interface AccessTokenClaims {
+  iss: string;
+  aud: string;
+  /** The user id, as text. */
+  sub: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  scope: string;
+  /** The kind of user the token was issued to. */
+  kind: UserKind;
+  client_id?: string;
+}
+
+export interface IssuedAccessToken {
+  accessToken: string;
+  tokenType: 'Bearer';
+  /** Seconds until expiry (the token response's `expires_in`). */
+  expiresIn: number;
+  claims: AccessTokenClaims;
+}
+
+function scopeText(scope: AccessTokenRequest['scope']): string {
+  const list = typeof scope === 'string' ? scope.split(/\s+/) : [...(scope ?? [])];
+  return [...new Set(list.filter(Boolean))].join(' ');
+}
+
+export async function issueAccessToken(request: AccessTokenRequest): Promise<IssuedAccessToken> {
+  const lifetime = Math.max(1, Math.min(request.lifetimeSeconds ?? ACCESS_TOKEN_SECONDS, ACCESS_TOKEN_SECONDS));
+  const iat = Math.floor(Date.now() / 1000);
+  const claims: AccessTokenClaims = {
+    iss: tokenIssuer(),
+    aud: tokenAudience(),
+    sub: String(request.userId),
+    iat,
+    exp: iat + lifetime,
+    jti: randomUUID(),
+    scope: scopeText(request.scope),
+    kind: request.kind,
+    ...(request.clientId ? { client_id: request.clientId } : {}),
+  };
+  const provider = await signingKeys();
+  return { accessToken: await provider.sign(claims as unknown as JWTPayload, ACCESS_TOKEN_TYPE), tokenType: 'Bearer', expiresIn: lifetime, claims };
+}
+
+const invalidToken = (cause?: unknown) => unauthorized('The access token is invalid or expired.', cause === undefined ? {} : { cause });
+
+async function keyFor(header: JWTHeaderParameters): Promise<CryptoKey> {
+  if (typeof header.kid !== 'string') throw new errors.JWKSNoMatchingKey();
+  const found = await (await signingKeys()).verificationKey(header.kid);
+  if (!found) throw new errors.JWKSNoMatchingKey();
+  return found.key;
+}
+
+const USER_ID = /^[1-9][0-9]{0,14}$/;
+
+/** The claims of a valid access token of this service; 401 (with a Bearer challenge) for anything else. */
+export async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, keyFor, {
+      algorithms: [TOKEN_ALG],
+      typ: ACCESS_TOKEN_TYPE,
+      issuer: tokenIssuer(),
+      audience: tokenAudience(),
+      requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    }));
+  } catch (e) {
+    throw invalidToken(e);
+  }
+  const claims = payload as unknown as AccessTokenClaims;
+  if (!USER_ID.test(claims.sub) || (claims.kind !== 'patient' && claims.kind !== 'practitioner')) throw invalidToken();
+  if (typeof claims.scope !== 'string') claims.scope = '';
+  return claims;
+}

@@ -1,0 +1,82 @@
+/**
+ * FHIR Sources (spec 2.5): a patient's registration of an upstream FHIR server, needed for every
+ * auxiliary write. Each registration is a new source (re-running the pull flow adds new rows).
+ */
+import { badRequest, conflict, notFound } from '../http/errors';
+import { atVersion, check, getItem, now, put, putNew, queryAll, remove, transact, withoutKeys, type Item } from './db';
+import { newId } from './ids';
+import { indexes, keys } from './keys';
+import type { FhirSource, Id } from './model';
+
+export interface FhirSourceInput {
+  patientId: Id;
+  dataSourceId: Id;
+  label?: string;
+  fhirBaseUrl?: string;
+}
+
+export type FhirSourcePatch = Partial<Pick<FhirSource, 'dataSourceId' | 'label' | 'fhirBaseUrl'>>;
+
+export const fhirSourceNotFound = (id: Id) => notFound(`FHIR Source ${id} not found.`);
+
+function toFhirSource(item: Item): FhirSource {
+  return withoutKeys(item) as unknown as FhirSource;
+}
+
+function toItem(source: FhirSource, version: number): Item {
+  return { ...keys.fhirSource(source.id), ...indexes.fhirSource(source.id, source.patientId), ...source, version };
+}
+
+const dataSourceMustExist = (id: Id) =>
+  check(keys.dataSource(id), 'attribute_exists(pk)', {}, () =>
+    badRequest(`Data source ${id} not found.`, 'not-found', { fields: { dataSource: [`Invalid pk "${id}" - object does not exist.`] } }),
+  );
+
+export async function createFhirSource(input: FhirSourceInput): Promise<FhirSource> {
+  const id = await newId('fhirSource');
+  const at = now();
+  const source: FhirSource = {
+    id,
+    patientId: input.patientId,
+    dataSourceId: input.dataSourceId,
+    label: input.label ?? '',
+    fhirBaseUrl: input.fhirBaseUrl ?? '',
+    createdAt: at,
+    updatedAt: at,
+  };
+  await transact([
+    putNew(toItem(source, 1), () => conflict('FHIR Source id collision.')),
+    dataSourceMustExist(input.dataSourceId),
+    check(keys.patient(input.patientId), 'attribute_exists(pk)', {}, () => notFound(`Patient ${input.patientId} not found.`)),
+  ]);
+  return source;
+}
+
+/** A source by id, read strongly consistent (it gates writes). */
+export async function getFhirSource(id: Id): Promise<FhirSource | undefined> {
+  const item = await getItem(keys.fhirSource(id));
+  return item && toFhirSource(item);
+}
+
+/** A patient's sources, newest first. */
+export async function listFhirSourcesOfPatient(patientId: Id): Promise<FhirSource[]> {
+  const index = indexes.fhirSourcesOfPatient(patientId);
+  return (await queryAll({ index: index.name, pk: index.pk, descending: true })).map(toFhirSource);
+}
+
+export async function updateFhirSource(id: Id, patch: FhirSourcePatch): Promise<FhirSource> {
+  const item = await getItem(keys.fhirSource(id));
+  if (!item) throw fhirSourceNotFound(id);
+  const next: FhirSource = { ...toFhirSource(item), ...patch, updatedAt: now() };
+  const version = item.version as number;
+  await transact([
+    put(toItem(next, version + 1), atVersion(version)),
+    ...(patch.dataSourceId !== undefined ? [dataSourceMustExist(patch.dataSourceId)] : []),
+  ]);
+  return next;
+}
+
+/** Deletes the source record (its auxiliary rows are deleted by the auxiliary store's own module). */
+export async function deleteFhirSource(id: Id): Promise<void> {
+  await transact([remove(keys.fhirSource(id), { condition: 'attribute_exists(pk)' }, () => fhirSourceNotFound(id))]);
+}
