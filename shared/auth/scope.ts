@@ -117,7 +117,11 @@ function canSeePatient(caller: Caller, patient: Patient): boolean {
 
 // --- resolving a filter ----------------------------------------------------------------------------
 
-/** What the filter's fields name, already checked against what the caller may see. */
+/**
+ * What the filter's fields name, reduced to what the caller may see. Each field's values are
+ * alternatives (OR): for a patient caller, alternatives out of reach simply drop out (possibly all
+ * of them, leaving an empty set); for a practitioner, naming anything out of reach is a 403.
+ */
 interface Resolved {
   /** Patients named by `patient` and/or `identifier` (visible ones), when either is given. */
   patients?: Patient[];
@@ -125,16 +129,13 @@ interface Resolved {
   organizationIds?: Set<Id>;
   /** Studies named by `study`, when given. */
   studies?: Study[];
-  /** Something named is out of the (patient) caller's reach: the answer is empty. */
-  empty: boolean;
 }
 
-class Nothing extends Error {}
-
-/** A practitioner naming what they cannot see gets 403; a patient just gets nothing. */
-function deny(caller: Caller, message: string): never {
-  if (isPatient(caller)) throw new Nothing(message);
-  throw forbidden(message);
+/** The visible part of what was named; 403 for a practitioner when that is not all of it. */
+function reachable<T extends Id | { id: Id }>(caller: Caller, named: readonly (Id | undefined)[], visible: T[], what: string): T[] {
+  const complete = !named.includes(undefined) && visible.length === new Set(named).size;
+  if (!complete && !isPatient(caller)) throw forbidden(`You do not have access to this ${what}.`);
+  return visible;
 }
 
 async function patientsByIdentifier(identifiers: readonly IdentifierValue[]): Promise<Id[]> {
@@ -150,47 +151,41 @@ async function patientsByIdentifier(identifiers: readonly IdentifierValue[]): Pr
   return sorted(found.flat());
 }
 
+const known = (ids: readonly (Id | undefined)[]) => sorted(ids.filter((id): id is Id => id !== undefined));
+
 async function resolve(caller: Caller, filter: ScopeFilter, self: Patient | undefined): Promise<Resolved> {
-  try {
-    const out: Resolved = { empty: false };
-    const patientValues = list(filter.patient);
-    const identifiers = list(filter.identifier as IdentifierValue | IdentifierValue[] | undefined);
-    if (patientValues.length > 0 || identifiers.length > 0) {
-      let named: Set<Id> | undefined;
-      if (patientValues.length > 0) {
-        const ids = patientValues.map((v) => referenceId(v, 'Patient'));
-        const records = await getPatients(sorted(ids.filter((id): id is Id => id !== undefined)));
-        const visible = records.filter((p) => canSeePatient(caller, p));
-        if (ids.includes(undefined) || visible.length < new Set(ids).size) deny(caller, 'You do not have access to this patient.');
-        named = new Set(visible.map((p) => p.id));
-      }
-      if (identifiers.length > 0) {
-        const matching = await patientsByIdentifier(identifiers);
-        named = named ? intersect(named, matching) : new Set(matching);
-      }
-      // Identifier matches outside the caller's reach silently drop out.
-      out.patients = (await getPatients(sorted(named ?? []))).filter((p) => canSeePatient(caller, p));
+  const out: Resolved = {};
+  const patientValues = list(filter.patient);
+  const identifiers = list(filter.identifier as IdentifierValue | IdentifierValue[] | undefined);
+  if (patientValues.length > 0 || identifiers.length > 0) {
+    let named: Set<Id> | undefined;
+    if (patientValues.length > 0) {
+      const ids = patientValues.map((v) => referenceId(v, 'Patient'));
+      const visible = (await getPatients(known(ids))).filter((p) => canSeePatient(caller, p));
+      named = new Set(reachable(caller, ids, visible, 'patient').map((p) => p.id));
     }
-    const orgValues = list(filter.organization);
-    if (orgValues.length > 0) {
-      const visible = await visibleOrganizationIds(caller, self);
-      const ids = orgValues.map((v) => referenceId(v, 'Organization'));
-      if (ids.some((id) => id === undefined || !visible.has(id))) deny(caller, 'You do not have access to this organization.');
-      out.organizationIds = new Set(ids as Id[]);
+    if (identifiers.length > 0) {
+      const matching = await patientsByIdentifier(identifiers);
+      named = named ? intersect(named, matching) : new Set(matching);
     }
-    const studyValues = list(filter.study);
-    if (studyValues.length > 0) {
-      const ids = studyValues.map((v) => referenceId(v, 'Group'));
-      const studies = await getStudies(sorted(ids.filter((id): id is Id => id !== undefined)));
-      const visible = studies.filter((s) => (isPatient(caller) ? (self?.studyIds ?? []).includes(s.id) : caller.roles.has(s.organizationId)));
-      if (ids.includes(undefined) || visible.length < new Set(ids).size) deny(caller, 'You do not have access to this study.');
-      out.studies = visible;
-    }
-    return out;
-  } catch (e) {
-    if (e instanceof Nothing) return { empty: true };
-    throw e;
+    // Identifier matches outside the caller's reach silently drop out.
+    out.patients = (await getPatients(sorted(named ?? []))).filter((p) => canSeePatient(caller, p));
   }
+  const orgValues = list(filter.organization);
+  if (orgValues.length > 0) {
+    const mine = await visibleOrganizationIds(caller, self);
+    const ids = orgValues.map((v) => referenceId(v, 'Organization'));
+    out.organizationIds = new Set(reachable(caller, ids, known(ids).filter((id) => mine.has(id)), 'organization'));
+  }
+  const studyValues = list(filter.study);
+  if (studyValues.length > 0) {
+    const ids = studyValues.map((v) => referenceId(v, 'Group'));
+    const visible = (await getStudies(known(ids))).filter((s) =>
+      isPatient(caller) ? (self?.studyIds ?? []).includes(s.id) : caller.roles.has(s.organizationId),
+    );
+    out.studies = reachable(caller, ids, visible, 'study');
+  }
+  return out;
 }
 
 // --- patients ------------------------------------------------------------------------------------------
@@ -210,13 +205,13 @@ async function studyMembers(study: Study): Promise<Id[]> {
 export async function patientScope(caller: Caller, filter: ScopeFilter = {}): Promise<PatientScope> {
   const self = await selfRecord(caller);
   const resolved = await resolve(caller, filter, self);
-  if (resolved.empty) return { patientIds: [] };
   const sets: Set<Id>[] = [];
   if (resolved.patients) sets.push(new Set(resolved.patients.map((p) => p.id)));
   if (isPatient(caller)) {
-    if (!self) return { patientIds: [] };
+    // `resolve` kept only the patient's own organizations and studies: any left include the patient.
+    const outOfReach = resolved.organizationIds?.size === 0 || resolved.studies?.length === 0;
+    if (!self || outOfReach) return { patientIds: [] };
     sets.push(new Set([self.id]));
-    // The patient's own organizations and studies were checked by `resolve`; any named one includes them.
   } else {
     if (resolved.organizationIds) {
       const lists = await Promise.all([...resolved.organizationIds].map(listPatientIdsOfOrganization));
@@ -313,7 +308,6 @@ export async function assertCanReadFhirSource(caller: Caller, sourceId: Id): Pro
 export async function studyScope(caller: Caller, filter: ScopeFilter = {}): Promise<Id[]> {
   const self = await selfRecord(caller);
   const resolved = await resolve(caller, filter, self);
-  if (resolved.empty) return [];
   let result = await visibleStudyIds(caller, self);
   if (resolved.patients) result = intersect(result, resolved.patients.flatMap((p) => p.studyIds));
   if (resolved.organizationIds) {
@@ -337,7 +331,6 @@ export async function dataSourceScope(caller: Caller, filter: ScopeFilter = {}):
 export async function organizationScope(caller: Caller, filter: ScopeFilter = {}): Promise<Id[]> {
   const self = await selfRecord(caller);
   const resolved = await resolve(caller, filter, self);
-  if (resolved.empty) return [];
   let result = await visibleOrganizationIds(caller, self);
   if (resolved.patients) result = intersect(result, resolved.patients.flatMap((p) => p.organizationIds));
   if (resolved.organizationIds) result = intersect(result, resolved.organizationIds);
