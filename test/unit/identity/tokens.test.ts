@@ -4,12 +4,12 @@ import { generateKeyPairSync, sign as nodeSign } from 'node:crypto';
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { KmsSigningKeys, type KmsApi } from '../../../shared/auth/kms-signing-keys';
 import { ACCESS_TOKEN_SECONDS } from '../../../shared/auth/lifetimes';
 import { keysFolder, rotateLocalSigningKey } from '../../../shared/auth/local-signing-keys';
 import { resetSigningKeys, signingKeys, useSigningKeys } from '../../../shared/auth/signing-keys';
-import { issueAccessToken, tokenAudience, tokenIssuer, verifyAccessToken } from '../../../shared/auth/tokens';
+import { forgetVerifiedTokens, issueAccessToken, tokenAudience, tokenIssuer, verifyAccessToken } from '../../../shared/auth/tokens';
 import { resetConfig } from '../../../shared/config';
 
 const saved = { DATA_DIR: process.env.DATA_DIR, SITE_URL: process.env.SITE_URL, TOKEN_SIGNING_KEY_ID: process.env.TOKEN_SIGNING_KEY_ID };
@@ -21,6 +21,7 @@ function useDataDir(): string {
   delete process.env.TOKEN_SIGNING_KEY_ID;
   resetConfig();
   resetSigningKeys();
+  forgetVerifiedTokens();
   return dir;
 }
 
@@ -152,6 +153,25 @@ describe('access tokens with the local key', () => {
     expect(newKid).not.toBe(oldKid);
     await expect(verifyAccessToken(before.accessToken)).resolves.toMatchObject({ sub: '3' });
     await expect(verifyAccessToken(after.accessToken)).resolves.toMatchObject({ sub: '3' });
+  });
+
+  it('remembers verified tokens, but a remembered token still expires and still needs our issuer', async () => {
+    const { accessToken } = await issueAccessToken({ userId: 8, kind: 'patient' });
+    const first = await verifyAccessToken(accessToken);
+    first.sub = '9';
+    expect((await verifyAccessToken(accessToken)).sub).toBe('8');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + (ACCESS_TOKEN_SECONDS + 60) * 1000);
+      await expect(verifyAccessToken(accessToken)).rejects.toEqual(refused);
+    } finally {
+      vi.useRealTimers();
+    }
+    const again = await issueAccessToken({ userId: 8, kind: 'patient' });
+    await verifyAccessToken(again.accessToken);
+    process.env.SITE_URL = 'https://elsewhere.example.test';
+    resetConfig();
+    await expect(verifyAccessToken(again.accessToken)).rejects.toEqual(refused);
   });
 
   it('picks up a key another process added (the running service and the token tool)', async () => {
