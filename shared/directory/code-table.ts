@@ -1,7 +1,8 @@
 /** The mobile-health code table: rows unique per (system, code), listed in id order. */
-import { conflict } from '../http/errors';
+import { conflict, notFound } from '../http/errors';
 import type { CodeSeed } from './codes';
-import { assertKeyText, batchGet, getItem, putNew, queryAll, transact, type Item } from './db';
+import { assertKeyText, getItem, putNew, queryAll, transact, type Item } from './db';
+import { entityStore } from './entity';
 import { newId } from './ids';
 import { indexes, keys, KIND, GSI1 } from './keys';
 import type { Code, Id } from './model';
@@ -10,13 +11,20 @@ function toCode(item: Item): Code {
   return { id: item.id as number, system: item.system as string, code: item.code as string, display: item.display as string };
 }
 
+const codes = entityStore<Code, Id>({
+  key: keys.code,
+  toEntity: toCode,
+  toItem: (code) => ({ ...keys.code(code.id), ...indexes.code(code.id), ...code }),
+  notFound: (id) => notFound(`Code ${id} not found.`),
+});
+
 export async function createCode(input: CodeSeed): Promise<Code> {
   assertKeyText('system', input.system);
   assertKeyText('code', input.code);
   const id = await newId('code');
   const code: Code = { id, system: input.system, code: input.code, display: input.display };
   await transact([
-    putNew({ ...keys.code(id), ...indexes.code(id), ...code }, () => conflict('Code id collision.')),
+    codes.create(code, () => conflict('Code id collision.')),
     putNew({ ...keys.codeCoding(code.system, code.code), codeId: id }, () =>
       conflict(`The code ${code.system}|${code.code} already exists.`, { fields: { code: ['This code already exists.'] } }),
     ),
@@ -24,15 +32,10 @@ export async function createCode(input: CodeSeed): Promise<Code> {
   return code;
 }
 
-export async function getCode(id: Id): Promise<Code | undefined> {
-  const item = await getItem(keys.code(id));
-  return item && toCode(item);
-}
+export const getCode = codes.get;
 
 /** Codes for ids, in the order given; unknown ids are skipped. */
-export async function getCodes(ids: readonly Id[]): Promise<Code[]> {
-  return (await batchGet(ids.map(keys.code))).map(toCode);
-}
+export const getCodes = codes.getMany;
 
 /** The code with this system and code, if the table has it. */
 export async function findCode(system: string, code: string): Promise<Code | undefined> {

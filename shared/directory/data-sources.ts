@@ -1,7 +1,8 @@
 /** Data sources (FHIR Device): devices and apps that produce observations, with the codes they support. */
 import { badRequest, conflict, notFound } from '../http/errors';
 import { getCodes } from './code-table';
-import { atVersion, batchGet, check, getItem, MAX_TRANSACTION, now, put, putNew, queryAll, remove, transact, withoutKeys, type Item } from './db';
+import { check, MAX_TRANSACTION, now, put, queryAll, remove, transact, withoutKeys, type Item } from './db';
+import { entityStore } from './entity';
 import { newId } from './ids';
 import { GSI1, indexes, keys, KIND, REL } from './keys';
 import { DATA_SOURCE_TYPES, type CodeRef, type DataSource, type DataSourceType, type Id } from './model';
@@ -20,31 +21,28 @@ function assertType(type: string): void {
   }
 }
 
-function toDataSource(item: Item): DataSource {
-  return withoutKeys(item) as unknown as DataSource;
-}
+const toDataSource = (item: Item) => withoutKeys(item) as unknown as DataSource;
 
-function toItem(source: DataSource, version: number): Item {
-  return { ...keys.dataSource(source.id), ...indexes.dataSource(source.id), ...source, version };
-}
+const dataSources = entityStore<DataSource, Id>({
+  key: keys.dataSource,
+  toEntity: toDataSource,
+  toItem: (source) => ({ ...keys.dataSource(source.id), ...indexes.dataSource(source.id), ...source }),
+  notFound: dataSourceNotFound,
+});
 
 export async function createDataSource(input: DataSourceInput): Promise<DataSource> {
   assertType(input.type);
   const id = await newId('dataSource');
   const at = now();
   const source: DataSource = { id, name: input.name, type: input.type, createdAt: at, updatedAt: at };
-  await transact([putNew(toItem(source, 1), () => conflict('Data source id collision.'))]);
+  await transact([dataSources.create(source, () => conflict('Data source id collision.'))]);
   return source;
 }
 
-export async function getDataSource(id: Id): Promise<DataSource | undefined> {
-  const item = await getItem(keys.dataSource(id));
-  return item && toDataSource(item);
-}
+export const getDataSource = dataSources.get;
 
-export async function getDataSources(ids: readonly Id[]): Promise<DataSource[]> {
-  return (await batchGet(ids.map(keys.dataSource))).map(toDataSource);
-}
+/** Data sources for ids, in the order given; unknown ids are skipped. */
+export const getDataSources = dataSources.getMany;
 
 /** Every data source, in id order. */
 export async function listDataSources(): Promise<DataSource[]> {
@@ -53,19 +51,16 @@ export async function listDataSources(): Promise<DataSource[]> {
 
 export async function updateDataSource(id: Id, patch: Partial<DataSourceInput>): Promise<DataSource> {
   if (patch.type !== undefined) assertType(patch.type);
-  const item = await getItem(keys.dataSource(id));
-  if (!item) throw dataSourceNotFound(id);
-  const next: DataSource = { ...toDataSource(item), ...patch, updatedAt: now() };
-  const version = item.version as number;
-  await transact([put(toItem(next, version + 1), atVersion(version))]);
+  const { entity, version } = await dataSources.read(id);
+  const next: DataSource = { ...entity, ...patch, updatedAt: now() };
+  await transact([dataSources.replace(next, version)]);
   return next;
 }
 
 /** Deletes a data source, its supported codes and its links to studies. */
 export async function deleteDataSource(id: Id): Promise<void> {
-  const item = await getItem(keys.dataSource(id));
-  if (!item) throw dataSourceNotFound(id);
-  await transact([remove(keys.dataSource(id), atVersion(item.version as number))]);
+  const { version } = await dataSources.read(id);
+  await transact([dataSources.remove(id, version)]);
   await unlinkFromStudies(indexes.studiesOfDataSource(id), (studyId) => keys.studyDataSource(studyId, id));
   const codes = (await queryAll({ pk: keys.dataSource(id).pk, attributes: ['pk', 'sk'] })).map((c) => remove({ pk: c.pk as string, sk: c.sk as string }));
   for (let i = 0; i < codes.length; i += MAX_TRANSACTION) await transact(codes.slice(i, i + MAX_TRANSACTION));

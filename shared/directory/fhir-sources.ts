@@ -3,7 +3,8 @@
  * auxiliary write. Each registration is a new source (re-running the pull flow adds new rows).
  */
 import { badRequest, conflict, notFound } from '../http/errors';
-import { atVersion, check, getItem, now, put, putNew, queryAll, remove, transact, withoutKeys, type Item } from './db';
+import { check, now, queryAll, remove, transact, withoutKeys, type Item } from './db';
+import { entityStore } from './entity';
 import { newId } from './ids';
 import { indexes, keys } from './keys';
 import type { FhirSource, Id } from './model';
@@ -19,13 +20,14 @@ export type FhirSourcePatch = Partial<Pick<FhirSource, 'dataSourceId' | 'label' 
 
 export const fhirSourceNotFound = (id: Id) => notFound(`FHIR Source ${id} not found.`);
 
-function toFhirSource(item: Item): FhirSource {
-  return withoutKeys(item) as unknown as FhirSource;
-}
+const toFhirSource = (item: Item) => withoutKeys(item) as unknown as FhirSource;
 
-function toItem(source: FhirSource, version: number): Item {
-  return { ...keys.fhirSource(source.id), ...indexes.fhirSource(source.id, source.patientId), ...source, version };
-}
+const fhirSources = entityStore<FhirSource, Id>({
+  key: keys.fhirSource,
+  toEntity: toFhirSource,
+  toItem: (source) => ({ ...keys.fhirSource(source.id), ...indexes.fhirSource(source.id, source.patientId), ...source }),
+  notFound: fhirSourceNotFound,
+});
 
 const dataSourceMustExist = (id: Id) =>
   check(keys.dataSource(id), 'attribute_exists(pk)', {}, () =>
@@ -45,7 +47,7 @@ export async function createFhirSource(input: FhirSourceInput): Promise<FhirSour
     updatedAt: at,
   };
   await transact([
-    putNew(toItem(source, 1), () => conflict('FHIR Source id collision.')),
+    fhirSources.create(source, () => conflict('FHIR Source id collision.')),
     dataSourceMustExist(input.dataSourceId),
     check(keys.patient(input.patientId), 'attribute_exists(pk)', {}, () => notFound(`Patient ${input.patientId} not found.`)),
   ]);
@@ -53,10 +55,7 @@ export async function createFhirSource(input: FhirSourceInput): Promise<FhirSour
 }
 
 /** A source by id, read strongly consistent (it gates writes). */
-export async function getFhirSource(id: Id): Promise<FhirSource | undefined> {
-  const item = await getItem(keys.fhirSource(id));
-  return item && toFhirSource(item);
-}
+export const getFhirSource = fhirSources.get;
 
 /** A patient's sources, newest first. */
 export async function listFhirSourcesOfPatient(patientId: Id): Promise<FhirSource[]> {
@@ -65,12 +64,10 @@ export async function listFhirSourcesOfPatient(patientId: Id): Promise<FhirSourc
 }
 
 export async function updateFhirSource(id: Id, patch: FhirSourcePatch): Promise<FhirSource> {
-  const item = await getItem(keys.fhirSource(id));
-  if (!item) throw fhirSourceNotFound(id);
-  const next: FhirSource = { ...toFhirSource(item), ...patch, updatedAt: now() };
-  const version = item.version as number;
+  const { entity, version } = await fhirSources.read(id);
+  const next: FhirSource = { ...entity, ...patch, updatedAt: now() };
   await transact([
-    put(toItem(next, version + 1), atVersion(version)),
+    fhirSources.replace(next, version),
     ...(patch.dataSourceId !== undefined ? [dataSourceMustExist(patch.dataSourceId)] : []),
   ]);
   return next;

@@ -5,7 +5,8 @@
  */
 import { randomAlphanumeric } from '../auth/secrets';
 import { conflict, notFound } from '../http/errors';
-import { assertKeyText, atVersion, getItem, now, put, putNew, queryAll, remove, transact, withoutKeys, type Item } from './db';
+import { assertKeyText, getItem, now, putNew, queryAll, remove, transact, withoutKeys, type Item } from './db';
+import { entityStore } from './entity';
 import { newId } from './ids';
 import { GSI1, indexes, keys, KIND } from './keys';
 import type { ClientType, Id, OAuthClient } from './model';
@@ -27,13 +28,14 @@ export type OAuthClientPatch = Partial<Omit<OAuthClientInput, 'clientId' | 'type
 
 export const clientNotFound = (id: Id | string) => notFound(`Client ${id} not found.`);
 
-function toClient(item: Item): OAuthClient {
-  return withoutKeys(item) as unknown as OAuthClient;
-}
+const toClient = (item: Item) => withoutKeys(item) as unknown as OAuthClient;
 
-function toItem(client: OAuthClient, version: number): Item {
-  return { ...keys.oauthClient(client.clientId), ...indexes.oauthClient(client.id, client.ownerUserId), ...client, version };
-}
+const clients = entityStore<OAuthClient, string>({
+  key: keys.oauthClient,
+  toEntity: toClient,
+  toItem: (client) => ({ ...keys.oauthClient(client.clientId), ...indexes.oauthClient(client.id, client.ownerUserId), ...client }),
+  notFound: clientNotFound,
+});
 
 export async function createOAuthClient(input: OAuthClientInput): Promise<OAuthClient> {
   const clientId = input.clientId ?? randomAlphanumeric(16);
@@ -54,7 +56,7 @@ export async function createOAuthClient(input: OAuthClientInput): Promise<OAuthC
     updatedAt: at,
   };
   await transact([
-    putNew(toItem(client, 1), () => conflict(`Client id '${clientId}' is already taken.`, { fields: { clientId: ['This client id is already taken.'] } })),
+    clients.create(client, () => conflict(`Client id '${clientId}' is already taken.`, { fields: { clientId: ['This client id is already taken.'] } })),
     putNew({ ...keys.oauthClientNumber(id), clientId }, () => conflict('Client number collision.')),
   ]);
   return client;
@@ -62,9 +64,7 @@ export async function createOAuthClient(input: OAuthClientInput): Promise<OAuthC
 
 /** A client by its OAuth `client_id` (strongly consistent: a deleted key stops working at once). */
 export async function getOAuthClient(clientId: string): Promise<OAuthClient | undefined> {
-  if (!clientId) return undefined;
-  const item = await getItem(keys.oauthClient(clientId));
-  return item && toClient(item);
+  return clientId ? clients.get(clientId) : undefined;
 }
 
 /** A client by its numeric id. */
@@ -85,26 +85,22 @@ export async function listOAuthClientsOfOwner(userId: Id): Promise<OAuthClient[]
 }
 
 export async function updateOAuthClient(clientId: string, patch: OAuthClientPatch): Promise<OAuthClient> {
-  const item = await getItem(keys.oauthClient(clientId));
-  if (!item) throw clientNotFound(clientId);
+  const { entity, version } = await clients.read(clientId);
   const { redirectUris, grantTypes, ...rest } = patch;
   const next: OAuthClient = {
-    ...toClient(item),
+    ...entity,
     ...rest,
     ...(redirectUris ? { redirectUris: [...redirectUris] } : {}),
     ...(grantTypes ? { grantTypes: [...grantTypes] } : {}),
     updatedAt: now(),
   };
-  const version = item.version as number;
-  await transact([put(toItem(next, version + 1), atVersion(version))]);
+  await transact([clients.replace(next, version)]);
   return next;
 }
 
 /** Deletes a client and its links to studies. */
 export async function deleteOAuthClient(clientId: string): Promise<void> {
-  const item = await getItem(keys.oauthClient(clientId));
-  if (!item) throw clientNotFound(clientId);
-  const client = toClient(item);
-  await transact([remove(keys.oauthClient(clientId), atVersion(item.version as number)), remove(keys.oauthClientNumber(client.id))]);
+  const { entity: client, version } = await clients.read(clientId);
+  await transact([clients.remove(clientId, version), remove(keys.oauthClientNumber(client.id))]);
   await unlinkFromStudies(indexes.studiesOfClient(client.id), (studyId) => keys.studyClient(studyId, client.id));
 }

@@ -3,20 +3,8 @@
  * `memberships.ts`, patient memberships in `patients.ts`, studies in `studies.ts`.
  */
 import { badRequest, conflict, notFound } from '../http/errors';
-import {
-  atVersion,
-  batchGet,
-  check,
-  getItem,
-  now,
-  put,
-  putNew,
-  queryAll,
-  remove,
-  transact,
-  withoutKeys,
-  type Item,
-} from './db';
+import { check, now, queryAll, transact, withoutKeys, type Item } from './db';
+import { entityStore } from './entity';
 import { newId } from './ids';
 import { GSI1, idFromSortKey, indexes, keys, KIND, REL } from './keys';
 import { ORGANIZATION_TYPES, type Id, type Organization, type OrganizationType } from './model';
@@ -34,15 +22,16 @@ export interface OrganizationNode extends Organization {
   children: OrganizationNode[];
 }
 
-function toOrganization(item: Item): Organization {
-  return withoutKeys(item) as unknown as Organization;
-}
-
-function toItem(org: Organization, version: number): Item {
-  return { ...keys.organization(org.id), ...indexes.organization(org.id, org.partOf), ...org, version };
-}
-
 export const organizationNotFound = (id: Id) => notFound(`Organization ${id} not found.`);
+
+const toOrganization = (item: Item) => withoutKeys(item) as unknown as Organization;
+
+const organizations = entityStore<Organization, Id>({
+  key: keys.organization,
+  toEntity: toOrganization,
+  toItem: (org) => ({ ...keys.organization(org.id), ...indexes.organization(org.id, org.partOf), ...org }),
+  notFound: organizationNotFound,
+});
 
 function assertType(type: string): void {
   if (!Object.hasOwn(ORGANIZATION_TYPES, type)) {
@@ -65,21 +54,17 @@ export async function createOrganization(input: OrganizationInput, options: { ma
   const at = now();
   const org: Organization = { id, name: input.name, type: input.type, ...(input.partOf ? { partOf: input.partOf } : {}), createdAt: at, updatedAt: at };
   await transact([
-    putNew(toItem(org, 1), () => conflict('Organization id collision.')),
+    organizations.create(org, () => conflict('Organization id collision.')),
     ...(org.partOf ? [parentMustExist(org.partOf)] : []),
     ...(options.manager ? membershipWrites(id, options.manager, 'manager') : []),
   ]);
   return org;
 }
 
-export async function getOrganization(id: Id): Promise<Organization | undefined> {
-  const item = await getItem(keys.organization(id));
-  return item && toOrganization(item);
-}
+export const getOrganization = organizations.get;
 
-export async function getOrganizations(ids: readonly Id[]): Promise<Organization[]> {
-  return (await batchGet(ids.map(keys.organization))).map(toOrganization);
-}
+/** Organizations for ids, in the order given; unknown ids are skipped. */
+export const getOrganizations = organizations.getMany;
 
 /** Every organization, in id order. */
 export async function listOrganizations(): Promise<Organization[]> {
@@ -117,10 +102,8 @@ export async function ancestorsOf(id: Id): Promise<Organization[]> {
 }
 
 export async function updateOrganization(id: Id, patch: OrganizationPatch): Promise<Organization> {
-  const item = await getItem(keys.organization(id));
-  if (!item) throw organizationNotFound(id);
-  const current = toOrganization(item);
   if (patch.type !== undefined) assertType(patch.type);
+  const { entity: current, version } = await organizations.read(id);
   const partOf = patch.partOf === undefined ? current.partOf : (patch.partOf ?? undefined);
   if (partOf !== undefined && partOf !== current.partOf) {
     if (partOf === id || (await ancestorsOf(partOf)).some((o) => o.id === id)) {
@@ -137,9 +120,8 @@ export async function updateOrganization(id: Id, patch: OrganizationPatch): Prom
     ...(partOf !== undefined ? { partOf } : {}),
     updatedAt: now(),
   };
-  const version = item.version as number;
   await transact([
-    put(toItem(next, version + 1), atVersion(version)),
+    organizations.replace(next, version),
     ...(partOf !== undefined && partOf !== current.partOf ? [parentMustExist(partOf)] : []),
   ]);
   return next;
@@ -150,8 +132,7 @@ export async function updateOrganization(id: Id, patch: OrganizationPatch): Prom
  * moved or removed first, so nothing is lost by accident); its practitioners lose their role there.
  */
 export async function deleteOrganization(id: Id): Promise<void> {
-  const item = await getItem(keys.organization(id));
-  if (!item) throw organizationNotFound(id);
+  const { version } = await organizations.read(id);
   const [children, contents] = await Promise.all([listChildOrganizations(id), queryAll({ pk: keys.organization(id).pk })]);
   const inUse = contents.filter((c) => String(c.sk).startsWith(REL.patient) || String(c.sk).startsWith(REL.study));
   if (children.length > 0 || inUse.length > 0) {
@@ -160,5 +141,5 @@ export async function deleteOrganization(id: Id): Promise<void> {
   const members = contents.filter((c) => String(c.sk).startsWith(REL.member)).map((c) => idFromSortKey(String(c.sk)));
   // Memberships go first (a transaction holds at most 100 actions), the organization last.
   for (const userId of members) await endMembership(id, userId);
-  await transact([remove(keys.organization(id), atVersion(item.version as number))]);
+  await transact([organizations.remove(id, version)]);
 }

@@ -9,7 +9,6 @@
 import { badRequest, conflict, notFound } from '../http/errors';
 import {
   assertKeyText,
-  atVersion,
   batchGet,
   getItem,
   idList,
@@ -25,6 +24,7 @@ import {
   type Item,
   type Write,
 } from './db';
+import { entityStore, pick } from './entity';
 import { newId } from './ids';
 import { idFromSortKey, indexes, keys, REL } from './keys';
 import { organizationMustExist } from './memberships';
@@ -91,17 +91,19 @@ function toPatient(item: Item): Patient {
   };
 }
 
-/** The patient item; membership sets are written by their own updates, never by a put of the entity. */
-function toItem(patient: Patient, version: number): Item {
+/** The patient item, with the membership sets (number sets; DynamoDB has no empty set). */
+function toItem(patient: Patient): Item {
   const { organizationIds, studyIds, ...rest } = patient;
   return {
     ...keys.patient(patient.id),
     ...rest,
     ...(organizationIds.length > 0 ? { organizationIds: new Set(organizationIds) } : {}),
     ...(studyIds.length > 0 ? { studyIds: new Set(studyIds) } : {}),
-    version,
   };
 }
+
+/** Membership sets change through their own updates; entity updates use `setFields`, never `replace`. */
+const patients = entityStore<Patient, Id>({ key: keys.patient, toEntity: toPatient, toItem, notFound: patientNotFound });
 
 function identifierClaim(patientId: Id, identifier: Identifier): Write {
   return put(
@@ -154,7 +156,7 @@ export async function createPatient(input: PatientInput): Promise<Patient> {
     updatedAt: at,
   };
   const writes = [
-    putNew(toItem(patient, 1), () => conflict('Patient id collision.')),
+    patients.create(patient, () => conflict('Patient id collision.')),
     ...identifiers.map((i) => identifierClaim(id, i)),
     ...organizationIds.flatMap((orgId) => joinWrites(id, orgId)),
     ...(account?.writes ?? []),
@@ -164,26 +166,15 @@ export async function createPatient(input: PatientInput): Promise<Patient> {
   return patient;
 }
 
-export async function getPatient(id: Id): Promise<Patient | undefined> {
-  const item = await getItem(keys.patient(id));
-  return item && toPatient(item);
-}
+export const getPatient = patients.get;
 
 /** Patients for ids, in the order given; unknown ids are skipped. */
-export async function getPatients(ids: readonly Id[]): Promise<Patient[]> {
-  return (await batchGet(ids.map(keys.patient))).map(toPatient);
-}
-
-async function readForUpdate(id: Id): Promise<{ patient: Patient; version: number }> {
-  const item = await getItem(keys.patient(id));
-  if (!item) throw patientNotFound(id);
-  return { patient: toPatient(item), version: item.version as number };
-}
+export const getPatients = patients.getMany;
 
 /** Updates demographics and (when given) replaces the identifiers, claims included, atomically. */
 export async function updatePatient(id: Id, patch: PatientPatch): Promise<Patient> {
   assertBirthDate(patch.birthDate);
-  const { patient: current, version } = await readForUpdate(id);
+  const { entity: current, version } = await patients.read(id);
   const optional = (field: 'birthDate' | 'telecomPhone' | 'telecomEmail') => {
     const value = patch[field] === undefined ? current[field] : patch[field];
     return value ? { [field]: value } : {};
@@ -204,7 +195,7 @@ export async function updatePatient(id: Id, patch: PatientPatch): Promise<Patien
   const kept = new Set(identifiers.map(claimKey));
   const had = new Set(current.identifiers.map(claimKey));
   const writes = [
-    patientEntityWrite(next, version),
+    patients.setFields(id, pick(next, ['nameFamily', 'nameGiven', 'birthDate', 'telecomPhone', 'telecomEmail', 'identifiers', 'updatedAt']), version),
     ...identifiers.filter((i) => !had.has(claimKey(i))).map((i) => identifierClaim(id, i)),
     ...current.identifiers.filter((i) => !kept.has(claimKey(i))).map((i) => identifierRelease(id, i)),
   ];
@@ -213,33 +204,13 @@ export async function updatePatient(id: Id, patch: PatientPatch): Promise<Patien
   return next;
 }
 
-/** Rewrites the patient's own fields, leaving the membership sets to their own updates. */
-function patientEntityWrite(patient: Patient, version: number): Write {
-  const fields = ['nameFamily', 'nameGiven', 'birthDate', 'telecomPhone', 'telecomEmail', 'identifiers', 'updatedAt'] as const;
-  const names: Record<string, string> = { '#version': 'version' };
-  const values: Record<string, unknown> = { ':version': version, ':next': version + 1 };
-  const sets: string[] = ['#version = :next'];
-  const removals: string[] = [];
-  fields.forEach((field, i) => {
-    names[`#f${i}`] = field;
-    const value = patient[field];
-    if (value === undefined) removals.push(`#f${i}`);
-    else {
-      values[`:f${i}`] = value;
-      sets.push(`#f${i} = :f${i}`);
-    }
-  });
-  const expression = `SET ${sets.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`;
-  return update(keys.patient(patient.id), expression, { condition: 'attribute_exists(pk) AND #version = :version', names, values });
-}
-
 /**
  * Adds one identifier (the portal's identifier call): idempotent for the patient's own
  * identifier, 409 when another patient holds it, other identifiers untouched.
  */
 export async function addPatientIdentifier(id: Id, identifier: Identifier): Promise<Patient> {
   const [normalized] = normalizeIdentifiers([identifier]);
-  const { patient } = await readForUpdate(id);
+  const { entity: patient } = await patients.read(id);
   const claim = keys.patientIdentifier(normalized!.system, normalized!.value).pk;
   if (patient.identifiers.some((i) => keys.patientIdentifier(i.system, i.value).pk === claim)) return patient;
   return updatePatient(id, { identifiers: [...patient.identifiers, normalized!] });
@@ -276,7 +247,7 @@ export async function addPatientToOrganization(patientId: Id, orgId: Id): Promis
  * consents for those studies); 404 when they were not a member.
  */
 export async function removePatientFromOrganization(patientId: Id, orgId: Id): Promise<void> {
-  const { patient } = await readForUpdate(patientId);
+  const { entity: patient } = await patients.read(patientId);
   if (!patient.organizationIds.includes(orgId)) throw notFound(`Patient ${patientId} is not a member of organization ${orgId}.`);
   const studies = await batchGet(patient.studyIds.map(keys.study));
   const studiesHere = studies.filter((s) => s.organizationId === orgId).map((s) => s.id as Id);
@@ -308,7 +279,7 @@ export async function listPatientIdsOfOrganization(orgId: Id): Promise<Id[]> {
 
 /** Gives an existing patient a login account (kind `patient`); 409 when they have one already. */
 export async function createPatientAccount(patientId: Id, account: { email: string; passwordHash?: string }): Promise<User> {
-  const { patient } = await readForUpdate(patientId);
+  const { entity: patient } = await patients.read(patientId);
   if (patient.userId !== undefined) throw conflict(`Patient ${patientId} already has a login account.`);
   const { user, writes } = await newUserWrites({
     email: account.email,
@@ -334,12 +305,10 @@ export async function createPatientAccount(patientId: Id, account: { email: stri
  * Sources are owned by their stores and deleted by their own modules.)
  */
 export async function deletePatient(id: Id): Promise<void> {
-  const item = await getItem(keys.patient(id));
-  if (!item) throw patientNotFound(id);
-  const patient = toPatient(item);
+  const { entity: patient, version } = await patients.read(id);
   const account = patient.userId !== undefined ? await getItem(keys.user(patient.userId)) : undefined;
   await transact([
-    remove(keys.patient(id), atVersion(item.version as number)),
+    patients.remove(id, version),
     ...(account ? [remove(keys.user(patient.userId!)), remove(keys.email(account.email as string))] : []),
   ]);
   const leftovers: Write[] = [

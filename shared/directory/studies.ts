@@ -5,23 +5,8 @@
  */
 import { badRequest, conflict, notFound } from '../http/errors';
 import { getCodes } from './code-table';
-import {
-  atVersion,
-  batchGet,
-  check,
-  getItem,
-  MAX_TRANSACTION,
-  now,
-  put,
-  putNew,
-  queryAll,
-  remove,
-  transact,
-  update,
-  withoutKeys,
-  type Item,
-  type Write,
-} from './db';
+import { check, getItem, MAX_TRANSACTION, now, put, queryAll, remove, transact, update, withoutKeys, type Write } from './db';
+import { entityStore } from './entity';
 import { newId } from './ids';
 import { idFromSortKey, indexes, keys, REL } from './keys';
 import { organizationMustExist } from './memberships';
@@ -39,13 +24,12 @@ export type StudyPatch = Partial<Omit<StudyInput, 'iconUrl'>> & { iconUrl?: stri
 
 export const studyNotFound = (id: Id) => notFound(`Study ${id} not found.`);
 
-function toStudy(item: Item): Study {
-  return withoutKeys(item) as unknown as Study;
-}
-
-function toItem(study: Study, version: number): Item {
-  return { ...keys.study(study.id), ...study, version };
-}
+const studies = entityStore<Study, Id>({
+  key: keys.study,
+  toEntity: (item) => withoutKeys(item) as unknown as Study,
+  toItem: (study) => ({ ...keys.study(study.id), ...study }),
+  notFound: studyNotFound,
+});
 
 const studyMustExist = (studyId: Id) => check(keys.study(studyId), 'attribute_exists(pk)', {}, () => studyNotFound(studyId));
 
@@ -62,27 +46,21 @@ export async function createStudy(input: StudyInput): Promise<Study> {
     updatedAt: at,
   };
   await transact([
-    putNew(toItem(study, 1), () => conflict('Study id collision.')),
+    studies.create(study, () => conflict('Study id collision.')),
     put({ ...keys.organizationStudy(input.organizationId, id) }),
     organizationMustExist(input.organizationId),
   ]);
   return study;
 }
 
-export async function getStudy(id: Id): Promise<Study | undefined> {
-  const item = await getItem(keys.study(id));
-  return item && toStudy(item);
-}
+export const getStudy = studies.get;
 
-export async function getStudies(ids: readonly Id[]): Promise<Study[]> {
-  return (await batchGet(ids.map(keys.study))).map(toStudy);
-}
+/** Studies for ids, in the order given; unknown ids are skipped. */
+export const getStudies = studies.getMany;
 
 /** Changes a study; moving it to another organization is refused while patients are enrolled. */
 export async function updateStudy(id: Id, patch: StudyPatch): Promise<Study> {
-  const item = await getItem(keys.study(id));
-  if (!item) throw studyNotFound(id);
-  const current = toStudy(item);
+  const { entity: current, version } = await studies.read(id);
   const { iconUrl: _icon, ...base } = current;
   const iconUrl = patch.iconUrl === undefined ? current.iconUrl : (patch.iconUrl ?? undefined);
   const next: Study = {
@@ -97,9 +75,8 @@ export async function updateStudy(id: Id, patch: StudyPatch): Promise<Study> {
   if (moved && (await listStudyPatientIds(id)).length > 0) {
     throw conflict('A study with enrolled patients cannot move to another organization.');
   }
-  const version = item.version as number;
   await transact([
-    put(toItem(next, version + 1), atVersion(version)),
+    studies.replace(next, version),
     ...(moved
       ? [remove(keys.organizationStudy(current.organizationId, id)), put({ ...keys.organizationStudy(next.organizationId, id) }), organizationMustExist(next.organizationId)]
       : []),
@@ -112,10 +89,8 @@ export async function updateStudy(id: Id, patch: StudyPatch): Promise<Study> {
  * it), requested codes, data sources and apps are cleared. Observations stay with their patients.
  */
 export async function deleteStudy(id: Id): Promise<void> {
-  const item = await getItem(keys.study(id));
-  if (!item) throw studyNotFound(id);
-  const study = toStudy(item);
-  await transact([remove(keys.study(id), atVersion(item.version as number)), remove(keys.organizationStudy(study.organizationId, id))]);
+  const { entity: study, version } = await studies.read(id);
+  await transact([studies.remove(id, version), remove(keys.organizationStudy(study.organizationId, id))]);
   for (const patientId of await listStudyPatientIds(id)) await leaveStudy(patientId, id);
   const rest = await queryAll({ pk: keys.study(id).pk, attributes: ['pk', 'sk'] });
   const deletions = rest.map((r) => remove({ pk: r.pk as string, sk: r.sk as string }));

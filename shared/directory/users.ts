@@ -6,11 +6,8 @@
 import { badRequest, conflict, notFound } from '../http/errors';
 import {
   assertKeyText,
-  atVersion,
-  batchGet,
   getItem,
   now,
-  put,
   putNew,
   queryAll,
   remove,
@@ -20,6 +17,7 @@ import {
   type Item,
   type Write,
 } from './db';
+import { entityStore, pick } from './entity';
 import { newId } from './ids';
 import { GSI1, indexes, keys, KIND } from './keys';
 import { membershipRemovalWrites, membershipWrites, organizationMustExist } from './memberships';
@@ -77,16 +75,18 @@ function toUser(item: Item): User {
   return { ...(rest as unknown as Omit<User, 'roles'>), roles: map };
 }
 
-function toItem(user: User, version: number): Item {
+function toItem(user: User): Item {
   const { roles, ...rest } = user;
   return {
     ...keys.user(user.id),
     ...(user.kind === 'practitioner' ? indexes.practitionerUser(user.id) : {}),
     ...rest,
     roles: Object.fromEntries([...roles].map(([org, role]) => [String(org), role])),
-    version,
   };
 }
+
+/** Roles change through membership writes; account updates use `setFields`, never `replace`. */
+const users = entityStore<User, Id>({ key: keys.user, toEntity: toUser, toItem, notFound: userNotFound });
 
 /** A new account (not yet written) and the writes that create it with its email claim. */
 export async function newUserWrites(input: UserInput): Promise<{ user: User; writes: Write[] }> {
@@ -110,7 +110,7 @@ export async function newUserWrites(input: UserInput): Promise<{ user: User; wri
   return {
     user,
     writes: [
-      putNew(toItem(user, 1), () => conflict('User id collision.')),
+      users.create(user, () => conflict('User id collision.')),
       putNew({ ...keys.email(email), userId: id }, emailTaken),
     ],
   };
@@ -123,14 +123,10 @@ export async function createUser(input: UserInput): Promise<User> {
 }
 
 /** The account, read strongly consistent (a deleted or deactivated account shows at once). */
-export async function getUser(id: Id): Promise<User | undefined> {
-  const item = await getItem(keys.user(id));
-  return item && toUser(item);
-}
+export const getUser = users.get;
 
-export async function getUsers(ids: readonly Id[]): Promise<User[]> {
-  return (await batchGet(ids.map(keys.user))).map(toUser);
-}
+/** Accounts for ids, in the order given; unknown ids are skipped. */
+export const getUsers = users.getMany;
 
 export async function getUserByEmail(email: string): Promise<User | undefined> {
   if (!EMAIL.test(email.trim())) return undefined;
@@ -139,9 +135,7 @@ export async function getUserByEmail(email: string): Promise<User | undefined> {
 }
 
 export async function updateUser(id: Id, patch: UserPatch): Promise<User> {
-  const item = await getItem(keys.user(id));
-  if (!item) throw userNotFound(id);
-  const current = toUser(item);
+  const { entity: current, version } = await users.read(id);
   const email = patch.email === undefined ? current.email : normalizeEmail(patch.email);
   const { passwordHash: _hash, ...rest } = current;
   const passwordHash = patch.passwordHash === undefined ? current.passwordHash : (patch.passwordHash ?? undefined);
@@ -157,10 +151,9 @@ export async function updateUser(id: Id, patch: UserPatch): Promise<User> {
     ...(patch.passwordHash !== undefined || patch.active === false ? { tokensNotBefore: Math.floor(Date.now() / 1000) } : {}),
     updatedAt: now(),
   };
-  const version = item.version as number;
   const emailChanged = keys.email(email).pk !== keys.email(current.email).pk;
   await transact([
-    put(toItem(next, version + 1), atVersion(version)),
+    users.setFields(id, pick(next, ['email', 'passwordHash', 'superuser', 'nameFamily', 'nameGiven', 'active', 'tokensNotBefore', 'updatedAt']), version),
     ...(emailChanged ? [putNew({ ...keys.email(email), userId: id }, emailTaken), remove(keys.email(current.email))] : []),
   ]);
   return next;
@@ -180,11 +173,9 @@ export async function revokeUserTokens(id: Id): Promise<void> {
  * a patient record keeps existing without a login.
  */
 export async function deleteUser(id: Id): Promise<void> {
-  const item = await getItem(keys.user(id));
-  if (!item) throw userNotFound(id);
-  const user = toUser(item);
+  const { entity: user, version } = await users.read(id);
   await transact([
-    remove(keys.user(id), atVersion(item.version as number)),
+    users.remove(id, version),
     remove(keys.email(user.email)),
     ...(user.patientId !== undefined
       ? [update(keys.patient(user.patientId), 'REMOVE #userId', { condition: 'attribute_exists(pk)', names: { '#userId': 'userId' } }, () => notFound('Patient not found.'))]
@@ -209,7 +200,7 @@ export async function createPractitioner(input: PractitionerInput): Promise<Prac
   const roles = new Map(memberships.map((m) => [m.organizationId, m.role] as const));
   const practitioner = { ...user, roles } as Practitioner;
   // The user item is written with its roles already; only relation items and org checks are added.
-  writes[0] = putNew(toItem(practitioner, 1), () => conflict('User id collision.'));
+  writes[0] = users.create(practitioner, () => conflict('User id collision.'));
   await transact([
     ...writes,
     ...memberships.flatMap((m) => [

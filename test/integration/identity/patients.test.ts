@@ -140,6 +140,16 @@ describe('patients', () => {
     await expect(removePatientFromOrganization(patient.id, a.id)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('never loses a membership to a concurrent update of the patient', async () => {
+    const orgs = await Promise.all(Array.from({ length: 6 }, () => makeOrganization()));
+    const patient = await makePatient();
+    await Promise.allSettled([
+      ...orgs.map((o) => addPatientToOrganization(patient.id, o.id)),
+      ...orgs.map((_, i) => updatePatient(patient.id, { nameGiven: `Name ${i}` })),
+    ]);
+    expect((await getPatient(patient.id))?.organizationIds).toEqual(orgs.map((o) => o.id));
+  });
+
   it('gives an existing patient a login once', async () => {
     const patient = await makePatient();
     const user = await createPatientAccount(patient.id, { email: 'late@example.test' });

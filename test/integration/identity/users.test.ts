@@ -15,6 +15,7 @@ import {
   revokeUserTokens,
   updateUser,
 } from '../../../shared/directory/users';
+import { setOrganizationRole } from '../../../shared/directory/memberships';
 import { makeOrganization, makePatient } from '../../support/directory';
 
 describe('users', () => {
@@ -109,6 +110,16 @@ describe('practitioners', () => {
     expect(await getPractitioner(patientUser.id)).toBeUndefined();
     expect((await getPractitioners([doctor.id, patientUser.id])).map((p) => p.id)).toEqual([doctor.id]);
     expect(await listPractitionerIds()).not.toContain(patientUser.id);
+  });
+
+  it('never loses a role to a concurrent account update', async () => {
+    const orgs = await Promise.all(Array.from({ length: 6 }, () => makeOrganization()));
+    const doctor = await createPractitioner({ email: 'busy@example.test' });
+    await Promise.allSettled([
+      ...orgs.map((o) => setOrganizationRole(o.id, doctor.id, 'member')),
+      ...orgs.map((_, i) => updateUser(doctor.id, { nameGiven: `Name ${i}` })),
+    ]);
+    expect([...((await getPractitioner(doctor.id))?.roles.keys() ?? [])].sort((a, b) => a - b)).toEqual(orgs.map((o) => o.id));
   });
 
   it('writes nothing when an organization does not exist', async () => {
