@@ -85,6 +85,16 @@ const forbidden = expect.objectContaining({ status: 403 });
 const notFound = expect.objectContaining({ status: 404 });
 const patientsOf = async (who: string, filter: ScopeFilter = {}) => (await patientScope(as[who]!, filter)).patientIds;
 
+/** Single reads: each `[caller, id]` of `visible` is returned, each of `hidden` is a 404. */
+async function expectReads(
+  read: (caller: Caller, id: number) => Promise<{ id: number }>,
+  visible: ReadonlyArray<readonly [string, number]>,
+  hidden: ReadonlyArray<readonly [string, number]>,
+) {
+  for (const [who, id] of visible) expect((await read(as[who]!, id)).id, `${who} reads ${id}`).toBe(id);
+  for (const [who, id] of hidden) await expect(read(as[who]!, id), `${who} reads ${id}`).rejects.toEqual(notFound);
+}
+
 describe('filter parsing', () => {
   it('reads ids, references and identifier tokens', () => {
     expect(referenceId('12', 'Patient')).toBe(12);
@@ -184,12 +194,12 @@ describe('patients a read may return', () => {
 
 describe('single patient reads and writes', () => {
   it('reads: another patient’s id is a 404, the same as a missing one', async () => {
-    expect((await assertCanReadPatient(as.p1!, p1.id)).id).toBe(p1.id);
-    expect((await assertCanReadPatient(as.drA!, String(p3.id))).id).toBe(p3.id);
-    expect((await assertCanReadPatient(as.drA2!, p1.id)).id).toBe(p1.id);
-    for (const [who, id] of [['p1', p2.id], ['drA', p2.id], ['drA', p4.id], ['drA', p5.id], ['drC', p1.id], ['admin', p1.id], ['drA', 987654], ['p1', 987654]] as const) {
-      await expect(assertCanReadPatient(as[who]!, id), `${who} -> ${id}`).rejects.toEqual(notFound);
-    }
+    await expectReads(
+      assertCanReadPatient,
+      [['p1', p1.id], ['drA', p3.id], ['drA2', p1.id]],
+      [['p1', p2.id], ['drA', p2.id], ['drA', p4.id], ['drA', p5.id], ['drC', p1.id], ['admin', p1.id], ['drA', 987654], ['p1', 987654]],
+    );
+    expect((await assertCanReadPatient(as.drA!, `Patient/${p3.id}`)).id).toBe(p3.id);
     await expect(assertCanReadPatient(as.drA!, 'x')).rejects.toEqual(notFound);
   });
 
@@ -214,12 +224,11 @@ describe('single patient reads and writes', () => {
   });
 
   it('FHIR Source reads: own or a visible patient’s, else 404', async () => {
-    expect((await assertCanReadFhirSource(as.p1!, src1.id)).id).toBe(src1.id);
-    expect((await assertCanReadFhirSource(as.drA!, src1.id)).id).toBe(src1.id);
-    expect((await assertCanReadFhirSource(as.drB!, src2.id)).id).toBe(src2.id);
-    await expect(assertCanReadFhirSource(as.p1!, src4.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadFhirSource(as.drA!, src4.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadFhirSource(as.drA!, 987654)).rejects.toEqual(notFound);
+    await expectReads(
+      assertCanReadFhirSource,
+      [['p1', src1.id], ['drA', src1.id], ['drB', src2.id]],
+      [['p1', src4.id], ['p2', src1.id], ['drA', src4.id], ['drA', 987654]],
+    );
   });
 });
 
@@ -248,12 +257,7 @@ describe('Group (studies)', () => {
   });
 
   it('single reads', async () => {
-    expect((await assertCanReadStudy(as.p1!, sA.id)).id).toBe(sA.id);
-    expect((await assertCanReadStudy(as.drA!, sA2.id)).id).toBe(sA2.id);
-    await expect(assertCanReadStudy(as.p1!, sB.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadStudy(as.drA!, sB.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadStudy(as.drA!, sC.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadStudy(as.drA!, 987654)).rejects.toEqual(notFound);
+    await expectReads(assertCanReadStudy, [['p1', sA.id], ['drA', sA2.id]], [['p1', sB.id], ['drA', sB.id], ['drA', sC.id], ['drA', 987654]]);
   });
 });
 
@@ -271,12 +275,11 @@ describe('Device (data sources)', () => {
   });
 
   it('single reads', async () => {
-    expect((await assertCanReadDataSource(as.drA!, monitor.id)).id).toBe(monitor.id);
-    expect((await assertCanReadDataSource(as.p1!, app.id)).id).toBe(app.id);
-    await expect(assertCanReadDataSource(as.drA!, other.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadDataSource(as.p1!, monitor.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadDataSource(as.drB!, app.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadDataSource(as.drA!, 987654)).rejects.toEqual(notFound);
+    await expectReads(
+      assertCanReadDataSource,
+      [['drA', monitor.id], ['p1', app.id]],
+      [['drA', other.id], ['p1', monitor.id], ['drB', app.id], ['drA', 987654]],
+    );
   });
 });
 
@@ -297,11 +300,7 @@ describe('Organization', () => {
   });
 
   it('single reads', async () => {
-    expect((await assertCanReadOrganization(as.drA!, A.id)).id).toBe(A.id);
-    expect((await assertCanReadOrganization(as.p3!, B.id)).id).toBe(B.id);
-    await expect(assertCanReadOrganization(as.drA!, B.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadOrganization(as.p1!, C.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadOrganization(as.admin!, A.id)).rejects.toEqual(notFound);
+    await expectReads(assertCanReadOrganization, [['drA', A.id], ['p3', B.id]], [['drA', B.id], ['p1', C.id], ['admin', A.id]]);
   });
 });
 
@@ -322,13 +321,11 @@ describe('Practitioner', () => {
   });
 
   it('single reads', async () => {
-    expect((await assertCanReadPractitioner(as.drA!, drA2.id)).id).toBe(drA2.id);
-    expect((await assertCanReadPractitioner(as.drA!, drA.id)).id).toBe(drA.id);
-    expect((await assertCanReadPractitioner(as.admin!, admin.id)).id).toBe(admin.id);
-    expect((await assertCanReadPractitioner(as.p1!, drA.id)).id).toBe(drA.id);
-    await expect(assertCanReadPractitioner(as.drA!, drB.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadPractitioner(as.p1!, drC.id)).rejects.toEqual(notFound);
-    await expect(assertCanReadPractitioner(as.drA!, p1.userId!)).rejects.toEqual(notFound);
+    await expectReads(
+      assertCanReadPractitioner,
+      [['drA', drA2.id], ['drA', drA.id], ['admin', admin.id], ['p1', drA.id]],
+      [['drA', drB.id], ['p1', drC.id], ['drA', p1.userId!]],
+    );
   });
 });
 
