@@ -59,7 +59,7 @@ export type UserKind = 'patient' | 'practitioner';
 export interface User extends Timestamps {
   id: Id;
   email: string;
-  /** `scrypt$...` (see `shared/auth/passwords.ts`); absent for accounts that log in by invitation only. */
+  /** `scrypt$...` (see `shared/auth/passwords.ts`); absent for accounts that log in by invitation only. Never rendered. */
   passwordHash?: string;
   kind: UserKind;
   superuser: boolean;
@@ -162,7 +162,7 @@ export interface OAuthClient extends Timestamps {
   clientId: string;
   name: string;
   type: ClientType;
-  /** SHA-256 of a confidential client's secret (secrets are random, high-entropy). */
+  /** SHA-256 of a confidential client's secret (`shared/auth/secrets.ts`; secrets are random, high-entropy). Never rendered. */
   secretHash?: string;
   /** Exact redirect URIs; a request's redirect_uri must equal one byte for byte. */
   redirectUris: string[];

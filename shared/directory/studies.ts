@@ -110,25 +110,32 @@ export async function listStudyIdsOfOrganization(orgId: Id): Promise<Id[]> {
 
 // --- enrolment -----------------------------------------------------------------------------------
 
+/** Patients enrolled per transaction: 3 actions each, plus the study check. */
+const ENROL_BATCH = Math.floor((MAX_TRANSACTION - 1) / 3);
+
 /**
  * Enrols patients (idempotent per patient). Each must be a member of the study's organization,
- * else 400 and nothing of that patient is written.
+ * else 400 and nothing is written (all or nothing up to 33 patients per call; larger lists are
+ * written in batches of 33, each all or nothing).
  */
 export async function enrollPatients(studyId: Id, patientIds: readonly Id[]): Promise<void> {
   const study = await getStudy(studyId);
   if (!study) throw studyNotFound(studyId);
-  for (const patientId of new Set(patientIds)) {
+  const unique = [...new Set(patientIds)];
+  for (let i = 0; i < unique.length; i += ENROL_BATCH) {
     await transact([
-      put({ ...keys.studyPatient(studyId, patientId) }),
-      update(keys.patient(patientId), 'ADD #studies :study', { condition: 'attribute_exists(pk)', names: { '#studies': 'studyIds' }, values: { ':study': new Set([studyId]) } }, () =>
-        badRequest(`Patient ${patientId} not found.`, 'not-found', { fields: { patientIds: [`Invalid pk "${patientId}" - object does not exist.`] } }),
-      ),
-      check(keys.organizationPatient(study.organizationId, patientId), 'attribute_exists(pk)', {}, () =>
-        badRequest(`Patient ${patientId} is not a member of the study's organization.`, 'business-rule', {
-          fields: { patientIds: [`Patient ${patientId} is not a member of the study's organization.`] },
-        }),
-      ),
       studyMustExist(studyId),
+      ...unique.slice(i, i + ENROL_BATCH).flatMap((patientId) => [
+        put({ ...keys.studyPatient(studyId, patientId) }),
+        update(keys.patient(patientId), 'ADD #studies :study', { condition: 'attribute_exists(pk)', names: { '#studies': 'studyIds' }, values: { ':study': new Set([studyId]) } }, () =>
+          badRequest(`Patient ${patientId} not found.`, 'not-found', { fields: { patientIds: [`Invalid pk "${patientId}" - object does not exist.`] } }),
+        ),
+        check(keys.organizationPatient(study.organizationId, patientId), 'attribute_exists(pk)', {}, () =>
+          badRequest(`Patient ${patientId} is not a member of the study's organization.`, 'business-rule', {
+            fields: { patientIds: [`Patient ${patientId} is not a member of the study's organization.`] },
+          }),
+        ),
+      ]),
     ]);
   }
 }

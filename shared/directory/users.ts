@@ -193,20 +193,20 @@ function asPractitioner(user: User | undefined): Practitioner | undefined {
   return user?.kind === 'practitioner' ? (user as Practitioner) : undefined;
 }
 
+/** Memberships a practitioner can be created with in one transaction (2 actions each, beside the account's 2). */
+const MAX_INITIAL_ORGANIZATIONS = 49;
+
 /** A practitioner account, optionally joining organizations with roles, in one transaction. */
 export async function createPractitioner(input: PractitionerInput): Promise<Practitioner> {
+  const roles = new Map((input.organizations ?? []).map((m) => [m.organizationId, m.role] as const));
+  if (roles.size > MAX_INITIAL_ORGANIZATIONS) throw badRequest(`A new practitioner may join at most ${MAX_INITIAL_ORGANIZATIONS} organizations at once.`, 'too-costly');
   const { user, writes } = await newUserWrites({ ...input, kind: 'practitioner' });
-  const memberships = input.organizations ?? [];
-  const roles = new Map(memberships.map((m) => [m.organizationId, m.role] as const));
   const practitioner = { ...user, roles } as Practitioner;
   // The user item is written with its roles already; only relation items and org checks are added.
   writes[0] = users.create(practitioner, () => conflict('User id collision.'));
   await transact([
     ...writes,
-    ...memberships.flatMap((m) => [
-      membershipWrites(m.organizationId, user.id, m.role)[0]!,
-      organizationMustExist(m.organizationId),
-    ]),
+    ...[...roles].flatMap(([organizationId, role]) => [membershipWrites(organizationId, user.id, role)[0]!, organizationMustExist(organizationId)]),
   ]);
   return practitioner;
 }

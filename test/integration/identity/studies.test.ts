@@ -53,6 +53,9 @@ describe('studies', () => {
     await enrollPatients(study.id, [member.id, member.id]);
     await enrollPatients(study.id, [member.id]);
     await expect(enrollPatients(study.id, [outsider.id])).rejects.toMatchObject({ status: 400 });
+    const second = await makePatient({ organizations: [org] });
+    await expect(enrollPatients(study.id, [second.id, outsider.id])).rejects.toMatchObject({ status: 400 });
+    expect((await getPatient(second.id))?.studyIds).toEqual([]);
     await expect(enrollPatients(study.id, [987654])).rejects.toMatchObject({ status: 400 });
     await expect(enrollPatients(987654, [member.id])).rejects.toMatchObject({ status: 404 });
     expect(await listStudyPatientIds(study.id)).toEqual([member.id]);

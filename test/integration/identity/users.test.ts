@@ -99,6 +99,7 @@ describe('practitioners', () => {
       superuser: true,
       organizations: [
         { organizationId: a.id, role: 'viewer' },
+        { organizationId: b.id, role: 'viewer' },
         { organizationId: b.id, role: 'manager' },
       ],
     });
