@@ -22,7 +22,7 @@ const FULL_DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-export function isLeapYear(year: number): boolean {
+function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
@@ -36,12 +36,11 @@ export function daysInMonth(year: number, month: number): number {
  * taken literally, not as 1900-1999.
  */
 export function utcMidnight(year: number, month: number, day: number): number {
+  if (year >= 100) return Date.UTC(year, month - 1, day);
   const d = new Date(0);
   d.setUTCFullYear(year, month - 1, day);
   return d.getTime();
 }
-
-const num = (s: string | undefined) => (s === undefined ? 0 : Number(s));
 
 /**
  * Parses an RFC 3339 date-time with a mandatory offset. Returns a reason string for anything else:
@@ -53,14 +52,12 @@ const num = (s: string | undefined) => (s === undefined ? 0 : Number(s));
 export function parseDateTime(text: string): ParsedDateTime | string {
   const m = DATE_TIME.exec(text);
   if (!m) return 'must be an RFC 3339 date-time with an offset, e.g. 2025-03-01T07:58:00Z or 2025-03-01T07:58:00-05:00';
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(num) as [
-    number, number, number, number, number, number,
-  ];
+  const year = +m[1]!, month = +m[2]!, day = +m[3]!, hour = +m[4]!, minute = +m[5]!, second = +m[6]!;
   const dateProblem = calendarProblem(year, month, day);
   if (dateProblem) return dateProblem;
   if (hour > 23 || minute > 59 || second > 60) return `has an impossible time of day ${m[4]}:${m[5]}:${m[6]}`;
-  const offsetHours = num(m[10]);
-  const offsetMins = num(m[11]);
+  const offsetHours = m[10] === undefined ? 0 : +m[10];
+  const offsetMins = m[11] === undefined ? 0 : +m[11];
   if (offsetHours > 23 || offsetMins > 59) return `has an impossible offset ${m[9]}${m[10]}:${m[11]}`;
   const offsetMinutes = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
   const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));

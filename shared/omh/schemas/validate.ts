@@ -119,27 +119,26 @@ export function onlyMembers(allowed: readonly string[]): ObjectRule {
 export function exactlyOneKeySet(sets: readonly (readonly string[])[], explainNone?: (v: JsonObject) => string): ObjectRule {
   const labels = sets.map((set) => set.join(' + '));
   return (v, path, issues) => {
-    const present = sets.filter((set) => set.every((key) => Object.hasOwn(v, key)));
-    if (present.length === 1) return;
-    if (present.length === 0) {
+    let present = 0;
+    for (const set of sets) if (hasAll(v, set)) present++;
+    if (present === 1) return;
+    if (present === 0) {
       return fail(issues, path, explainNone?.(v) ?? `must have exactly one of ${labels.join(', ')}`, 'required');
     }
-    const found = present.map((set) => set.join(' + ')).join(' and ');
-    fail(issues, path, `has ${found}; exactly one of ${labels.join(', ')} is allowed`, 'structure');
+    const found = sets.filter((set) => hasAll(v, set)).map((set) => set.join(' + '));
+    fail(issues, path, `has ${found.join(' and ')}; exactly one of ${labels.join(', ')} is allowed`, 'structure');
   };
+}
+
+function hasAll(v: JsonObject, keys: readonly string[]): boolean {
+  for (const key of keys) if (!Object.hasOwn(v, key)) return false;
+  return true;
 }
 
 export function arrayOf(item: Validator): Validator {
   return (v, path, issues) => {
     if (!Array.isArray(v)) return fail(issues, path, 'must be an array', 'structure');
     for (let i = 0; i < v.length; i++) item(v[i], `${path}[${i}]`, issues);
-  };
-}
-
-/** Both validators apply (`allOf`). */
-export function allOf(...validators: Validator[]): Validator {
-  return (v, path, issues) => {
-    for (const validate of validators) validate(v, path, issues);
   };
 }
 

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Problem } from '../../../shared/omh/base64';
+import { base64Problem, decodeBase64 } from '../../../shared/omh/base64';
 import { decodePayload, type DecodedPayload } from '../../../shared/omh/payload';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -32,6 +33,29 @@ describe('strict Base64', () => {
     ['====', /canonical/],
   ])('rejects %j', (text, reason) => {
     expect(base64Problem(text)).toMatch(reason);
+    expect(decodeBase64(text)).toBe(base64Problem(text));
+  });
+
+  it('decodes exactly what Node encodes, byte for byte', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(decodeBase64(Buffer.from(bytes).toString('base64'))).toEqual(Buffer.from(bytes));
+      }),
+    );
+  });
+
+  it('accepts a text exactly when it finds no problem with it', () => {
+    const chars = fc.constantFrom(...'AQgwBz09+/=-_ \n*'.split(''));
+    fc.assert(
+      fc.property(fc.array(chars, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        const problem = base64Problem(text);
+        const decoded = decodeBase64(text);
+        expect(typeof decoded === 'string' ? decoded : undefined).toBe(problem);
+        if (problem === undefined) expect(Buffer.from(decoded as Uint8Array).toString('base64')).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
