@@ -6,7 +6,7 @@
  */
 import { issue, type OutcomeIssue } from '../fhir/outcome';
 import { effectiveTimeProblem, liftEffectiveTime, type EffectiveTime } from './effective-time';
-import { decodePayload, payloadExpression } from './payload';
+import { DATA_EXPRESSION, decodePayload, payloadExpression } from './payload';
 import { HEADER, type OmhHeader } from './schemas/header';
 import { schemaForCode, type PayloadSchema } from './schemas/index';
 import { isObject, type JsonObject, type PayloadIssue } from './schemas/validate';
@@ -28,9 +28,17 @@ export type PayloadCheck =
     }
   | { ok: false; status: 400 | 422; issues: OutcomeIssue[] };
 
+/** At most this many payload issues are listed; a payload with thousands of bad items gets a summary line. */
+export const MAX_LISTED_ISSUES = 50;
+
 /** Payload issues as OperationOutcome issues locating the member inside the attachment. */
 export function payloadOutcomeIssues(found: readonly PayloadIssue[]): OutcomeIssue[] {
-  return found.map((i) => issue('error', i.code, `${i.path}: ${i.message}`, payloadExpression(i.path)));
+  const listed = found
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((i) => issue('error', i.code, `${i.path}: ${i.message}`, payloadExpression(i.path)));
+  const more = found.length - listed.length;
+  if (more > 0) listed.push(issue('error', 'too-costly', `${more} further issues in the payload are not listed`, DATA_EXPRESSION));
+  return listed;
 }
 
 /**

@@ -73,8 +73,9 @@ export function decodePayload(valueAttachment: unknown): DecodedPayload {
   let document: unknown;
   try {
     document = JSON.parse(text);
-  } catch (e) {
-    return error(400, 'value', `Observation.valueAttachment.data does not decode to JSON (${(e as Error).message})`);
+  } catch {
+    // The parser's message quotes the text; an outcome (and any log of it) must not echo payload content.
+    return error(400, 'value', 'Observation.valueAttachment.data does not decode to JSON text');
   }
 
   if (!isObject(document)) return error(422, 'structure', 'The payload must be a JSON object with header and body');

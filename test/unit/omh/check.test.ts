@@ -148,6 +148,15 @@ describe('checkPayload', () => {
       });
     });
 
+    it('lists at most 50 issues, then says how many more there are', () => {
+      const code = 'ieee:sleep-stage-summary:1.0';
+      const body = { ...EXAMPLE_BODIES[code], sleep_stage_episodes: Array.from({ length: 200 }, () => ({})) };
+      const { issues } = failed(checkPayload(code, payloadOf(code, body)));
+      expect(issues).toHaveLength(51);
+      expect(issues[49]!.diagnostics).toBe('body.sleep_stage_episodes[24].sleep_stage_time_frame: is required');
+      expect(issues[50]).toEqual({ code: 'too-costly', diagnostics: '350 further issues in the payload are not listed', expression: ['Observation.valueAttachment.data'] });
+    });
+
     it('a JSON document without header or body', () => {
       expect(failed(checkPayload('omh:heart-rate:2.0', json('{"body":{}}')))).toMatchObject({
         status: 422,
