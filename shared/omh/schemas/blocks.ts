@@ -49,7 +49,8 @@ const dateTimeOrInterval = exactlyOneKeySet([['date_time'], ['time_interval']]);
 /** The schema adds `required: [time_interval]` on top of the time frame. */
 const intervalOnly: ObjectRule = (v: JsonObject, path, issues) => {
   if (Object.hasOwn(v, 'time_interval')) return dateTimeOrInterval(v, path, issues);
-  fail(issues, `${path}.time_interval`, 'is required: this schema takes a time interval, not a single date_time', 'required');
+  const why = Object.hasOwn(v, 'date_time') ? 'is required: this schema takes a time interval, not a single date_time' : 'is required';
+  fail(issues, `${path}.time_interval`, why, 'required');
 };
 
 function timeFrame(interval: Validator, onlyIntervals: boolean): Validator {

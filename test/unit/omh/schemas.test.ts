@@ -345,7 +345,8 @@ describe('§6 negative cases', () => {
     'omh:step-count:3.0', 'omh:sleep-episode:1.1', 'omh:sleep-duration:2.0', 'ieee:sleep-stage-summary:1.0',
     'omh:total-sleep-time:1.0', 'ieee:physical-activity:1.0', 'ieee:sleep-episode:1.0', 'ieee:time-in-bed:1.0',
   ])('%s (interval only) rejects a date_time', (code) => {
-    failsAt(code, withFrame(code, dateTime), 'body.effective_time_frame.time_interval', /time interval/);
+    failsAt(code, withFrame(code, dateTime), 'body.effective_time_frame.time_interval', /time interval, not a single date_time/);
+    failsAt(code, withFrame(code, {}), 'body.effective_time_frame.time_interval', /^is required$/);
   });
 
   it.each(CODES)('%s rejects start+end+duration, date_time with time_interval, and {}', (code) => {
