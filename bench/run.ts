@@ -4,9 +4,11 @@
  * the same run, because this machine is noisy.
  */
 import { coldStart } from './cold-start';
+import { omh } from './omh';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
+  omh,
 };
 
 async function main() {
