@@ -16,6 +16,7 @@ export default defineConfig({
       { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...withStores } },
       { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withStores } },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
+      { test: { name: 'browser', include: ['test/browser/**/*.test.ts'], ...withStores } },
     ],
   },
 });

@@ -4,10 +4,12 @@
  * the same run, because this machine is noisy.
  */
 import { coldStart } from './cold-start';
+import { omh } from './omh';
 import { tokens } from './tokens';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
+  omh,
   tokens,
 };
 
