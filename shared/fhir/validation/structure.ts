@@ -143,7 +143,8 @@ function walkObject(
     fail(w, 'structure', location, `must be a JSON object, not ${describeJson(obj)}`);
     return;
   }
-  const keys = Object.keys(obj);
+  // Keys holding `undefined` do not exist in JSON; objects built in code may carry them.
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined);
   if (!isResourceRoot && !hasValue && keys.every((k) => k === 'id')) {
     fail(w, 'structure', location, 'is empty: an element needs a value, an extension or child elements');
     return;
