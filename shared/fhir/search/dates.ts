@@ -19,11 +19,16 @@ export const MAX_TIME = 8.64e15;
 const DATE_TIME =
   /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/;
 
-/** Milliseconds since the epoch of a UTC calendar time; years 0-99 taken literally. */
+/** 400 Gregorian years, exactly: the calendar repeats after them. */
+const FOUR_CENTURIES_MS = 146_097 * 86_400_000;
+
+/**
+ * Milliseconds since the epoch of a UTC calendar time (fields may overflow, as in Date.UTC).
+ * Date.UTC reads years 0-99 as 1900-1999; those are computed 400 years on and shifted back.
+ */
 function utc(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
-  const d = new Date(Date.UTC(2000, month, day, hour, minute, second, ms));
-  d.setUTCFullYear(year);
-  return d.getTime();
+  if (year >= 100) return Date.UTC(year, month, day, hour, minute, second, ms);
+  return Date.UTC(year + 400, month, day, hour, minute, second, ms) - FOUR_CENTURIES_MS;
 }
 
 function daysIn(year: number, month: number): number {
