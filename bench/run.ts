@@ -4,9 +4,11 @@
  * the same run, because this machine is noisy.
  */
 import { coldStart } from './cold-start';
+import { validationBench } from './validation';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
+  validation: validationBench,
 };
 
 async function main() {

@@ -4,8 +4,9 @@
  * source tree, and beside `index.mjs` in a Lambda bundle, where `scripts/bundle.ts` copies it), so
  * a Lambda that handles one type parses only that type and the datatypes it meets.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import manifestJson from './generated/manifest.json';
+import { BUNDLED_DEFINITIONS_DIR } from './location';
 import type { ElementDef, Manifest, PrimitiveDef, SearchParamDef, TypeDefinition, ValueSetCodes } from './model';
 
 export type * from './model';
@@ -13,8 +14,10 @@ export { UNBOUNDED } from './model';
 
 export const manifest = manifestJson as Manifest;
 
-/** Where the per-type files live; the same relative place in the source tree and in a bundle. */
-const GENERATED = new URL('./generated/', import.meta.url);
+/** Where the per-type files live: beside the bundle when bundled, else `generated/` here. */
+const GENERATED = ((bundled) => (existsSync(bundled) ? bundled : new URL('./generated/', import.meta.url)))(
+  new URL(`./${BUNDLED_DEFINITIONS_DIR}/`, import.meta.url),
+);
 
 const resourceTypes = new Set(manifest.resourceTypes);
 const complexTypes = new Set(manifest.complexTypes);
