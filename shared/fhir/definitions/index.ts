@@ -67,6 +67,26 @@ export function valueSetCodes(file: string): ValueSetCodes {
   return codes;
 }
 
+const membershipCache = new Map<string, ReadonlyMap<string, ReadonlySet<string>>>();
+
+/** A code set as system -> codes, for lookups (cached per file). */
+export function codeSetMembership(file: string): ReadonlyMap<string, ReadonlySet<string>> {
+  let set = membershipCache.get(file);
+  if (!set) {
+    set = new Map(Object.entries(valueSetCodes(file).systems).map(([system, codes]) => [system, new Set(codes)]));
+    membershipCache.set(file, set);
+  }
+  return set;
+}
+
+/** Is (system, code) in the code set? Without a system: in any of its systems. */
+export function codeSetHas(file: string, system: string | undefined, code: string): boolean {
+  const set = codeSetMembership(file);
+  if (system !== undefined) return set.get(system)?.has(code) ?? false;
+  for (const codes of set.values()) if (codes.has(code)) return true;
+  return false;
+}
+
 /** Every search parameter of a resource type: its own, then the common ones it does not redefine. */
 export function searchParamsOf(type: string): SearchParamDef[] {
   const own = typeDefinition(type)?.searchParams ?? [];

@@ -5,7 +5,7 @@
  * are asynchronous and would fetch over HTTP.
  */
 import fhirpath from 'fhirpath';
-import { manifest, valueSetCodes } from '../definitions';
+import { codeSetHas, isAbstractResourceType, isKnownResourceType, manifest } from '../definitions';
 import { r5Model } from './model';
 
 /** A value FHIRPath returned with its FHIR type, from an evaluation with typed results. */
@@ -18,10 +18,14 @@ export interface TypedValue {
   node: unknown;
 }
 
-/** Environment of an evaluation: `%resource` (the resource the element is in) and `%rootResource`. */
+/**
+ * Environment of an evaluation: `%resource` (the resource the element is in), `%rootResource`
+ * (its container when it is contained) and, for resolve(), the Bundle it is an entry of.
+ */
 export interface FhirPathEnv {
   resource: unknown;
   rootResource: unknown;
+  bundle?: unknown;
 }
 
 type Json = Record<string, any>;
@@ -42,28 +46,27 @@ function referenceOf(data: unknown): string | undefined {
 const TYPED_REFERENCE = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
 
 /**
- * resolve() without I/O: `#id` finds a contained resource (`#` the container itself), a full URL
- * of a Bundle entry finds that entry, and `Type/id` (relative or absolute) becomes a stub
- * `{resourceType, id}`, so `where(resolve() is Patient)` works; anything else resolves to nothing.
+ * resolve() without I/O: `#id` finds a resource contained in the container (`#` the container
+ * itself), a full URL of an entry of the enclosing Bundle finds that entry, and `Type/id` (relative
+ * or absolute) becomes a stub `{resourceType, id}`, so `where(resolve() is Patient)` works; anything
+ * else resolves to nothing.
  */
 function resolveLocally(this: any, inputs: unknown[]): unknown[] {
-  const container = this.vars?.resource as Json | undefined;
-  const root = this.vars?.rootResource as Json | undefined;
+  const root = (this.vars?.rootResource ?? this.vars?.resource) as Json | undefined;
+  const bundle = this.vars?.bundle as Json | undefined;
   const out: unknown[] = [];
   for (const node of inputs) {
     const ref = referenceOf(fhirpath.util.valData(node));
     if (!ref) continue;
     let found: Json | undefined;
     if (ref.startsWith('#')) {
-      found = ref === '#' ? container : (container?.contained as Json[] | undefined)?.find((r) => r?.id === ref.slice(1));
-    } else if (root?.resourceType === 'Bundle') {
-      found = (root.entry as Json[] | undefined)?.find((e) => e?.fullUrl === ref)?.resource;
+      found = ref === '#' ? root : (root?.contained as Json[] | undefined)?.find((r) => r?.id === ref.slice(1));
+    } else if (bundle?.resourceType === 'Bundle') {
+      found = (bundle.entry as Json[] | undefined)?.find((e) => e?.fullUrl === ref)?.resource;
     }
     if (!found) {
       const m = TYPED_REFERENCE.exec(ref);
-      if (m && (manifest.resourceTypes.includes(m[1]!) || manifest.abstractResourceTypes.includes(m[1]!))) {
-        found = { resourceType: m[1], id: m[2] };
-      }
+      if (m && (isKnownResourceType(m[1]!) || isAbstractResourceType(m[1]!))) found = { resourceType: m[1], id: m[2] };
     }
     if (found) out.push(asResourceNode(this, node, found));
   }
@@ -71,13 +74,10 @@ function resolveLocally(this: any, inputs: unknown[]): unknown[] {
 }
 
 /** True when the code, Coding or CodeableConcept is in the compiled code set of the value set. */
-export function inValueSet(value: unknown, valueSetUrl: string): boolean | undefined {
+function inValueSet(value: unknown, valueSetUrl: string): boolean | undefined {
   const file = manifest.valueSetFiles[valueSetUrl.replace(/\|.*$/, '')];
   if (!file) return undefined;
-  const { systems } = valueSetCodes(file);
-  const has = (system: string | undefined, code: unknown) =>
-    typeof code === 'string' &&
-    (system === undefined ? Object.values(systems).some((codes) => codes.includes(code)) : !!systems[system]?.includes(code));
+  const has = (system: string | undefined, code: unknown) => typeof code === 'string' && codeSetHas(file, system, code);
   if (typeof value === 'string') return has(undefined, value);
   if (!value || typeof value !== 'object') return false;
   const v = value as Json;

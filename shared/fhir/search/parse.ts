@@ -15,7 +15,6 @@ import type {
   QuantityQuery,
   ReferenceQuery,
   TokenQuery,
-  UnknownParam,
 } from './criteria';
 import { normaliseText } from './text';
 import { parseDateQuery, parseNumberQuery, splitPrefix, parseNumberValue, splitUnescaped, unescapeValue } from './values';

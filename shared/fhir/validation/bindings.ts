@@ -2,23 +2,12 @@
  * Required value-set bindings. Codes are looked up in the compiled code sets; a value set the
  * standard publishes no expansion for is checked by its grammar (see `CodeGrammar`).
  */
-import { valueSetCodes, type Binding, type CodeGrammar } from '../definitions';
+import { codeSetHas, codeSetMembership, type Binding, type CodeGrammar } from '../definitions';
 
 type Json = Record<string, any>;
 
 /** UCUM needs the FHIRPath engine's UCUM tables; the validator passes the check in once loaded. */
 export type UcumCheck = (unit: string) => boolean;
-
-const codeSets = new Map<string, Map<string, Set<string>>>();
-
-function codeSet(file: string): Map<string, Set<string>> {
-  let set = codeSets.get(file);
-  if (!set) {
-    set = new Map(Object.entries(valueSetCodes(file).systems).map(([system, codes]) => [system, new Set(codes)]));
-    codeSets.set(file, set);
-  }
-  return set;
-}
 
 const GRAMMAR_SYSTEM: Record<Exclude<CodeGrammar, 'any'>, string> = {
   bcp47: 'urn:ietf:bcp:47',
@@ -50,10 +39,7 @@ function matchesGrammar(grammar: CodeGrammar, code: string, ucum: UcumCheck): bo
 /** Is (system, code) allowed by the binding? A missing system means "any system of the set". */
 export function codeAllowed(binding: Binding, system: string | undefined, code: string, ucum: UcumCheck): boolean {
   if (system === undefined && binding.alsoAllowed?.includes(code)) return true;
-  if (binding.file) {
-    const set = codeSet(binding.file);
-    if (system === undefined ? [...set.values()].some((codes) => codes.has(code)) : set.get(system)?.has(code)) return true;
-  }
+  if (binding.file && codeSetHas(binding.file, system, code)) return true;
   const grammar = binding.grammar;
   if (!grammar) return false;
   if (grammar !== 'any' && system !== undefined && system !== GRAMMAR_SYSTEM[grammar]) return false;
@@ -63,7 +49,7 @@ export function codeAllowed(binding: Binding, system: string | undefined, code: 
 /** A short list of allowed codes for an error message (empty when the set is large or grammatical). */
 export function allowedCodesHint(binding: Binding): string {
   if (!binding.file || binding.grammar) return '';
-  const codes = [...codeSet(binding.file).values()].flatMap((s) => [...s]);
+  const codes = [...codeSetMembership(binding.file).values()].flatMap((s) => [...s]);
   return codes.length <= 12 ? ` (allowed: ${codes.join(', ')})` : '';
 }
 

@@ -29,12 +29,7 @@ export interface InvariantSite {
   /** Model path or type name of `data`; absent for a resource (typed by its resourceType). */
   base?: string;
   location: string;
-  env: InvariantEnv;
-}
-
-export interface InvariantEnv extends FhirPathEnv {
-  /** The Bundle a resource is an entry of, for resolve() of full URLs. */
-  bundle?: unknown;
+  env: FhirPathEnv;
 }
 
 interface Walk {
@@ -46,7 +41,7 @@ interface Walk {
 /** The resource an element belongs to: its definition (for contentReference) and FHIRPath env. */
 interface ResourceScope {
   def: TypeDefinition;
-  env: InvariantEnv;
+  env: FhirPathEnv;
   /** The resource this one is contained in. */
   container?: ResourceScope;
   /** Reference-like values (`reference`, canonical, uri, url) in this resource and its contained ones. */
@@ -159,7 +154,7 @@ export function walkResource(
   }
   const def = typeDefinition(type)!;
   const container = options.container;
-  const env: InvariantEnv = {
+  const env: FhirPathEnv = {
     resource: json,
     rootResource: container?.env.rootResource ?? json,
     bundle: type === 'Bundle' ? json : options.bundle,
@@ -260,7 +255,7 @@ function walkElement(entry: Present, el: ElementDef, modelPath: string, location
       }
       count++;
       if (ext !== null) walkObject(ext, primitiveExtensionElements(), type.code, itemLocation, scope, w, false, value !== null);
-      if (value !== null) checkPrimitiveValue(value, el, type, childPath, itemLocation, scope, w);
+      if (value !== null) checkPrimitiveValue(value, { el, type, childPath, location: itemLocation, scope, w });
     }
     return count;
   }
@@ -268,7 +263,7 @@ function walkElement(entry: Present, el: ElementDef, modelPath: string, location
   values.forEach((item, i) => {
     const itemLocation = repeating ? `${elLocation}[${i}]` : elLocation;
     if (item === null) fail(w, 'structure', itemLocation, 'must not be null');
-    else walkComplex(item, el, type, childPath, itemLocation, scope, w);
+    else walkComplex(item, { el, type, childPath, location: itemLocation, scope, w });
   });
   return values.filter((v) => v !== null).length;
 }
@@ -291,15 +286,17 @@ function arrayShape(value: unknown, key: string, repeating: boolean, location: s
   return [value];
 }
 
-function checkPrimitiveValue(
-  value: unknown,
-  el: ElementDef,
-  type: TypeRef,
-  childPath: string,
-  location: string,
-  scope: ResourceScope,
-  w: Walk,
-): void {
+/** One value of an element: its definition, the type it has, its model path and location. */
+interface ValueVisit {
+  el: ElementDef;
+  type: TypeRef;
+  childPath: string;
+  location: string;
+  scope: ResourceScope;
+  w: Walk;
+}
+
+function checkPrimitiveValue(value: unknown, { el, type, childPath, location, scope, w }: ValueVisit): void {
   const problem = primitiveProblem(type.code, value);
   if (problem) {
     fail(w, typeof value === 'string' && type.code === 'id' && value.length > 64 ? 'too-long' : 'value', location, problem);
@@ -310,15 +307,7 @@ function checkPrimitiveValue(
   if (el.constraints) w.sites.push({ constraints: el.constraints, data: value, base: childPath, location, env: scope.env });
 }
 
-function walkComplex(
-  item: unknown,
-  el: ElementDef,
-  type: TypeRef,
-  childPath: string,
-  location: string,
-  scope: ResourceScope,
-  w: Walk,
-): void {
+function walkComplex(item: unknown, { el, type, childPath, location, scope, w }: ValueVisit): void {
   if (type.code === 'Resource' || isKnownResourceType(type.code)) {
     const options = {
       allowedTypes: type.profiles ?? (type.code === 'Resource' ? undefined : [type.code]),
@@ -328,7 +317,6 @@ function walkComplex(
     walkResource(item, location, w, options);
     return;
   }
-  let constraintsBase = childPath;
   if (el.contentRef) {
     const target = elementAtPath(scope.def, el.contentRef);
     if (target?.children) walkObject(item, target.children, el.contentRef, location, scope, w);
@@ -349,10 +337,9 @@ function walkComplex(
       // The one core datatype profile used by base resources: SimpleQuantity's sqty-1.
       fail(w, 'invariant', `${location}.comparator`, 'a SimpleQuantity must not have a comparator (sqty-1)');
     }
-    constraintsBase = childPath;
   }
   checkBinding(item, el, type, location, w);
-  if (el.constraints) w.sites.push({ constraints: el.constraints, data: item, base: constraintsBase, location, env: scope.env });
+  if (el.constraints) w.sites.push({ constraints: el.constraints, data: item, base: childPath, location, env: scope.env });
 }
 
 function checkBinding(value: unknown, el: ElementDef, type: TypeRef, location: string, w: Walk): void {

@@ -69,3 +69,38 @@ describe('the standard’s FHIRPath expressions', () => {
     expect(failures).toEqual(['ElementDefinition eld-11']);
   }, 60_000);
 });
+
+describe('local replacements of the engine’s asynchronous functions', () => {
+  const patient = { resourceType: 'Patient', id: 'p1', name: [{ family: 'Ng' }] };
+  const obs = {
+    resourceType: 'Observation',
+    status: 'final',
+    code: { text: 'x' },
+    subject: { reference: 'urn:uuid:8c0b1e9e-5f3e-4c5a-9c8e-1f2a3b4c5d6e' },
+    performer: [{ reference: '#pr' }, { reference: 'https://elsewhere.example/fhir/Practitioner/9' }],
+    contained: [{ resourceType: 'Practitioner', id: 'pr', name: [{ family: 'Osei' }] }],
+  };
+  const bundle = { resourceType: 'Bundle', type: 'transaction', entry: [{ fullUrl: obs.subject.reference, resource: patient }, { resource: obs }] };
+  const env = { resource: obs, rootResource: obs, bundle };
+
+  it('resolve() finds contained resources, Bundle entries by full URL, and types Type/id references', async () => {
+    const engine = await loadFhirPath();
+    expect(engine.evaluate('Observation.subject.resolve().name.family', obs, env)).toEqual(['Ng']);
+    expect(engine.evaluate('Observation.performer.resolve().ofType(Practitioner).count()', obs, env)).toEqual([2]);
+    expect(engine.evaluate("Observation.performer.where(resolve() is Practitioner).resolve().name.family", obs, env)).toEqual(['Osei']);
+    expect(engine.evaluate('Observation.subject.where(resolve() is Patient).exists()', obs, { resource: obs, rootResource: obs })).toEqual([false]);
+  });
+
+  it('memberOf() checks the compiled code sets and is empty for a value set it does not have', async () => {
+    const engine = await loadFhirPath();
+    const vs = 'http://hl7.org/fhir/ValueSet/observation-status';
+    expect(engine.evaluate(`status.memberOf('${vs}')`, obs, env)).toEqual([true]);
+    expect(engine.evaluate(`'bogus'.memberOf('${vs}')`, obs, env)).toEqual([false]);
+    expect(engine.evaluate(`status.memberOf('http://example.org/ValueSet/unknown')`, obs, env)).toEqual([]);
+  });
+
+  it('matches() accepts the standard’s non-Unicode escapes', async () => {
+    const engine = await loadFhirPath();
+    expect(engine.evaluate("'a.b'.matches('^[^\\\\s\\\\.,:;\\\\\\'\"]{1,64}(\\\\.[a-z]+)*$')", obs, env)).toEqual([true]);
+  });
+});
