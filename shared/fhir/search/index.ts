@@ -12,3 +12,4 @@ export { matchesAll, matchesCriterion } from './match';
 export { findSearchParam, parseSearch, rejectUnknown, RESULT_PARAMETERS } from './parse';
 export { compareBySort, parseSort, sortKey } from './sort';
 export { normaliseText } from './text';
+export { searchParamCapabilities } from './capability';

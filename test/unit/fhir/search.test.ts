@@ -7,6 +7,7 @@ import {
   parseSearch,
   parseSort,
   rejectUnknown,
+  searchParamCapabilities,
   type SearchIndex,
 } from '../../../shared/fhir/search';
 
@@ -287,5 +288,19 @@ describe('parsing', () => {
     expect(badRequestOf(() => parseSearch('Observation', [['code:in', 'http://x']]))).toContain("Modifier ':in' is not supported");
     expect(badRequestOf(() => parseSearch('Observation', [['subject:Spaceship', '1']]))).toContain('Spaceship');
     expect(parseSearch('Observation', [['code', '']]).criteria).toEqual([]);
+  });
+});
+
+describe('capabilities', () => {
+  it('lists every searchable parameter of a type with the standard’s definition', () => {
+    const caps = searchParamCapabilities('Observation');
+    expect(caps.find((c) => c.name === 'code')).toEqual({
+      name: 'code',
+      type: 'token',
+      definition: 'http://hl7.org/fhir/SearchParameter/clinical-code',
+      documentation: 'The code of the observation type',
+    });
+    expect(caps.map((c) => c.name)).toEqual(expect.arrayContaining(['_id', '_lastUpdated', '_source', 'code-value-quantity']));
+    expect(caps.map((c) => c.name)).not.toContain('_text');
   });
 });
