@@ -10,7 +10,8 @@ import type { Route } from '../http/router';
 import { capabilityStatement } from './capability-statement';
 import type { FhirRegistry, FhirTypeEntry, FhirTypeHandlers } from './registry';
 
-function baseOf(path: string): string {
+/** The FHIR base (`/FHIR/R5` or the `/fhir/r5` alias) a path is under. */
+export function baseOf(path: string): string {
   return FHIR_BASES.find((b) => path.startsWith(b)) ?? FHIR_BASES[0];
 }
 

@@ -1,0 +1,133 @@
+/**
+ * The Observation endpoints of the FHIR family, as thin handlers over the domain: the batch upload
+ * at the base, create, search (`_source` naming a FHIR Source goes to the auxiliary store), and read
+ * by id (UUIDs are auxiliary rows). Every handler authenticates first.
+ */
+import { assertCanReadPatient } from '../auth/scope';
+import { authenticate } from '../auth/authenticate';
+import { NATIVE_SOURCE_URI, SOURCE_HEADER } from '../fhir/constants';
+import { operationOutcome } from '../fhir/outcome';
+import { parsePrefer } from '../fhir/prefer';
+import type { FhirTypeEntry, SearchParamCapability } from '../fhir/registry';
+import { baseOf } from '../fhir/router';
+import { badRequest, notFound } from '../http/errors';
+import type { HttpRequest } from '../http/request';
+import { fhirJson, type HttpResponse } from '../http/response';
+import { AUXILIARY_NOT_AVAILABLE, type AuxiliaryStore } from './auxiliary';
+import { codesById } from './code-table-cache';
+import { ETAG, toFhirObservation } from './projection';
+import { readObservation } from './read';
+import { searchsetBundle } from './search/bundle';
+import { searchFingerprint } from './search/cursor';
+import { searchObservations } from './search/execute';
+import { parseNativeQuery } from './search/query';
+import { parseBatchBundle } from './upload/bundle';
+import { batchResponse, processEntries, type EntryResult, type UploadRequest } from './upload/process';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NATIVE_ID = /^[1-9][0-9]{0,15}$/;
+
+function versionHeaders(lastModified: string): Record<string, string> {
+  return { ETag: ETAG, 'Last-Modified': new Date(lastModified).toUTCString() };
+}
+
+async function uploadRequest(req: HttpRequest, auxiliary: AuxiliaryStore): Promise<UploadRequest> {
+  const caller = await authenticate(req);
+  const prefer = parsePrefer(req.headers['prefer']);
+  return {
+    caller,
+    origin: req.origin,
+    base: baseOf(req.path),
+    auxiliary,
+    ...(req.headers[SOURCE_HEADER] !== undefined ? { sourceHeader: req.headers[SOURCE_HEADER] } : {}),
+    ...(prefer.return ? { returnPreference: prefer.return } : {}),
+  };
+}
+
+/** A single create's answer from its entry result. */
+function createResponse(result: EntryResult): HttpResponse {
+  if (result.status >= 400) return fhirJson(result.status, result.outcome ?? operationOutcome([]));
+  const headers: Record<string, string> = {
+    ...(result.location ? { Location: result.location } : {}),
+    ...(result.lastModified ? versionHeaders(result.lastModified) : {}),
+  };
+  const body = result.resource ?? result.outcome;
+  return body === undefined ? { status: result.status, headers } : fhirJson(result.status, body, headers);
+}
+
+/** `_source` absent or naming the native store reads it; any other value (or `_source:below`) is the auxiliary store's. */
+function sourceOf(params: URLSearchParams): 'native' | 'auxiliary' {
+  const sources = [...params].filter(([k]) => k === '_source' || k.startsWith('_source:'));
+  if (sources.length === 0) return 'native';
+  return sources.every(([k, v]) => k === '_source' && v === NATIVE_SOURCE_URI) ? 'native' : 'auxiliary';
+}
+
+async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
+  if (sourceOf(params) === 'auxiliary') return auxiliary.search(req, 'Observation', params);
+  const caller = await authenticate(req);
+  const query = parseNativeQuery(params);
+  if (parsePrefer(req.headers['prefer']).handling === 'strict' && query.ignored.length > 0) {
+    throw badRequest(`Unsupported search parameter(s): ${query.ignored.map((u) => `${u.name} (${u.reason})`).join('; ')}.`, 'not-supported');
+  }
+  const fingerprint = searchFingerprint(params);
+  const page = await searchObservations(caller, query, fingerprint);
+  const codes = await codesById(page.rows.map((r) => r.codeId));
+  const baseUrl = `${req.origin}${baseOf(req.path)}`;
+  return fhirJson(200, searchsetBundle(page, { params, baseUrl, fingerprint, codes, ignored: query.ignored, summaryCount: query.summaryCount }));
+}
+
+async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
+  if (UUID.test(id)) return auxiliary.read(req, 'Observation', id);
+  const caller = await authenticate(req);
+  const missing = () => notFound(`Observation ${id} not found.`);
+  const observation = NATIVE_ID.test(id) ? await readObservation(Number(id)) : undefined;
+  if (!observation) throw missing();
+  await assertCanReadPatient(caller, observation.patientId).catch(() => {
+    throw missing();
+  });
+  const code = (await codesById([observation.codeId])).get(observation.codeId)!;
+  return fhirJson(200, toFhirObservation(observation, code), versionHeaders(observation.lastUpdated));
+}
+
+const SEARCH_PARAMS: readonly SearchParamCapability[] = [
+  { name: 'patient', type: 'reference', documentation: 'Patient/<id> or <id>; also patient.organization, patient.identifier (system|value) and patient._has:Group:member:_id (a study; restricts to its codes).' },
+  { name: 'subject', type: 'reference', documentation: 'Patient references only.' },
+  { name: 'code', type: 'token', documentation: 'system|code, a bare code, or system|; comma = OR; :not and :text.' },
+  { name: 'date', type: 'date', documentation: 'The lifted effective time; every prefix; partial dates as ranges; repeat = AND.' },
+  { name: 'status', type: 'token' },
+  { name: 'identifier', type: 'token', documentation: "The Observation's own identifiers." },
+  { name: 'device', type: 'reference' },
+  { name: '_id', type: 'token' },
+  { name: '_lastUpdated', type: 'date' },
+  { name: '_source', type: 'uri', documentation: 'Absent or the native source: mobile-health store; a FHIR Source URI: the auxiliary store.' },
+];
+
+/** The Observation type of the FHIR registry and the batch upload, over an auxiliary store. */
+export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_AVAILABLE): {
+  entry: FhirTypeEntry;
+  batch: (req: HttpRequest) => Promise<HttpResponse>;
+} {
+  return {
+    entry: {
+      type: 'Observation',
+      documentation: 'Mobile-health Observations (Open mHealth / IEEE 1752 payloads) are stored natively; other Observations in the auxiliary store.',
+      searchParams: () => SEARCH_PARAMS,
+      handlers: {
+        search: (req, params) => search(req, params, auxiliary),
+        read: (req, id) => read(req, id, auxiliary),
+        create: async (req) => {
+          const upload = await uploadRequest(req, auxiliary);
+          const body = req.body;
+          if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be an Observation resource.', 'structure');
+          const [result] = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
+          return createResponse(result!);
+        },
+      },
+    },
+    batch: async (req) => {
+      const upload = await uploadRequest(req, auxiliary);
+      const results = await processEntries(parseBatchBundle(req.body), upload);
+      return fhirJson(200, batchResponse(results));
+    },
+  };
+}

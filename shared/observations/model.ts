@@ -1,0 +1,37 @@
+/**
+ * Native mobile-health observations as the rest of the service sees them: plain values, the
+ * Base64 payload kept exactly as uploaded (the source of truth), the lifted effective time beside
+ * it. Stored rows are immutable: a reading is written once and never updated in place.
+ */
+import type { Id } from '../directory/model';
+import type { EffectiveTime } from '../omh/effective-time';
+
+/** `Observation.identifier` as stored: a value, usually with its system. */
+export interface ObservationIdentifier {
+  system?: string;
+  value: string;
+}
+
+/** A validated reading, ready to be stored. */
+export interface NewObservation {
+  patientId: Id;
+  codeId: Id;
+  /** The `personal_device` data source named by `Observation.device`. */
+  deviceId: Id;
+  /** `Observation.status` as uploaded (an R5 observation-status code). */
+  status: string;
+  /** `Observation.identifier` values; each (system, value) is unique across the whole store. */
+  identifiers: ObservationIdentifier[];
+  /** `valueAttachment.data` byte for byte. */
+  data: string;
+  /** `header.uuid` in lower case: the reading's identity for the patient (a re-post is the same reading). */
+  uuid: string;
+  /** Undefined when the payload has no time frame. */
+  effective: EffectiveTime | undefined;
+}
+
+export interface StoredObservation extends NewObservation {
+  id: number;
+  /** When the row was written (ISO 8601 UTC with milliseconds); `meta.lastUpdated`. */
+  lastUpdated: string;
+}

@@ -1,0 +1,29 @@
+/**
+ * A stored reading as a FHIR R5 Observation (spec 2.2): id, meta (lastUpdated, the native source),
+ * identifiers, status as uploaded, the code with its display, subject, device, the lifted
+ * effective time, and the payload attachment byte for byte.
+ */
+import type { Code } from '../directory/model';
+import { NATIVE_SOURCE_URI } from '../fhir/constants';
+import { fhirEffective } from '../omh/effective-time';
+import type { StoredObservation } from './model';
+
+export type FhirObservation = Record<string, unknown> & { resourceType: 'Observation'; id: string };
+
+export function toFhirObservation(o: StoredObservation, code: Code): FhirObservation {
+  return {
+    resourceType: 'Observation',
+    id: String(o.id),
+    meta: { lastUpdated: o.lastUpdated, source: NATIVE_SOURCE_URI },
+    ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
+    status: o.status,
+    code: { coding: [{ system: code.system, code: code.code, display: code.display }] },
+    subject: { reference: `Patient/${o.patientId}` },
+    ...fhirEffective(o.effective),
+    device: { reference: `Device/${o.deviceId}` },
+    valueAttachment: { contentType: 'application/json', data: o.data },
+  };
+}
+
+/** Weak ETag of a stored reading: rows are written once, so every row is version 1. */
+export const ETAG = 'W/"1"';

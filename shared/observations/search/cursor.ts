@@ -1,0 +1,50 @@
+/**
+ * The opaque position of a `next` / `previous` link: the order, the direction and the row the page
+ * ended (or started) at, bound to the search it belongs to. It carries no rights: every page
+ * re-runs the caller's scoping from the search parameters, so an edited cursor can at most move
+ * within what the caller may see anyway. A cursor used with other search parameters (or one that
+ * does not parse) is a 400.
+ */
+import { createHash } from 'node:crypto';
+import { badRequest } from '../../http/errors';
+import type { Order, Position } from './order';
+import { CURSOR_PARAM } from './query';
+
+export interface Cursor {
+  order: Order;
+  /** `previous` links walk the order backwards from `at`. */
+  backward: boolean;
+  at: Position;
+}
+
+/** What a cursor is bound to: the search parameters except the cursor and the page size. */
+export function searchFingerprint(params: URLSearchParams): string {
+  const relevant = [...params].filter(([k]) => k !== CURSOR_PARAM && k !== '_count').map(([k, v]) => `${k}=${v}`);
+  return createHash('sha256').update(relevant.join('&')).digest('base64url').slice(0, 16);
+}
+
+const orderCode = (o: Order) => `${o.kind[0]}${o.descending ? 'd' : 'a'}`;
+
+export function encodeCursor(cursor: Cursor, fingerprint: string): string {
+  const { order, backward, at } = cursor;
+  const fields = [1, orderCode(order), backward ? 'b' : 'f', at.p, at.i, at.u, at.t, fingerprint];
+  return Buffer.from(JSON.stringify(fields), 'utf8').toString('base64url');
+}
+
+const invalid = () => badRequest(`The ${CURSOR_PARAM} value is not valid for this search: follow the links of the previous page as they are.`);
+
+export function decodeCursor(text: string, order: Order, fingerprint: string): Cursor {
+  let fields: unknown;
+  try {
+    fields = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(fields) || fields.length !== 8 || fields[0] !== 1) throw invalid();
+  const [, code, direction, p, i, u, t, bound] = fields as unknown[];
+  const numbers = [p, i, t].every((n) => typeof n === 'number' && Number.isSafeInteger(n));
+  if (code !== orderCode(order) || (direction !== 'f' && direction !== 'b') || !numbers || (u !== 0 && u !== 1) || bound !== fingerprint) {
+    throw invalid();
+  }
+  return { order, backward: direction === 'b', at: { p: p as number, i: i as number, u: u as 0 | 1, t: t as number } };
+}

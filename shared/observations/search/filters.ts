@@ -1,0 +1,83 @@
+/**
+ * The exact tests a row must pass, from a parsed query: codes (resolved against the code table,
+ * and per patient against a study's codes), dates with R5 range semantics, last update, status,
+ * identifier, device and id. Key conditions only narrow what is read; these decide.
+ *
+ * An effective time is a half-open range: a `date_time` is the instant `[t, t + 1 ms)`, a period
+ * `[start, end)` (part-of-day windows and durations are end-exclusive, so a day-long step count
+ * from midnight to midnight lies within that day).
+ */
+import type { CodeRef, Code, Id } from '../../directory/model';
+import type { DateQuery, TokenQuery } from '../../fhir/search';
+import type { TimeRange } from '../../fhir/search/dates';
+import { dateMatches, tokenMatches } from '../../fhir/search/match';
+import { normaliseText } from '../../fhir/search/text';
+import type { ObservationItem } from '../items';
+import type { ObservationIdentifier } from '../model';
+import type { NativeQuery } from './query';
+
+/** Codes a `code` parameter selects: its alternatives (OR), or the codes not selected (`:not`). */
+function codesOf(criterion: NativeQuery['codes'][number], table: readonly Code[]): Set<Id> {
+  const hits = table.filter((c) =>
+    criterion.values.some((q) => {
+      if (criterion.modifier === 'text') {
+        const text = normaliseText(c.display);
+        return q.text !== undefined && (text.startsWith(q.text) || text.includes(` ${q.text}`));
+      }
+      return tokenMatches({ s: c.system, c: c.code }, q);
+    }),
+  );
+  const ids = new Set(hits.map((c) => c.id));
+  return criterion.modifier === 'not' ? new Set(table.filter((c) => !ids.has(c.id)).map((c) => c.id)) : ids;
+}
+
+/** The codes the `code` parameters allow together (AND), or undefined when there is none. */
+export function codeFilter(query: NativeQuery, table: readonly Code[]): Set<Id> | undefined {
+  if (query.codes.length === 0) return undefined;
+  return query.codes.map((c) => codesOf(c, table)).reduce((a, b) => new Set([...a].filter((id) => b.has(id))));
+}
+
+/** Codes allowed for one patient: the code filter and, under a study filter, the study's codes. */
+export function allowedCodes(filter: Set<Id> | undefined, study: readonly CodeRef[] | undefined): Set<Id> | undefined {
+  if (!study) return filter;
+  const ids = study.map((c) => c.id);
+  return new Set(filter ? ids.filter((id) => filter.has(id)) : ids);
+}
+
+/** Ids an `_id` filter allows (AND of ORs), or undefined when there is none. */
+export function idFilter(query: NativeQuery): Set<number> | undefined {
+  if (query.ids.length === 0) return undefined;
+  const sets = query.ids.map((values) => new Set(values.filter((v) => /^[1-9][0-9]{0,15}$/.test(v)).map(Number)));
+  return sets.reduce((a, b) => new Set([...a].filter((id) => b.has(id))));
+}
+
+export function effectiveRange(item: ObservationItem): TimeRange | undefined {
+  if (item.effStart === undefined) return undefined;
+  const start = item.effStart as number;
+  return { lo: start, hi: Math.max(start + 1, item.effEnd as number) };
+}
+
+const allOf = <T>(criteria: readonly T[][], test: (value: T) => boolean) => criteria.every((alternatives) => alternatives.some(test));
+
+/** True when the query tests more than a row's code, so counting must read the rows. */
+export function testsBeyondCode(query: NativeQuery): boolean {
+  return query.ids.length + query.dates.length + query.lastUpdated.length + query.statuses.length + query.identifiers.length + query.devices.length > 0;
+}
+
+/** The exact test of a row; `codes` gives each patient's allowed codes (absent: any code). */
+export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | undefined>, now = Date.now()): (item: ObservationItem) => boolean {
+  const ids = idFilter(query);
+  const dates = (q: DateQuery[][], range: TimeRange | undefined) => q.length === 0 || (range !== undefined && allOf(q, (d) => dateMatches(range, d, now)));
+  return (item) => {
+    const allowed = codes.get(item.patientId as number);
+    if (allowed && !allowed.has(item.codeId as number)) return false;
+    if (ids && !ids.has(item.id as number)) return false;
+    if (!dates(query.dates, effectiveRange(item))) return false;
+    const updated = Date.parse(item.lastUpdated as string);
+    if (!dates(query.lastUpdated, { lo: updated, hi: updated + 1 })) return false;
+    if (!query.statuses.every((s) => s.values.includes(item.status as string) !== s.not)) return false;
+    const identifiers = ((item.identifiers as ObservationIdentifier[] | undefined) ?? []).map((i) => ({ ...(i.system !== undefined ? { s: i.system } : {}), c: i.value }));
+    if (!allOf(query.identifiers, (q: TokenQuery) => identifiers.some((i) => tokenMatches(i, q)))) return false;
+    return allOf(query.devices, (d) => d === String(item.deviceId));
+  };
+}

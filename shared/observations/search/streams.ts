@@ -1,0 +1,178 @@
+/**
+ * Rows as lazy streams in a traversal order: one patient's Queries read page by page, several
+ * streams merged by the order (a k-way merge on a heap), or streams chained one after another
+ * (patient by patient). A stream reads only as far as it is consumed, so a page costs what it
+ * shows (plus one row to know whether there is a next page).
+ */
+import { mapWithLimit } from '../../concurrency';
+import type { ObservationItem } from '../items';
+import { queryPartition, type PartitionQuery } from '../read';
+
+export interface RowStream {
+  /** The next row without consuming it; undefined at the end. */
+  peek(): Promise<ObservationItem | undefined>;
+  /** Consumes the next row. */
+  next(): Promise<ObservationItem | undefined>;
+}
+
+/** Largest Query page (DynamoDB also stops at 1 MB). */
+const MAX_FETCH = 1000;
+
+/** Reads the Queries in turn, `first` rows at first and twice as many each time after. */
+export class QueryStream implements RowStream {
+  private buffer: ObservationItem[] = [];
+  private segment = 0;
+  private start: Record<string, unknown> | undefined;
+  private done = false;
+  private fetchSize: number;
+
+  constructor(
+    private readonly queries: readonly PartitionQuery[],
+    private readonly keep: (item: ObservationItem) => boolean,
+    first: number,
+  ) {
+    this.fetchSize = Math.max(1, Math.min(first, MAX_FETCH));
+    this.done = queries.length === 0;
+  }
+
+  async peek(): Promise<ObservationItem | undefined> {
+    while (this.buffer.length === 0 && !this.done) await this.fill();
+    return this.buffer[0];
+  }
+
+  async next(): Promise<ObservationItem | undefined> {
+    const item = await this.peek();
+    this.buffer.shift();
+    return item;
+  }
+
+  private async fill(): Promise<void> {
+    const query = this.queries[this.segment]!;
+    const page = await queryPartition(query, this.fetchSize, this.start);
+    this.fetchSize = Math.min(MAX_FETCH, this.fetchSize * 2);
+    this.buffer.push(...page.items.filter(this.keep));
+    this.start = page.next;
+    if (!this.start) {
+      this.segment += 1;
+      this.done = this.segment >= this.queries.length;
+    }
+  }
+}
+
+/** Rows already in memory, in order. */
+export class ArrayStream implements RowStream {
+  private at = 0;
+  constructor(private readonly items: readonly ObservationItem[]) {}
+  async peek() {
+    return this.items[this.at];
+  }
+  async next() {
+    return this.items[this.at++];
+  }
+}
+
+/** Streams that follow one another: each is opened only when the one before it is exhausted. */
+export class ChainStream implements RowStream {
+  private current: RowStream | undefined;
+  private at = 0;
+  constructor(private readonly open: ReadonlyArray<() => RowStream>) {}
+
+  async peek(): Promise<ObservationItem | undefined> {
+    for (;;) {
+      if (!this.current) {
+        if (this.at >= this.open.length) return undefined;
+        this.current = this.open[this.at++]!();
+      }
+      const item = await this.current.peek();
+      if (item) return item;
+      this.current = undefined;
+    }
+  }
+
+  async next(): Promise<ObservationItem | undefined> {
+    const item = await this.peek();
+    if (item) await this.current!.next();
+    return item;
+  }
+}
+
+/** Streams merged into one order: the heads of all are read first (bounded concurrency), then a heap. */
+export class MergeStream implements RowStream {
+  private heap: Array<{ head: ObservationItem; stream: RowStream }> | undefined;
+
+  constructor(
+    private readonly streams: readonly RowStream[],
+    private readonly compare: (a: ObservationItem, b: ObservationItem) => number,
+    private readonly concurrency = 16,
+  ) {}
+
+  private async init() {
+    const heads = await mapWithLimit(this.streams, this.concurrency, (s) => s.peek());
+    this.heap = [];
+    heads.forEach((head, i) => head && this.push({ head, stream: this.streams[i]! }));
+  }
+
+  async peek(): Promise<ObservationItem | undefined> {
+    if (!this.heap) await this.init();
+    return this.heap![0]?.head;
+  }
+
+  async next(): Promise<ObservationItem | undefined> {
+    if (!this.heap) await this.init();
+    const top = this.heap![0];
+    if (!top) return undefined;
+    await top.stream.next();
+    const head = await top.stream.peek();
+    this.pop();
+    if (head) this.push({ head, stream: top.stream });
+    return top.head;
+  }
+
+  private less(i: number, j: number) {
+    return this.compare(this.heap![i]!.head, this.heap![j]!.head) < 0;
+  }
+
+  private swap(i: number, j: number) {
+    const h = this.heap!;
+    [h[i], h[j]] = [h[j]!, h[i]!];
+  }
+
+  private push(entry: { head: ObservationItem; stream: RowStream }) {
+    const h = this.heap!;
+    h.push(entry);
+    for (let i = h.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!this.less(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private pop() {
+    const h = this.heap!;
+    const last = h.pop()!;
+    if (h.length === 0) return;
+    h[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && this.less(l, m)) m = l;
+      if (r < h.length && this.less(r, m)) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+}
+
+/** Up to `n` rows of a stream. */
+export async function take(stream: RowStream, n: number): Promise<ObservationItem[]> {
+  const out: ObservationItem[] = [];
+  while (out.length < n) {
+    const item = await stream.next();
+    if (!item) break;
+    out.push(item);
+  }
+  return out;
+}

@@ -1,0 +1,172 @@
+/**
+ * The checks of one mobile-health Observation before it is stored, in the order clients know
+ * (each failure is the entry's answer):
+ *
+ * 1. a valid R5 Observation (400; `id`, `meta` and `effective[x]` sent by the client are ignored);
+ * 2. `subject` a patient the caller may write for (403, also for an unknown patient);
+ * 3. `device` a data source of type `personal_device` (400);
+ * 4. exactly one coding, whose (system, code) is in the code table (400);
+ * 5. the code consented by the patient in a study (403);
+ * 6. the payload: Base64 of UTF-8 JSON, header and body valid for the code (400 / 422).
+ *
+ * Identifier uniqueness and the duplicate reading are decided by the store when the row is written.
+ * Lookups are remembered for the request, so a batch of a thousand readings of one patient reads the
+ * patient, device and consents once.
+ */
+import { assertCanWriteForPatient, referenceId } from '../../auth/scope';
+import type { Caller } from '../../auth/caller';
+import { consentedCodeIds } from '../../directory/consents';
+import { getDataSource } from '../../directory/data-sources';
+import type { Code, DataSource, Id, Patient } from '../../directory/model';
+import { issue, type OutcomeIssue } from '../../fhir/outcome';
+import { hasErrors, validateResource } from '../../fhir/validation';
+import { isHttpError } from '../../http/errors';
+import { checkPayload } from '../../omh/check';
+import { codeByCoding } from '../code-table-cache';
+import type { NewObservation, ObservationIdentifier } from '../model';
+
+export type EntryCheck =
+  | { ok: true; observation: NewObservation; code: Code; warnings: OutcomeIssue[] }
+  | { ok: false; status: number; issues: OutcomeIssue[] };
+
+/** What one request has looked up already. */
+export interface UploadContext {
+  caller: Caller;
+  patients: Map<Id, Promise<Patient>>;
+  devices: Map<Id, Promise<DataSource | undefined>>;
+  consents: Map<Id, Promise<Set<Id>>>;
+}
+
+export function uploadContext(caller: Caller): UploadContext {
+  return { caller, patients: new Map(), devices: new Map(), consents: new Map() };
+}
+
+function memo<K, V>(map: Map<K, Promise<V>>, key: K, load: () => Promise<V>): Promise<V> {
+  let value = map.get(key);
+  if (!value) {
+    value = load();
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** Elements the service sets itself; a client's values are ignored. */
+const IGNORED = ['id', 'meta', 'effectiveDateTime', 'effectivePeriod', 'effectiveInstant', 'effectiveTiming'];
+
+/** Elements a native Observation keeps; others are valid R5 but not stored (the entry says so). */
+const STORED = new Set(['resourceType', 'identifier', 'status', 'code', 'subject', 'device', 'valueAttachment', ...IGNORED]);
+
+class EntryFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly issues: OutcomeIssue[],
+  ) {
+    super(issues[0]?.diagnostics ?? `status ${status}`);
+  }
+}
+
+const fail = (status: number, code: OutcomeIssue['code'], message: string, expression?: string): never => {
+  throw new EntryFailure(status, [issue('error', code, message, expression)]);
+};
+
+type Json = Record<string, unknown>;
+
+export async function checkNativeObservation(resource: unknown, ctx: UploadContext): Promise<EntryCheck> {
+  try {
+    return await check(resource, ctx);
+  } catch (e) {
+    if (e instanceof EntryFailure) return { ok: false, status: e.status, issues: e.issues };
+    if (isHttpError(e)) return { ok: false, status: e.status, issues: e.issues };
+    throw e;
+  }
+}
+
+async function check(resource: unknown, ctx: UploadContext): Promise<EntryCheck> {
+  if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
+    return fail(400, 'structure', 'The resource must be a JSON object.', 'Observation');
+  }
+  const submitted = resource as Json;
+  const kept: Json = Object.fromEntries(Object.entries(submitted).filter(([k]) => !IGNORED.includes(k)));
+  const validation = await validateResource(kept, { expectedType: 'Observation' });
+  if (hasErrors(validation)) throw new EntryFailure(400, validation.filter((i) => i.severity === 'error' || i.severity === 'fatal'));
+
+  const patient = await subjectOf(kept, ctx);
+  const device = await deviceOf(kept, ctx);
+  const identifiers = identifiersOf(kept);
+  const code = await codeOf(kept);
+  const consented = await memo(ctx.consents, patient.id, () => consentedCodeIds(patient.id));
+  if (!consented.has(code.id)) {
+    fail(403, 'forbidden', `Patient ${patient.id} has not consented to share ${code.system}|${code.code} in any study.`, 'Observation.code');
+  }
+  const payload = checkPayload(code.code, kept.valueAttachment);
+  if (!payload.ok) throw new EntryFailure(payload.status, payload.issues);
+
+  const dropped = Object.keys(submitted).filter((k) => !STORED.has(k));
+  const warnings = dropped.map((k) =>
+    issue('warning', 'informational', `Observation.${k} is not kept for mobile-health Observations; the payload is their content.`, `Observation.${k}`),
+  );
+  return {
+    ok: true,
+    code,
+    warnings,
+    observation: {
+      patientId: patient.id,
+      codeId: code.id,
+      deviceId: device.id,
+      status: kept.status as string,
+      identifiers,
+      data: (kept.valueAttachment as Json).data as string,
+      uuid: payload.uuid,
+      effective: payload.effective,
+    },
+  };
+}
+
+function referenceOf(resource: Json, element: string): string | undefined {
+  const ref = (resource[element] as { reference?: unknown } | undefined)?.reference;
+  return typeof ref === 'string' ? ref : undefined;
+}
+
+async function subjectOf(resource: Json, ctx: UploadContext): Promise<Patient> {
+  const ref = referenceOf(resource, 'subject');
+  if (ref === undefined) return fail(400, 'required', 'Observation.subject.reference is required: Patient/<id>.', 'Observation.subject');
+  const id = /^Patient\//.test(ref) ? referenceId(ref, 'Patient') : undefined;
+  if (id === undefined) return fail(400, 'value', `Observation.subject must reference a Patient (Patient/<id>), not '${ref}'.`, 'Observation.subject.reference');
+  return memo(ctx.patients, id, () => assertCanWriteForPatient(ctx.caller, id));
+}
+
+async function deviceOf(resource: Json, ctx: UploadContext): Promise<DataSource> {
+  const ref = referenceOf(resource, 'device');
+  if (ref === undefined) return fail(400, 'required', 'Observation.device.reference is required: Device/<data source id>.', 'Observation.device');
+  const id = /^Device\//.test(ref) ? referenceId(ref, 'Device') : undefined;
+  const source = id === undefined ? undefined : await memo(ctx.devices, id, () => getDataSource(id));
+  if (!source) return fail(400, 'not-found', `Observation.device '${ref}' is not a known data source.`, 'Observation.device.reference');
+  if (source.type !== 'personal_device') {
+    return fail(400, 'business-rule', `Device/${source.id} is a ${source.type} data source; mobile-health Observations come from a personal_device.`, 'Observation.device.reference');
+  }
+  return source;
+}
+
+function identifiersOf(resource: Json): ObservationIdentifier[] {
+  const list = (resource.identifier as Array<{ system?: string; value?: string }> | undefined) ?? [];
+  const out = new Map<string, ObservationIdentifier>();
+  list.forEach((i, n) => {
+    if (typeof i.value !== 'string' || i.value === '') {
+      fail(400, 'required', 'Each Observation.identifier needs a value (its system and value are unique across the service).', `Observation.identifier[${n}].value`);
+    }
+    const identifier: ObservationIdentifier = i.system !== undefined ? { system: i.system, value: i.value! } : { value: i.value! };
+    out.set(`${identifier.system ?? ''}\u0000${identifier.value}`, identifier);
+  });
+  return [...out.values()];
+}
+
+async function codeOf(resource: Json): Promise<Code> {
+  const coding = ((resource.code as { coding?: Array<{ system?: string; code?: string }> }).coding ?? []);
+  if (coding.length !== 1) {
+    fail(400, 'value', `A mobile-health Observation has exactly one code.coding (found ${coding.length}).`, 'Observation.code.coding');
+  }
+  const { system, code } = coding[0]!;
+  const found = system && code ? await codeByCoding(system, code) : undefined;
+  if (!found) return fail(400, 'code-invalid', `Code not found: ${system ?? '(no system)'}|${code ?? '(no code)'} is not in the code table.`, 'Observation.code.coding[0]');
+  return found;
+}

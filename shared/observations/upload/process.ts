@@ -1,0 +1,157 @@
+/**
+ * One path for every create: the batch upload and the single create (and the R4 import) hand their
+ * entries here. Mobile-health Observations are checked and stored natively, together, in one
+ * store call; everything else goes to the auxiliary store. Each entry gets its own result, in the
+ * order given; a failed entry leaves nothing behind and does not stop the others.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Caller } from '../../auth/caller';
+import { mapWithLimit } from '../../concurrency';
+import type { Code } from '../../directory/model';
+import { issue, operationOutcome, type OperationOutcome, type OutcomeIssue } from '../../fhir/outcome';
+import type { ReturnPreference } from '../../fhir/prefer';
+import type { AuxiliaryStore } from '../auxiliary';
+import { codesById } from '../code-table-cache';
+import { ETAG, toFhirObservation } from '../projection';
+import { routeObservation } from '../route';
+import { storeObservations, type WriteOutcome } from '../write';
+import type { ParsedEntry } from './bundle';
+import { checkNativeObservation, uploadContext, type EntryCheck } from './native-entry';
+
+export interface UploadRequest {
+  caller: Caller;
+  /** scheme://host of the request, for absolute locations. */
+  origin: string;
+  /** FHIR base path the client used (`/FHIR/R5` or `/fhir/r5`). */
+  base: string;
+  /** X-SVC-FHIR-Source-ID, for auxiliary creates. */
+  sourceHeader?: string;
+  returnPreference?: ReturnPreference;
+  auxiliary: AuxiliaryStore;
+}
+
+/** One entry's answer: a status, and (on success) the resource with its location and version. */
+export interface EntryResult {
+  status: number;
+  resource?: Record<string, unknown>;
+  location?: string;
+  etag?: string;
+  lastModified?: string;
+  outcome?: OperationOutcome;
+}
+
+/** Checks of native entries run this many at a time (they await lookups remembered per request). */
+const CHECK_CONCURRENCY = 8;
+const AUX_CONCURRENCY = 4;
+
+export async function processEntries(entries: readonly ParsedEntry[], req: UploadRequest): Promise<EntryResult[]> {
+  const results = new Array<EntryResult>(entries.length);
+  const native: number[] = [];
+  const auxiliary: number[] = [];
+  entries.forEach((entry, i) => {
+    if (!entry.ok) results[i] = { status: entry.status, outcome: operationOutcome(entry.issues) };
+    else if (entry.type === 'Observation' && routeObservation(entry.resource) === 'native') native.push(i);
+    else auxiliary.push(i);
+  });
+
+  const ctx = uploadContext(req.caller);
+  const checks = await mapWithLimit(native, CHECK_CONCURRENCY, (i) => checkNativeObservation((entries[i] as { resource: unknown }).resource, ctx));
+  const valid: Array<{ index: number; check: Extract<EntryCheck, { ok: true }> }> = [];
+  checks.forEach((check, n) => {
+    const index = native[n]!;
+    if (check.ok) valid.push({ index, check });
+    else results[index] = { status: check.status, outcome: operationOutcome(check.issues) };
+  });
+  const written = await storeObservations(valid.map((v) => v.check.observation));
+  const codes = await codesById(written.flatMap((w) => (w.kind === 'existing' ? [w.observation.codeId] : [])));
+  written.forEach((outcome, n) => {
+    const { index, check } = valid[n]!;
+    results[index] = nativeResult(outcome, check.code, codes, check.warnings, req);
+  });
+
+  await mapWithLimit(auxiliary, AUX_CONCURRENCY, async (i) => {
+    const entry = entries[i] as { type: string; resource: unknown };
+    const created = await req.auxiliary.create({
+      caller: req.caller,
+      type: entry.type,
+      resource: entry.resource,
+      origin: req.origin,
+      ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}),
+    });
+    results[i] = created.ok
+      ? shaped({ status: created.status, resource: created.resource, location: created.location, etag: created.etag, lastModified: created.lastModified }, [], req.returnPreference)
+      : { status: created.status, outcome: created.outcome };
+  });
+  return results;
+}
+
+function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code>, warnings: OutcomeIssue[], req: UploadRequest): EntryResult {
+  switch (outcome.kind) {
+    case 'created':
+    case 'existing': {
+      const o = outcome.observation;
+      const existing = outcome.kind === 'existing';
+      const notes = existing
+        ? [issue('information', 'duplicate', `This reading (header.uuid ${o.uuid}) is already stored as Observation/${o.id}; nothing was added.`)]
+        : [];
+      return shaped(
+        {
+          status: existing ? 200 : 201,
+          resource: toFhirObservation(o, existing ? (codes.get(o.codeId) ?? code) : code),
+          location: `${req.origin}${req.base}/Observation/${o.id}`,
+          etag: ETAG,
+          lastModified: o.lastUpdated,
+        },
+        [...notes, ...warnings],
+        req.returnPreference,
+      );
+    }
+    case 'conflict': {
+      const { system, value } = outcome.identifier;
+      const named = system !== undefined ? `${system}|${value}` : value;
+      const message = `The identifier ${named} is already used by another Observation.`;
+      return { status: 409, outcome: operationOutcome([issue('error', 'duplicate', message, 'Observation.identifier')]) };
+    }
+    case 'failed':
+      return { status: outcome.status, outcome: operationOutcome([issue('error', outcome.status === 413 ? 'too-long' : 'transient', outcome.reason)]) };
+  }
+}
+
+/** A success as the client prefers it: the resource (default), nothing, or an outcome. */
+function shaped(result: EntryResult, notes: OutcomeIssue[], preference: ReturnPreference | undefined): EntryResult {
+  const { resource, ...rest } = result;
+  const outcome = notes.length > 0 ? { outcome: operationOutcome(notes) } : {};
+  if (preference === 'minimal') return { ...rest, ...outcome };
+  if (preference === 'OperationOutcome') {
+    const done = issue('information', 'informational', `${STATUS_CODES[result.status]}: ${result.location ?? ''}`.trim());
+    return { ...rest, outcome: operationOutcome([done, ...notes]) };
+  }
+  return { ...rest, ...(resource ? { resource } : {}), ...outcome };
+}
+
+/** `201 Created`, `422 Unprocessable Entity`, ... */
+export function statusLine(status: number): string {
+  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+}
+
+/** The batch-response Bundle: one entry per request entry, in order. */
+export function batchResponse(results: readonly EntryResult[]): Record<string, unknown> {
+  return {
+    resourceType: 'Bundle',
+    type: 'batch-response',
+    ...(results.length > 0 ? { entry: results.map(entryOf) } : {}),
+  };
+}
+
+function entryOf(r: EntryResult): Record<string, unknown> {
+  return {
+      ...(r.resource ? { resource: r.resource } : {}),
+      response: {
+        status: statusLine(r.status),
+        ...(r.location ? { location: r.location } : {}),
+        ...(r.etag ? { etag: r.etag } : {}),
+        ...(r.lastModified ? { lastModified: r.lastModified } : {}),
+        ...(r.outcome ? { outcome: r.outcome } : {}),
+      },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * Storing readings: never a second row for the same reading, never a silent loss.
+ *
+ * 1. Ids come from the `observation` counter in blocks of 1,000 (one counter write per block).
+ * 2. The span statistics of each patient are raised first when a row needs it (`span-stats.ts`).
+ * 3. The id pointers (read by id) are written with BatchWriteItem. A pointer whose reading turns out
+ *    to be a duplicate is removed afterwards; one left behind by a crash is harmless, because a read
+ *    by id checks that the row it reaches carries that id.
+ * 4. The rows go in TransactWriteItems of up to 100 actions: each row a put conditional on its key
+ *    (patient + `header.uuid`) being free, each of its identifiers a claim conditional on being
+ *    free. DynamoDB refuses a second row for a reading and a second holder of an identifier, across
+ *    requests and processes; the cancellation reasons name the actions that failed and return the
+ *    existing row (`ALL_OLD`), so a duplicate answers with the id it already has. The actions of a
+ *    cancelled transaction that did not fail are retried; rows whose keys repeat within one request
+ *    wait for a later round, since one transaction may not touch an item twice.
+ * 5. Throttling, transaction conflicts and unprocessed batch items are retried with backoff; what
+ *    still fails is reported per reading (503), never dropped silently.
+ */
+import { createHash } from 'node:crypto';
+import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { mapWithLimit } from '../concurrency';
+import { config } from '../config';
+import { rootLogger } from '../log';
+import { batchWriteAll, type WriteRequest } from '../store/batch';
+import { dynamo } from '../store/clients';
+import { idBlocks } from '../store/counters';
+import { backoff, isRetryable, MAX_ATTEMPTS } from '../store/retry';
+import { fromItem, itemBytes, toItem, type ObservationItem } from './items';
+import { observationKeys } from './keys';
+import type { NewObservation, ObservationIdentifier, StoredObservation } from './model';
+import { raiseSpans, spanOf } from './span-stats';
+
+export type WriteOutcome =
+  /** Stored now. */
+  | { kind: 'created'; observation: StoredObservation }
+  /** The same reading (patient + `header.uuid`) was already stored: this is that row. */
+  | { kind: 'existing'; observation: StoredObservation }
+  /** An identifier of the reading belongs to another observation. */
+  | { kind: 'conflict'; identifier: ObservationIdentifier; heldBy: number }
+  /** The store could not take it (after retries) or refused it; nothing of it is stored. */
+  | { kind: 'failed'; status: 413 | 500 | 503; reason: string };
+
+/** Ids in blocks: one counter write per 1,000 readings. */
+const OBSERVATION_ID_BLOCK = 1000;
+
+/** DynamoDB's limits: 100 actions and 4 MB a transaction, 400 KB an item (kept under with room). */
+const MAX_ACTIONS = 100;
+const MAX_TRANSACTION_BYTES = 3_500_000;
+export const MAX_ITEM_BYTES = 380_000;
+
+/** Transactions in flight per request. */
+const TRANSACTION_CONCURRENCY = 4;
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+interface Pending {
+  index: number;
+  observation: StoredObservation;
+  item: ObservationItem;
+  /** The row's put first, then one claim per identifier. */
+  actions: TransactItem[];
+  /** Keys the actions touch, to keep two actions on one item out of a transaction. */
+  keys: string[];
+  bytes: number;
+}
+
+const table = () => config().observationsTable;
+const keyId = (k: { pk: string; sk: string }) => `${k.pk}\u0000${k.sk}`;
+
+function pendingOf(observation: StoredObservation, index: number): Pending {
+  const item = toItem(observation);
+  const claims = observation.identifiers.map((identifier) => ({
+    ...observationKeys.identifier(identifier.system ?? '', identifier.value),
+    id: observation.id,
+    patientId: observation.patientId,
+  }));
+  const actions: TransactItem[] = [item, ...claims].map((Item) => ({
+    Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
+  }));
+  const keys = [item, ...claims].map((i) => keyId(i as { pk: string; sk: string }));
+  return { index, observation, item, actions, keys, bytes: itemBytes(item) + 200 * claims.length };
+}
+
+/** Stores readings; one outcome per input, in input order. */
+export async function storeObservations(inputs: readonly NewObservation[]): Promise<WriteOutcome[]> {
+  if (inputs.length === 0) return [];
+  const ids = await idBlocks('observation', OBSERVATION_ID_BLOCK).take(inputs.length);
+  const lastUpdated = new Date().toISOString();
+  const outcomes = new Array<WriteOutcome>(inputs.length);
+  let pending: Pending[] = [];
+  inputs.forEach((input, index) => {
+    const p = pendingOf({ ...input, id: ids[index]!, lastUpdated }, index);
+    if (p.bytes > MAX_ITEM_BYTES) outcomes[index] = failed(413, `The reading is too large to store (${p.bytes} bytes; at most ${MAX_ITEM_BYTES}).`);
+    else pending.push(p);
+  });
+
+  const spans = new Map<number, number>();
+  for (const p of pending) spans.set(p.observation.patientId, Math.max(spans.get(p.observation.patientId) ?? 1, spanOf(p.observation.effective)));
+  await raiseSpans(spans);
+
+  pending = await writePointers(pending, outcomes);
+  while (pending.length > 0) {
+    const { round, later } = splitRound(pending);
+    const groups = groupForTransactions(round);
+    await mapWithLimit(groups, TRANSACTION_CONCURRENCY, (group) => runTransaction(group, outcomes));
+    pending = later;
+  }
+  await removeUnusedPointers(inputs.map((_, i) => ids[i]!).filter((id, i) => outcomes[i]?.kind !== 'created'));
+  return outcomes;
+}
+
+async function writePointers(pending: Pending[], outcomes: WriteOutcome[]): Promise<Pending[]> {
+  const requests: WriteRequest[] = pending.map((p) => ({
+    PutRequest: { Item: { ...observationKeys.pointer(p.observation.id), patientId: p.observation.patientId, uuid: p.observation.uuid } },
+  }));
+  const unwritten = new Set((await batchWriteAll(table(), requests)).map((r) => r.PutRequest?.Item?.pk as string));
+  return pending.filter((p) => {
+    if (!unwritten.has(observationKeys.pointer(p.observation.id).pk)) return true;
+    outcomes[p.index] = failed(503, BUSY);
+    return false;
+  });
+}
+
+async function removeUnusedPointers(ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  // Best effort: a pointer left behind leads to a row with another id, which a read treats as absent.
+  await batchWriteAll(table(), ids.map((id) => ({ DeleteRequest: { Key: observationKeys.pointer(id) } }))).catch(() => undefined);
+}
+
+/** Readings whose keys are all new to this round; the others wait for the next round. */
+function splitRound(pending: Pending[]): { round: Pending[]; later: Pending[] } {
+  const seen = new Set<string>();
+  const round: Pending[] = [];
+  const later: Pending[] = [];
+  for (const p of pending) {
+    if (p.keys.some((k) => seen.has(k))) later.push(p);
+    else {
+      p.keys.forEach((k) => seen.add(k));
+      round.push(p);
+    }
+  }
+  return { round, later };
+}
+
+function groupForTransactions(round: Pending[]): Pending[][] {
+  const groups: Pending[][] = [];
+  let current: Pending[] = [];
+  let actions = 0;
+  let bytes = 0;
+  for (const p of round) {
+    if (current.length > 0 && (actions + p.actions.length > MAX_ACTIONS || bytes + p.bytes > MAX_TRANSACTION_BYTES)) {
+      groups.push(current);
+      current = [];
+      actions = 0;
+      bytes = 0;
+    }
+    current.push(p);
+    actions += p.actions.length;
+    bytes += p.bytes;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/** Same actions, same token: a transaction the SDK resends after a lost answer is applied once. */
+function requestToken(group: readonly Pending[]): string {
+  return createHash('sha256').update(group.map((p) => p.observation.id).join(',')).digest('base64url').slice(0, 36);
+}
+
+async function runTransaction(group: Pending[], outcomes: WriteOutcome[]): Promise<void> {
+  let remaining = group;
+  let fruitless = 0;
+  while (remaining.length > 0) {
+    if (fruitless >= MAX_ATTEMPTS) {
+      for (const p of remaining) outcomes[p.index] = failed(503, BUSY);
+      return;
+    }
+    if (fruitless > 0) await backoff(fruitless);
+    try {
+      await dynamo().send(
+        new TransactWriteCommand({ TransactItems: remaining.flatMap((p) => p.actions), ClientRequestToken: requestToken(remaining) }),
+      );
+      for (const p of remaining) outcomes[p.index] = { kind: 'created', observation: p.observation };
+      return;
+    } catch (e) {
+      if (e instanceof TransactionCanceledException && e.CancellationReasons) {
+        const retry = settleCancelled(remaining, e.CancellationReasons, outcomes);
+        // Settling some readings is progress; only a round that settled none counts towards giving up.
+        fruitless = retry.length === remaining.length ? fruitless + 1 : 0;
+        remaining = retry;
+      } else if (isRetryable(e)) {
+        fruitless += 1;
+      } else {
+        rootLogger().error({ err: e }, 'observation transaction refused');
+        for (const p of remaining) outcomes[p.index] = failed(500, 'The store refused the reading.');
+        return;
+      }
+    }
+  }
+}
+
+const BUSY = 'The store is busy; the reading was not stored. Please retry.';
+
+const failed = (status: 413 | 500 | 503, reason: string): WriteOutcome => ({ kind: 'failed', status, reason });
+
+/**
+ * Settles the readings whose own conditions failed (duplicates, identifier conflicts) and returns
+ * the ones to try again (cancelled only because of others, or by a conflict or throttling).
+ */
+function settleCancelled(group: Pending[], reasons: CancellationReason[], outcomes: WriteOutcome[]): Pending[] {
+  const retry: Pending[] = [];
+  let at = 0;
+  for (const p of group) {
+    const own = reasons.slice(at, at + p.actions.length);
+    at += p.actions.length;
+    const failedCondition = (r: CancellationReason | undefined) => r?.Code === 'ConditionalCheckFailed';
+    if (failedCondition(own[0])) {
+      const existing = own[0]!.Item ? fromItem(unmarshall(own[0]!.Item)) : undefined;
+      if (existing && existing.id === p.observation.id) outcomes[p.index] = { kind: 'created', observation: p.observation };
+      else if (existing) outcomes[p.index] = { kind: 'existing', observation: existing };
+      else retry.push(p);
+      continue;
+    }
+    const claim = own.findIndex((r, i) => i > 0 && failedCondition(r));
+    if (claim > 0) {
+      const holder = own[claim]!.Item ? Number(unmarshall(own[claim]!.Item).id) : 0;
+      outcomes[p.index] = { kind: 'conflict', identifier: p.observation.identifiers[claim - 1]!, heldBy: holder };
+      continue;
+    }
+    retry.push(p);
+  }
+  return retry;
+}

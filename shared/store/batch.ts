@@ -1,0 +1,70 @@
+/**
+ * BatchWriteItem and BatchGetItem over any number of items, for any table: split into calls of
+ * the API's size, a few in flight, unprocessed items retried with backoff. Writes report what
+ * still failed (the caller reports it per entry); reads throw.
+ */
+import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { mapWithLimit } from '../concurrency';
+import { dynamo } from './clients';
+import { backoff, isRetryable, MAX_ATTEMPTS } from './retry';
+
+export type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
+/** Largest number of requests BatchWriteItem takes. */
+export const BATCH_WRITE_LIMIT = 25;
+
+/**
+ * Writes every request through BatchWriteItem (25 a call, `concurrency` calls in flight), retrying
+ * unprocessed items and retryable errors with backoff. Returns the requests that still failed.
+ */
+export async function batchWriteAll(table: string, requests: readonly WriteRequest[], concurrency = 4): Promise<WriteRequest[]> {
+  const failed = await mapWithLimit(chunksOf(requests, BATCH_WRITE_LIMIT), concurrency, (chunk) => writeChunk(table, chunk));
+  return failed.flat();
+}
+
+async function writeChunk(table: string, chunk: WriteRequest[]): Promise<WriteRequest[]> {
+  let pending = chunk;
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    if (attempt > 1) await backoff(attempt - 1);
+    try {
+      const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (out.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+    } catch (e) {
+      if (!isRetryable(e)) throw e;
+    }
+    if (attempt >= MAX_ATTEMPTS) return pending;
+  }
+  return [];
+}
+
+export function chunksOf<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+/** Largest number of keys BatchGetItem takes. */
+export const BATCH_GET_LIMIT = 100;
+
+type Key = object;
+
+/** The items for `keys` (strongly consistent; missing ones absent), in no particular order. */
+export async function batchGetAll(table: string, keys: readonly Key[], concurrency = 4): Promise<Record<string, unknown>[]> {
+  const found = await mapWithLimit(chunksOf(keys, BATCH_GET_LIMIT), concurrency, async (chunk) => {
+    const items: Record<string, unknown>[] = [];
+    let pending = chunk as Record<string, unknown>[];
+    for (let attempt = 1; pending.length > 0; attempt += 1) {
+      if (attempt > MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ATTEMPTS} attempts`);
+      if (attempt > 1) await backoff(attempt - 1);
+      try {
+        const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+        items.push(...((out.Responses?.[table] ?? []) as Record<string, unknown>[]));
+        pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+      } catch (e) {
+        if (!isRetryable(e) || attempt >= MAX_ATTEMPTS) throw e;
+      }
+    }
+    return items;
+  });
+  return found.flat();
+}

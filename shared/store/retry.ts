@@ -1,0 +1,27 @@
+/**
+ * Retrying what DynamoDB could not do right now: batch items it left unprocessed, throttled
+ * requests the SDK gave up on, and transactions that collided with another. Exponential backoff
+ * with jitter; the caller decides what to report for whatever still fails.
+ */
+export const MAX_ATTEMPTS = 8;
+
+/** Waits before attempt `attempt` (1, 2, ...): 25 ms doubling to 1.6 s, each with jitter. */
+export function backoff(attempt: number): Promise<void> {
+  const ms = Math.min(1600, 25 * 2 ** (attempt - 1)) * (0.5 + Math.random());
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+const THROTTLING = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionInProgressException',
+]);
+
+/** Errors worth another try after a pause (the SDK already retried them a few times). */
+export function isRetryable(error: unknown): boolean {
+  const e = error as { name?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
+  return THROTTLING.has(e?.name ?? '') || Boolean(e?.$retryable) || (e?.$metadata?.httpStatusCode ?? 0) >= 500;
+}

@@ -1,0 +1,105 @@
+/**
+ * Mobile-health Observations for tests, in a line each:
+ *
+ *   const world = await observationWorld();                  // org, practitioner, patient with a login, device, consent to every code
+ *   const obs = observation(world, { code: 'omh:heart-rate:2.0', at: Date.UTC(2025, 0, 1), form: 'start_end' });
+ *   const res = await upload(world.patient.token, [obs, obs2]);   // POST /FHIR/R5 with a batch Bundle
+ *   const page = await search(world.practitioner.token, 'code=omh:heart-rate:2.0&_count=5');
+ */
+import { OMH_SYSTEM } from '../../shared/fhir/constants';
+import { DEMO_CODES, IEEE_SYSTEM, SEEDED_CODES } from '../../shared/directory/codes';
+import { sampleAttachment, type EffectiveForm } from '../../shared/omh/samples';
+import { schemaForCode } from '../../shared/omh/schemas/index';
+import type { DataSource, Organization, Patient, Practitioner } from '../../shared/directory/model';
+import { call, type TestResponse } from './invoke';
+import { makeDataSource, makeOrganization, makePatient, makePractitioner, makeStudy, type WithToken } from './directory';
+
+/** The code table's mobile-health codes (those with a payload schema): what devices upload. */
+export const TABLE_CODES: readonly string[] = [...SEEDED_CODES, ...DEMO_CODES].filter((c) => schemaForCode(c.code)).map((c) => c.code);
+
+export interface ObservationWorld {
+  organization: Organization;
+  practitioner: Practitioner & WithToken;
+  patient: Patient & WithToken;
+  device: DataSource;
+}
+
+/** An organization with a practitioner (member), a patient with a login consenting to every code, and a personal device. */
+export async function observationWorld(options: { codes?: readonly string[] } = {}): Promise<ObservationWorld> {
+  const organization = await makeOrganization();
+  const practitioner = await makePractitioner({ organizations: [organization] });
+  const patient = (await makePatient({ organizations: [organization], login: true })) as Patient & WithToken;
+  const device = await makeDataSource({ codes: options.codes ?? TABLE_CODES });
+  await makeStudy({ organization, codes: options.codes ?? TABLE_CODES, patients: [patient], consent: true, dataSources: [device] });
+  return { organization, practitioner, patient, device };
+}
+
+export const systemOf = (code: string) => (code.startsWith('ieee:') ? IEEE_SYSTEM : OMH_SYSTEM);
+
+export interface ObservationOptions {
+  code?: string;
+  at?: number;
+  form?: EffectiveForm;
+  spanMinutes?: number;
+  uuid?: string;
+  patientId?: number;
+  deviceId?: number;
+  identifiers?: Array<{ system?: string; value: string }>;
+  status?: string;
+}
+
+/** An Observation resource as a device uploads it. */
+export function observation(world: Pick<ObservationWorld, 'patient' | 'device'>, o: ObservationOptions = {}): Record<string, unknown> {
+  const code = o.code ?? 'omh:heart-rate:2.0';
+  return {
+    resourceType: 'Observation',
+    status: o.status ?? 'final',
+    ...(o.identifiers ? { identifier: o.identifiers } : {}),
+    code: { coding: [{ system: systemOf(code), code }] },
+    subject: { reference: `Patient/${o.patientId ?? world.patient.id}` },
+    device: { reference: `Device/${o.deviceId ?? world.device.id}` },
+    valueAttachment: sampleAttachment(code, {
+      ...(o.at !== undefined ? { at: o.at } : {}),
+      ...(o.form ? { form: o.form } : {}),
+      ...(o.spanMinutes !== undefined ? { spanMinutes: o.spanMinutes } : {}),
+      ...(o.uuid ? { uuid: o.uuid } : {}),
+    }),
+  };
+}
+
+export function batchOf(resources: readonly unknown[]): Record<string, unknown> {
+  return { resourceType: 'Bundle', type: 'batch', entry: resources.map((resource) => ({ resource, request: { method: 'POST', url: 'Observation' } })) };
+}
+
+export function upload(token: string, resources: readonly unknown[], headers: Record<string, string> = {}): Promise<TestResponse> {
+  return call('POST', '/FHIR/R5/', { token, body: batchOf(resources), headers });
+}
+
+/** Ids of the created (or existing) entries of a batch response, in order. */
+export function idsOf(res: TestResponse): string[] {
+  return (res.json.entry as Array<{ resource?: { id: string } }>).map((e) => e.resource?.id ?? '');
+}
+
+export function statusesOf(res: TestResponse): string[] {
+  return (res.json.entry as Array<{ response: { status: string } }>).map((e) => e.response.status);
+}
+
+export function search(token: string, query = '', headers: Record<string, string> = {}): Promise<TestResponse> {
+  return call('GET', `/FHIR/R5/Observation${query ? `?${query}` : ''}`, { token, headers });
+}
+
+/** Follows `next` links from a first search, returning every page. */
+export async function allPages(token: string, query: string): Promise<TestResponse[]> {
+  const pages = [await search(token, query)];
+  for (;;) {
+    const next = (pages[pages.length - 1]!.json.link as Array<{ relation: string; url: string }>).find((l) => l.relation === 'next');
+    if (!next) return pages;
+    const url = new URL(next.url);
+    pages.push(await call('GET', `${url.pathname}${url.search}`, { token }));
+  }
+}
+
+/** Ids of a searchset's matches, in order. */
+export function matchIds(res: TestResponse): string[] {
+  return (res.json.entry as Array<{ resource: { id: string }; search?: { mode: string } }>).filter((e) => e.search?.mode !== 'outcome').map((e) => e.resource.id);
+}
