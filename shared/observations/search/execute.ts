@@ -20,7 +20,7 @@ import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './
 import { compareIn, positionOf, type Traversal } from './order';
 import type { NativeQuery } from './query';
 import { patientQueries, type PatientRead } from './segments';
-import { ArrayStream, ChainStream, MergeStream, QueryStream, take, type RowStream } from './streams';
+import { ArrayStream, orderedRows, readPage, type RowStream } from './streams';
 
 export interface SearchPage {
   rows: StoredObservation[];
@@ -90,8 +90,6 @@ function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number): Patie
   return [base];
 }
 
-const ASCENDING = (a: number, b: number) => a - b;
-
 export async function searchObservations(caller: Caller, query: NativeQuery, fingerprint: string, now = Date.now()): Promise<SearchPage> {
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.order, fingerprint);
   const t: Traversal = { order: query.order, backward: cursor?.backward ?? false };
@@ -101,26 +99,13 @@ export async function searchObservations(caller: Caller, query: NativeQuery, fin
   const follows = (item: ObservationItem) => !cursor || compareIn(t, positionOf(t.order, item), cursor.at) > 0;
   const keep = (item: ObservationItem) => test(item) && follows(item);
 
-  const want = query.summaryCount ? 0 : query.count + 1;
-  let rows: ObservationItem[] = [];
-  if (want > 0) {
-    const stream = p.ids ? await byIdStream(p, keep, byOrder) : keyStream(query, p, t, cursor, keep, byOrder, now);
-    rows = await take(stream, want);
-  }
-  const more = rows.length > query.count;
-  const page = rows.slice(0, query.count);
-  if (t.backward) page.reverse();
-
-  const result: SearchPage = { rows: page.map(fromItem) };
-  const first = page[0];
-  const last = page[page.length - 1];
-  const at = (item: ObservationItem | undefined) => (item ? positionOf(t.order, item) : cursor!.at);
-  if (!query.summaryCount) {
-    if (t.backward ? true : more) result.next = { order: t.order, backward: false, at: at(last) };
-    if (t.backward ? more : cursor !== undefined) result.previous = { order: t.order, backward: true, at: at(first) };
-  }
+  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, cursor?.at, keep, query.count + 1);
+  const page = query.summaryCount ? { items: [], more: false } : await readPage(stream, query.count, t, cursor?.at);
+  const result: SearchPage = { rows: page.items.map(fromItem) };
+  if (page.next) result.next = page.next;
+  if (page.previous) result.previous = page.previous;
   if (query.summaryCount || query.totalAccurate) result.total = await countMatches(query, p, test, now);
-  else if (!cursor && !more) result.total = page.length;
+  else if (!cursor && !page.more) result.total = page.items.length;
   return result;
 }
 
@@ -129,32 +114,6 @@ async function byIdStream(p: Plan, keep: (i: ObservationItem) => boolean, byOrde
   const inScope = new Set(p.patients);
   const rows = (await readObservations([...p.ids!])).filter((o) => inScope.has(o.patientId));
   return new ArrayStream(rows.map(toItem).filter(keep).sort(byOrder));
-}
-
-function keyStream(
-  query: NativeQuery,
-  p: Plan,
-  t: Traversal,
-  cursor: Cursor | undefined,
-  keep: (i: ObservationItem) => boolean,
-  byOrder: (a: ObservationItem, b: ObservationItem) => number,
-  now: number,
-): RowStream {
-  const streamsOf = (patientId: Id, first: number) =>
-    readsOf(patientId, query, p, now)
-      .map((read) => patientQueries(read, t, cursor?.at))
-      .filter((queries) => queries.length > 0)
-      .map((queries) => new QueryStream(queries, keep, first));
-  const merged = (streams: RowStream[]): RowStream => (streams.length === 1 ? streams[0]! : new MergeStream(streams, byOrder));
-  const want = query.count + 1;
-  if (t.order.kind === 'patient') {
-    const patients = [...p.patients].sort(ASCENDING);
-    if (t.backward) patients.reverse();
-    return new ChainStream(patients.map((patientId) => () => merged(streamsOf(patientId, want))));
-  }
-  // A global order: every patient's stream starts small, since most of a page comes from few patients.
-  const first = Math.max(10, Math.ceil((2 * want) / Math.max(1, p.patients.length)));
-  return merged(p.patients.flatMap((patientId) => streamsOf(patientId, Math.min(want, first))));
 }
 
 /** Matches across all pages. */

@@ -7,6 +7,8 @@
 import { mapWithLimit } from '../../concurrency';
 import type { ObservationItem } from '../items';
 import { queryPartition, type PartitionQuery } from '../read';
+import { compareIn, positionOf, type Order, type Position, type Traversal } from './order';
+import { patientQueries, type PatientRead } from './segments';
 
 export interface RowStream {
   /** The next row without consuming it; undefined at the end. */
@@ -175,4 +177,58 @@ export async function take(stream: RowStream, n: number): Promise<ObservationIte
     out.push(item);
   }
   return out;
+}
+
+export interface Page {
+  /** The page's rows in the order (also when the traversal walked it backwards). */
+  items: ObservationItem[];
+  /** More rows follow in the traversal. */
+  more: boolean;
+  next?: { order: Order; backward: false; at: Position };
+  previous?: { order: Order; backward: true; at: Position };
+}
+
+/**
+ * A page of `count` rows from a stream in traversal `t` that starts after `at`, with the positions
+ * of the pages after and before it: `next` when rows follow (always after a backward page, which
+ * came from a later one), `previous` when rows precede (always after a forward page from a cursor).
+ */
+export async function readPage(stream: RowStream, count: number, t: Traversal, at: Position | undefined): Promise<Page> {
+  const rows = await take(stream, count + 1);
+  const more = rows.length > count;
+  const items = rows.slice(0, count);
+  if (t.backward) items.reverse();
+  const edge = (item: ObservationItem | undefined) => (item ? positionOf(t.order, item) : at!);
+  const page: Page = { items, more };
+  if (t.backward || more) page.next = { order: t.order, backward: false, at: edge(items[items.length - 1]) };
+  if (t.backward ? more : at !== undefined) page.previous = { order: t.order, backward: true, at: edge(items[0]) };
+  return page;
+}
+
+/**
+ * The rows of the patients, in the traversal, following `at`, that `keep` accepts. Patient by
+ * patient for the default order (a patient's reads open only when the page reaches them), else a
+ * merge of every patient's reads, each starting small since most of a page comes from few patients.
+ */
+export function orderedRows(
+  patients: readonly number[],
+  readsOf: (patientId: number) => PatientRead[],
+  t: Traversal,
+  at: Position | undefined,
+  keep: (item: ObservationItem) => boolean,
+  want: number,
+): RowStream {
+  const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
+  const streamsOf = (patientId: number, first: number) =>
+    readsOf(patientId)
+      .map((read) => patientQueries(read, t, at))
+      .filter((queries) => queries.length > 0)
+      .map((queries) => new QueryStream(queries, keep, first));
+  const merged = (streams: RowStream[]): RowStream => (streams.length === 1 ? streams[0]! : new MergeStream(streams, byOrder));
+  if (t.order.kind === 'patient') {
+    const inOrder = [...patients].sort((a, b) => (t.backward ? b - a : a - b));
+    return new ChainStream(inOrder.map((patientId) => () => merged(streamsOf(patientId, want))));
+  }
+  const first = Math.min(want, Math.max(10, Math.ceil((2 * want) / Math.max(1, patients.length))));
+  return merged(patients.flatMap((patientId) => streamsOf(patientId, first)));
 }
