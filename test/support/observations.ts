@@ -103,3 +103,24 @@ export async function allPages(token: string, query: string): Promise<TestRespon
 export function matchIds(res: TestResponse): string[] {
   return (res.json.entry as Array<{ resource: { id: string }; search?: { mode: string } }>).filter((e) => e.search?.mode !== 'outcome').map((e) => e.resource.id);
 }
+
+/** Rows stored for a patient (observations only), read straight from the table. */
+export async function storedRows(patientId: number): Promise<Record<string, unknown>[]> {
+  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { dynamo } = await import('../../shared/store/clients');
+  const { config } = await import('../../shared/config');
+  const out = await dynamo().send(
+    new QueryCommand({
+      TableName: config().observationsTable,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :u)',
+      ExpressionAttributeValues: { ':pk': `P#${patientId}`, ':u': 'U#' },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+/** The resource with its `code.coding` replaced. */
+export function recoded(resource: Record<string, unknown>, ...coding: Array<{ system?: string; code?: string }>): Record<string, unknown> {
+  return { ...resource, code: { coding } };
+}
