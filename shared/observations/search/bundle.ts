@@ -3,6 +3,7 @@
  * links (existing clients follow them without checking), `total` when asked for or known, and an
  * OperationOutcome entry (`search.mode: outcome`) naming the parameters that were not applied.
  */
+import { randomUUID } from 'node:crypto';
 import type { Code } from '../../directory/model';
 import { issue, operationOutcome } from '../../fhir/outcome';
 import type { UnknownParam } from '../../fhir/search';
@@ -43,7 +44,7 @@ export function searchsetBundle(page: SearchPage, ctx: BundleContext): Record<st
   }));
   if (ctx.ignored.length > 0 && !ctx.summaryCount) {
     const issues = ctx.ignored.map((u) => issue('warning', 'not-supported', `Search parameter ${u.name} was ignored: ${u.reason}.`, u.name));
-    entry.push({ resource: operationOutcome(issues), search: { mode: 'outcome' } });
+    entry.push({ fullUrl: `urn:uuid:${randomUUID()}`, resource: operationOutcome(issues), search: { mode: 'outcome' } });
   }
   return {
     resourceType: 'Bundle',
