@@ -20,11 +20,11 @@ let counter = 0;
 export function injectFault(fault: Fault): () => void {
   const name = `test-fault-${counter++}`;
   dynamo().middlewareStack.add(
-    (next: unknown, context: { commandName?: string }) => async (args: { input: Record<string, any> }) => {
+    ((next: unknown, context: { commandName?: string }) => async (args: { input: Record<string, any> }) => {
       const command = { name: context.commandName ?? '', input: args.input };
       const output = await fault(command, async (input) => (await (next as Next)({ ...args, input: input ?? args.input })).output);
       return { output, response: {} };
-    },
+    }) as never,
     { step: 'initialize', name },
   );
   return () => dynamo().middlewareStack.remove(name);
