@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { parsePrefer } from '../../../shared/fhir/prefer';
+import { isHttpError } from '../../../shared/http/errors';
+import { routeObservation } from '../../../shared/observations/route';
+import { decodeCursor, encodeCursor, searchFingerprint } from '../../../shared/observations/search/cursor';
+import { DEFAULT_ORDER, pageSize, parseNativeQuery } from '../../../shared/observations/search/query';
+import { MAX_BATCH_ENTRIES, parseBatchBundle } from '../../../shared/observations/upload/bundle';
+
+const status = (fn: () => unknown) => {
+  try {
+    fn();
+    return 200;
+  } catch (e) {
+    if (isHttpError(e)) return e.status;
+    throw e;
+  }
+};
+
+describe('routing an Observation', () => {
+  it('native for an Open mHealth or IEEE 1752 coding, auxiliary for anything else', () => {
+    expect(routeObservation({ code: { coding: [{ system: 'https://w3id.org/openmhealth', code: 'omh:heart-rate:2.0' }] } })).toBe('native');
+    expect(routeObservation({ code: { coding: [{ system: 'http://loinc.org', code: '1' }, { system: 'https://w3id.org/ieee1752', code: 'ieee:sleep-episode:1.0' }] } })).toBe('native');
+    expect(routeObservation({ code: { coding: [{ system: 'http://loinc.org', code: '8867-4' }] } })).toBe('auxiliary');
+    expect(routeObservation({ code: { text: 'heart rate' } })).toBe('auxiliary');
+    for (const junk of [null, 'x', [], { code: { coding: 'x' } }]) expect(routeObservation(junk)).toBe('auxiliary');
+  });
+});
+
+describe('a batch Bundle', () => {
+  const entry = (request?: unknown, resource: unknown = { resourceType: 'Observation' }) => ({ ...(request ? { request } : {}), ...(resource ? { resource } : {}) });
+
+  it('is refused as a whole when it is not a batch Bundle or has too many entries', () => {
+    expect(status(() => parseBatchBundle({ resourceType: 'Patient' }))).toBe(400);
+    expect(status(() => parseBatchBundle({ resourceType: 'Bundle', type: 'searchset' }))).toBe(400);
+    expect(status(() => parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: 'x' }))).toBe(400);
+    expect(status(() => parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: Array(MAX_BATCH_ENTRIES + 1).fill(entry()) }))).toBe(400);
+    expect(parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: Array(MAX_BATCH_ENTRIES).fill(entry()) })).toHaveLength(MAX_BATCH_ENTRIES);
+  });
+
+  it('fails entries one by one', () => {
+    const parsed = parseBatchBundle({
+      resourceType: 'Bundle',
+      type: 'batch',
+      entry: [
+        entry({ method: 'POST', url: 'Observation' }),
+        entry(),
+        entry({ method: 'POST', url: 'https://host/FHIR/R5/Observation?x=1' }),
+        entry({ method: 'PUT', url: 'Observation/1' }),
+        entry({ method: 'POST', url: 'Patient' }),
+        entry({ method: 'POST', url: 'Observation' }, null),
+        entry({ method: 'POST', url: 'Condition' }, { resourceType: 'Condition' }),
+        7,
+      ],
+    });
+    expect(parsed.map((p) => (p.ok ? p.type : p.status))).toEqual(['Observation', 'Observation', 'Observation', 400, 400, 400, 'Condition', 400]);
+  });
+});
+
+describe('search parameters', () => {
+  it('page size: default 20, at most 1000', () => {
+    expect([undefined, '0', '-3', 'x', '2.5', '7', '1000', '5000'].map(pageSize)).toEqual([20, 20, 20, 20, 20, 7, 1000, 1000]);
+  });
+
+  it('sort, summary, total and what is reported as not applied', () => {
+    const q = parseNativeQuery(new URLSearchParams('_sort=-date,_lastUpdated&_summary=count&_total=accurate&foo=1&_elements=id&code:missing=true'));
+    expect(q.order).toEqual({ kind: 'date', descending: true });
+    expect(q.summaryCount).toBe(true);
+    expect(q.totalAccurate).toBe(true);
+    expect(q.ignored.map((u) => u.name)).toEqual(['foo', 'code:missing', '_sort', '_elements']);
+    expect(parseNativeQuery(new URLSearchParams('_sort=status')).order).toEqual(DEFAULT_ORDER);
+    expect(parseNativeQuery(new URLSearchParams('_sort=_lastUpdated')).order).toEqual({ kind: 'updated', descending: false });
+  });
+
+  it('scoping parameters become scope filters, one per repetition', () => {
+    const q = parseNativeQuery(new URLSearchParams('patient=1,Patient/2&patient.organization=3&patient._has:Group:member:_id=4&patient.identifier=s|v,w'));
+    expect(q.scope).toEqual([{ patient: ['1', '2'] }, { organization: ['3'] }, { study: ['4'] }, { identifier: [{ system: 's', value: 'v' }, { value: 'w' }] }]);
+  });
+
+  it('a bad date or prefix is a 400', () => {
+    for (const bad of ['date=2025-13', 'date=xx2025', '_lastUpdated=soon']) expect(status(() => parseNativeQuery(new URLSearchParams(bad))), bad).toBe(400);
+  });
+});
+
+describe('cursors', () => {
+  const order = { kind: 'date' as const, descending: true };
+  const fingerprint = searchFingerprint(new URLSearchParams('patient=1&_count=5'));
+
+  it('round-trip, and are bound to the search but not to the page size', () => {
+    const cursor = { order, backward: true, at: { p: 1, i: 99, u: 0 as const, t: 1_700_000_000_000 } };
+    expect(decodeCursor(encodeCursor(cursor, fingerprint), order, fingerprint)).toEqual(cursor);
+    expect(searchFingerprint(new URLSearchParams('patient=1&_count=50&_cursor=x'))).toBe(fingerprint);
+    expect(searchFingerprint(new URLSearchParams('patient=2&_count=5'))).not.toBe(fingerprint);
+  });
+
+  it('that do not decode, or belong to another search or order, are a 400', () => {
+    const text = encodeCursor({ order, backward: false, at: { p: 1, i: 2, u: 1, t: 0 } }, fingerprint);
+    expect(status(() => decodeCursor(text, { kind: 'date', descending: false }, fingerprint))).toBe(400);
+    expect(status(() => decodeCursor(text, order, 'another'))).toBe(400);
+    for (const junk of ['', 'abc', Buffer.from('[1,"dd","f",1,2,3,4,"x"]').toString('base64url'), Buffer.from('{}').toString('base64url')]) {
+      expect(status(() => decodeCursor(junk, order, fingerprint)), junk).toBe(400);
+    }
+  });
+});
+
+describe('Prefer', () => {
+  it('reads return and handling, ignoring the rest', () => {
+    expect(parsePrefer('return=minimal, handling=strict')).toEqual({ return: 'minimal', handling: 'strict' });
+    expect(parsePrefer('respond-async; return="OperationOutcome"')).toEqual({ return: 'OperationOutcome' });
+    expect(parsePrefer(undefined)).toEqual({});
+    expect(parsePrefer('return=everything')).toEqual({});
+  });
+});
