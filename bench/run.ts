@@ -7,12 +7,14 @@ import { coldStart } from './cold-start';
 import { omh } from './omh';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
+import { observationsBench } from './observations';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
   tokens,
   validation: validationBench,
+  observations: observationsBench,
 };
 
 async function main() {

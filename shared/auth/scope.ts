@@ -159,17 +159,21 @@ async function resolve(caller: Caller, filter: ScopeFilter, self: Patient | unde
   const identifiers = list(filter.identifier as IdentifierValue | IdentifierValue[] | undefined);
   if (patientValues.length > 0 || identifiers.length > 0) {
     let named: Set<Id> | undefined;
+    const read = new Map<Id, Patient>();
     if (patientValues.length > 0) {
       const ids = patientValues.map((v) => referenceId(v, 'Patient'));
       const visible = (await getPatients(known(ids))).filter((p) => canSeePatient(caller, p));
+      visible.forEach((p) => read.set(p.id, p));
       named = new Set(reachable(caller, ids, visible, 'patient').map((p) => p.id));
     }
     if (identifiers.length > 0) {
       const matching = await patientsByIdentifier(identifiers);
       named = named ? intersect(named, matching) : new Set(matching);
     }
-    // Identifier matches outside the caller's reach silently drop out.
-    out.patients = (await getPatients(sorted(named ?? []))).filter((p) => canSeePatient(caller, p));
+    // Identifier matches outside the caller's reach silently drop out; patients read above are not read again.
+    const unread = sorted(named ?? []).filter((id) => !read.has(id));
+    (await getPatients(unread)).forEach((p) => read.set(p.id, p));
+    out.patients = sorted(named ?? []).flatMap((id) => read.get(id) ?? []).filter((p) => canSeePatient(caller, p));
   }
   const orgValues = list(filter.organization);
   if (orgValues.length > 0) {

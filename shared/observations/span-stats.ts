@@ -70,6 +70,11 @@ export async function storedSpans(patientIds: readonly number[]): Promise<Map<nu
   return out;
 }
 
+/** The span this process knows to be stored for a patient (at least; 1 ms when it knows none). */
+export function knownSpan(patientId: number): number {
+  return known.get(patientId) ?? 1;
+}
+
 /** Forget what this process knows (tests that delete rows behind its back). */
 export function forgetKnownSpans(): void {
   known.clear();

@@ -164,9 +164,14 @@ function groupForTransactions(round: Pending[]): Pending[][] {
   return groups;
 }
 
-/** Same actions, same token: a transaction the SDK resends after a lost answer is applied once. */
+/**
+ * Same actions, same token: a transaction the SDK resends after a lost answer is applied once.
+ * Tokens are remembered per account and region, so the table is part of it (ids repeat across
+ * deployments that share an account).
+ */
 function requestToken(group: readonly Pending[]): string {
-  return createHash('sha256').update(group.map((p) => p.observation.id).join(',')).digest('base64url').slice(0, 36);
+  const actions = group.map((p) => `${p.observation.id}:${p.observation.patientId}:${p.observation.uuid}`).join(',');
+  return createHash('sha256').update(`${table()}|${actions}`).digest('base64url').slice(0, 36);
 }
 
 async function runTransaction(group: Pending[], outcomes: WriteOutcome[]): Promise<void> {

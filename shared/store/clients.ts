@@ -11,10 +11,17 @@ let documentClient: DynamoDBDocumentClient | undefined;
 let s3Client: S3Client | undefined;
 
 export function dynamo(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 6 }), {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    unmarshallOptions: { wrapNumbers: false },
-  });
+  if (!documentClient) {
+    const client = new DynamoDBClient({ maxAttempts: 6 });
+    // The SDK's logger middleware copies every input and output through its sensitive-data filter
+    // before it calls the logger, even the no-op one we run with: for a page of 1,000 rows that is
+    // most of the client's own cost. Nothing here logs through the SDK, so it goes.
+    client.middlewareStack.remove('loggerMiddleware');
+    documentClient = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+      unmarshallOptions: { wrapNumbers: false },
+    });
+  }
   return documentClient;
 }
 

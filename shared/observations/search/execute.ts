@@ -5,8 +5,8 @@
  * (`_summary=count`, `_total=accurate`) reads the same keys without the cursor, with Select COUNT
  * when nothing beyond the code needs testing.
  */
-import { patientScope } from '../../auth/scope';
-import type { Caller } from '../../auth/caller';
+import { patientScope, referenceId } from '../../auth/scope';
+import { isPatient, type Caller } from '../../auth/caller';
 import { mapWithLimit } from '../../concurrency';
 import type { Code, CodeRef, Id } from '../../directory/model';
 import { allOfBounds, anyOfBounds, startBounds, type StartBounds } from '../../fhir/search/date-bounds';
@@ -14,13 +14,13 @@ import { allCodes } from '../code-table-cache';
 import { fromItem, toItem, type ObservationItem } from '../items';
 import type { StoredObservation } from '../model';
 import { queryPartition, readObservations, type PartitionQuery } from '../read';
-import { storedSpans } from '../span-stats';
+import { knownSpan, storedSpans } from '../span-stats';
 import { decodeCursor, type Cursor } from './cursor';
 import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './filters';
 import { compareIn, positionOf, type Traversal } from './order';
 import type { NativeQuery } from './query';
 import { patientQueries, type PatientRead } from './segments';
-import { ArrayStream, orderedRows, readPage, type RowStream } from './streams';
+import { ArrayStream, orderedRows, readPage, type Page, type RowStream } from './streams';
 
 export interface SearchPage {
   rows: StoredObservation[];
@@ -45,6 +45,12 @@ interface Plan {
 
 /** The patients in reach under every scoping filter (AND), and the study codes each may show. */
 async function scopeOf(caller: Caller, query: NativeQuery): Promise<{ patients: Id[]; studyCodes: Map<Id, readonly CodeRef[]> | undefined }> {
+  if (isPatient(caller) && query.scope.every((f) => Object.keys(f).every((k) => k === 'patient'))) {
+    // A patient sees only themselves (their account names them; deleting the patient deletes it),
+    // and `patient=` can only narrow that: decided without reading the directory.
+    const self = query.scope.every((f) => list(f.patient).some((v) => referenceId(v, 'Patient') === caller.patientId));
+    return { patients: self ? [caller.patientId] : [], studyCodes: undefined };
+  }
   const scopes = await Promise.all((query.scope.length > 0 ? query.scope : [{}]).map((filter) => patientScope(caller, filter)));
   let patients = scopes[0]!.patientIds;
   let studyCodes: Map<Id, readonly CodeRef[]> | undefined;
@@ -64,13 +70,25 @@ async function scopeOf(caller: Caller, query: NativeQuery): Promise<{ patients: 
   return { patients, studyCodes };
 }
 
-async function plan(caller: Caller, query: NativeQuery, table: readonly Code[]): Promise<Plan> {
+/** The patients to read and how; the spans of a likely patient are read while the scope is resolved. */
+async function plan(caller: Caller, query: NativeQuery, table: readonly Code[], likely?: Id): Promise<Plan> {
+  const spansOf = (ids: Id[]) => (needsSpans(query) && ids.length > 0 ? storedSpans(ids) : Promise.resolve(new Map<Id, number>()));
+  const early = likely === undefined ? undefined : spansOf([likely]);
+  early?.catch(() => undefined);
   const { patients, studyCodes } = await scopeOf(caller, query);
   const filter = codeFilter(query, table);
   const codes = new Map(patients.map((p) => [p, allowedCodes(filter, studyCodes?.get(p))]));
   const reachable = patients.filter((p) => codes.get(p)?.size !== 0);
-  const spans = query.dates.length > 0 ? await storedSpans(reachable) : new Map<Id, number>();
+  const spans = await (early && reachable.length === 1 && reachable[0] === likely ? early : spansOf(reachable));
   return { patients: reachable, codes, ids: idFilter(query), spans };
+}
+
+/** Whether the date filter's key bounds depend on how long rows may last (`ge`, `gt`, `ap` do; `eq`, `lt`, `le`, `sa`, `eb` do not). */
+function needsSpans(query: NativeQuery, now = Date.now()): boolean {
+  if (query.dates.length === 0) return false;
+  const short = boundsOf(query.dates, 1, now);
+  const long = boundsOf(query.dates, 2 ** 52, now);
+  return short.lo !== long.lo || short.hi !== long.hi;
 }
 
 function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): StartBounds {
@@ -93,20 +111,58 @@ function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number): Patie
 export async function searchObservations(caller: Caller, query: NativeQuery, fingerprint: string, now = Date.now()): Promise<SearchPage> {
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.order, fingerprint);
   const t: Traversal = { order: query.order, backward: cursor?.backward ?? false };
-  const p = await plan(caller, query, await allCodes());
+  const table = await allCodes();
+  const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(caller, query, table);
+  const early = guess && pageOf(query, guess, t, cursor, now);
+  early?.catch(() => undefined); // settled below, or abandoned when the scope refuses
+  const p = await plan(caller, query, table, guess?.patients[0]);
+  const page = (early && sameReads(guess!, p) ? await early.catch(() => undefined) : undefined) ?? (await pageOf(query, p, t, cursor, now));
+
+  const result: SearchPage = { rows: page.items.map(fromItem) };
+  if (page.next) result.next = page.next;
+  if (page.previous) result.previous = page.previous;
+  if (query.summaryCount || query.totalAccurate) result.total = await countMatches(query, p, rowTest(query, p.codes, now), now);
+  else if (!cursor && !page.more) result.total = page.items.length;
+  return result;
+}
+
+async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor | undefined, now: number): Promise<Page> {
+  if (query.summaryCount) return { items: [], more: false };
   const test = rowTest(query, p.codes, now);
   const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
   const follows = (item: ObservationItem) => !cursor || compareIn(t, positionOf(t.order, item), cursor.at) > 0;
   const keep = (item: ObservationItem) => test(item) && follows(item);
-
   const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, cursor?.at, keep, query.count + 1);
-  const page = query.summaryCount ? { items: [], more: false } : await readPage(stream, query.count, t, cursor?.at);
-  const result: SearchPage = { rows: page.items.map(fromItem) };
-  if (page.next) result.next = page.next;
-  if (page.previous) result.previous = page.previous;
-  if (query.summaryCount || query.totalAccurate) result.total = await countMatches(query, p, test, now);
-  else if (!cursor && !page.more) result.total = page.items.length;
-  return result;
+  return readPage(stream, query.count, t, cursor?.at);
+}
+
+/**
+ * Most searches are about one patient known before the scope is resolved: a patient reading their
+ * own data, or `patient=<id>`. Their page is read while the scope is being resolved, with the
+ * span this process last knew (an instant otherwise), and used only if the resolved plan reads
+ * exactly the same keys; otherwise it is dropped and the page read again. Nothing read this way
+ * reaches the caller unless the scope allows it.
+ */
+function likelyPlan(caller: Caller, query: NativeQuery, table: readonly Code[]): Plan | undefined {
+  if (query.scope.some((f) => f.study !== undefined || f.identifier !== undefined || f.organization !== undefined)) return undefined;
+  const named = query.scope.map((f) => f.patient);
+  let patientId: Id | undefined;
+  if (named.length === 0) patientId = isPatient(caller) ? caller.patientId : undefined;
+  else if (named.length === 1 && list(named[0]).length === 1) patientId = referenceId(list(named[0])[0]!, 'Patient');
+  if (patientId === undefined) return undefined;
+  return { patients: [patientId], codes: new Map([[patientId, codeFilter(query, table)]]), ids: undefined, spans: new Map([[patientId, knownSpan(patientId)]]) };
+}
+
+const list = <T>(v: T | readonly T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? [...(v as readonly T[])] : [v as T]);
+
+/** The early plan read the keys the resolved plan reads (same patient, codes, and a span at least as long). */
+function sameReads(early: Plan, p: Plan): boolean {
+  const [patientId] = early.patients;
+  if (p.patients.length !== 1 || p.patients[0] !== patientId || p.ids) return false;
+  const a = early.codes.get(patientId!);
+  const b = p.codes.get(patientId!);
+  const sameCodes = a === b || (a !== undefined && b !== undefined && a.size === b.size && [...a].every((c) => b.has(c)));
+  return sameCodes && (p.spans.get(patientId!) ?? 1) <= (early.spans.get(patientId!) ?? 1);
 }
 
 /** `_id` searches: the named rows, read by id, in the order. */

@@ -7,6 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Caller } from '../../auth/caller';
 import { mapWithLimit } from '../../concurrency';
+import { chunksOf } from '../../store/batch';
 import type { Code } from '../../directory/model';
 import { issue, operationOutcome, type OperationOutcome, type OutcomeIssue } from '../../fhir/outcome';
 import type { ReturnPreference } from '../../fhir/prefer';
@@ -43,6 +44,8 @@ export interface EntryResult {
 /** Checks of native entries run this many at a time (they await lookups remembered per request). */
 const CHECK_CONCURRENCY = 8;
 const AUX_CONCURRENCY = 4;
+/** Native entries checked, then stored, together. */
+const PIPELINE_SLICE = 100;
 
 export async function processEntries(entries: readonly ParsedEntry[], req: UploadRequest): Promise<EntryResult[]> {
   const results = new Array<EntryResult>(entries.length);
@@ -54,20 +57,29 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
     else auxiliary.push(i);
   });
 
+  // Slices are checked and stored in a pipeline: the store writes one slice while the next is checked.
   const ctx = uploadContext(req.caller);
-  const checks = await mapWithLimit(native, CHECK_CONCURRENCY, (i) => checkNativeObservation((entries[i] as { resource: unknown }).resource, ctx));
-  const valid: Array<{ index: number; check: Extract<EntryCheck, { ok: true }> }> = [];
-  checks.forEach((check, n) => {
-    const index = native[n]!;
-    if (check.ok) valid.push({ index, check });
-    else results[index] = { status: check.status, outcome: operationOutcome(check.issues) };
-  });
-  const written = await storeObservations(valid.map((v) => v.check.observation));
-  const codes = await codesById(written.flatMap((w) => (w.kind === 'existing' ? [w.observation.codeId] : [])));
-  written.forEach((outcome, n) => {
-    const { index, check } = valid[n]!;
-    results[index] = nativeResult(outcome, check.code, codes, check.warnings, req);
-  });
+  const stored: Array<Promise<void>> = [];
+  for (const slice of chunksOf(native, PIPELINE_SLICE)) {
+    const checks = await mapWithLimit(slice, CHECK_CONCURRENCY, (i) => checkNativeObservation((entries[i] as { resource: unknown }).resource, ctx));
+    const valid: Array<{ index: number; check: Extract<EntryCheck, { ok: true }> }> = [];
+    checks.forEach((check, n) => {
+      const index = slice[n]!;
+      if (check.ok) valid.push({ index, check });
+      else results[index] = { status: check.status, outcome: operationOutcome(check.issues) };
+    });
+    const writing = storeObservations(valid.map((v) => v.check.observation)).then(async (written) => {
+      const codes = await codesById(written.flatMap((w) => (w.kind === 'existing' ? [w.observation.codeId] : [])));
+      written.forEach((outcome, n) => {
+        const { index, check } = valid[n]!;
+        results[index] = nativeResult(outcome, check.code, codes, check.warnings, req);
+      });
+    });
+    // Observed at once, so a failing slice is not an unhandled rejection while later slices are checked.
+    writing.catch(() => undefined);
+    stored.push(writing);
+  }
+  await Promise.all(stored);
 
   await mapWithLimit(auxiliary, AUX_CONCURRENCY, async (i) => {
     const entry = entries[i] as { type: string; resource: unknown };
