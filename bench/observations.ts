@@ -45,6 +45,8 @@ const UPLOAD_READINGS = Number(process.env.BENCH_UPLOAD_READINGS ?? 6000);
 const UPLOAD_BATCH = 500;
 const SEARCH_RUNS = Number(process.env.BENCH_SEARCH_RUNS ?? 300);
 const HOUR = 3_600_000;
+/** `BENCH_PARTS=search,upload,http` (all by default). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'search,upload,http').split(','));
 
 let handler: LambdaHandler;
 
@@ -287,7 +289,7 @@ export async function observationsBench(): Promise<void> {
     const w = await world();
 
     // Searches first, while the table holds only the rows they count.
-    if (process.env.BENCH_ONLY !== 'upload') {
+    if (PARTS.has('search')) {
     const target = await w.newPatientWithLogin();
     await uploadThroughHandler(w, target.id, Date.UTC(2025, 0, 1), 1000, 6 * HOUR);
     const runs = [
@@ -302,11 +304,12 @@ export async function observationsBench(): Promise<void> {
     printTable("Search: one patient's month (p50 / p99 over runs; target: handler within 1.5x of the raw Query)", search);
     }
 
-    if (process.env.BENCH_ONLY === 'search') return;
-    const ratio = await uploadBench(w);
-    console.log(`\nupload: handler at ${(ratio * 100).toFixed(0)}% of raw BatchWriteItem (median of rounds)`);
+    if (PARTS.has('upload')) {
+      const ratio = await uploadBench(w);
+      console.log(`\nupload: handler at ${(ratio * 100).toFixed(0)}% of raw BatchWriteItem (median of rounds)`);
+    }
 
-    await httpBench(w, runtime.info.url!);
+    if (PARTS.has('http')) await httpBench(w, runtime.info.url!);
   } finally {
     await runtime.stop();
     rmSync(dataDir, { recursive: true, force: true });
