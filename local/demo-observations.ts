@@ -18,7 +18,7 @@ import { getUserByEmail } from '../shared/directory/users';
 import { FHIR_BASES } from '../shared/http/families';
 import { AUXILIARY_NOT_AVAILABLE } from '../shared/observations/auxiliary';
 import { processEntries } from '../shared/observations/upload/process';
-import { sampleAttachment, formsFor, type EffectiveForm } from '../shared/omh/samples';
+import { sampleAttachment, formsFor, type EffectiveForm, type SampleOptions } from '../shared/omh/samples';
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from './demo-directory';
 import type { SeedStep } from './seed';
 
@@ -54,33 +54,27 @@ const SECOND_PATIENT: readonly Plan[] = [
 const DAYS = 14;
 
 function observations(patientId: Id, deviceId: Id, plans: readonly Plan[], codes: readonly Code[], until: number, everyType: boolean): unknown[] {
+  const reading = (code: Code, options: SampleOptions) => ({
+    resourceType: 'Observation',
+    status: 'final',
+    code: { coding: [{ system: code.system, code: code.code }] },
+    subject: { reference: `Patient/${patientId}` },
+    device: { reference: `Device/${deviceId}` },
+    valueAttachment: sampleAttachment(code.code, options),
+  });
   const out: unknown[] = [];
   for (const plan of plans) {
     const code = codes.find((c) => c.code === plan.code)!;
     const forms = (plan.forms ?? formsFor(plan.code)).filter((f) => formsFor(plan.code).includes(f));
     let n = 0;
     for (let at = until - DAYS * DAY; at < until; at += plan.every * HOUR, n += 1) {
-      out.push({
-        resourceType: 'Observation',
-        status: 'final',
-        code: { coding: [{ system: code.system, code: code.code }] },
-        subject: { reference: `Patient/${patientId}` },
-        device: { reference: `Device/${deviceId}` },
-        valueAttachment: sampleAttachment(plan.code, { at, form: forms[n % forms.length]!, ...(plan.spanMinutes ? { spanMinutes: plan.spanMinutes } : {}) }),
-      });
+      out.push(reading(code, { at, form: forms[n % forms.length]!, ...(plan.spanMinutes ? { spanMinutes: plan.spanMinutes } : {}) }));
     }
   }
   // With `everyType`, one reading of every other mobile-health code, so each type has an example.
   for (const code of everyType ? codes : []) {
     if (plans.some((p) => p.code === code.code) || formsFor(code.code).length === 0) continue;
-    out.push({
-      resourceType: 'Observation',
-      status: 'final',
-      code: { coding: [{ system: code.system, code: code.code }] },
-      subject: { reference: `Patient/${patientId}` },
-      device: { reference: `Device/${deviceId}` },
-      valueAttachment: sampleAttachment(code.code, { at: until - DAY }),
-    });
+    out.push(reading(code, { at: until - DAY }));
   }
   return out;
 }
