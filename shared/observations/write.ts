@@ -107,7 +107,10 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
     await mapWithLimit(groups, TRANSACTION_CONCURRENCY, (group) => runTransaction(group, outcomes));
     pending = later;
   }
-  await removeUnusedPointers(inputs.map((_, i) => ids[i]!).filter((id, i) => outcomes[i]?.kind !== 'created'));
+  // Only where the row is known not to carry the id: a failed write may still have landed (an answer
+  // lost after the commit), and its retry must then find the row by that id.
+  const unused = (o: WriteOutcome | undefined) => o?.kind === 'existing' || o?.kind === 'conflict';
+  await removeUnusedPointers(ids.filter((_, i) => unused(outcomes[i])));
   return outcomes;
 }
 
