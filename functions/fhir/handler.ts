@@ -1,8 +1,13 @@
 /** Lambda of the `fhir` family: `/FHIR/R5/*` and `/fhir/r5/*`. */
+import { auxiliaryTypeEntries } from '../../shared/aux/http';
+import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
 import { createHandler } from '../../shared/http/handler';
 
-export const registry = createRegistry([]);
+export const registry = createRegistry([...auxiliaryTypeEntries()]);
 
 export const handler = createHandler({ family: 'fhir', routes: fhirRoutes(registry) });
+
+// Writes validate and index with FHIRPath: start loading the engine during init, not on the first write.
+loadFhirPath().catch(() => undefined);

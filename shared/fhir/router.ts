@@ -31,6 +31,7 @@ function handlerOf<K extends Interaction>(req: HttpRequest, entry: FhirTypeEntry
 
 const METHODS_OF: Record<Interaction, string[]> = {
   read: ['GET'],
+  vread: ['GET'],
   search: ['GET', 'POST'],
   create: ['POST'],
   update: ['PUT'],
@@ -86,6 +87,11 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
         method: 'POST',
         path: `${base}/{type}`,
         handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'create')(req),
+      },
+      {
+        method: 'GET',
+        path: `${base}/{type}/{id}/_history/{vid}`,
+        handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'vread')(req, req.params.id!, req.params.vid!),
       },
       ...(['read', 'update', 'patch', 'delete'] as const).map(
         (interaction): Route => ({
