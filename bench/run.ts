@@ -3,6 +3,7 @@
  * Benchmarks are measurements, not tests: they compare our path with the raw store operation in
  * the same run, because this machine is noisy.
  */
+import { auxBench } from './aux';
 import { coldStart } from './cold-start';
 import { omh } from './omh';
 import { tokens } from './tokens';
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   omh,
   tokens,
   validation: validationBench,
+  aux: auxBench,
 };
 
 async function main() {
