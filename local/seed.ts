@@ -6,6 +6,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../shared/config';
 import { dynamo } from '../shared/store/clients';
+import { demoAuxiliary } from './demo-auxiliary';
 import { demoDirectory } from './demo-directory';
 
 export interface SeedContext {
@@ -21,6 +22,7 @@ const MARKER = { pk: 'SEED', sk: 'SEED' };
 /** Steps in the order they must run; later issues append theirs. */
 export const SEED_STEPS: SeedStep[] = [];
 SEED_STEPS.push(demoDirectory);
+SEED_STEPS.push(demoAuxiliary);
 
 export async function seedDemoData(steps: readonly SeedStep[] = SEED_STEPS): Promise<{ seeded: boolean; notes: string[] }> {
   const table = config().directoryTable;
