@@ -4,15 +4,11 @@
  * first and commits the table after; a failed commit deletes the new object; the old version's
  * object is deleted only once the table no longer points at it.
  */
-import {
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
 import { config } from '../config';
 import { s3 } from '../store/clients';
+
+/** The S3 SDK, loaded with the client on first use (see `s3()`). */
+const sdk = () => import('@aws-sdk/client-s3');
 
 /**
  * Largest body kept inside the item (UTF-8 bytes of its JSON). DynamoDB items hold 400 KB with
@@ -25,18 +21,21 @@ export function isTooLargeForItem(json: string): boolean {
 }
 
 export async function putBody(key: string, json: string): Promise<void> {
-  await s3().send(
+  const { PutObjectCommand } = await sdk();
+  await (await s3()).send(
     new PutObjectCommand({ Bucket: config().auxBucket, Key: key, Body: json, ContentType: 'application/fhir+json; charset=utf-8' }),
   );
 }
 
 export async function getBody(key: string): Promise<string> {
-  const out = await s3().send(new GetObjectCommand({ Bucket: config().auxBucket, Key: key }));
+  const { GetObjectCommand } = await sdk();
+  const out = await (await s3()).send(new GetObjectCommand({ Bucket: config().auxBucket, Key: key }));
   return out.Body!.transformToString('utf8');
 }
 
 export async function deleteBody(key: string): Promise<void> {
-  await s3().send(new DeleteObjectCommand({ Bucket: config().auxBucket, Key: key }));
+  const { DeleteObjectCommand } = await sdk();
+  await (await s3()).send(new DeleteObjectCommand({ Bucket: config().auxBucket, Key: key }));
 }
 
 /** Deletes a body whose row is gone or was never committed; a failure only leaves garbage, so it is logged, not raised. */
@@ -51,14 +50,16 @@ export async function discardBody(key: string | undefined, log?: { warn: (o: obj
 
 /** Deletes every object under a prefix (a source's or a patient's bodies); returns how many. */
 export async function deleteBodiesUnder(prefix: string): Promise<number> {
+  const { DeleteObjectsCommand, ListObjectsV2Command } = await sdk();
+  const client = await s3();
   const bucket = config().auxBucket;
   let deleted = 0;
   let token: string | undefined;
   do {
-    const page = await s3().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }));
     const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
     if (keys.length > 0) {
-      const out = await s3().send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
+      const out = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
       if (out.Errors && out.Errors.length > 0) {
         throw new Error(`could not delete ${out.Errors.length} auxiliary bodies under ${prefix}: ${out.Errors[0]?.Message ?? 'unknown error'}`);
       }
