@@ -27,7 +27,9 @@ describe('the FHIR knowledge inside a Lambda bundle', () => {
     expect(existsSync(join(dir, BUNDLED_DEFINITIONS_DIR, 'manifest.json'))).toBe(true);
     // The engine (~630 KB) is a chunk loaded on the first validation or extraction.
     expect(built.lazyBytes).toBeGreaterThan(500 * 1024);
-    expect(built.bytes).toBeLessThan(400 * 1024);
+    // What a cold start loads: the whole fhir handler with its store clients, yet small enough that
+    // the engine could not join it without passing the 1 MB cold-start target.
+    expect(built.bytes).toBeLessThan(600 * 1024);
     writeFileSync(join(dir, 'probe.mjs'), PROBE);
     const out = JSON.parse(execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }));
     expect(out).toEqual({ errors: ['Observation.status'], gender: [{ c: 'female' }], matches: true });
