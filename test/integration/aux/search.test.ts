@@ -106,6 +106,16 @@ describe('token', () => {
     expect(await sorted('Condition?clinicalStatus=resolved')).toEqual(['c2']);
   });
 
+  it('reads the parameters of POST _search from a form body too', async () => {
+    const res = await call('POST', '/FHIR/R5/Condition/_search?clinical-status=active', {
+      token: w.alice.token,
+      body: 'code=44054006',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.entry.map((e: any) => e.resource.id)).toEqual([ids.c1]);
+  });
+
   it('ORs comma-separated values and ANDs repeated parameters', async () => {
     expect(await sorted('Condition?clinical-status=resolved,inactive')).toEqual(['c2', 'c3']);
     expect(await sorted('Condition?code=44054006,38341003')).toEqual(['c1', 'c2']);
