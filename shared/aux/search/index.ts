@@ -85,7 +85,10 @@ async function segmentsOf(caller: Caller, search: AuxSearch): Promise<Segment[]>
 async function scopedPatients(caller: Caller, filters: readonly ScopeFilter[]): Promise<Id[]> {
   if (filters.length === 0) return (await patientScope(caller)).patientIds;
   const scopes = await Promise.all(filters.map((f) => patientScope(caller, f)));
-  return scopes.map((s) => s.patientIds).reduce((acc, ids) => acc.filter((id) => ids.includes(id)));
+  return scopes.map((s) => s.patientIds).reduce((acc, ids) => {
+    const allowed = new Set(ids);
+    return acc.filter((id) => allowed.has(id));
+  });
 }
 
 async function streamedPage(walk: Walk, search: AuxSearch, cursor: Cursor | undefined): Promise<Page> {
