@@ -2,7 +2,8 @@
 import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
 import { createHandler } from '../../shared/http/handler';
+import { smartConfigurationRoutes } from '../../shared/oauth/fhir-base-discovery';
 
 export const registry = createRegistry([]);
 
-export const handler = createHandler({ family: 'fhir', routes: fhirRoutes(registry) });
+export const handler = createHandler({ family: 'fhir', routes: [...smartConfigurationRoutes(), ...fhirRoutes(registry)] });
