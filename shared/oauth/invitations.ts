@@ -114,7 +114,7 @@ export async function invitationClient(clientNumber: Id): Promise<OAuthClient> {
   if (client.type !== 'public' || !client.grantTypes.includes('authorization_code') || client.redirectUris.length === 0) {
     problems.push('This app cannot sign patients in (it needs to be a public client with the authorization_code grant and a redirect URI).');
   }
-  if (problems.length > 0) throw fieldErrors({ clientId: problems });
+  if (problems.length > 0) throw fieldErrors({ client_id: problems });
   return client;
 }
 
