@@ -9,7 +9,15 @@ import type { Route } from '../../shared/http/router';
 import { createApiKey, deleteApiKey, listApiKeys } from '../../shared/oauth/api-keys';
 import { listBody, parseApiBody } from './oauth-input';
 
-const CreateApiKey = z.strictObject({ name: z.string().trim().min(1).max(200).optional() });
+const CreateApiKey = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'Control characters are not allowed.')
+    .optional(),
+});
 
 export function practitionerClientRoutes(): Route[] {
   return [
