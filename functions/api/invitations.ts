@@ -2,7 +2,7 @@
  * `/api/v1/invitation`: practitioners issue, list and cancel a patient's invitations; anyone holding
  * an invitation token redeems it (`POST /api/v1/invitation/<token>`, no authentication, no body).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { authenticate } from '../../shared/auth/authenticate';
 import { assertCanReadPatient, assertCanWriteForPatient, requirePractitioner } from '../../shared/auth/scope';
 import { parseId } from '../../shared/directory/ids';
@@ -16,7 +16,7 @@ import { bodyId, listBody, parseApiBody } from './oauth-input';
 const CreateInvitation = z.strictObject({
   patient_id: bodyId,
   client_id: bodyId,
-  send_email: z.boolean().optional(),
+  send_email: z.optional(z.boolean()),
 });
 
 function invitationView(invitation: Invitation) {

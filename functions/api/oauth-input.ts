@@ -3,7 +3,7 @@
  * bodies (unknown fields and wrong types are 400 field errors) and the `/api/v1/` list shape.
  * Deliberately small; once the shared `/api/v1/` helpers exist these are their natural home.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { pageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../shared/directory/paging';
 import { fieldErrors, type FieldErrors } from '../../shared/http/errors';
 import type { HttpRequest } from '../../shared/http/request';
@@ -26,7 +26,7 @@ function messageOf(issue: z.core.$ZodIssue, input: Record<string, unknown>): str
 }
 
 /** The JSON body parsed by a strict snake_case schema (camelCase keys accepted); 400 `{field: [messages]}` otherwise. */
-export function parseApiBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+export function parseApiBody<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
   const raw = body === undefined ? {} : body;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw fieldErrors({ nonFieldErrors: ['Invalid data. Expected a dictionary.'] });
   const input: Record<string, unknown> = {};
@@ -45,7 +45,7 @@ export function parseApiBody<S extends z.ZodType>(schema: S, body: unknown): z.o
 }
 
 /** A positive directory id in a body. */
-export const bodyId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const bodyId = z.int().check(z.positive(), z.maximum(Number.MAX_SAFE_INTEGER));
 
 function pageNumber(query: URLSearchParams, name: string, fallback: number): number {
   const raw = query.get(name);

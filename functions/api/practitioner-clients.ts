@@ -1,5 +1,5 @@
 /** `/api/v1/practitioner_clients`: a practitioner's own API keys (client credentials). */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { authenticate } from '../../shared/auth/authenticate';
 import { requirePractitioner } from '../../shared/auth/scope';
 import { parseId } from '../../shared/directory/ids';
@@ -10,13 +10,7 @@ import { createApiKey, deleteApiKey, listApiKeys } from '../../shared/oauth/api-
 import { listBody, parseApiBody } from './oauth-input';
 
 const CreateApiKey = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'Control characters are not allowed.')
-    .optional(),
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(/^[^\u0000-\u001f\u007f]*$/, 'Control characters are not allowed.'))),
 });
 
 export function practitionerClientRoutes(): Route[] {

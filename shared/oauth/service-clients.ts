@@ -27,7 +27,7 @@ export const SERVICE_CLIENTS: readonly (OAuthClientInput & { clientId: string })
   },
   {
     clientId: WEB_CLIENT_ID,
-    name: 'Clinical Data Exchange sign-in',
+    name: 'Clinical Data Exchange',
     type: 'public',
     redirectUris: [CALLBACK_PATH],
     grantTypes: ['authorization_code', 'refresh_token'],

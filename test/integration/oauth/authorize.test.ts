@@ -54,7 +54,7 @@ describe('the sign-in page', () => {
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     expect(page.headers['content-security-policy']).toContain("form-action 'self' http://localhost:8000");
     expect(page.headers['x-frame-options']).toBe('DENY');
-    expect(page.text).toContain('Clinical Data Exchange sign-in');
+    expect(page.text).toContain('continue to <strong>Clinical Data Exchange</strong>');
     expect(page.text).not.toMatch(/<(script|link|img)\b/);
     const cookie = page.cookies.find((c) => c.startsWith('cdx_signin='))!;
     expect(cookie).toMatch(/HttpOnly/);
