@@ -4,12 +4,14 @@
  * the same run, because this machine is noisy.
  */
 import { coldStart } from './cold-start';
+import { oauth } from './oauth';
 import { omh } from './omh';
 import { tokens } from './tokens';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
+  oauth,
   tokens,
 };
 

@@ -4,7 +4,7 @@ import { getUser } from '../../shared/directory/users';
 import { unauthorized } from '../../shared/http/errors';
 import { json, type HttpResponse } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
-import { jwks, openidConfiguration, OAUTH_PATHS, smartConfiguration } from '../../shared/oauth/discovery';
+import { DISCOVERY_CACHE, jwks, openidConfiguration, OAUTH_PATHS, smartConfiguration } from '../../shared/oauth/discovery';
 import { formParams } from '../../shared/oauth/form';
 import { callbackPage } from '../../shared/oauth/pages';
 import { handleRevocationRequest } from '../../shared/oauth/revocation';
@@ -14,7 +14,6 @@ import { showSignIn, submitSignIn } from './authorize';
 import { corsRoutes } from '../../shared/http/cors';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-const DISCOVERY_CACHE = { 'Cache-Control': 'public, max-age=300' };
 
 const discovery = (document: () => unknown | Promise<unknown>) => async (): Promise<HttpResponse> => json(200, await document(), DISCOVERY_CACHE);
 

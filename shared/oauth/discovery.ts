@@ -9,6 +9,9 @@ import { config } from '../config';
 import { SUPPORTED_SCOPES } from './scopes';
 import { S256 } from './pkce';
 
+/** Discovery documents change only with a deployment. */
+export const DISCOVERY_CACHE = { 'Cache-Control': 'public, max-age=300' };
+
 /** The grants `/o/token/` answers. */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 

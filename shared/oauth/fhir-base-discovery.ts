@@ -3,10 +3,10 @@ import { FHIR_BASES } from '../http/families';
 import { corsRoutes } from '../http/cors';
 import { json } from '../http/response';
 import type { Route } from '../http/router';
-import { smartConfiguration } from './discovery';
+import { DISCOVERY_CACHE, smartConfiguration } from './discovery';
 
 export function smartConfigurationRoutes(): Route[] {
   return FHIR_BASES.flatMap((base) =>
-    corsRoutes(`${base}/.well-known/smart-configuration`, { GET: async () => json(200, smartConfiguration(), { 'Cache-Control': 'public, max-age=300' }) }),
+    corsRoutes(`${base}/.well-known/smart-configuration`, { GET: async () => json(200, smartConfiguration(), DISCOVERY_CACHE) }),
   );
 }

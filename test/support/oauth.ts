@@ -3,7 +3,11 @@
  * portal runs (issue as a practitioner, redeem, exchange).
  */
 import { randomBytes } from 'node:crypto';
+import { getOAuthClient } from '../../shared/directory/oauth-clients';
+import type { OAuthClient } from '../../shared/directory/model';
 import { s256Challenge } from '../../shared/oauth/pkce';
+import { ensureServiceClients, PORTAL_CLIENT_ID, WEB_CLIENT_ID } from '../../shared/oauth/service-clients';
+import { makeOrganization, makePatient, makePractitioner } from './directory';
 import { call, type TestResponse } from './invoke';
 
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -41,4 +45,18 @@ export async function redeemAndExchange(token: string) {
   const res = await postForm('/o/token/', { ...grant, code_verifier: portalVerifier(token) });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
   return res.json as { access_token: string; refresh_token: string; patient: string; scope: string; expires_in: number; id_token?: string };
+}
+
+/** The service's own clients (created where missing). */
+export async function serviceClients(): Promise<{ portal: OAuthClient; web: OAuthClient }> {
+  await ensureServiceClients();
+  return { portal: (await getOAuthClient(PORTAL_CLIENT_ID))!, web: (await getOAuthClient(WEB_CLIENT_ID))! };
+}
+
+/** An organization with a practitioner (role member) and a patient without a login. */
+export async function invitationWorld() {
+  const org = await makeOrganization();
+  const doctor = await makePractitioner({ organizations: [org] });
+  const patient = await makePatient({ organizations: [org] });
+  return { org, doctor, patient };
 }

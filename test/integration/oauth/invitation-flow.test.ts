@@ -1,28 +1,16 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getOAuthClient } from '../../../shared/directory/oauth-clients';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { OAuthClient } from '../../../shared/directory/model';
 import { getPatient } from '../../../shared/directory/patients';
 import { getUser } from '../../../shared/directory/users';
-import { resetClock, useClock } from '../../../shared/oauth/clock';
-import { ensureServiceClients, PORTAL_CLIENT_ID } from '../../../shared/oauth/service-clients';
-import type { OAuthClient } from '../../../shared/directory/model';
-import { makeOrganization, makePatient, makePractitioner } from '../../support/directory';
+import { PORTAL_CLIENT_ID } from '../../../shared/oauth/service-clients';
 import { call } from '../../support/invoke';
-import { invite, portalVerifier, postForm, redeemAndExchange } from '../../support/oauth';
+import { invitationWorld as world, invite, portalVerifier, postForm, serviceClients } from '../../support/oauth';
 
 let portal: OAuthClient;
 
 beforeAll(async () => {
-  await ensureServiceClients();
-  portal = (await getOAuthClient(PORTAL_CLIENT_ID))!;
+  ({ portal } = await serviceClients());
 });
-afterEach(() => resetClock());
-
-async function world() {
-  const org = await makeOrganization();
-  const doctor = await makePractitioner({ organizations: [org] });
-  const patient = await makePatient({ organizations: [org] });
-  return { org, doctor, patient };
-}
 
 describe('the invitation flow as the portal runs it', () => {
   it('issues, redeems, exchanges, uses, refreshes and revokes', async () => {

@@ -2,16 +2,14 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../../shared/config';
-import { getOAuthClient } from '../../../shared/directory/oauth-clients';
 import { createUser } from '../../../shared/directory/users';
 import { getPatient } from '../../../shared/directory/patients';
 import type { OAuthClient } from '../../../shared/directory/model';
 import { nowMs, resetClock, useClock } from '../../../shared/oauth/clock';
-import { ensureServiceClients, PORTAL_CLIENT_ID, WEB_CLIENT_ID } from '../../../shared/oauth/service-clients';
 import { dynamo } from '../../../shared/store/clients';
 import { makeOrganization, makePatient, makePractitioner } from '../../support/directory';
 import { call } from '../../support/invoke';
-import { invite, portalVerifier, postForm, redeemAndExchange } from '../../support/oauth';
+import { invitationWorld as world, invite, portalVerifier, postForm, redeemAndExchange, serviceClients } from '../../support/oauth';
 
 const HOUR = 3600 * 1000;
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -19,18 +17,9 @@ let portal: OAuthClient;
 let web: OAuthClient;
 
 beforeAll(async () => {
-  await ensureServiceClients();
-  portal = (await getOAuthClient(PORTAL_CLIENT_ID))!;
-  web = (await getOAuthClient(WEB_CLIENT_ID))!;
+  ({ portal, web } = await serviceClients());
 });
 afterEach(() => resetClock());
-
-async function world() {
-  const org = await makeOrganization();
-  const doctor = await makePractitioner({ organizations: [org] });
-  const patient = await makePatient({ organizations: [org] });
-  return { org, doctor, patient };
-}
 
 const create = (token: string | undefined, body: unknown) => call('POST', '/api/v1/invitation', { ...(token ? { token } : {}), body, headers: JSON_BODY });
 const redeem = (token: string) => call('POST', `/api/v1/invitation/${token}`);
