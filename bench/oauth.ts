@@ -1,9 +1,10 @@
 /**
  * The token endpoint's grants, in process (no HTTP), against the raw store operations each one
  * performs, measured interleaved in the same run (this machine is noisy) and reported as ratios:
- * - authorization_code exchange: GetItem code + GetItem user + one TransactWriteItems of 3 actions
- *   (code used, grant, refresh pointer) + ES256 access token (+ id_token with `openid`);
- * - refresh_token rotation: GetItem pointer + GetItem grant + GetItem user + TransactWriteItems of 2;
+ * - authorization_code exchange: GetItem client + GetItem code + GetItem user + one
+ *   TransactWriteItems of 3 actions (code used, grant, refresh pointer) + ES256 access token
+ *   (+ id_token with `openid`);
+ * - refresh_token rotation: GetItem client, pointer, grant and user + TransactWriteItems of 2;
  * - client_credentials: GetItem client + GetItem user + access token;
  * - invitation redemption: GetItem invitation + GetItem client + GetItem patient + TransactWriteItems of 2.
  * DynamoDB Local in memory; local ES256 key file.
@@ -85,6 +86,7 @@ export async function oauth(): Promise<void> {
       issueAuthorizationCode({ clientId: WEB_CLIENT_ID, redirectUri: CALLBACK, userId: doctor.id, kind: 'practitioner', scope, codeChallenge: challenge });
     const exchange = (code: string) => handleTokenRequest(noHeaders, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: WEB_CLIENT_ID, code_verifier: verifier });
     const rawExchange = async () => {
+      await get(keys.oauthClient(WEB_CLIENT_ID));
       await get(keys.authorizationCode('x'));
       await get(keys.user(doctor.id));
       await rawTransact(3);
@@ -103,6 +105,7 @@ export async function oauth(): Promise<void> {
     await measure('refresh_token rotation', async () => async () => {
       refreshToken = (await handleTokenRequest(noHeaders, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: WEB_CLIENT_ID })).refresh_token!;
     }, async () => {
+      await get(keys.oauthClient(WEB_CLIENT_ID));
       await get(keys.refreshToken('x'));
       await get(keys.grant('x'));
       await get(keys.user(doctor.id));

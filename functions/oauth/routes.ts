@@ -31,14 +31,16 @@ export function oauthRoutes(): Route[] {
         const caller = await authenticate(req);
         const user = await getUser(caller.userId);
         if (!user) throw unauthorized('The access token is invalid or expired.');
+        // OpenID Connect: claims by the token's scopes; who the user is in FHIR terms always.
+        const scopes = new Set(caller.scopes);
         return json(
           200,
           {
             sub: String(user.id),
-            email: user.email,
-            name: `${user.nameGiven} ${user.nameFamily}`.trim(),
             fhirUser: fhirUserOf(user),
             ...(caller.kind === 'patient' ? { patient: String(caller.patientId) } : {}),
+            ...(scopes.has('email') ? { email: user.email } : {}),
+            ...(scopes.has('profile') ? { name: `${user.nameGiven} ${user.nameFamily}`.trim() } : {}),
           },
           NO_STORE,
         );
