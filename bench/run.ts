@@ -7,12 +7,14 @@ import { coldStart } from './cold-start';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { tokens } from './tokens';
+import { validationBench } from './validation';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
   oauth,
   tokens,
+  validation: validationBench,
 };
 
 async function main() {
