@@ -5,6 +5,7 @@
  */
 import { auxBench } from './aux';
 import { coldStart } from './cold-start';
+import { oauth } from './oauth';
 import { omh } from './omh';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
@@ -12,6 +13,7 @@ import { validationBench } from './validation';
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
+  oauth,
   tokens,
   validation: validationBench,
   aux: auxBench,

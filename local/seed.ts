@@ -8,6 +8,7 @@ import { config } from '../shared/config';
 import { dynamo } from '../shared/store/clients';
 import { demoAuxiliary } from './demo-auxiliary';
 import { demoDirectory } from './demo-directory';
+import { demoOAuth } from './demo-oauth';
 
 export interface SeedContext {
   /** Lines for the start banner (accounts, ids worth knowing). */
@@ -22,6 +23,7 @@ const MARKER = { pk: 'SEED', sk: 'SEED' };
 /** Steps in the order they must run; later issues append theirs. */
 export const SEED_STEPS: SeedStep[] = [];
 SEED_STEPS.push(demoDirectory);
+SEED_STEPS.push(demoOAuth);
 SEED_STEPS.push(demoAuxiliary);
 
 export async function seedDemoData(steps: readonly SeedStep[] = SEED_STEPS): Promise<{ seeded: boolean; notes: string[] }> {

@@ -1,6 +1,8 @@
 import { config } from '../../shared/config';
 import { json } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
+import { invitationRoutes } from './invitations';
+import { practitionerClientRoutes } from './practitioner-clients';
 
 export function apiRoutes(): Route[] {
   return [
@@ -9,5 +11,7 @@ export function apiRoutes(): Route[] {
       path: '/health',
       handler: async () => json(200, { status: 'ok', version: config().release }, { 'Cache-Control': 'no-store' }),
     },
+    ...invitationRoutes(),
+    ...practitionerClientRoutes(),
   ];
 }

@@ -4,10 +4,11 @@ import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
 import { createHandler } from '../../shared/http/handler';
+import { smartConfigurationRoutes } from '../../shared/oauth/fhir-base-discovery';
 
 export const registry = createRegistry([...auxiliaryTypeEntries()]);
 
-export const handler = createHandler({ family: 'fhir', routes: fhirRoutes(registry) });
+export const handler = createHandler({ family: 'fhir', routes: [...smartConfigurationRoutes(), ...fhirRoutes(registry)] });
 
 // Writes validate and index with FHIRPath: start loading the engine during init, not on the first write.
 loadFhirPath().catch(() => undefined);
