@@ -6,11 +6,13 @@
 import { coldStart } from './cold-start';
 import { omh } from './omh';
 import { tokens } from './tokens';
+import { validationBench } from './validation';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
   tokens,
+  validation: validationBench,
 };
 
 async function main() {

@@ -4,18 +4,22 @@
  * imports exactly these files. `npm run bundle` runs it alone.
  */
 import { buildSync, type BuildOptions } from 'esbuild';
-import { cpSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLED_DEFINITIONS_DIR } from '../shared/fhir/definitions/location';
 import { FAMILIES, type Family } from '../shared/http/families';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE_ROOT = join(REPO_ROOT, 'dist', 'functions');
 
+/** The compiled R5 definitions, read type by type on first use (shared/fhir/definitions). */
+const FHIR_R5_DEFINITIONS = { from: 'shared/fhir/definitions/generated', to: BUNDLED_DEFINITIONS_DIR };
+
 /** Folders of data a family reads at run time, copied beside its bundle (path in repo -> path in bundle dir). */
 export const FAMILY_ASSETS: Record<Family, ReadonlyArray<{ from: string; to: string }>> = {
-  fhir: [],
-  'fhir-import': [],
+  fhir: [FHIR_R5_DEFINITIONS],
+  'fhir-import': [FHIR_R5_DEFINITIONS],
   api: [],
   oauth: [],
 };
@@ -29,6 +33,12 @@ export const BUNDLE_OPTIONS: BuildOptions = {
   sourcemap: 'external',
   legalComments: 'external',
   mainFields: ['module', 'main'],
+  // A dynamic import() becomes a chunk loaded on first use, not at cold start (the FHIRPath engine).
+  // Chunks sit beside index.mjs, so `import.meta.url` names the same folder in every chunk.
+  splitting: true,
+  entryNames: 'index',
+  chunkNames: '[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
   // Some CommonJS dependencies call require(); ESM bundles need it defined.
   banner: {
     js: "import { createRequire as __cdxCreateRequire } from 'node:module'; const require = __cdxCreateRequire(import.meta.url);",
@@ -40,20 +50,40 @@ export interface BundleResult {
   family: Family;
   dir: string;
   file: string;
+  /** Code a cold start loads: index.mjs and the chunks it imports statically. */
   bytes: number;
+  /** Chunks loaded only on first use (dynamic imports). */
+  lazyBytes: number;
 }
 
 export function bundleFamily(family: Family, outRoot = BUNDLE_ROOT): BundleResult {
-  const dir = join(outRoot, family);
+  const built = bundleEntry(join(REPO_ROOT, 'functions', family, 'handler.ts'), join(outRoot, family), FAMILY_ASSETS[family]);
+  return { family, ...built };
+}
+
+/** Bundles one entry into `dir` (index.mjs + chunks) with the Lambda options and copies its assets. */
+export function bundleEntry(entry: string, dir: string, assets: ReadonlyArray<{ from: string; to: string }>) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'index.mjs');
-  buildSync({ ...BUNDLE_OPTIONS, entryPoints: [join(REPO_ROOT, 'functions', family, 'handler.ts')], outfile: file });
-  for (const asset of FAMILY_ASSETS[family]) {
+  const { metafile } = buildSync({ ...BUNDLE_OPTIONS, entryPoints: [entry], outdir: dir, metafile: true });
+  for (const asset of assets) {
     const from = join(REPO_ROOT, asset.from);
     if (existsSync(from)) cpSync(from, join(dir, asset.to), { recursive: true });
   }
-  return { family, dir, file, bytes: statSync(file).size };
+  const file = join(dir, 'index.mjs');
+  const outputs = metafile!.outputs;
+  const key = (path: string) => resolve(REPO_ROOT, path);
+  const eager = new Set<string>();
+  const visit = (path: string) => {
+    if (eager.has(path)) return;
+    eager.add(path);
+    for (const imp of outputs[path]?.imports ?? []) if (imp.kind === 'import-statement' && outputs[imp.path]) visit(imp.path);
+  };
+  visit(Object.keys(outputs).find((p) => key(p) === file)!);
+  const sizes = Object.entries(outputs).filter(([p]) => p.endsWith('.mjs'));
+  const bytes = sizes.filter(([p]) => eager.has(p)).reduce((n, [, o]) => n + o.bytes, 0);
+  const lazyBytes = sizes.filter(([p]) => !eager.has(p)).reduce((n, [, o]) => n + o.bytes, 0);
+  return { dir, file, bytes, lazyBytes };
 }
 
 export function bundleAll(outRoot = BUNDLE_ROOT): BundleResult[] {
@@ -61,5 +91,8 @@ export function bundleAll(outRoot = BUNDLE_ROOT): BundleResult[] {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  for (const r of bundleAll()) console.log(`${r.family.padEnd(12)} ${(r.bytes / 1024).toFixed(0).padStart(6)} KB  ${r.file}`);
+  for (const r of bundleAll()) {
+    const lazy = r.lazyBytes > 0 ? ` (+ ${(r.lazyBytes / 1024).toFixed(0)} KB loaded on first use)` : '';
+    console.log(`${r.family.padEnd(12)} ${(r.bytes / 1024).toFixed(0).padStart(6)} KB  ${r.file}${lazy}`);
+  }
 }
