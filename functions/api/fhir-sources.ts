@@ -1,0 +1,56 @@
+/** `/api/v1/fhir_sources` (spec 2.5): a patient's upstream FHIR servers. */
+import { z } from 'zod';
+import { parseBody } from '../../shared/api/body';
+import { id, name, optionalUrl } from '../../shared/api/fields';
+import { CUSTOM_PAGING, listBody, pagingOf } from '../../shared/api/list';
+import { authed, pathId } from '../../shared/api/route';
+import { json, noContent } from '../../shared/http/response';
+import type { Route } from '../../shared/http/router';
+import {
+  deleteOwnFhirSource,
+  listOwnFhirSources,
+  readOwnFhirSource,
+  registerFhirSource,
+  updateOwnFhirSource,
+} from '../../shared/management/fhir-sources';
+
+const BASE = '/api/v1/fhir_sources';
+
+const MAX_LABEL = 200;
+
+const newSource = z.strictObject({ data_source: id(), label: name(MAX_LABEL).optional(), fhir_base_url: optionalUrl().optional() });
+const sourceChanges = z.strictObject({
+  data_source: id().optional(),
+  label: name(MAX_LABEL).optional(),
+  fhir_base_url: optionalUrl().optional(),
+});
+
+function fieldsOf(body: z.output<typeof sourceChanges>) {
+  return {
+    ...(body.data_source !== undefined ? { dataSourceId: body.data_source } : {}),
+    ...(body.label !== undefined ? { label: body.label } : {}),
+    ...(body.fhir_base_url !== undefined ? { fhirBaseUrl: body.fhir_base_url } : {}),
+  };
+}
+
+export const fhirSourceRoutes: Route[] = [
+  authed('GET', BASE, async (req, caller) => {
+    const paging = pagingOf(req.query, CUSTOM_PAGING);
+    return json(200, listBody(req, await listOwnFhirSources(caller, paging), paging));
+  }),
+  authed('POST', BASE, async (req, caller) => {
+    const body = parseBody(newSource, req.body);
+    return json(201, await registerFhirSource(caller, { ...fieldsOf(body), dataSourceId: body.data_source }));
+  }),
+  authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readOwnFhirSource(caller, pathId(req)))),
+  ...(['PUT', 'PATCH'] as const).map((method) =>
+    authed(method, `${BASE}/{id}`, async (req, caller) => {
+      const body = method === 'PUT' ? parseBody(newSource, req.body) : parseBody(sourceChanges, req.body);
+      return json(200, await updateOwnFhirSource(caller, pathId(req), fieldsOf(body)));
+    }),
+  ),
+  authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
+    await deleteOwnFhirSource(caller, pathId(req));
+    return noContent();
+  }),
+];

@@ -1,0 +1,99 @@
+/** `/api/v1/organizations`: the organization tree, its practitioners and studies. */
+import { z } from 'zod';
+import { parseBody } from '../../shared/api/body';
+import { id, requiredName, role } from '../../shared/api/fields';
+import { CUSTOM_PAGING, listBody, pagingOf } from '../../shared/api/list';
+import { authed, parseBodyOrQuery, parseQuery, pathId } from '../../shared/api/route';
+import { ORGANIZATION_TYPES, type OrganizationType } from '../../shared/directory/model';
+import { fieldErrors } from '../../shared/http/errors';
+import { json, noContent } from '../../shared/http/response';
+import type { Route } from '../../shared/http/router';
+import {
+  createOrganizationBy,
+  deleteOrganizationBy,
+  listMembers,
+  listOrganizationStudies,
+  listOrganizationsFor,
+  organizationTreeFor,
+  organizationTypes,
+  readOrganization,
+  removeMember,
+  setMemberRole,
+  updateOrganizationBy,
+} from '../../shared/management/organizations';
+
+const BASE = '/api/v1/organizations';
+
+const organizationType = () => z.enum(Object.keys(ORGANIZATION_TYPES) as [OrganizationType, ...OrganizationType[]]);
+
+const newOrganization = z.strictObject({ name: requiredName(), type: organizationType(), part_of: id().nullable().optional() });
+
+const organizationChanges = z.strictObject({
+  name: requiredName().optional(),
+  type: organizationType().optional(),
+  part_of: id().nullable().optional(),
+});
+
+/** The user and role of a membership; `jhe_user_id` and `organization_partitioner_role` are the names existing clients send. */
+const membership = z.strictObject({
+  user_id: id().optional(),
+  jhe_user_id: id().optional(),
+  role: role().optional(),
+  organization_partitioner_role: role().optional(),
+});
+
+const member = z.strictObject({ user_id: id().optional(), jhe_user_id: id().optional() });
+
+function userIdOf(body: { user_id?: number | undefined; jhe_user_id?: number | undefined }): number {
+  const userId = body.user_id ?? body.jhe_user_id;
+  if (userId === undefined) throw fieldErrors({ userId: ['This field is required.'] });
+  if (body.user_id !== undefined && body.jhe_user_id !== undefined && body.user_id !== body.jhe_user_id) {
+    throw fieldErrors({ userId: ['Given twice with different values.'] });
+  }
+  return userId;
+}
+
+export const organizationRoutes: Route[] = [
+  authed('GET', BASE, async (req, caller) => {
+    const { part_of } = parseQuery(z.strictObject({ part_of: id().optional() }), req.query);
+    const paging = pagingOf(req.query, CUSTOM_PAGING);
+    return json(200, listBody(req, await listOrganizationsFor(caller, part_of, paging), paging));
+  }),
+  authed('POST', BASE, async (req, caller) => {
+    const body = parseBody(newOrganization, req.body);
+    return json(201, await createOrganizationBy(caller, { name: body.name, type: body.type, ...(body.part_of ? { partOf: body.part_of } : {}) }));
+  }),
+  authed('GET', `${BASE}/types`, async () => json(200, organizationTypes())),
+  authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readOrganization(caller, pathId(req)))),
+  ...(['PUT', 'PATCH'] as const).map((method) =>
+    authed(method, `${BASE}/{id}`, async (req, caller) => {
+      const body = method === 'PUT' ? parseBody(newOrganization, req.body) : parseBody(organizationChanges, req.body);
+      return json(
+        200,
+        await updateOrganizationBy(caller, pathId(req), {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.type !== undefined ? { type: body.type } : {}),
+          ...(body.part_of !== undefined ? { partOf: body.part_of } : {}),
+        }),
+      );
+    }),
+  ),
+  authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
+    await deleteOrganizationBy(caller, pathId(req));
+    return noContent();
+  }),
+  authed('GET', `${BASE}/{id}/tree`, async (req, caller) => json(200, await organizationTreeFor(caller, pathId(req)))),
+  authed('GET', `${BASE}/{id}/users`, async (req, caller) => json(200, await listMembers(caller, pathId(req)))),
+  authed('GET', `${BASE}/{id}/studies`, async (req, caller) => json(200, await listOrganizationStudies(caller, pathId(req)))),
+  authed('POST', `${BASE}/{id}/user`, async (req, caller) => {
+    const body = parseBody(membership, req.body);
+    const role = body.role ?? body.organization_partitioner_role;
+    if (role === undefined) throw fieldErrors({ role: ['This field is required.'] });
+    const { created, member: view } = await setMemberRole(caller, pathId(req), userIdOf(body), role);
+    return json(created ? 201 : 200, view);
+  }),
+  authed('DELETE', `${BASE}/{id}/remove_user`, async (req, caller) => {
+    await removeMember(caller, pathId(req), userIdOf(parseBodyOrQuery(member, req)));
+    return noContent();
+  }),
+];

@@ -1,0 +1,164 @@
+/** `/api/v1/patients`: the list, the record, `me`, organizations and consents. */
+import { z } from 'zod';
+import { parseBody } from '../../shared/api/body';
+import { date, email, id, identifiers, identifierValue, name, phone } from '../../shared/api/fields';
+import { CUSTOM_PAGING, listBody, pagingOf } from '../../shared/api/list';
+import { authed, parseQuery, pathId } from '../../shared/api/route';
+import { badRequest } from '../../shared/http/errors';
+import { json, noContent } from '../../shared/http/response';
+import type { Route } from '../../shared/http/router';
+import { consentOverview, deleteConsentsBy, recordConsentsBy } from '../../shared/management/consents';
+import {
+  addPatientToOrganizationBy,
+  createPatientIn,
+  listPatients,
+  ownPatient,
+  readPatient,
+  removePatientFrom,
+  updatePatientBy,
+} from '../../shared/management/patients';
+
+const BASE = '/api/v1/patients';
+
+const listQuery = z.strictObject({
+  organization_id: id().optional(),
+  study_id: id().optional(),
+  patient_id: id().optional(),
+  patient_identifier_value: identifierValue().optional(),
+});
+
+const organizationQuery = z.strictObject({ organization_id: id().optional() });
+
+const newPatient = z.strictObject({
+  organization_id: id(),
+  telecom_email: email(),
+  name_family: name().optional(),
+  name_given: name().optional(),
+  birth_date: date().optional(),
+  telecom_phone: phone().optional(),
+  identifiers: identifiers().optional(),
+});
+
+/** PATCH: any field; `null` clears an optional one; `identifiers` replaces them all. */
+const patientChanges = z.strictObject({
+  name_family: name().optional(),
+  name_given: name().optional(),
+  birth_date: date().nullable().optional(),
+  telecom_phone: phone().nullable().optional(),
+  telecom_email: email().nullable().optional(),
+  identifiers: identifiers().optional(),
+});
+
+/** PUT: the same, with the required field of a new patient. */
+const patientReplacement = patientChanges.extend({ telecom_email: email() });
+
+const coding = { coding_system: z.string().max(512), coding_code: z.string().max(512) };
+
+const MAX_DECISIONS = 40;
+
+const consentDecisions = z.strictObject({
+  study_scope_consents: z
+    .array(z.strictObject({ study_id: id(), scope_consents: z.array(z.strictObject({ ...coding, consented: z.boolean() })).min(1).max(MAX_DECISIONS) }))
+    .min(1)
+    .max(MAX_DECISIONS),
+});
+
+const consentRemovals = z.strictObject({
+  study_scope_consents: z
+    .array(z.strictObject({ study_id: id(), scope_consents: z.array(z.strictObject(coding)).max(MAX_DECISIONS).optional() }))
+    .min(1)
+    .max(MAX_DECISIONS),
+});
+
+type Changes = z.output<typeof patientChanges>;
+
+/** `?organization_id=`, which removals and additions must name. */
+function requiredOrganization(query: URLSearchParams): number {
+  const { organization_id } = parseQuery(organizationQuery, query);
+  if (organization_id === undefined) throw badRequest('organizationId required', 'required', { apiBody: { detail: 'organizationId required' } });
+  return organization_id;
+}
+
+function patchOf(body: Changes) {
+  return {
+    ...(body.name_family !== undefined ? { nameFamily: body.name_family } : {}),
+    ...(body.name_given !== undefined ? { nameGiven: body.name_given } : {}),
+    ...(body.birth_date !== undefined ? { birthDate: body.birth_date } : {}),
+    ...(body.telecom_phone !== undefined ? { telecomPhone: body.telecom_phone } : {}),
+    ...(body.telecom_email !== undefined ? { telecomEmail: body.telecom_email } : {}),
+    ...(body.identifiers !== undefined ? { identifiers: body.identifiers } : {}),
+  };
+}
+
+function decisionsOf(body: z.output<typeof consentDecisions>) {
+  return body.study_scope_consents.map((s) => ({
+    studyId: s.study_id,
+    scopeConsents: s.scope_consents.map((c) => ({ codingSystem: c.coding_system, codingCode: c.coding_code, consented: c.consented })),
+  }));
+}
+
+export const patientRoutes: Route[] = [
+  authed('GET', BASE, async (req, caller) => {
+    const q = parseQuery(listQuery, req.query);
+    const paging = pagingOf(req.query, CUSTOM_PAGING);
+    const page = await listPatients(
+      caller,
+      {
+        ...(q.organization_id !== undefined ? { organizationId: q.organization_id } : {}),
+        ...(q.study_id !== undefined ? { studyId: q.study_id } : {}),
+        ...(q.patient_id !== undefined ? { patientId: q.patient_id } : {}),
+        ...(q.patient_identifier_value !== undefined ? { identifierValue: q.patient_identifier_value } : {}),
+      },
+      paging,
+    );
+    return json(200, listBody(req, page, paging));
+  }),
+  authed('POST', BASE, async (req, caller) => {
+    const body = parseBody(newPatient, req.body);
+    const created = await createPatientIn(caller, {
+      organizationId: body.organization_id,
+      telecomEmail: body.telecom_email,
+      ...(body.name_family !== undefined ? { nameFamily: body.name_family } : {}),
+      ...(body.name_given !== undefined ? { nameGiven: body.name_given } : {}),
+      ...(body.birth_date !== undefined ? { birthDate: body.birth_date } : {}),
+      ...(body.telecom_phone !== undefined ? { telecomPhone: body.telecom_phone } : {}),
+      ...(body.identifiers !== undefined ? { identifiers: body.identifiers } : {}),
+    });
+    return json(201, created);
+  }),
+  authed('GET', `${BASE}/me`, async (_req, caller) => json(200, await ownPatient(caller))),
+  authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readPatient(caller, pathId(req)))),
+  ...(['PUT', 'PATCH'] as const).map((method) =>
+    authed(method, `${BASE}/{id}`, async (req, caller) => {
+      const body = parseBody(method === 'PUT' ? patientReplacement : patientChanges, req.body);
+      const { organization_id } = parseQuery(organizationQuery, req.query);
+      return json(200, await updatePatientBy(caller, pathId(req), patchOf(body), organization_id));
+    }),
+  ),
+  authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
+    await removePatientFrom(caller, pathId(req), requiredOrganization(req.query));
+    return noContent();
+  }),
+  authed('PATCH', `${BASE}/{id}/global_add_organization`, async (req, caller) => {
+    return json(200, await addPatientToOrganizationBy(caller, pathId(req), requiredOrganization(req.query)));
+  }),
+  authed('GET', `${BASE}/{id}/consents`, async (req, caller) => json(200, await consentOverview(caller, pathId(req)))),
+  ...(['POST', 'PATCH'] as const).map((method) =>
+    authed(method, `${BASE}/{id}/consents`, async (req, caller) => {
+      const body = parseBody(consentDecisions, req.body);
+      return json(method === 'POST' ? 201 : 200, await recordConsentsBy(caller, pathId(req), decisionsOf(body)));
+    }),
+  ),
+  authed('DELETE', `${BASE}/{id}/consents`, async (req, caller) => {
+    const body = parseBody(consentRemovals, req.body);
+    await deleteConsentsBy(
+      caller,
+      pathId(req),
+      body.study_scope_consents.map((s) => ({
+        studyId: s.study_id,
+        ...(s.scope_consents ? { scopeConsents: s.scope_consents.map((c) => ({ codingSystem: c.coding_system, codingCode: c.coding_code })) } : {}),
+      })),
+    );
+    return noContent();
+  }),
+];
