@@ -42,12 +42,16 @@ export const name = (max = MAX_NAME) =>
 /** A name that must not be blank. */
 export const requiredName = (max = MAX_NAME) => name(max).pipe(z.string().min(1));
 
-/** Free text (a description): line breaks allowed, other control characters not. */
+/** Markup: a `<` that opens a tag, comment or declaration (`BP < 140` is fine). */
+const TAG = /<[A-Za-z!/?]/;
+
+/** Free text (a description): line breaks allowed, other control characters and markup not. */
 export const text = (max = MAX_TEXT) =>
   z
     .string()
     .max(max)
-    .refine((s) => !CONTROL.test(s), 'Must not contain control characters.');
+    .refine((s) => !CONTROL.test(s), 'Must not contain control characters.')
+    .refine((s) => !TAG.test(s), 'Must not contain markup.');
 
 export const email = () => z.string().trim().max(254).pipe(z.email());
 
