@@ -82,9 +82,12 @@ export const url = () =>
 /** An absolute http(s) URL, or empty. */
 export const optionalUrl = () => z.union([z.literal(''), url()]);
 
+/** An absolute URI: a scheme, then characters a URI may hold (no spaces, quotes or angle brackets). */
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`\u0000-\u001f\u007f]+$/;
+
 /**
- * An identifier system: a URI (FHIR `Identifier.system`), so no white space; the portal stores the
- * upstream server's base address here.
+ * An identifier system: an absolute URI (FHIR `Identifier.system`); the portal stores the upstream
+ * server's base address here.
  */
 export const identifierSystem = () =>
   z
@@ -92,16 +95,17 @@ export const identifierSystem = () =>
     .trim()
     .min(1)
     .max(MAX_IDENTIFIER)
-    .refine((s) => !/\s/.test(s) && !CONTROL.test(s), 'Enter a valid URI (no spaces).');
+    .refine((s) => URI.test(s), 'Enter a valid URI.');
 
-/** An identifier value: one line of text. */
+/** An identifier value: one line of text without markup. */
 export const identifierValue = () =>
   z
     .string()
     .trim()
     .min(1)
     .max(MAX_IDENTIFIER)
-    .refine((s) => !CONTROL.test(s) && !LINE_BREAKS.test(s), 'Must not contain control characters or line breaks.');
+    .refine((s) => !CONTROL.test(s) && !LINE_BREAKS.test(s), 'Must not contain control characters or line breaks.')
+    .refine((s) => !MARKUP.test(s), 'Must not contain < or >.');
 
 export const identifier = () => z.strictObject({ system: identifierSystem(), value: identifierValue() });
 
