@@ -5,12 +5,14 @@
  */
 import { coldStart } from './cold-start';
 import { omh } from './omh';
+import { patients } from './patients';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
+  patients,
   tokens,
   validation: validationBench,
 };
