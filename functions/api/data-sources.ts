@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
 import { id, requiredName } from '../../shared/api/fields';
-import { CUSTOM_PAGING, listBody, pagingOf } from '../../shared/api/list';
-import { authed, parseBodyOrQuery, pathId } from '../../shared/api/route';
+import { CUSTOM_PAGING } from '../../shared/api/list';
+import { authed, listRoute, itemRoutes, linkRoutes } from '../../shared/api/route';
 import { DATA_SOURCE_TYPES } from '../../shared/directory/model';
-import { json, noContent } from '../../shared/http/response';
+import { json } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
 import {
   addSupportedScope,
@@ -26,30 +26,20 @@ const dataSourceChanges = z.strictObject({ name: requiredName().optional(), type
 const scopeCode = z.strictObject({ scope_code_id: id() });
 
 export const dataSourceRoutes: Route[] = [
-  authed('GET', BASE, async (req, caller) => {
-    const paging = pagingOf(req.query, CUSTOM_PAGING);
-    return json(200, listBody(req, await listDataSourcesFor(caller, paging), paging));
-  }),
+  listRoute(BASE, CUSTOM_PAGING, (_req, caller, paging) => listDataSourcesFor(caller, paging)),
   authed('POST', BASE, async (req, caller) => json(201, await createDataSourceBy(caller, parseBody(newDataSource, req.body)))),
   authed('GET', `${BASE}/all_scopes`, async () => json(200, await allScopes())),
-  authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readDataSource(caller, pathId(req)))),
-  ...(['PUT', 'PATCH'] as const).map((method) =>
-    authed(method, `${BASE}/{id}`, async (req, caller) => {
-      const body = method === 'PUT' ? parseBody(newDataSource, req.body) : parseBody(dataSourceChanges, req.body);
-      return json(200, await updateDataSourceBy(caller, pathId(req), body));
-    }),
-  ),
-  authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
-    await deleteDataSourceBy(caller, pathId(req));
-    return noContent();
+  ...itemRoutes(`${BASE}/{id}`, {
+    read: readDataSource,
+    replace: newDataSource,
+    change: dataSourceChanges,
+    update: updateDataSourceBy,
+    remove: deleteDataSourceBy,
   }),
-  authed('GET', `${BASE}/{id}/supported_scopes`, async (req, caller) => json(200, await listSupportedScopes(caller, pathId(req)))),
-  authed('POST', `${BASE}/{id}/supported_scopes`, async (req, caller) => {
-    const body = parseBody(scopeCode, req.body);
-    return json(201, await addSupportedScope(caller, pathId(req), body.scope_code_id));
-  }),
-  authed('DELETE', `${BASE}/{id}/supported_scopes`, async (req, caller) => {
-    await removeSupportedScope(caller, pathId(req), parseBodyOrQuery(scopeCode, req).scope_code_id);
-    return noContent();
+  ...linkRoutes(`${BASE}/{id}/supported_scopes`, {
+    link: scopeCode,
+    list: listSupportedScopes,
+    add: (caller, id, body) => addSupportedScope(caller, id, body.scope_code_id),
+    remove: (caller, id, body) => removeSupportedScope(caller, id, body.scope_code_id),
   }),
 ];

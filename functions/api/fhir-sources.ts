@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
 import { id, name, optionalUrl } from '../../shared/api/fields';
-import { CUSTOM_PAGING, listBody, pagingOf } from '../../shared/api/list';
-import { authed, pathId } from '../../shared/api/route';
-import { json, noContent } from '../../shared/http/response';
+import { CUSTOM_PAGING } from '../../shared/api/list';
+import { authed, listRoute, itemRoutes } from '../../shared/api/route';
+import { json } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
 import {
   deleteOwnFhirSource,
@@ -34,23 +34,16 @@ function fieldsOf(body: z.output<typeof sourceChanges>) {
 }
 
 export const fhirSourceRoutes: Route[] = [
-  authed('GET', BASE, async (req, caller) => {
-    const paging = pagingOf(req.query, CUSTOM_PAGING);
-    return json(200, listBody(req, await listOwnFhirSources(caller, paging), paging));
-  }),
+  listRoute(BASE, CUSTOM_PAGING, (_req, caller, paging) => listOwnFhirSources(caller, paging)),
   authed('POST', BASE, async (req, caller) => {
     const body = parseBody(newSource, req.body);
     return json(201, await registerFhirSource(caller, { ...fieldsOf(body), dataSourceId: body.data_source }));
   }),
-  authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readOwnFhirSource(caller, pathId(req)))),
-  ...(['PUT', 'PATCH'] as const).map((method) =>
-    authed(method, `${BASE}/{id}`, async (req, caller) => {
-      const body = method === 'PUT' ? parseBody(newSource, req.body) : parseBody(sourceChanges, req.body);
-      return json(200, await updateOwnFhirSource(caller, pathId(req), fieldsOf(body)));
-    }),
-  ),
-  authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
-    await deleteOwnFhirSource(caller, pathId(req));
-    return noContent();
+  ...itemRoutes(`${BASE}/{id}`, {
+    read: readOwnFhirSource,
+    replace: newSource,
+    change: sourceChanges,
+    update: (caller, id, body) => updateOwnFhirSource(caller, id, fieldsOf(body)),
+    remove: deleteOwnFhirSource,
   }),
 ];

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
 import { id, requiredName, role } from '../../shared/api/fields';
-import { CUSTOM_PAGING, listBody, pagingOf } from '../../shared/api/list';
-import { authed, parseBodyOrQuery, parseQuery, pathId } from '../../shared/api/route';
+import { CUSTOM_PAGING } from '../../shared/api/list';
+import { authed, listRoute, itemRoutes, parseBodyOrQuery, parseQuery, pathId } from '../../shared/api/route';
 import { ORGANIZATION_TYPES, type OrganizationType } from '../../shared/directory/model';
 import { fieldErrors } from '../../shared/http/errors';
 import { json, noContent } from '../../shared/http/response';
@@ -54,33 +54,20 @@ function userIdOf(body: { user_id?: number | undefined; jhe_user_id?: number | u
 }
 
 export const organizationRoutes: Route[] = [
-  authed('GET', BASE, async (req, caller) => {
-    const { part_of } = parseQuery(z.strictObject({ part_of: id().optional() }), req.query);
-    const paging = pagingOf(req.query, CUSTOM_PAGING);
-    return json(200, listBody(req, await listOrganizationsFor(caller, part_of, paging), paging));
-  }),
+  listRoute(BASE, CUSTOM_PAGING, (req, caller, paging) =>
+    listOrganizationsFor(caller, parseQuery(z.strictObject({ part_of: id().optional() }), req.query).part_of, paging),
+  ),
   authed('POST', BASE, async (req, caller) => {
     const body = parseBody(newOrganization, req.body);
     return json(201, await createOrganizationBy(caller, { name: body.name, type: body.type, ...(body.part_of ? { partOf: body.part_of } : {}) }));
   }),
   authed('GET', `${BASE}/types`, async () => json(200, organizationTypes())),
-  authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readOrganization(caller, pathId(req)))),
-  ...(['PUT', 'PATCH'] as const).map((method) =>
-    authed(method, `${BASE}/{id}`, async (req, caller) => {
-      const body = method === 'PUT' ? parseBody(newOrganization, req.body) : parseBody(organizationChanges, req.body);
-      return json(
-        200,
-        await updateOrganizationBy(caller, pathId(req), {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.type !== undefined ? { type: body.type } : {}),
-          ...(body.part_of !== undefined ? { partOf: body.part_of } : {}),
-        }),
-      );
-    }),
-  ),
-  authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
-    await deleteOrganizationBy(caller, pathId(req));
-    return noContent();
+  ...itemRoutes(`${BASE}/{id}`, {
+    read: readOrganization,
+    replace: newOrganization,
+    change: organizationChanges,
+    update: (caller, id, body) => updateOrganizationBy(caller, id, { name: body.name, type: body.type, partOf: body.part_of }),
+    remove: deleteOrganizationBy,
   }),
   authed('GET', `${BASE}/{id}/tree`, async (req, caller) => json(200, await organizationTreeFor(caller, pathId(req)))),
   authed('GET', `${BASE}/{id}/users`, async (req, caller) => json(200, await listMembers(caller, pathId(req)))),

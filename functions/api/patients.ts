@@ -1,9 +1,10 @@
 /** `/api/v1/patients`: the list, the record, `me`, organizations and consents. */
 import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
+import { camelFields } from '../../shared/api/names';
 import { date, email, id, identifiers, identifierValue, name, phone } from '../../shared/api/fields';
-import { CUSTOM_PAGING, listBody, pagingOf } from '../../shared/api/list';
-import { authed, parseQuery, pathId } from '../../shared/api/route';
+import { CUSTOM_PAGING } from '../../shared/api/list';
+import { authed, listRoute, parseQuery, pathId } from '../../shared/api/route';
 import { badRequest } from '../../shared/http/errors';
 import { json, noContent } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
@@ -70,8 +71,6 @@ const consentRemovals = z.strictObject({
     .max(MAX_DECISIONS),
 });
 
-type Changes = z.output<typeof patientChanges>;
-
 /** `?organization_id=`, which removals and additions must name. */
 function requiredOrganization(query: URLSearchParams): number {
   const { organization_id } = parseQuery(organizationQuery, query);
@@ -79,52 +78,19 @@ function requiredOrganization(query: URLSearchParams): number {
   return organization_id;
 }
 
-function patchOf(body: Changes) {
-  return {
-    ...(body.name_family !== undefined ? { nameFamily: body.name_family } : {}),
-    ...(body.name_given !== undefined ? { nameGiven: body.name_given } : {}),
-    ...(body.birth_date !== undefined ? { birthDate: body.birth_date } : {}),
-    ...(body.telecom_phone !== undefined ? { telecomPhone: body.telecom_phone } : {}),
-    ...(body.telecom_email !== undefined ? { telecomEmail: body.telecom_email } : {}),
-    ...(body.identifiers !== undefined ? { identifiers: body.identifiers } : {}),
-  };
-}
-
 function decisionsOf(body: z.output<typeof consentDecisions>) {
-  return body.study_scope_consents.map((s) => ({
-    studyId: s.study_id,
-    scopeConsents: s.scope_consents.map((c) => ({ codingSystem: c.coding_system, codingCode: c.coding_code, consented: c.consented })),
-  }));
+  return body.study_scope_consents.map((s) => ({ studyId: s.study_id, scopeConsents: s.scope_consents.map(camelFields) }));
 }
 
 export const patientRoutes: Route[] = [
-  authed('GET', BASE, async (req, caller) => {
+  listRoute(BASE, CUSTOM_PAGING, (req, caller, paging) => {
     const q = parseQuery(listQuery, req.query);
-    const paging = pagingOf(req.query, CUSTOM_PAGING);
-    const page = await listPatients(
-      caller,
-      {
-        ...(q.organization_id !== undefined ? { organizationId: q.organization_id } : {}),
-        ...(q.study_id !== undefined ? { studyId: q.study_id } : {}),
-        ...(q.patient_id !== undefined ? { patientId: q.patient_id } : {}),
-        ...(q.patient_identifier_value !== undefined ? { identifierValue: q.patient_identifier_value } : {}),
-      },
-      paging,
-    );
-    return json(200, listBody(req, page, paging));
+    const filter = { organizationId: q.organization_id, studyId: q.study_id, patientId: q.patient_id, identifierValue: q.patient_identifier_value };
+    return listPatients(caller, filter, paging);
   }),
   authed('POST', BASE, async (req, caller) => {
     const body = parseBody(newPatient, req.body);
-    const created = await createPatientIn(caller, {
-      organizationId: body.organization_id,
-      telecomEmail: body.telecom_email,
-      ...(body.name_family !== undefined ? { nameFamily: body.name_family } : {}),
-      ...(body.name_given !== undefined ? { nameGiven: body.name_given } : {}),
-      ...(body.birth_date !== undefined ? { birthDate: body.birth_date } : {}),
-      ...(body.telecom_phone !== undefined ? { telecomPhone: body.telecom_phone } : {}),
-      ...(body.identifiers !== undefined ? { identifiers: body.identifiers } : {}),
-    });
-    return json(201, created);
+    return json(201, await createPatientIn(caller, camelFields(body)));
   }),
   authed('GET', `${BASE}/me`, async (_req, caller) => json(200, await ownPatient(caller))),
   authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readPatient(caller, pathId(req)))),
@@ -132,7 +98,7 @@ export const patientRoutes: Route[] = [
     authed(method, `${BASE}/{id}`, async (req, caller) => {
       const body = parseBody(method === 'PUT' ? patientReplacement : patientChanges, req.body);
       const { organization_id } = parseQuery(organizationQuery, req.query);
-      return json(200, await updatePatientBy(caller, pathId(req), patchOf(body), organization_id));
+      return json(200, await updatePatientBy(caller, pathId(req), camelFields(body), organization_id));
     }),
   ),
   authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
@@ -154,10 +120,7 @@ export const patientRoutes: Route[] = [
     await deleteConsentsBy(
       caller,
       pathId(req),
-      body.study_scope_consents.map((s) => ({
-        studyId: s.study_id,
-        ...(s.scope_consents ? { scopeConsents: s.scope_consents.map((c) => ({ codingSystem: c.coding_system, codingCode: c.coding_code })) } : {}),
-      })),
+      body.study_scope_consents.map((s) => ({ studyId: s.study_id, ...(s.scope_consents ? { scopeConsents: s.scope_consents.map(camelFields) } : {}) })),
     );
     return noContent();
   }),

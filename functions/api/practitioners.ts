@@ -1,10 +1,11 @@
 /** `/api/v1/practitioners`: practitioner accounts (superusers). */
 import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
+import { camelFields } from '../../shared/api/names';
 import { email, id, name, role } from '../../shared/api/fields';
-import { LARGE_PAGING, listBody, pagingOf } from '../../shared/api/list';
-import { authed, pathId } from '../../shared/api/route';
-import { json, noContent } from '../../shared/http/response';
+import { LARGE_PAGING } from '../../shared/api/list';
+import { authed, listRoute, itemRoutes } from '../../shared/api/route';
+import { json } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
 import {
   createPractitionerBy,
@@ -39,38 +40,15 @@ const practitionerChanges = z.strictObject({
 });
 
 export const practitionerRoutes: Route[] = [
-  authed('GET', BASE, async (req, caller) => {
-    const paging = pagingOf(req.query, LARGE_PAGING);
-    return json(200, listBody(req, await listPractitionersFor(caller, paging), paging));
-  }),
+  listRoute(BASE, LARGE_PAGING, (_req, caller, paging) => listPractitionersFor(caller, paging)),
   authed('POST', BASE, async (req, caller) => {
     const body = parseBody(newPractitioner, req.body);
-    const created = await createPractitionerBy(caller, {
-      telecomEmail: body.telecom_email,
-      ...(body.name_family !== undefined ? { nameFamily: body.name_family } : {}),
-      ...(body.name_given !== undefined ? { nameGiven: body.name_given } : {}),
-      ...(body.organization_id !== undefined ? { organizationId: body.organization_id } : {}),
-      ...(body.role !== undefined ? { role: body.role } : {}),
-      ...(body.password !== undefined ? { password: body.password } : {}),
-      ...(body.is_superuser !== undefined ? { superuser: body.is_superuser } : {}),
-    });
-    return json(201, created);
+    return json(201, await createPractitionerBy(caller, camelFields(body)));
   }),
-  authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readPractitionerFor(caller, pathId(req)))),
-  authed('PATCH', `${BASE}/{id}`, async (req, caller) => {
-    const body = parseBody(practitionerChanges, req.body);
-    const changed = await updatePractitionerBy(caller, pathId(req), {
-      ...(body.telecom_email !== undefined ? { telecomEmail: body.telecom_email } : {}),
-      ...(body.name_family !== undefined ? { nameFamily: body.name_family } : {}),
-      ...(body.name_given !== undefined ? { nameGiven: body.name_given } : {}),
-      ...(body.password !== undefined ? { password: body.password } : {}),
-      ...(body.is_superuser !== undefined ? { superuser: body.is_superuser } : {}),
-      ...(body.is_active !== undefined ? { active: body.is_active } : {}),
-    });
-    return json(200, changed);
-  }),
-  authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
-    await deletePractitionerBy(caller, pathId(req));
-    return noContent();
+  ...itemRoutes(`${BASE}/{id}`, {
+    read: readPractitionerFor,
+    change: practitionerChanges,
+    update: (caller, id, body) => updatePractitionerBy(caller, id, camelFields(body)),
+    remove: deletePractitionerBy,
   }),
 ];

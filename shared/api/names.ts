@@ -38,3 +38,15 @@ export function snakeCaseKeys(value: unknown, path = ''): unknown {
 export function errorKey(path: readonly PropertyKey[]): string {
   return path.map((p) => (typeof p === 'string' ? camelCase(p) : String(p))).join('.') || 'nonFieldErrors';
 }
+
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+
+/** An object type with its snake_case keys in camelCase. */
+export type Camel<T> = { [K in keyof T as K extends string ? CamelCase<K> : K]: T[K] };
+
+/** A parsed snake_case body as the camelCase input the domain takes; absent fields stay absent. */
+export function camelFields<T extends Record<string, unknown>>(body: T): Camel<T> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) if (value !== undefined) out[camelCase(key)] = value;
+  return out as Camel<T>;
+}

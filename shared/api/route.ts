@@ -6,12 +6,13 @@ import type { z } from 'zod';
 import { authenticate } from '../auth/authenticate';
 import type { Caller } from '../auth/caller';
 import { parseId } from '../directory/ids';
-import type { Id } from '../directory/model';
+import type { Id, Page, Paging } from '../directory/model';
 import { fieldErrors, notFound } from '../http/errors';
 import type { HttpRequest } from '../http/request';
-import type { HttpResponse } from '../http/response';
+import { json, noContent, type HttpResponse } from '../http/response';
 import type { Method, Route } from '../http/router';
 import { fieldErrorsOf, parseBody, queryObject } from './body';
+import { listBody, pagingOf, type PagingStyle } from './list';
 
 export type CallerHandler = (req: HttpRequest, caller: Caller) => Promise<HttpResponse>;
 
@@ -41,4 +42,59 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
  */
 export function parseBodyOrQuery<S extends z.ZodObject>(schema: S, req: HttpRequest): z.output<S> {
   return req.rawBody !== undefined ? parseBody(schema, req.body) : parseQuery(schema, req.query);
+}
+
+export interface ItemRoutes<R extends z.ZodObject, C extends z.ZodObject> {
+  read: (caller: Caller, id: Id) => Promise<unknown>;
+  /** PUT's body (the required fields of a new one); absent: no PUT. */
+  replace?: R;
+  /** PATCH's body (every field optional). */
+  change: C;
+  update: (caller: Caller, id: Id, body: z.output<R> | z.output<C>) => Promise<unknown>;
+  remove: (caller: Caller, id: Id) => Promise<void>;
+}
+
+/** GET, PUT, PATCH and DELETE of one record at `path` (which ends in `{id}`); DELETE answers 204. */
+export function itemRoutes<R extends z.ZodObject, C extends z.ZodObject>(path: string, item: ItemRoutes<R, C>): Route[] {
+  const replace = item.replace;
+  return [
+    authed('GET', path, async (req, caller) => json(200, await item.read(caller, pathId(req)))),
+    ...(replace ? [authed('PUT', path, async (req, caller) => json(200, await item.update(caller, pathId(req), parseBody(replace, req.body))))] : []),
+    authed('PATCH', path, async (req, caller) => json(200, await item.update(caller, pathId(req), parseBody(item.change, req.body)))),
+    authed('DELETE', path, async (req, caller) => {
+      await item.remove(caller, pathId(req));
+      return noContent();
+    }),
+  ];
+}
+
+export interface LinkRoutes<S extends z.ZodObject> {
+  /** The body naming the linked record, e.g. `{scope_code_id}`. */
+  link: S;
+  list: (caller: Caller, id: Id) => Promise<unknown>;
+  add: (caller: Caller, id: Id, link: z.output<S>) => Promise<unknown>;
+  remove: (caller: Caller, id: Id, link: z.output<S>) => Promise<void>;
+}
+
+/**
+ * A record's links at `path` (under `{id}`): GET lists them, POST adds one (201), DELETE removes one
+ * (204), named in the body or the query string.
+ */
+export function linkRoutes<S extends z.ZodObject>(path: string, links: LinkRoutes<S>): Route[] {
+  return [
+    authed('GET', path, async (req, caller) => json(200, await links.list(caller, pathId(req)))),
+    authed('POST', path, async (req, caller) => json(201, (await links.add(caller, pathId(req), parseBody(links.link, req.body))) ?? {})),
+    authed('DELETE', path, async (req, caller) => {
+      await links.remove(caller, pathId(req), parseBodyOrQuery(links.link, req));
+      return noContent();
+    }),
+  ];
+}
+
+/** A paged list at `path`: `{count, next, previous, results}` of the page `list` returns. */
+export function listRoute(path: string, style: PagingStyle, list: (req: HttpRequest, caller: Caller, paging: Paging) => Promise<Page<unknown>>): Route {
+  return authed('GET', path, async (req, caller) => {
+    const paging = pagingOf(req.query, style);
+    return json(200, listBody(req, await list(req, caller, paging), paging));
+  });
 }

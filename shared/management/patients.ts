@@ -74,16 +74,8 @@ export async function listPatients(caller: Caller, filter: PatientListFilter, pa
 /** Creates a patient in an organization (member role there), with a login account for the email. */
 export async function createPatientIn(caller: Caller, input: NewPatient): Promise<PatientView> {
   requireRole(caller, input.organizationId, 'member');
-  const patient = await createPatient({
-    organizationIds: [input.organizationId],
-    telecomEmail: input.telecomEmail,
-    account: { email: input.telecomEmail },
-    ...(input.nameFamily !== undefined ? { nameFamily: input.nameFamily } : {}),
-    ...(input.nameGiven !== undefined ? { nameGiven: input.nameGiven } : {}),
-    ...(input.birthDate !== undefined ? { birthDate: input.birthDate } : {}),
-    ...(input.telecomPhone ? { telecomPhone: input.telecomPhone } : {}),
-    ...(input.identifiers ? { identifiers: input.identifiers } : {}),
-  }).catch(asTelecomEmail);
+  const { organizationId, ...fields } = input;
+  const patient = await createPatient({ ...fields, organizationIds: [organizationId], account: { email: input.telecomEmail } }).catch(asTelecomEmail);
   return patientViewFor(caller, patient);
 }
 

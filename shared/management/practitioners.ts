@@ -20,7 +20,7 @@ export interface NewPractitioner {
   organizationId?: Id;
   role?: OrgRole;
   password?: string;
-  superuser?: boolean;
+  isSuperuser?: boolean;
 }
 
 export interface PractitionerChanges {
@@ -28,8 +28,8 @@ export interface PractitionerChanges {
   nameFamily?: string;
   nameGiven?: string;
   password?: string;
-  superuser?: boolean;
-  active?: boolean;
+  isSuperuser?: boolean;
+  isActive?: boolean;
 }
 
 async function practitionerViews(practitioners: readonly Practitioner[]) {
@@ -55,10 +55,10 @@ export async function createPractitionerBy(caller: Caller, input: NewPractitione
   requireSuperuser(caller);
   const created = await createPractitioner({
     email: input.telecomEmail,
-    ...(input.nameFamily !== undefined ? { nameFamily: input.nameFamily } : {}),
-    ...(input.nameGiven !== undefined ? { nameGiven: input.nameGiven } : {}),
-    ...(input.password !== undefined ? { passwordHash: await hashPassword(input.password) } : {}),
-    ...(input.superuser ? { superuser: true } : {}),
+    nameFamily: input.nameFamily,
+    nameGiven: input.nameGiven,
+    passwordHash: input.password === undefined ? undefined : await hashPassword(input.password),
+    superuser: input.isSuperuser,
     organizations: input.organizationId === undefined ? [] : [{ organizationId: input.organizationId, role: input.role ?? 'member' }],
   }).catch(asTelecomEmail);
   return (await practitionerViews([created]))[0]!;
@@ -67,16 +67,17 @@ export async function createPractitionerBy(caller: Caller, input: NewPractitione
 export async function updatePractitionerBy(caller: Caller, id: Id, changes: PractitionerChanges) {
   const admin = requireSuperuser(caller);
   if (!(await getPractitioner(id))) throw notFound(`Practitioner ${id} not found.`);
-  if (id === admin.userId && (changes.superuser === false || changes.active === false)) {
+  if (id === admin.userId && (changes.isSuperuser === false || changes.isActive === false)) {
     throw badRequest('You cannot remove your own superuser status or deactivate yourself.', 'business-rule');
   }
+  // Absent (undefined) fields are left as they are.
   await updateUser(id, {
-    ...(changes.telecomEmail !== undefined ? { email: changes.telecomEmail } : {}),
-    ...(changes.nameFamily !== undefined ? { nameFamily: changes.nameFamily } : {}),
-    ...(changes.nameGiven !== undefined ? { nameGiven: changes.nameGiven } : {}),
-    ...(changes.password !== undefined ? { passwordHash: await hashPassword(changes.password) } : {}),
-    ...(changes.superuser !== undefined ? { superuser: changes.superuser } : {}),
-    ...(changes.active !== undefined ? { active: changes.active } : {}),
+    email: changes.telecomEmail,
+    nameFamily: changes.nameFamily,
+    nameGiven: changes.nameGiven,
+    passwordHash: changes.password === undefined ? undefined : await hashPassword(changes.password),
+    superuser: changes.isSuperuser,
+    active: changes.isActive,
   }).catch(asTelecomEmail);
   return readPractitionerFor(caller, id);
 }

@@ -3,7 +3,7 @@
  * and that refused requests change nothing. The world:
  *
  *   A (root) > B (child)       C (separate)
- *   mA member of A, vA viewer of A, manA manager of A, mAC member of A and C, mC member of C,
+ *   mA member of A, vA viewer of A, mAC member of A and C, mC member of C,
  *   admin superuser without organizations
  *   p1 in A (login), p2 in A and C, p3 in B, p4 in C; study sA of A with p1
  */
@@ -20,7 +20,7 @@ vi.mock('../../../shared/store/purge', async () => (await import('../../support/
 
 type Who = { token: string };
 let A: Organization, B: Organization, C: Organization;
-let mA: Practitioner & Who, vA: Practitioner & Who, manA: Practitioner & Who, mAC: Practitioner & Who, mC: Practitioner & Who, admin: Practitioner & Who;
+let mA: Practitioner & Who, vA: Practitioner & Who, mAC: Practitioner & Who, mC: Practitioner & Who, admin: Practitioner & Who;
 let p1: Patient & Partial<Who>, p2: Patient, p3: Patient, p4: Patient & Partial<Who>;
 let sA: Study;
 
@@ -32,7 +32,6 @@ beforeAll(async () => {
   C = await makeOrganization({ name: 'C' });
   mA = await makePractitioner({ organizations: [A] });
   vA = await makePractitioner({ organizations: [A], role: 'viewer' });
-  manA = await makePractitioner({ organizations: [A], role: 'manager' });
   mAC = await makePractitioner({ organizations: [A, C] });
   mC = await makePractitioner({ organizations: [C] });
   admin = await makePractitioner({ superuser: true });
