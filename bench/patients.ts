@@ -19,19 +19,13 @@ import { createOrganization } from '../shared/directory/organizations';
 import { createPatient } from '../shared/directory/patients';
 import { createPractitioner } from '../shared/directory/users';
 import { dynamo } from '../shared/store/clients';
-import { median, percentile, printTable } from './table';
+import { median, percentile, printTable, timeOnce } from './table';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 500);
 const RUNS = Number(process.env.BENCH_SEARCH_RUNS ?? 300);
 const FAMILIES = ['Smith', 'Garcia', 'Nguyen', 'Okafor', 'Müller', 'Rossi', 'Kowalski', 'Haddad', 'Silva', 'Tanaka'];
 
 const ms = (x: number) => x.toFixed(2);
-
-async function time(op: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await op();
-  return performance.now() - t0;
-}
 
 export async function patients(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
@@ -85,7 +79,7 @@ export async function patients(): Promise<void> {
     const times = cases.map(() => [] as number[]);
     const runsFor = (i: number) => (i >= 2 ? Math.max(20, Math.floor(RUNS / 5)) : RUNS);
     for (let r = 0; r < RUNS; r++) {
-      for (const [i, c] of cases.entries()) if (r < runsFor(i)) times[i]!.push(await time(c.op));
+      for (const [i, c] of cases.entries()) if (r < runsFor(i)) times[i]!.push(await timeOnce(c.op));
     }
     printTable(`Scoped Patient search vs its raw DynamoDB reads (Node ${process.version}; DynamoDB Local in memory; ${PATIENTS} patients)`, cases.map((c, i) => ({
       operation: c.name,

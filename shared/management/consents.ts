@@ -7,13 +7,14 @@
  */
 import { isPatient, type Caller } from '../auth/caller';
 import { assertCanReadPatient, requireRole } from '../auth/scope';
-import { findCode, listCodes } from '../directory/code-table';
+import { findCode } from '../directory/code-table';
 import { deleteConsentDecisions, listConsents, recordConsents, type ConsentDecision } from '../directory/consents';
 import { getDataSources } from '../directory/data-sources';
 import type { Code, Consent, Id, Patient, Study } from '../directory/model';
 import { getOrganizations } from '../directory/organizations';
 import { getStudies, listStudyCodes, listStudyDataSourceIds } from '../directory/studies';
 import { fieldErrors, type FieldErrors } from '../http/errors';
+import { codeTable } from './data-sources';
 import { patientViewFor } from './patients';
 import { codeRefView, dataSourceSummary, type CodeView } from './views';
 
@@ -71,10 +72,6 @@ export async function consentOverview(caller: Caller, patientId: Id) {
     studiesPendingConsent: described.filter((d) => d.pending.length > 0).map((d) => ({ ...d.base, pendingScopeConsents: d.pending })),
     studies: described.filter((d) => d.decided.length > 0).map((d) => ({ ...d.base, scopeConsents: d.decided })),
   };
-}
-
-async function codeTable(): Promise<Map<Id, Code>> {
-  return new Map((await listCodes()).map((c) => [c.id, c]));
 }
 
 function decisionView(consent: Consent, table: ReadonlyMap<Id, Code>) {

@@ -22,7 +22,8 @@ import type { Code, DataSource, Id, Paging } from '../directory/model';
 import { pageOf } from '../directory/paging';
 import { codeRefView, codeView, dataSourceView, type CodeView } from './views';
 
-async function codeTable(): Promise<Map<Id, Code>> {
+/** The code table by id (small: tens of rows), for showing code references with their text. */
+export async function codeTable(): Promise<Map<Id, Code>> {
   return new Map((await listCodes()).map((c) => [c.id, c]));
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Caller } from '../auth/caller';
 import { assertCanReadStudy, requirePractitioner, requireRole, studyScope } from '../auth/scope';
-import { getCodes, listCodes } from '../directory/code-table';
+import { getCodes } from '../directory/code-table';
 import { getDataSources } from '../directory/data-sources';
 import type { Code, Id, Page, Paging, Study } from '../directory/model';
 import { getOrganizations } from '../directory/organizations';
@@ -29,6 +29,7 @@ import {
   type StudyPatch,
 } from '../directory/studies';
 import { fieldErrors } from '../http/errors';
+import { codeTable } from './data-sources';
 import { patientViews } from './patients';
 import { codeRefView, codeView, dataSourceSummary, studyView, studyWriteView, type PatientView } from './views';
 
@@ -116,7 +117,7 @@ function scopeRequestView(studyId: Id, code: Code) {
 
 export async function listScopeRequests(caller: Caller, studyId: Id) {
   await assertCanReadStudy(caller, studyId);
-  const table = new Map((await listCodes()).map((c) => [c.id, c]));
+  const table = await codeTable();
   return (await listStudyCodes(studyId)).map((ref) => ({ study: studyId, scopeCode: codeRefView(ref, table) }));
 }
 
