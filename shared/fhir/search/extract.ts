@@ -3,7 +3,8 @@
  * the standard's FHIRPath expressions and normalised per parameter type (see `index-values.ts`).
  * Run once when a resource is written; searches then compare the stored values only.
  */
-import { searchParamsOf, type SearchParamDef, type SearchParamKind } from '../definitions';
+import { badRequest } from '../../http/errors';
+import { isKnownResourceType, searchParamsOf, type SearchParamDef, type SearchParamKind } from '../definitions';
 import { loadFhirPath, type FhirPathEngine, type TypedValue } from '../fhirpath';
 import { splitUnion } from '../fhirpath/union';
 import { dateRange, periodRange } from './dates';
@@ -44,6 +45,9 @@ export function extractableParams(type: string): SearchParamDef[] {
 }
 
 export function extractWith(engine: FhirPathEngine, resource: Json, options: ExtractionOptions = {}): SearchIndex {
+  if (!isKnownResourceType(resource?.resourceType)) {
+    throw badRequest(`Cannot index '${String(resource?.resourceType)}': it is not an R5 resource type.`);
+  }
   const env = { resource, rootResource: resource };
   const index: SearchIndex = {};
   for (const param of extractableParams(resource.resourceType)) {

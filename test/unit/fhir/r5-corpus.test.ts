@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { primitiveType, typeDefinition, type ElementDef } from '../../../shared/fhir/definitions';
 import type { OutcomeIssue } from '../../../shared/fhir/outcome';
+import { extractSearchIndex } from '../../../shared/fhir/search';
 import { validateResource } from '../../../shared/fhir/validation';
 import { newWalk, walkResource } from '../../../shared/fhir/validation/structure';
 import { loadFhirPath } from '../../../shared/fhir/fhirpath';
@@ -148,3 +149,17 @@ describe('broken variants of the corpus', () => {
   }, 300_000);
 });
 
+
+describe('search-index extraction over the corpus', () => {
+  it('computes every parameter of every example without an expression failing', async () => {
+    const failures: string[] = [];
+    let values = 0;
+    for (const { file, resource } of corpus) {
+      const index = await extractSearchIndex(resource, { onError: (param, error) => failures.push(`${file} ${param}: ${String(error)}`) });
+      expect(JSON.parse(JSON.stringify(index))).toEqual(index);
+      values += Object.values(index).reduce((n, list) => n + list.length, 0);
+    }
+    console.log(`Extraction: ${corpus.length} examples, ${values} index values`);
+    expect(failures).toEqual([]);
+  }, 120_000);
+});

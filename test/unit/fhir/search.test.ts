@@ -111,6 +111,10 @@ describe('extraction', () => {
     expect(indexes.get('o2')!.date).toEqual([{ lo: Date.parse('2024-03-01T00:00:00Z'), hi: Date.parse('2024-03-04T00:00:00Z') }]);
   });
 
+  it('refuses what is not an R5 resource', async () => {
+    await expect(extractSearchIndex({ resourceType: 'Spaceship' })).rejects.toMatchObject({ status: 400 });
+  });
+
   it('follows resolve() in the standard expressions: patient only for Patient subjects', () => {
     expect(indexes.get('o1')!.patient).toEqual([{ r: 'Patient/p1', t: 'Patient', i: 'p1' }]);
     expect(indexes.get('o3')!.patient).toBeUndefined();
