@@ -1,7 +1,6 @@
 /** `/api/v1/data_sources`: the catalogue of devices and apps, and the codes each supports. */
-import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
-import { id, requiredName } from '../../shared/api/fields';
+import { choice, id, optional, requiredName, strict } from '../../shared/api/fields';
 import { CUSTOM_PAGING } from '../../shared/api/list';
 import { authed, listRoute, itemRoutes, linkRoutes } from '../../shared/api/route';
 import { DATA_SOURCE_TYPES } from '../../shared/directory/model';
@@ -21,9 +20,9 @@ import {
 
 const BASE = '/api/v1/data_sources';
 
-const newDataSource = z.strictObject({ name: requiredName(), type: z.enum(DATA_SOURCE_TYPES) });
-const dataSourceChanges = z.strictObject({ name: requiredName().optional(), type: z.enum(DATA_SOURCE_TYPES).optional() });
-const scopeCode = z.strictObject({ scope_code_id: id() });
+const newDataSource = strict({ name: requiredName(), type: choice(DATA_SOURCE_TYPES) });
+const dataSourceChanges = strict({ name: optional(requiredName()), type: optional(choice(DATA_SOURCE_TYPES)) });
+const scopeCode = strict({ scope_code_id: id() });
 
 export const dataSourceRoutes: Route[] = [
   listRoute(BASE, CUSTOM_PAGING, (_req, caller, paging) => listDataSourcesFor(caller, paging)),

@@ -1,7 +1,6 @@
 /** `/api/v1/fhir_sources` (spec 2.5): a patient's upstream FHIR servers. */
-import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
-import { id, name, optionalUrl } from '../../shared/api/fields';
+import { id, name, optional, optionalUrl, strict, type Output } from '../../shared/api/fields';
 import { CUSTOM_PAGING } from '../../shared/api/list';
 import { authed, listRoute, itemRoutes } from '../../shared/api/route';
 import { json } from '../../shared/http/response';
@@ -18,14 +17,14 @@ const BASE = '/api/v1/fhir_sources';
 
 const MAX_LABEL = 200;
 
-const newSource = z.strictObject({ data_source: id(), label: name(MAX_LABEL).optional(), fhir_base_url: optionalUrl().optional() });
-const sourceChanges = z.strictObject({
-  data_source: id().optional(),
-  label: name(MAX_LABEL).optional(),
-  fhir_base_url: optionalUrl().optional(),
+const newSource = strict({ data_source: id(), label: optional(name(MAX_LABEL)), fhir_base_url: optional(optionalUrl()) });
+const sourceChanges = strict({
+  data_source: optional(id()),
+  label: optional(name(MAX_LABEL)),
+  fhir_base_url: optional(optionalUrl()),
 });
 
-function fieldsOf(body: z.output<typeof sourceChanges>) {
+function fieldsOf(body: Output<typeof sourceChanges>) {
   return {
     ...(body.data_source !== undefined ? { dataSourceId: body.data_source } : {}),
     ...(body.label !== undefined ? { label: body.label } : {}),

@@ -1,7 +1,6 @@
 /** `/api/v1/organizations`: the organization tree, its practitioners and studies. */
-import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
-import { id, requiredName, role } from '../../shared/api/fields';
+import { choice, id, nullable, optional, requiredName, role, strict } from '../../shared/api/fields';
 import { CUSTOM_PAGING } from '../../shared/api/list';
 import { authed, listRoute, itemRoutes, parseBodyOrQuery, parseQuery, pathId } from '../../shared/api/route';
 import { ORGANIZATION_TYPES, type OrganizationType } from '../../shared/directory/model';
@@ -24,25 +23,25 @@ import {
 
 const BASE = '/api/v1/organizations';
 
-const organizationType = () => z.enum(Object.keys(ORGANIZATION_TYPES) as [OrganizationType, ...OrganizationType[]]);
+const organizationType = () => choice(Object.keys(ORGANIZATION_TYPES) as [OrganizationType, ...OrganizationType[]]);
 
-const newOrganization = z.strictObject({ name: requiredName(), type: organizationType(), part_of: id().nullable().optional() });
+const newOrganization = strict({ name: requiredName(), type: organizationType(), part_of: optional(nullable(id())) });
 
-const organizationChanges = z.strictObject({
-  name: requiredName().optional(),
-  type: organizationType().optional(),
-  part_of: id().nullable().optional(),
+const organizationChanges = strict({
+  name: optional(requiredName()),
+  type: optional(organizationType()),
+  part_of: optional(nullable(id())),
 });
 
 /** The user and role of a membership; `jhe_user_id` and `organization_partitioner_role` are the names existing clients send. */
-const membership = z.strictObject({
-  user_id: id().optional(),
-  jhe_user_id: id().optional(),
-  role: role().optional(),
-  organization_partitioner_role: role().optional(),
+const membership = strict({
+  user_id: optional(id()),
+  jhe_user_id: optional(id()),
+  role: optional(role()),
+  organization_partitioner_role: optional(role()),
 });
 
-const member = z.strictObject({ user_id: id().optional(), jhe_user_id: id().optional() });
+const member = strict({ user_id: optional(id()), jhe_user_id: optional(id()) });
 
 function userIdOf(body: { user_id?: number | undefined; jhe_user_id?: number | undefined }): number {
   const userId = body.user_id ?? body.jhe_user_id;
@@ -55,7 +54,7 @@ function userIdOf(body: { user_id?: number | undefined; jhe_user_id?: number | u
 
 export const organizationRoutes: Route[] = [
   listRoute(BASE, CUSTOM_PAGING, (req, caller, paging) =>
-    listOrganizationsFor(caller, parseQuery(z.strictObject({ part_of: id().optional() }), req.query).part_of, paging),
+    listOrganizationsFor(caller, parseQuery(strict({ part_of: optional(id()) }), req.query).part_of, paging),
   ),
   authed('POST', BASE, async (req, caller) => {
     const body = parseBody(newOrganization, req.body);

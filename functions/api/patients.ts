@@ -1,8 +1,7 @@
 /** `/api/v1/patients`: the list, the record, `me`, organizations and consents. */
-import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
 import { camelFields } from '../../shared/api/names';
-import { date, email, id, identifiers, identifierValue, name, phone } from '../../shared/api/fields';
+import { bool, date, email, extend, id, identifierValue, identifiers, list, name, nullable, optional, phone, plain, strict, type Output } from '../../shared/api/fields';
 import { CUSTOM_PAGING } from '../../shared/api/list';
 import { authed, listRoute, parseQuery, pathId } from '../../shared/api/route';
 import { badRequest } from '../../shared/http/errors';
@@ -21,54 +20,48 @@ import {
 
 const BASE = '/api/v1/patients';
 
-const listQuery = z.strictObject({
-  organization_id: id().optional(),
-  study_id: id().optional(),
-  patient_id: id().optional(),
-  patient_identifier_value: identifierValue().optional(),
+const listQuery = strict({
+  organization_id: optional(id()),
+  study_id: optional(id()),
+  patient_id: optional(id()),
+  patient_identifier_value: optional(identifierValue()),
 });
 
-const organizationQuery = z.strictObject({ organization_id: id().optional() });
+const organizationQuery = strict({ organization_id: optional(id()) });
 
-const newPatient = z.strictObject({
+const newPatient = strict({
   organization_id: id(),
   telecom_email: email(),
-  name_family: name().optional(),
-  name_given: name().optional(),
-  birth_date: date().optional(),
-  telecom_phone: phone().optional(),
-  identifiers: identifiers().optional(),
+  name_family: optional(name()),
+  name_given: optional(name()),
+  birth_date: optional(date()),
+  telecom_phone: optional(phone()),
+  identifiers: optional(identifiers()),
 });
 
 /** PATCH: any field; `null` clears an optional one; `identifiers` replaces them all. */
-const patientChanges = z.strictObject({
-  name_family: name().optional(),
-  name_given: name().optional(),
-  birth_date: date().nullable().optional(),
-  telecom_phone: phone().nullable().optional(),
-  telecom_email: email().nullable().optional(),
-  identifiers: identifiers().optional(),
+const patientChanges = strict({
+  name_family: optional(name()),
+  name_given: optional(name()),
+  birth_date: optional(nullable(date())),
+  telecom_phone: optional(nullable(phone())),
+  telecom_email: optional(nullable(email())),
+  identifiers: optional(identifiers()),
 });
 
 /** PUT: the same, with the required field of a new patient. */
-const patientReplacement = patientChanges.extend({ telecom_email: email() });
+const patientReplacement = extend(patientChanges, { telecom_email: email() });
 
-const coding = { coding_system: z.string().max(512), coding_code: z.string().max(512) };
+const coding = { coding_system: plain(1, 512), coding_code: plain(1, 512) };
 
 const MAX_DECISIONS = 40;
 
-const consentDecisions = z.strictObject({
-  study_scope_consents: z
-    .array(z.strictObject({ study_id: id(), scope_consents: z.array(z.strictObject({ ...coding, consented: z.boolean() })).min(1).max(MAX_DECISIONS) }))
-    .min(1)
-    .max(MAX_DECISIONS),
+const consentDecisions = strict({
+  study_scope_consents: list(strict({ study_id: id(), scope_consents: list(strict({ ...coding, consented: bool() }), 1, MAX_DECISIONS) }), 1, MAX_DECISIONS),
 });
 
-const consentRemovals = z.strictObject({
-  study_scope_consents: z
-    .array(z.strictObject({ study_id: id(), scope_consents: z.array(z.strictObject(coding)).max(MAX_DECISIONS).optional() }))
-    .min(1)
-    .max(MAX_DECISIONS),
+const consentRemovals = strict({
+  study_scope_consents: list(strict({ study_id: id(), scope_consents: optional(list(strict(coding), 0, MAX_DECISIONS)) }), 1, MAX_DECISIONS),
 });
 
 /** `?organization_id=`, which removals and additions must name. */
@@ -78,7 +71,7 @@ function requiredOrganization(query: URLSearchParams): number {
   return organization_id;
 }
 
-function decisionsOf(body: z.output<typeof consentDecisions>) {
+function decisionsOf(body: Output<typeof consentDecisions>) {
   return body.study_scope_consents.map((s) => ({ studyId: s.study_id, scopeConsents: s.scope_consents.map(camelFields) }));
 }
 

@@ -1,8 +1,7 @@
 /** `/api/v1/practitioners`: practitioner accounts (superusers). */
-import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
 import { camelFields } from '../../shared/api/names';
-import { email, id, name, role } from '../../shared/api/fields';
+import { bool, email, id, name, optional, plain, role, strict } from '../../shared/api/fields';
 import { LARGE_PAGING } from '../../shared/api/list';
 import { authed, listRoute, itemRoutes } from '../../shared/api/route';
 import { json } from '../../shared/http/response';
@@ -18,25 +17,25 @@ import {
 const BASE = '/api/v1/practitioners';
 
 /** Passwords: long enough to resist guessing, short enough to hash cheaply. */
-const password = () => z.string().min(12).max(128);
+const password = () => plain(12, 128);
 
-const newPractitioner = z.strictObject({
+const newPractitioner = strict({
   telecom_email: email(),
-  name_family: name().optional(),
-  name_given: name().optional(),
-  organization_id: id().optional(),
-  role: role().optional(),
-  password: password().optional(),
-  is_superuser: z.boolean().optional(),
+  name_family: optional(name()),
+  name_given: optional(name()),
+  organization_id: optional(id()),
+  role: optional(role()),
+  password: optional(password()),
+  is_superuser: optional(bool()),
 });
 
-const practitionerChanges = z.strictObject({
-  telecom_email: email().optional(),
-  name_family: name().optional(),
-  name_given: name().optional(),
-  password: password().optional(),
-  is_superuser: z.boolean().optional(),
-  is_active: z.boolean().optional(),
+const practitionerChanges = strict({
+  telecom_email: optional(email()),
+  name_family: optional(name()),
+  name_given: optional(name()),
+  password: optional(password()),
+  is_superuser: optional(bool()),
+  is_active: optional(bool()),
 });
 
 export const practitionerRoutes: Route[] = [

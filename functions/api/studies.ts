@@ -1,7 +1,6 @@
 /** `/api/v1/studies`: studies with their patients, requested codes ("scope requests") and data sources. */
-import { z } from 'zod';
 import { parseBody } from '../../shared/api/body';
-import { id, ids, optionalUrl, requiredName, text } from '../../shared/api/fields';
+import { id, ids, nullable, optional, optionalUrl, requiredName, strict, text, type Output } from '../../shared/api/fields';
 import { CUSTOM_PAGING } from '../../shared/api/list';
 import { authed, listRoute, itemRoutes, linkRoutes, parseQuery, pathId } from '../../shared/api/route';
 import { json, noContent } from '../../shared/http/response';
@@ -27,33 +26,33 @@ const BASE = '/api/v1/studies';
 
 const MAX_STUDY_NAME = 200;
 
-const newStudy = z.strictObject({
+const newStudy = strict({
   name: requiredName(MAX_STUDY_NAME),
-  description: text().optional(),
+  description: optional(text()),
   organization: id(),
-  icon_url: optionalUrl().optional(),
+  icon_url: optional(optionalUrl()),
 });
 
-const studyChanges = z.strictObject({
-  name: requiredName(MAX_STUDY_NAME).optional(),
-  description: text().optional(),
-  organization: id().optional(),
-  icon_url: optionalUrl().nullable().optional(),
+const studyChanges = strict({
+  name: optional(requiredName(MAX_STUDY_NAME)),
+  description: optional(text()),
+  organization: optional(id()),
+  icon_url: optional(nullable(optionalUrl())),
 });
 
-const patientIds = z.strictObject({ patient_ids: ids() });
-const scopeCode = z.strictObject({ scope_code_id: id() });
-const dataSource = z.strictObject({ data_source_id: id() });
+const patientIds = strict({ patient_ids: ids() });
+const scopeCode = strict({ scope_code_id: id() });
+const dataSource = strict({ data_source_id: id() });
 
 /** Absent fields stay as they are; an empty or null `icon_url` removes the icon. */
-function changesOf(body: z.output<typeof studyChanges>) {
+function changesOf(body: Output<typeof studyChanges>) {
   const iconUrl = body.icon_url === undefined ? undefined : body.icon_url || null;
   return { name: body.name, description: body.description, organizationId: body.organization, iconUrl };
 }
 
 export const studyRoutes: Route[] = [
   listRoute(BASE, CUSTOM_PAGING, (req, caller, paging) =>
-    listStudies(caller, parseQuery(z.strictObject({ organization_id: id().optional() }), req.query).organization_id, paging),
+    listStudies(caller, parseQuery(strict({ organization_id: optional(id()) }), req.query).organization_id, paging),
   ),
   authed('POST', BASE, async (req, caller) => {
     const body = parseBody(newStudy, req.body);

@@ -1,7 +1,6 @@
 /** `/api/v1/users/*`: the caller's own account, and the portal's identifier call. */
-import { z } from 'zod';
 import { fieldErrorsOf } from '../../shared/api/body';
-import { identifierSystem, identifierValue } from '../../shared/api/fields';
+import { identifierSystem, identifierValue, strict } from '../../shared/api/fields';
 import { snakeCaseKeys } from '../../shared/api/names';
 import { authed } from '../../shared/api/route';
 import { fieldErrors } from '../../shared/http/errors';
@@ -10,7 +9,7 @@ import type { Route } from '../../shared/http/router';
 import { IDENTIFIER_REQUIRED, portalError, requirePortalPatient, storePortalIdentifier } from '../../shared/management/portal';
 import { ownOrganizations, profileOf } from '../../shared/management/profile';
 
-const portalIdentifier = z.strictObject({ system: identifierSystem(), value: identifierValue() });
+const portalIdentifier = strict({ system: identifierSystem(), value: identifierValue() });
 
 /** The identifier body: missing fields answer the portal's own `{error}` body; other problems are field errors. */
 function parseIdentifier(body: unknown) {

@@ -4,11 +4,9 @@
  * 400 `{field: [messages]}` (camelCase field names, nested ones dotted: `studyScopeConsents.0.studyId`);
  * unknown fields and wrong types included, so no input can reach the store unchecked.
  */
-import type { z } from 'zod';
 import { fieldErrors, type FieldErrors } from '../http/errors';
+import { safeParse, type Issue, type Output, type Schema } from './fields';
 import { errorKey, snakeCase, snakeCaseKeys } from './names';
-
-type Issue = z.core.$ZodIssue;
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let node = root;
@@ -78,14 +76,14 @@ export function fieldErrorsOf(issues: readonly Issue[], input: unknown): FieldEr
 }
 
 /** The request body parsed by `schema` (an absent body is `{}`); 400 with field errors otherwise. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+export function parseBody<S extends Schema>(schema: S, body: unknown): Output<S> {
   const raw = body === undefined || body === '' ? {} : body;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw fieldErrors({ nonFieldErrors: [`Invalid data. Expected a dictionary, but got ${describe(raw)}.`] });
   }
   const input = snakeCaseKeys(raw);
-  const result = schema.safeParse(input);
-  if (!result.success) throw fieldErrors(fieldErrorsOf(result.error.issues, input));
+  const result = safeParse(schema, input);
+  if (!result.success) throw fieldErrors(fieldErrorsOf(result.issues, input));
   return result.data;
 }
 

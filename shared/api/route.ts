@@ -2,7 +2,6 @@
  * What every `/api/v1/` route does before its domain call: authenticate the caller, read ids from
  * the path (a malformed id is a 404, as for a missing one), and parse the query string.
  */
-import type { z } from 'zod';
 import { authenticate } from '../auth/authenticate';
 import type { Caller } from '../auth/caller';
 import { parseId } from '../directory/ids';
@@ -12,6 +11,7 @@ import type { HttpRequest } from '../http/request';
 import { json, noContent, type HttpResponse } from '../http/response';
 import type { Method, Route } from '../http/router';
 import { fieldErrorsOf, parseBody, queryObject } from './body';
+import { safeParse, type ObjectSchema, type Output } from './fields';
 import { listBody, pagingOf, type PagingStyle } from './list';
 
 export type CallerHandler = (req: HttpRequest, caller: Caller) => Promise<HttpResponse>;
@@ -29,10 +29,10 @@ export function pathId(req: HttpRequest, name = 'id'): Id {
 }
 
 /** The query parameters named in the schema's shape (snake_case or camelCase), parsed by it. */
-export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchParams): z.output<S> {
+export function parseQuery<S extends ObjectSchema>(schema: S, query: URLSearchParams): Output<S> {
   const input = queryObject(query, Object.keys(schema.shape));
-  const result = schema.safeParse(input);
-  if (!result.success) throw fieldErrors(fieldErrorsOf(result.error.issues, input));
+  const result = safeParse(schema, input);
+  if (!result.success) throw fieldErrors(fieldErrorsOf(result.issues, input));
   return result.data;
 }
 
@@ -40,22 +40,22 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
  * Parameters of a removal: from the body when one was sent (`DELETE` with a JSON body), else from
  * the query string (clients that cannot send a body with `DELETE`).
  */
-export function parseBodyOrQuery<S extends z.ZodObject>(schema: S, req: HttpRequest): z.output<S> {
+export function parseBodyOrQuery<S extends ObjectSchema>(schema: S, req: HttpRequest): Output<S> {
   return req.rawBody !== undefined ? parseBody(schema, req.body) : parseQuery(schema, req.query);
 }
 
-export interface ItemRoutes<R extends z.ZodObject, C extends z.ZodObject> {
+export interface ItemRoutes<R extends ObjectSchema, C extends ObjectSchema> {
   read: (caller: Caller, id: Id) => Promise<unknown>;
   /** PUT's body (the required fields of a new one); absent: no PUT. */
   replace?: R;
   /** PATCH's body (every field optional). */
   change: C;
-  update: (caller: Caller, id: Id, body: z.output<R> | z.output<C>) => Promise<unknown>;
+  update: (caller: Caller, id: Id, body: Output<R> | Output<C>) => Promise<unknown>;
   remove: (caller: Caller, id: Id) => Promise<void>;
 }
 
 /** GET, PUT, PATCH and DELETE of one record at `path` (which ends in `{id}`); DELETE answers 204. */
-export function itemRoutes<R extends z.ZodObject, C extends z.ZodObject>(path: string, item: ItemRoutes<R, C>): Route[] {
+export function itemRoutes<R extends ObjectSchema, C extends ObjectSchema>(path: string, item: ItemRoutes<R, C>): Route[] {
   const replace = item.replace;
   return [
     authed('GET', path, async (req, caller) => json(200, await item.read(caller, pathId(req)))),
@@ -68,19 +68,19 @@ export function itemRoutes<R extends z.ZodObject, C extends z.ZodObject>(path: s
   ];
 }
 
-export interface LinkRoutes<S extends z.ZodObject> {
+export interface LinkRoutes<S extends ObjectSchema> {
   /** The body naming the linked record, e.g. `{scope_code_id}`. */
   link: S;
   list: (caller: Caller, id: Id) => Promise<unknown>;
-  add: (caller: Caller, id: Id, link: z.output<S>) => Promise<unknown>;
-  remove: (caller: Caller, id: Id, link: z.output<S>) => Promise<void>;
+  add: (caller: Caller, id: Id, link: Output<S>) => Promise<unknown>;
+  remove: (caller: Caller, id: Id, link: Output<S>) => Promise<void>;
 }
 
 /**
  * A record's links at `path` (under `{id}`): GET lists them, POST adds one (201), DELETE removes one
  * (204), named in the body or the query string.
  */
-export function linkRoutes<S extends z.ZodObject>(path: string, links: LinkRoutes<S>): Route[] {
+export function linkRoutes<S extends ObjectSchema>(path: string, links: LinkRoutes<S>): Route[] {
   return [
     authed('GET', path, async (req, caller) => json(200, await links.list(caller, pathId(req)))),
     authed('POST', path, async (req, caller) => json(201, (await links.add(caller, pathId(req), parseBody(links.link, req.body))) ?? {})),
