@@ -4,6 +4,7 @@
  * the same run, because this machine is noisy.
  */
 import { coldStart } from './cold-start';
+import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
 import { tokens } from './tokens';
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
   patients,
+  oauth,
   tokens,
   validation: validationBench,
 };

@@ -3,6 +3,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { Functions } from './constructs/functions';
 import { ServiceHttpApi } from './constructs/http-api';
@@ -45,19 +46,24 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // The public origin reaches the functions through SSM (see shared/http/middleware/site-url.ts):
+    // its name is fixed here, its value is written once the distribution exists.
+    const siteUrlParameterName = `/${id}/site-url`;
+
     const functions = new Functions(this, 'functions', {
       bundleRoot: props.bundleRoot,
       tables,
       auxBucket,
       signingKey,
       logRetention,
+      siteUrlParameterName,
       environment: {
         RESOURCE_PREFIX: namePrefix,
         OBSERVATIONS_TABLE: tables.observations.tableName,
         AUX_TABLE: tables.aux.tableName,
         DIRECTORY_TABLE: tables.directory.tableName,
         AUX_BUCKET: auxBucket.bucketName,
-        ...(props.siteUrl ? { SITE_URL: props.siteUrl } : {}),
+        SITE_URL_PARAMETER: siteUrlParameterName,
         LOG_LEVEL: 'info',
       },
     });
@@ -69,8 +75,14 @@ export class ServiceStack extends Stack {
     });
 
     const portal = new Portal(this, 'portal', { api, siteDir: props.siteDir });
+    const siteUrl = props.siteUrl ?? `https://${portal.distribution.distributionDomainName}`;
+    new ssm.StringParameter(this, 'site-url', {
+      parameterName: siteUrlParameterName,
+      stringValue: siteUrl,
+      description: 'Public origin of the clinical data exchange (token issuer, invitation links)',
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
-    new CfnOutput(this, 'SiteUrl', { value: `https://${portal.distribution.distributionDomainName}` });
+    new CfnOutput(this, 'SiteUrl', { value: siteUrl });
   }
 }

@@ -7,6 +7,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../shared/config';
 import { dynamo } from '../shared/store/clients';
 import { demoDirectory } from './demo-directory';
+import { demoOAuth } from './demo-oauth';
 
 export interface SeedContext {
   /** Lines for the start banner (accounts, ids worth knowing). */
@@ -21,6 +22,7 @@ const MARKER = { pk: 'SEED', sk: 'SEED' };
 /** Steps in the order they must run; later issues append theirs. */
 export const SEED_STEPS: SeedStep[] = [];
 SEED_STEPS.push(demoDirectory);
+SEED_STEPS.push(demoOAuth);
 
 export async function seedDemoData(steps: readonly SeedStep[] = SEED_STEPS): Promise<{ seeded: boolean; notes: string[] }> {
   const table = config().directoryTable;

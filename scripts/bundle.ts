@@ -44,6 +44,9 @@ export const BUNDLE_OPTIONS: BuildOptions = {
     js: "import { createRequire as __cdxCreateRequire } from 'node:module'; const require = __cdxCreateRequire(import.meta.url);",
   },
   logLevel: 'error',
+  // Clients used only on AWS, loaded lazily (the signing key in KMS, the site URL in SSM), come
+  // from the SDK the Lambda runtime includes instead of adding 300 KB to every bundle.
+  external: ['@aws-sdk/client-kms', '@aws-sdk/client-ssm'],
 };
 
 export interface BundleResult {

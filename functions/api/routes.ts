@@ -3,8 +3,10 @@ import { json } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
 import { dataSourceRoutes } from './data-sources';
 import { fhirSourceRoutes } from './fhir-sources';
+import { invitationRoutes } from './invitations';
 import { organizationRoutes } from './organizations';
 import { patientRoutes } from './patients';
+import { practitionerClientRoutes } from './practitioner-clients';
 import { practitionerRoutes } from './practitioners';
 import { studyRoutes } from './studies';
 import { userRoutes } from './users';
@@ -23,5 +25,7 @@ export function apiRoutes(): Route[] {
     ...dataSourceRoutes,
     ...fhirSourceRoutes,
     ...userRoutes,
+    ...invitationRoutes(),
+    ...practitionerClientRoutes(),
   ];
 }

@@ -3,6 +3,7 @@ import { deviceEntry, groupEntry, organizationEntry, patientEntry, practitionerE
 import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
 import { createHandler } from '../../shared/http/handler';
+import { smartConfigurationRoutes } from '../../shared/oauth/fhir-base-discovery';
 
 export const registry = createRegistry([
   patientEntry,
@@ -12,4 +13,4 @@ export const registry = createRegistry([
   deviceEntry,
 ]);
 
-export const handler = createHandler({ family: 'fhir', routes: fhirRoutes(registry) });
+export const handler = createHandler({ family: 'fhir', routes: [...smartConfigurationRoutes(), ...fhirRoutes(registry)] });

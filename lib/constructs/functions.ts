@@ -1,5 +1,5 @@
 /** One Lambda per endpoint family, from the bundles `scripts/bundle.ts` writes, with its grants. */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -39,6 +39,8 @@ export interface FunctionsProps {
   signingKey: kms.IKey;
   environment: Record<string, string>;
   logRetention: logs.RetentionDays;
+  /** SSM parameter holding the public site URL, read once per cold start. */
+  siteUrlParameterName: string;
 }
 
 export class Functions extends Construct {
@@ -72,6 +74,11 @@ export class Functions extends Construct {
         grantTable(fn, props.tables[tableId as TableDefinition['id']], mode);
       }
       if (access.bucket.length > 0) grantBucketObjects(fn, props.auxBucket, access.bucket);
+      iam.Grant.addToPrincipal({
+        grantee: fn,
+        actions: ['ssm:GetParameter'],
+        resourceArns: [Stack.of(this).formatArn({ service: 'ssm', resource: 'parameter', resourceName: props.siteUrlParameterName.replace(/^\//, '') })],
+      });
       // Every family verifies tokens with the public key; only the OAuth server signs.
       iam.Grant.addToPrincipal({
         grantee: fn,

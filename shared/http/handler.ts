@@ -11,7 +11,8 @@ import { bodyLimit } from './middleware/body-limit';
 import { bodyParser } from './middleware/body-parser';
 import { errorRenderer } from './middleware/error-renderer';
 import { contextOf, requestContext } from './middleware/request-context';
-import { FORM_MEDIA, JSON_MEDIA, lowerCaseHeaders, requestOrigin, type HttpRequest } from './request';
+import { siteUrlFromParameter } from './middleware/site-url';
+import { FORM_MEDIA, JSON_MEDIA, lowerCaseHeaders, parseCookies, requestOrigin, type HttpRequest } from './request';
 import { toLambdaResult } from './response';
 import { Router, type Route } from './router';
 
@@ -52,6 +53,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
       params: match.params,
       query: new URLSearchParams(event.rawQueryString ?? ''),
       headers,
+      cookies: parseCookies(event.cookies),
       body: hasBody ? event.body : undefined,
       rawBody: event.rawBody,
       isJson: JSON_MEDIA.test(contentType),
@@ -65,6 +67,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base)
     .use(requestContext(definition.family))
+    .use(siteUrlFromParameter())
     .use(bodyLimit(() => config().maxBodyBytes))
     .use(bodyParser())
     .use(errorRenderer()) as unknown as LambdaHandler;

@@ -101,6 +101,17 @@ describe('stack', () => {
     expect(JSON.stringify(signers[0]!.Properties.Roles)).toMatch(/oauth/i);
   });
 
+  it('publishes the site URL in SSM and lets every function read only that parameter', () => {
+    template.hasResourceProperties('AWS::SSM::Parameter', { Name: '/ClinicalDataExchange/site-url' });
+    const fns = resources('AWS::Lambda::Function').filter((f) => String(f.Properties.Description).startsWith('Clinical data exchange:'));
+    for (const fn of fns) expect(fn.Properties.Environment.Variables.SITE_URL_PARAMETER).toBe('/ClinicalDataExchange/site-url');
+    const readers = resources('AWS::IAM::Policy').filter((p) =>
+      p.Properties.PolicyDocument.Statement.some((s: any) => [s.Action].flat().includes('ssm:GetParameter')),
+    );
+    expect(readers).toHaveLength(4);
+    expect(JSON.stringify(readers[0]!.Properties.PolicyDocument)).toContain('parameter/ClinicalDataExchange/site-url');
+  });
+
   it('sets log retention on every function log group', () => {
     const groups = resources('AWS::Logs::LogGroup');
     expect(groups.length).toBeGreaterThanOrEqual(5);
