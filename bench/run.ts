@@ -7,12 +7,14 @@ import { auxBench } from './aux';
 import { coldStart } from './cold-start';
 import { oauth } from './oauth';
 import { omh } from './omh';
+import { patients } from './patients';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
+  patients,
   oauth,
   tokens,
   validation: validationBench,
