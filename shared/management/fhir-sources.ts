@@ -64,8 +64,8 @@ export async function updateOwnFhirSource(caller: Caller, id: Id, patch: FhirSou
  * a write needs the source).
  */
 export async function deleteOwnFhirSource(caller: Caller, id: Id): Promise<void> {
-  await ownSource(caller, id);
-  await purgeFhirSourceData(id);
+  const source = await ownSource(caller, id);
+  await purgeFhirSourceData(source);
   await deleteFhirSource(id).catch(ignoreNotFound);
-  await purgeFhirSourceData(id);
+  await purgeFhirSourceData(source);
 }

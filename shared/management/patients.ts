@@ -128,7 +128,7 @@ export async function removePatientFrom(caller: Caller, patientId: Id, organizat
 /** Deletes every FHIR Source of the patient with its data (sources already gone are skipped). */
 async function purgeFhirSources(patientId: Id): Promise<void> {
   for (const source of await listFhirSourcesOfPatient(patientId)) {
-    await purgeFhirSourceData(source.id);
+    await purgeFhirSourceData(source);
     await deleteFhirSource(source.id).catch(ignoreNotFound);
   }
 }

@@ -11,16 +11,18 @@
  * deletes the directory record (while a retry can still find it) and once more after (for writes
  * that raced with the first pass).
  */
-import type { Id } from '../directory/model';
+import { deleteAuxiliaryRowsOfPatient, deleteAuxiliaryRowsOfSource } from '../aux/cleanup';
+import type { FhirSource, Id } from '../directory/model';
 
 /** Deletes every observation and auxiliary row of the patient, in all their FHIR Sources. */
 export async function purgePatientData(patientId: Id): Promise<void> {
-  // The observation store and the auxiliary store hook their per-patient deletion in here.
-  void patientId;
+  await deleteAuxiliaryRowsOfPatient(patientId);
 }
 
-/** Deletes every auxiliary row (and stored body) written through the FHIR Source. */
-export async function purgeFhirSourceData(sourceId: Id): Promise<void> {
-  // The auxiliary store hooks its per-source deletion in here.
-  void sourceId;
+/**
+ * Deletes every auxiliary row (and stored body) written through the FHIR Source. Takes the owner
+ * too: the second pass runs after the source record is gone, when it can no longer be looked up.
+ */
+export async function purgeFhirSourceData(source: Pick<FhirSource, 'id' | 'patientId'>): Promise<void> {
+  await deleteAuxiliaryRowsOfSource(source.id, source.patientId);
 }

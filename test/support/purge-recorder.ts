@@ -31,6 +31,6 @@ async function record(kind: PurgeCall['kind'], id: number): Promise<void> {
 export function purgeRecorderModule() {
   return {
     purgePatientData: (id: number) => record('patient', id),
-    purgeFhirSourceData: (id: number) => record('fhirSource', id),
+    purgeFhirSourceData: (source: { id: number }) => record('fhirSource', source.id),
   };
 }
