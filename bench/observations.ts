@@ -20,7 +20,7 @@ import { fromResult, lambdaContext, toEvent } from '../local/api-gateway-event';
 import { loadHandlers } from '../local/handlers';
 import { startRuntime } from '../local/runtime';
 import { issueAccessToken } from '../shared/auth/tokens';
-import { mapWithLimit } from '../shared/concurrency';
+import pMap from 'p-map';
 import { config } from '../shared/config';
 import { ensureCodes } from '../shared/directory/code-table';
 import { DEMO_CODES, SEEDED_CODES } from '../shared/directory/codes';
@@ -145,13 +145,13 @@ function itemsOf(w: World, patientId: Id, from: number, count: number): Record<s
 async function rawBatchWrite(items: Record<string, unknown>[]): Promise<number> {
   const table = config().observationsTable;
   const started = performance.now();
-  await mapWithLimit(chunksOf(items, 25), 4, async (chunk) => {
+  await pMap(chunksOf(items, 25), async (chunk) => {
     let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
     while (pending.length > 0) {
       const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
       pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
     }
-  });
+  }, { concurrency: 4 });
   return performance.now() - started;
 }
 

@@ -3,8 +3,11 @@
  * Benchmarks are measurements, not tests: they compare our path with the raw store operation in
  * the same run, because this machine is noisy.
  */
+import { auxBench } from './aux';
 import { coldStart } from './cold-start';
+import { oauth } from './oauth';
 import { omh } from './omh';
+import { patients } from './patients';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
 import { observationsBench } from './observations';
@@ -12,8 +15,11 @@ import { observationsBench } from './observations';
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   omh,
+  patients,
+  oauth,
   tokens,
   validation: validationBench,
+  aux: auxBench,
   observations: observationsBench,
 };
 

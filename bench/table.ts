@@ -9,6 +9,13 @@ export function percentile(values: readonly number[], p: number): number {
 
 export const median = (values: readonly number[]) => percentile(values, 50);
 
+/** Milliseconds one call of `op` takes. */
+export async function timeOnce(op: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await op();
+  return performance.now() - t0;
+}
+
 export function printTable(title: string, rows: ReadonlyArray<Record<string, string | number>>): void {
   if (rows.length === 0) return;
   const headers = Object.keys(rows[0]!);

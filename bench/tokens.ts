@@ -19,16 +19,10 @@ import { keys } from '../shared/directory/keys';
 import { createOrganization } from '../shared/directory/organizations';
 import { createPractitioner } from '../shared/directory/users';
 import { dynamo } from '../shared/store/clients';
-import { median, percentile, printTable } from './table';
+import { median, percentile, printTable, timeOnce } from './table';
 
 const VERIFY_RUNS = Number(process.env.BENCH_VERIFY_RUNS ?? 20_000);
 const AUTH_RUNS = Number(process.env.BENCH_AUTH_RUNS ?? 2_000);
-
-async function timeOnce(op: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await op();
-  return performance.now() - t0;
-}
 
 /** Times `runs` calls of `op` after a warm-up (JIT, key import, connections). */
 async function timeEach(runs: number, op: () => Promise<unknown>, before: () => void = () => undefined): Promise<number[]> {

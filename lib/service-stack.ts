@@ -1,5 +1,5 @@
 /** The whole service on AWS: tables, bucket, signing key, four Lambdas, the HTTP API and CloudFront. */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -35,6 +35,8 @@ export class ServiceStack extends Stack {
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       versioned: true,
+      // Versions kept after an overwrite or a deletion go after 35 days, like the tables' point-in-time recovery window.
+      lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(35), expiredObjectDeleteMarker: true, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
 

@@ -121,7 +121,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const raw = new DynamoDBClient({});
     await ensureTables(raw);
     raw.destroy();
-    await ensureBucket(s3());
+    await ensureBucket(await s3());
 
     const seed = options.seed === false ? { seeded: false, notes: [] } : await seedDemoData();
 

@@ -6,7 +6,9 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../shared/config';
 import { dynamo } from '../shared/store/clients';
+import { demoAuxiliary } from './demo-auxiliary';
 import { demoDirectory } from './demo-directory';
+import { demoOAuth } from './demo-oauth';
 import { demoObservations } from './demo-observations';
 
 export interface SeedContext {
@@ -22,6 +24,8 @@ const MARKER = { pk: 'SEED', sk: 'SEED' };
 /** Steps in the order they must run; later issues append theirs. */
 export const SEED_STEPS: SeedStep[] = [];
 SEED_STEPS.push(demoDirectory);
+SEED_STEPS.push(demoOAuth);
+SEED_STEPS.push(demoAuxiliary);
 SEED_STEPS.push(demoObservations);
 
 export async function seedDemoData(steps: readonly SeedStep[] = SEED_STEPS): Promise<{ seeded: boolean; notes: string[] }> {

@@ -1,11 +1,31 @@
 /** Lambda of the `fhir` family: `/FHIR/R5/*` and `/fhir/r5/*`. */
+import { createAuxiliaryResource } from '../../shared/aux/create';
+import { auxiliaryHandlers, auxiliaryTypeEntries } from '../../shared/aux/http';
+import { loadFhirPath } from '../../shared/fhir/fhirpath';
+import { deviceEntry, groupEntry, organizationEntry, patientEntry, practitionerEntry } from '../../shared/fhir/projections/entries';
 import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
 import { createHandler } from '../../shared/http/handler';
 import { observationEndpoints } from '../../shared/observations/http';
+import { smartConfigurationRoutes } from '../../shared/oauth/fhir-base-discovery';
 
-const observations = observationEndpoints();
+/** Mobile-health Observations natively; other Observations (and UUID ids, `_source` searches) in the auxiliary store. */
+const observations = observationEndpoints({ create: createAuxiliaryResource, observation: auxiliaryHandlers('Observation') });
 
-export const registry = createRegistry([observations.entry], observations.batch);
+export const registry = createRegistry(
+  [
+    patientEntry,
+    practitionerEntry,
+    organizationEntry,
+    groupEntry,
+    deviceEntry,
+    ...auxiliaryTypeEntries(),
+    observations.entry,
+  ],
+  observations.batch,
+);
 
-export const handler = createHandler({ family: 'fhir', routes: fhirRoutes(registry) });
+export const handler = createHandler({ family: 'fhir', routes: [...smartConfigurationRoutes(), ...fhirRoutes(registry)] });
+
+// Writes validate and index with FHIRPath: start loading the engine during init, not on the first write.
+loadFhirPath().catch(() => undefined);

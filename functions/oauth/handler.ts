@@ -1,4 +1,5 @@
 /** Lambda of the `oauth` family: `/o/*`, `/.well-known/*` and `/auth/callback`. */
 import { createHandler } from '../../shared/http/handler';
+import { oauthRoutes } from './routes';
 
-export const handler = createHandler({ family: 'oauth', routes: [] });
+export const handler = createHandler({ family: 'oauth', routes: oauthRoutes() });

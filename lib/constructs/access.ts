@@ -17,7 +17,12 @@ export function grantTable(fn: iam.IGrantable, table: dynamodb.TableV2, mode: 'r
   });
 }
 
-export function grantBucketObjects(fn: iam.IGrantable, bucket: s3.IBucket, actions: readonly ('get' | 'put' | 'delete')[]): void {
+export type BucketAccess = 'get' | 'put' | 'delete' | 'list';
+
+export function grantBucketObjects(fn: iam.IGrantable, bucket: s3.IBucket, actions: readonly BucketAccess[]): void {
   const names = { get: 's3:GetObject', put: 's3:PutObject', delete: 's3:DeleteObject' } as const;
-  iam.Grant.addToPrincipal({ grantee: fn, actions: actions.map((a) => names[a]), resourceArns: [bucket.arnForObjects('*')] });
+  const objectActions = actions.filter((a): a is keyof typeof names => a !== 'list').map((a) => names[a]);
+  if (objectActions.length > 0) iam.Grant.addToPrincipal({ grantee: fn, actions: objectActions, resourceArns: [bucket.arnForObjects('*')] });
+  // Listing is granted on the bucket itself (deleting a source's or a patient's bodies sweeps a prefix).
+  if (actions.includes('list')) iam.Grant.addToPrincipal({ grantee: fn, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn] });
 }

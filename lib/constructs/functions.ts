@@ -8,12 +8,12 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { FAMILIES, type Family } from '../../shared/http/families';
 import type { TableDefinition } from '../../shared/store/tables';
-import { grantBucketObjects, grantTable } from './access';
+import { grantBucketObjects, grantTable, type BucketAccess } from './access';
 import type { ServiceTables } from './tables';
 
 interface FamilyAccess {
   tables: Partial<Record<TableDefinition['id'], 'read' | 'read-write'>>;
-  bucket: ('get' | 'put' | 'delete')[];
+  bucket: BucketAccess[];
   /** Signs access tokens (only the OAuth server does). */
   signs: boolean;
 }
@@ -28,7 +28,7 @@ export const FAMILY_ACCESS: Record<Family, FamilyAccess> = {
     signs: false,
   },
   // Deleting a patient or a FHIR Source deletes their observations and auxiliary rows.
-  api: { tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write' }, bucket: ['get', 'delete'], signs: false },
+  api: { tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write' }, bucket: ['get', 'delete', 'list'], signs: false },
   oauth: { tables: { directory: 'read-write' }, bucket: [], signs: true },
 };
 

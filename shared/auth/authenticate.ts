@@ -21,10 +21,18 @@ export function bearerToken(headers: Readonly<Record<string, string>>): string |
   return match?.[1];
 }
 
+/** Whether the token, or the grant it was issued under, was revoked (RFC 7009, or a reused code or refresh token). */
+export function isRevoked(user: Pick<User, 'revocations'>, claims: Pick<AccessTokenClaims, 'jti' | 'sid'>): boolean {
+  const revoked = user.revocations;
+  if (!revoked) return false;
+  return Object.hasOwn(revoked, `jti:${claims.jti}`) || (claims.sid !== undefined && Object.hasOwn(revoked, `sid:${claims.sid}`));
+}
+
 /** The caller a user acts as under a token's claims; `undefined` when the account may not act. */
 export function callerOf(user: User, claims: AccessTokenClaims): Caller | undefined {
   if (!user.active || user.kind !== claims.kind) return undefined;
   if (user.tokensNotBefore !== undefined && claims.iat < user.tokensNotBefore) return undefined;
+  if (isRevoked(user, claims)) return undefined;
   const scopes = claims.scope ? claims.scope.split(' ') : [];
   const client = claims.client_id ? { clientId: claims.client_id } : {};
   if (user.kind === 'patient') {

@@ -33,6 +33,8 @@ export interface AccessTokenRequest {
   clientId?: string;
   /** Shorter lifetimes only (e.g. tests); capped at ACCESS_TOKEN_SECONDS. */
   lifetimeSeconds?: number;
+  /** The grant (sign-in) the token belongs to: revoking the grant revokes the token (`sid` claim). */
+  grantId?: string;
 }
 
 export interface AccessTokenClaims {
@@ -47,6 +49,8 @@ export interface AccessTokenClaims {
   /** The kind of user the token was issued to. */
   kind: UserKind;
   client_id?: string;
+  /** The grant the token was issued under (see `AccessTokenRequest.grantId`). */
+  sid?: string;
 }
 
 export interface IssuedAccessToken {
@@ -75,6 +79,7 @@ export async function issueAccessToken(request: AccessTokenRequest): Promise<Iss
     scope: scopeText(request.scope),
     kind: request.kind,
     ...(request.clientId ? { client_id: request.clientId } : {}),
+    ...(request.grantId ? { sid: request.grantId } : {}),
   };
   const provider = await signingKeys();
   return { accessToken: await provider.sign(claims as unknown as JWTPayload, ACCESS_TOKEN_TYPE), tokenType: 'Bearer', expiresIn: lifetime, claims };

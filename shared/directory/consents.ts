@@ -73,3 +73,9 @@ export async function deleteConsents(patientId: Id, studyId?: Id): Promise<void>
 export async function consentedCodeIds(patientId: Id): Promise<Set<Id>> {
   return new Set((await listConsents(patientId)).filter((c) => c.consented).map((c) => c.code.id));
 }
+
+/** Deletes these decisions of the patient (absent ones are skipped: deleting twice is harmless). */
+export async function deleteConsentDecisions(patientId: Id, decisions: ReadonlyArray<{ studyId: Id; codeId: Id }>): Promise<void> {
+  const writes = decisions.map((d) => remove(keys.consent(patientId, d.studyId, d.codeId)));
+  for (let i = 0; i < writes.length; i += MAX_TRANSACTION) await transact(writes.slice(i, i + MAX_TRANSACTION));
+}

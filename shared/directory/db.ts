@@ -6,6 +6,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -32,15 +33,15 @@ export function assertKeyText(field: string, value: string): void {
   }
 }
 
-export async function getItem(key: Key, consistent = true): Promise<Item | undefined> {
-  const out = await dynamo().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: consistent }));
+export async function getItem(key: Key, consistent = true, tableName = table()): Promise<Item | undefined> {
+  const out = await dynamo().send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: consistent }));
   return out.Item;
 }
 
 const keyString = (key: Key) => `${key.pk}\u0000${key.sk}`;
 
-/** Items for many keys (any number), in the order of `keys`; missing items are skipped. */
-export async function batchGet(keys: readonly Key[], consistent = true): Promise<Item[]> {
+/** Items for many keys (any number), in the order of `keys`; missing items are skipped (any table, the directory by default). */
+export async function batchGet(keys: readonly Key[], consistent = true, tableName = table()): Promise<Item[]> {
   const unique = [...new Map(keys.map((k) => [keyString(k), k])).values()];
   const found = new Map<string, Item>();
   for (let i = 0; i < unique.length; i += 100) {
@@ -48,14 +49,28 @@ export async function batchGet(keys: readonly Key[], consistent = true): Promise
     for (let attempt = 0; pending.length > 0; attempt += 1) {
       if (attempt > 0) await backoff(attempt);
       const out = await dynamo().send(
-        new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ConsistentRead: consistent } } }),
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }),
       );
-      for (const item of out.Responses?.[table()] ?? []) found.set(keyString(item as Key), item);
-      pending = (out.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[];
+      for (const item of out.Responses?.[tableName] ?? []) found.set(keyString(item as Key), item);
+      pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
       if (attempt > 8 && pending.length > 0) throw new Error('BatchGetItem kept returning unprocessed keys');
     }
   }
   return keys.map((k) => found.get(keyString(k))).filter((item): item is Item => item !== undefined);
+}
+
+/** Deletes the items of many keys (any number, any table), retrying what DynamoDB leaves unprocessed. */
+export async function batchDelete(keys: readonly Key[], tableName = table()): Promise<void> {
+  const unique = [...new Map(keys.map((k) => [keyString(k), k])).values()];
+  for (let i = 0; i < unique.length; i += 25) {
+    let pending: Record<string, unknown>[] = unique.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt > 0) await backoff(attempt);
+      const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
+      if (attempt > 8 && pending.length > 0) throw new Error('BatchWriteItem kept returning unprocessed items');
+    }
+  }
 }
 
 export interface QuerySpec {
@@ -115,7 +130,7 @@ export interface Write {
   onConflict?: () => HttpError;
 }
 
-interface Expression {
+export interface Expression {
   condition?: string;
   names?: Record<string, string>;
   values?: Record<string, unknown>;
@@ -130,33 +145,43 @@ function withExpression<T extends object>(base: T, e: Expression) {
   };
 }
 
-/** Put an item that must not exist yet (a new entity, a uniqueness claim, a new relation). */
-export function putNew(item: Item, onConflict: () => HttpError): Write {
-  return { action: { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, onConflict };
-}
-
-export function put(item: Item, e: Expression = {}, onConflict?: () => HttpError): Write {
-  return { action: { Put: withExpression({ TableName: table(), Item: item }, e) }, ...(onConflict ? { onConflict } : {}) };
-}
-
-export function remove(key: Key, e: Expression = {}, onConflict?: () => HttpError): Write {
-  return { action: { Delete: withExpression({ TableName: table(), Key: key }, e) }, ...(onConflict ? { onConflict } : {}) };
-}
-
-export function update(key: Key, updateExpression: string, e: Expression = {}, onConflict?: () => HttpError): Write {
+/**
+ * Builders of transaction actions on one table. The directory's are exported below; another
+ * store (the auxiliary table) makes its own, and one transaction may mix both.
+ */
+export function writesOn(tableOf: () => string) {
   return {
-    action: { Update: withExpression({ TableName: table(), Key: key, UpdateExpression: updateExpression }, e) },
-    ...(onConflict ? { onConflict } : {}),
+    /** Put an item that must not exist yet (a new entity, a uniqueness claim, a new relation). */
+    putNew(item: Item, onConflict: () => HttpError): Write {
+      return { action: { Put: { TableName: tableOf(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, onConflict };
+    },
+
+    put(item: Item, e: Expression = {}, onConflict?: () => HttpError): Write {
+      return { action: { Put: withExpression({ TableName: tableOf(), Item: item }, e) }, ...(onConflict ? { onConflict } : {}) };
+    },
+
+    remove(key: Key, e: Expression = {}, onConflict?: () => HttpError): Write {
+      return { action: { Delete: withExpression({ TableName: tableOf(), Key: key }, e) }, ...(onConflict ? { onConflict } : {}) };
+    },
+
+    update(key: Key, updateExpression: string, e: Expression = {}, onConflict?: () => HttpError): Write {
+      return {
+        action: { Update: withExpression({ TableName: tableOf(), Key: key, UpdateExpression: updateExpression }, e) },
+        ...(onConflict ? { onConflict } : {}),
+      };
+    },
+
+    /** A condition on an item the transaction does not write (e.g. "the study exists"). */
+    check(key: Key, condition: string, e: Omit<Expression, 'condition'>, onConflict: () => HttpError): Write {
+      return {
+        action: { ConditionCheck: withExpression({ TableName: tableOf(), Key: key }, { ...e, condition }) as never },
+        onConflict,
+      };
+    },
   };
 }
 
-/** A condition on an item the transaction does not write (e.g. "the study exists"). */
-export function check(key: Key, condition: string, e: Omit<Expression, 'condition'>, onConflict: () => HttpError): Write {
-  return {
-    action: { ConditionCheck: withExpression({ TableName: table(), Key: key }, { ...e, condition }) as never },
-    onConflict,
-  };
-}
+export const { putNew, put, remove, update, check } = writesOn(table);
 
 /** Condition: the item exists and its `version` is the one read. */
 export function atVersion(version: number): Expression {

@@ -133,6 +133,15 @@ export const keys = {
   authorizationCode: (codeHash: string): Key => ({ pk: `AUTHCODE#${codeHash}`, sk: 'AUTHCODE' }),
   /** A refresh token, by the SHA-256 (hex) of the token; carries `expiresAt` (TTL). */
   refreshToken: (tokenHash: string): Key => ({ pk: `REFRESH#${tokenHash}`, sk: 'REFRESH' }),
+  /**
+   * A grant: one sign-in of a user at one client, the family of refresh tokens rotated from it and
+   * the access tokens issued under it (their `sid`); revoking it ends them all. Carries `expiresAt` (TTL).
+   */
+  grant: (grantId: string): Key => ({ pk: `GRANT#${grantId}`, sk: 'GRANT' }),
+  /** The invitation currently issued for one patient and one app (issuing again replaces it). */
+  currentInvitation: (patientId: number, clientNumber: number): Key => ({ pk: `PATIENT#${patientId}`, sk: `INVITECURRENT#${pad(clientNumber)}` }),
+  /** Failed sign-ins for one email (SHA-256 hex of the lower-cased address, so unknown addresses are not stored); TTL. */
+  loginThrottle: (emailHash: string): Key => ({ pk: `LOGINTHROTTLE#${emailHash}`, sk: 'LOGINTHROTTLE' }),
 } as const;
 
 /** Index attributes of items, built here so the index layout stays in this file. */

@@ -73,6 +73,12 @@ export interface User extends Timestamps {
   roles: ReadonlyMap<Id, OrgRole>;
   /** Access tokens issued before this instant (epoch seconds) are refused (e.g. after a password change). */
   tokensNotBefore?: number;
+  /**
+   * Revoked access tokens that may still be unexpired: `sid:<grant id>` (every token of a grant) or
+   * `jti:<token id>` (one token), each with the epoch second after which it can be forgotten (no
+   * token it matches lives longer). Kept on the user item, so `authenticate` needs no extra read.
+   */
+  revocations?: Readonly<Record<string, number>>;
 }
 
 /** A practitioner is a user of kind `practitioner`; the practitioner id is the user id. */

@@ -3,7 +3,7 @@
  * roles per organization live on the user item (see `memberships.ts`). Emails are unique
  * case-insensitively through a claim item written in the same transaction as the account.
  */
-import { badRequest, conflict, notFound } from '../http/errors';
+import { badRequest, conflict, HttpError, notFound } from '../http/errors';
 import {
   assertKeyText,
   getItem,
@@ -166,6 +166,26 @@ export async function revokeUserTokens(id: Id): Promise<void> {
       userNotFound(id),
     ),
   ]);
+}
+
+/**
+ * Adds revocations (`sid:<grant>` / `jti:<token>` -> epoch second they may be forgotten) to the
+ * user item, dropping those already past, so the map stays as small as the live tokens it names.
+ * Optimistic (version condition), retried on a concurrent change; an unknown user needs nothing.
+ */
+export async function addRevocations(id: Id, entries: Readonly<Record<string, number>>, nowSeconds = Math.floor(Date.now() / 1000)): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    const item = await getItem(keys.user(id));
+    if (!item) return;
+    const current = (item.revocations ?? {}) as Record<string, number>;
+    const next = Object.fromEntries(Object.entries({ ...current, ...entries }).filter(([, until]) => until > nowSeconds));
+    try {
+      await transact([users.setFields(id, { revocations: next }, item.version as number)]);
+      return;
+    } catch (e) {
+      if (!(e instanceof HttpError && e.status === 409) || attempt >= 5) throw e;
+    }
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The R5 CapabilityStatement, generated from the registry the FHIR router dispatches with. */
 import { config } from '../config';
+import { OAUTH_PATHS } from '../oauth/discovery';
 import { FHIR_VERSION } from './constants';
 import { interactionsOf, type FhirRegistry } from './registry';
 
@@ -40,6 +41,17 @@ export function capabilityStatement(registry: FhirRegistry, baseUrl: string): Re
       {
         mode: 'server',
         security: {
+          // SMART App Launch: where clients get tokens for this server.
+          extension: [
+            {
+              url: 'http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris',
+              extension: [
+                { url: 'authorize', valueUri: `${config().siteUrl}${OAUTH_PATHS.authorize}` },
+                { url: 'token', valueUri: `${config().siteUrl}${OAUTH_PATHS.token}` },
+                { url: 'revoke', valueUri: `${config().siteUrl}${OAUTH_PATHS.revoke}` },
+              ],
+            },
+          ],
           cors: false,
           service: [
             {

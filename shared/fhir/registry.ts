@@ -15,11 +15,13 @@ export interface SearchParamCapability {
   definition?: string;
 }
 
-export type TypeInteraction = 'read' | 'search-type' | 'create' | 'update' | 'patch' | 'delete';
+export type TypeInteraction = 'read' | 'vread' | 'search-type' | 'create' | 'update' | 'patch' | 'delete';
 
 /** One resource type's handlers; an absent handler is an interaction the type does not offer (405). */
 export interface FhirTypeHandlers {
   read?: (req: HttpRequest, id: string) => Promise<HttpResponse>;
+  /** `GET <Type>/<id>/_history/<versionId>` */
+  vread?: (req: HttpRequest, id: string, versionId: string) => Promise<HttpResponse>;
   search?: (req: HttpRequest, params: URLSearchParams) => Promise<HttpResponse>;
   create?: (req: HttpRequest) => Promise<HttpResponse>;
   update?: (req: HttpRequest, id: string) => Promise<HttpResponse>;
@@ -46,6 +48,7 @@ export function interactionsOf(entry: FhirTypeEntry): TypeInteraction[] {
   const h = entry.handlers;
   const out: TypeInteraction[] = [];
   if (h.read) out.push('read');
+  if (h.vread) out.push('vread');
   if (h.search) out.push('search-type');
   if (h.create) out.push('create');
   if (h.update) out.push('update');

@@ -23,15 +23,26 @@ function entryFor(registry: FhirRegistry, type: string): FhirTypeEntry {
 
 type Interaction = keyof FhirTypeHandlers;
 
-function handlerOf<K extends Interaction>(req: HttpRequest, entry: FhirTypeEntry, interaction: K): NonNullable<FhirTypeHandlers[K]> {
+/** The interactions served at a path: the type (`/Patient`) or an instance (`/Patient/1`). */
+const TYPE_LEVEL: readonly Interaction[] = ['search', 'create'];
+const INSTANCE_LEVEL: readonly Interaction[] = ['read', 'update', 'patch', 'delete'];
+
+function handlerOf<K extends Interaction>(
+  req: HttpRequest,
+  entry: FhirTypeEntry,
+  interaction: K,
+  level: readonly Interaction[] = [interaction],
+): NonNullable<FhirTypeHandlers[K]> {
   const handler = entry.handlers[interaction];
   if (handler) return handler as NonNullable<FhirTypeHandlers[K]>;
-  const allowed = (Object.keys(entry.handlers) as Interaction[]).flatMap((i) => METHODS_OF[i]);
+  // `Allow` names the methods of this path only (a search's POST lives at `_search`).
+  const allowed = level.filter((i) => entry.handlers[i]).map((i) => METHODS_OF[i][0]!);
   throw methodNotAllowed(req.method, req.path, [...new Set(allowed)], entry.readOnlyHint);
 }
 
 const METHODS_OF: Record<Interaction, string[]> = {
   read: ['GET'],
+  vread: ['GET'],
   search: ['GET', 'POST'],
   create: ['POST'],
   update: ['PUT'],
@@ -72,7 +83,7 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
         path: `${base}/{type}`,
         handler: async (req) => {
           const entry = entryFor(registry, req.params.type!);
-          return handlerOf(req, entry, 'search')(req, searchParamsOf(req));
+          return handlerOf(req, entry, 'search', TYPE_LEVEL)(req, searchParamsOf(req));
         },
       },
       {
@@ -86,13 +97,18 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
       {
         method: 'POST',
         path: `${base}/{type}`,
-        handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'create')(req),
+        handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'create', TYPE_LEVEL)(req),
+      },
+      {
+        method: 'GET',
+        path: `${base}/{type}/{id}/_history/{vid}`,
+        handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'vread')(req, req.params.id!, req.params.vid!),
       },
       ...(['read', 'update', 'patch', 'delete'] as const).map(
         (interaction): Route => ({
           method: METHODS_OF[interaction][0] as Route['method'],
           path: `${base}/{type}/{id}`,
-          handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), interaction)(req, req.params.id!),
+          handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), interaction, INSTANCE_LEVEL)(req, req.params.id!),
         }),
       ),
     );

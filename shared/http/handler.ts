@@ -12,7 +12,7 @@ import { bodyParser } from './middleware/body-parser';
 import { errorRenderer } from './middleware/error-renderer';
 import { contextOf, requestContext } from './middleware/request-context';
 import { siteUrlFromParameter } from './middleware/site-url';
-import { FORM_MEDIA, JSON_MEDIA, lowerCaseHeaders, requestOrigin, type HttpRequest } from './request';
+import { FORM_MEDIA, JSON_MEDIA, lowerCaseHeaders, parseCookies, requestOrigin, type HttpRequest } from './request';
 import { toLambdaResult } from './response';
 import { Router, type Route } from './router';
 
@@ -53,6 +53,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
       params: match.params,
       query: new URLSearchParams(event.rawQueryString ?? ''),
       headers,
+      cookies: parseCookies(event.cookies),
       body: hasBody ? event.body : undefined,
       rawBody: event.rawBody,
       isJson: JSON_MEDIA.test(contentType),

@@ -15,6 +15,8 @@ export interface HttpRequest {
   readonly query: URLSearchParams;
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Request cookies by name (API Gateway v2 passes them apart from the headers). */
+  readonly cookies: Readonly<Record<string, string>>;
   /** Parsed body: a JSON value, a form object, or undefined when there was none. */
   readonly body: unknown;
   /** The body as text before parsing, when one was sent. */
@@ -46,4 +48,18 @@ export function requestOrigin(headers: Readonly<Record<string, string>>, fallbac
     .split(',')[0]!
     .trim();
   return `${proto}://${host.split(',')[0]!.trim()}`;
+}
+
+/** Cookies of a v2 event (`["a=1", "b=2"]`) by name; the first of a repeated name wins. */
+export function parseCookies(cookies: readonly string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const cookie of cookies ?? []) {
+    for (const part of cookie.split(';')) {
+      const eq = part.indexOf('=');
+      if (eq <= 0) continue;
+      const name = part.slice(0, eq).trim();
+      if (name && !Object.hasOwn(out, name)) out[name] = part.slice(eq + 1).trim();
+    }
+  }
+  return out;
 }

@@ -6,6 +6,8 @@ export interface HttpResponse {
   headers?: Record<string, string>;
   /** A JSON value (serialised here) or text already in its final form. */
   body?: unknown;
+  /** `Set-Cookie` values (API Gateway v2 sends each as its own header). */
+  cookies?: string[];
 }
 
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
@@ -34,5 +36,6 @@ export function toLambdaResult(res: HttpResponse): APIGatewayProxyStructuredResu
   }
   const result: APIGatewayProxyStructuredResultV2 = { statusCode: res.status, headers };
   if (body !== undefined) result.body = body;
+  if (res.cookies && res.cookies.length > 0) result.cookies = [...res.cookies];
   return result;
 }

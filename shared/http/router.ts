@@ -5,7 +5,7 @@
 import type { HttpRequest } from './request';
 import type { HttpResponse } from './response';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export type RouteHandler = (req: HttpRequest) => Promise<HttpResponse>;
 

@@ -8,12 +8,12 @@ import { authenticate } from '../auth/authenticate';
 import { NATIVE_SOURCE_URI, SOURCE_HEADER } from '../fhir/constants';
 import { operationOutcome } from '../fhir/outcome';
 import { parsePrefer } from '../fhir/prefer';
-import type { FhirTypeEntry, SearchParamCapability } from '../fhir/registry';
+import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
 import { baseOf } from '../fhir/router';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, methodNotAllowed, notFound } from '../http/errors';
 import type { HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
-import { AUXILIARY_NOT_AVAILABLE, type AuxiliaryStore } from './auxiliary';
+import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } from './auxiliary';
 import { codesById } from './code-table-cache';
 import { ETAG, toFhirObservation } from './projection';
 import { readObservation } from './read';
@@ -62,8 +62,15 @@ function sourceOf(params: URLSearchParams): 'native' | 'auxiliary' {
   return sources.every(([k, v]) => k === '_source' && v === NATIVE_SOURCE_URI) ? 'native' : 'auxiliary';
 }
 
+/** The auxiliary store's handler of an interaction (501 when the deployment has none). */
+function auxiliaryHandler<K extends keyof FhirTypeHandlers>(auxiliary: AuxiliaryStore, interaction: K): NonNullable<FhirTypeHandlers[K]> {
+  const handler = auxiliary.observation[interaction];
+  if (!handler) throw auxiliaryNotAvailable();
+  return handler as NonNullable<FhirTypeHandlers[K]>;
+}
+
 async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (sourceOf(params) === 'auxiliary') return auxiliary.search(req, 'Observation', params);
+  if (sourceOf(params) === 'auxiliary') return auxiliaryHandler(auxiliary, 'search')(req, params);
   const caller = await authenticate(req);
   const query = parseNativeQuery(params);
   if (parsePrefer(req.headers['prefer']).handling === 'strict' && query.ignored.length > 0) {
@@ -77,7 +84,7 @@ async function search(req: HttpRequest, params: URLSearchParams, auxiliary: Auxi
 }
 
 async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (UUID.test(id)) return auxiliary.read(req, 'Observation', id);
+  if (UUID.test(id)) return auxiliaryHandler(auxiliary, 'read')(req, id);
   const caller = await authenticate(req);
   const missing = () => notFound(`Observation ${id} not found.`);
   const observation = NATIVE_ID.test(id) ? await readObservation(Number(id)) : undefined;
@@ -87,6 +94,21 @@ async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Pr
   });
   const code = (await codesById([observation.codeId])).get(observation.codeId)!;
   return fhirJson(200, toFhirObservation(observation, code), versionHeaders(observation.lastUpdated));
+}
+
+/** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does. */
+function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryStore) {
+  return async (req: HttpRequest, id: string): Promise<HttpResponse> => {
+    if (UUID.test(id)) return auxiliaryHandler(auxiliary, interaction)(req, id);
+    throw methodNotAllowed(req.method, req.path, ['GET'], 'A stored mobile-health reading is never changed: post a new reading instead.');
+  };
+}
+
+/** `GET Observation/<id>/_history/<version>`: a stored reading has only version 1. */
+async function vread(req: HttpRequest, id: string, versionId: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
+  if (UUID.test(id)) return auxiliaryHandler(auxiliary, 'vread')(req, id, versionId);
+  if (versionId !== '1') throw notFound(`Version ${versionId} of Observation/${id} does not exist: stored readings have only version 1.`);
+  return read(req, id, auxiliary);
 }
 
 const SEARCH_PARAMS: readonly SearchParamCapability[] = [
@@ -115,6 +137,10 @@ export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_A
       handlers: {
         search: (req, params) => search(req, params, auxiliary),
         read: (req, id) => read(req, id, auxiliary),
+        vread: (req, id, versionId) => vread(req, id, versionId, auxiliary),
+        update: writeOf('update', auxiliary),
+        patch: writeOf('patch', auxiliary),
+        delete: writeOf('delete', auxiliary),
         create: async (req) => {
           const upload = await uploadRequest(req, auxiliary);
           const body = req.body;

@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { mapWithLimit } from '../concurrency';
+import pMap from 'p-map';
 import { config } from '../config';
 import { rootLogger } from '../log';
 import { batchWriteAll, type WriteRequest } from '../store/batch';
@@ -104,7 +104,7 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
   while (pending.length > 0) {
     const { round, later } = splitRound(pending);
     const groups = groupForTransactions(round);
-    await mapWithLimit(groups, TRANSACTION_CONCURRENCY, (group) => runTransaction(group, outcomes));
+    await pMap(groups, (group) => runTransaction(group, outcomes), { concurrency: TRANSACTION_CONCURRENCY });
     pending = later;
   }
   // Only where the row is known not to carry the id: a failed write may still have landed (an answer

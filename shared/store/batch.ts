@@ -4,7 +4,7 @@
  * still failed (the caller reports it per entry); reads throw.
  */
 import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { mapWithLimit } from '../concurrency';
+import pMap from 'p-map';
 import { dynamo } from './clients';
 import { backoff, isRetryable, MAX_ATTEMPTS } from './retry';
 
@@ -18,7 +18,7 @@ export const BATCH_WRITE_LIMIT = 25;
  * unprocessed items and retryable errors with backoff. Returns the requests that still failed.
  */
 export async function batchWriteAll(table: string, requests: readonly WriteRequest[], concurrency = 4): Promise<WriteRequest[]> {
-  const failed = await mapWithLimit(chunksOf(requests, BATCH_WRITE_LIMIT), concurrency, (chunk) => writeChunk(table, chunk));
+  const failed = await pMap(chunksOf(requests, BATCH_WRITE_LIMIT), (chunk) => writeChunk(table, chunk), { concurrency });
   return failed.flat();
 }
 
@@ -50,21 +50,23 @@ type Key = object;
 
 /** The items for `keys` (strongly consistent; missing ones absent), in no particular order. */
 export async function batchGetAll(table: string, keys: readonly Key[], concurrency = 4): Promise<Record<string, unknown>[]> {
-  const found = await mapWithLimit(chunksOf(keys, BATCH_GET_LIMIT), concurrency, async (chunk) => {
-    const items: Record<string, unknown>[] = [];
-    let pending = chunk as Record<string, unknown>[];
-    for (let attempt = 1; pending.length > 0; attempt += 1) {
-      if (attempt > MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ATTEMPTS} attempts`);
-      if (attempt > 1) await backoff(attempt - 1);
-      try {
-        const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
-        items.push(...((out.Responses?.[table] ?? []) as Record<string, unknown>[]));
-        pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
-      } catch (e) {
-        if (!isRetryable(e) || attempt >= MAX_ATTEMPTS) throw e;
-      }
-    }
-    return items;
-  });
+  const found = await pMap(chunksOf(keys, BATCH_GET_LIMIT), (chunk) => getChunk(table, chunk as Record<string, unknown>[]), { concurrency });
   return found.flat();
+}
+
+async function getChunk(table: string, chunk: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let pending = chunk;
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    if (attempt > MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ATTEMPTS} attempts`);
+    if (attempt > 1) await backoff(attempt - 1);
+    try {
+      const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+      items.push(...((out.Responses?.[table] ?? []) as Record<string, unknown>[]));
+      pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+    } catch (e) {
+      if (!isRetryable(e) || attempt >= MAX_ATTEMPTS) throw e;
+    }
+  }
+  return items;
 }

@@ -5,10 +5,10 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 
 let documentClient: DynamoDBDocumentClient | undefined;
-let s3Client: S3Client | undefined;
+let s3Client: Promise<S3Client> | undefined;
 
 export function dynamo(): DynamoDBDocumentClient {
   if (!documentClient) {
@@ -25,22 +25,29 @@ export function dynamo(): DynamoDBDocumentClient {
   return documentClient;
 }
 
-export function s3(): S3Client {
-  s3Client ??= new S3Client({
-    maxAttempts: 6,
-    // s3rver and other S3-compatible stores need path-style addressing.
-    forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
-    // Streamed uploads otherwise go out aws-chunked, which S3-compatible stores may store framed.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+/**
+ * The S3 client, loaded on first use: only large auxiliary bodies need S3, so a cold start does
+ * not pay for its SDK (the bundler keeps a dynamic import's module in a lazy chunk).
+ */
+export function s3(): Promise<S3Client> {
+  s3Client ??= import('@aws-sdk/client-s3').then(
+    ({ S3Client }) =>
+      new S3Client({
+        maxAttempts: 6,
+        // s3rver and other S3-compatible stores need path-style addressing.
+        forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
+        // Streamed uploads otherwise go out aws-chunked, which S3-compatible stores may store framed.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+  );
   return s3Client;
 }
 
 /** Drop the cached clients (after the local runtime or a test changes the endpoints). */
 export function resetClients(): void {
   documentClient?.destroy();
-  s3Client?.destroy();
+  void s3Client?.then((client) => client.destroy());
   documentClient = undefined;
   s3Client = undefined;
 }

@@ -51,18 +51,18 @@ export const OBSERVATIONS: TableDefinition = {
 };
 
 /**
- * Auxiliary FHIR resources, partitioned by FHIR Source (`S#<sourceId>`), sorted by type and id.
- * The patient index lists a patient's rows by type; the id index finds a row from its UUID.
+ * Auxiliary FHIR resources (see `shared/aux/keys.ts` for the item kinds). Each resource is two
+ * items written in one transaction: the resource at `R#<uuid>` (a GetItem away from its id) and a
+ * small search-index item in its patient's partition `P#<patientId>`, sorted by type and last
+ * update. The local index `bySource` orders the same index items by FHIR Source first. Every read
+ * is a key read on the base table or the local index, so all of them can be strongly consistent.
  */
 export const AUX: TableDefinition = {
   id: 'aux',
   partitionKey: S('pk'),
   sortKey: S('sk'),
-  localIndexes: [],
-  globalIndexes: [
-    { name: 'byPatient', partitionKey: S('patientPk'), sortKey: S('patientSk'), projection: 'ALL' },
-    { name: 'byId', partitionKey: S('resourceId'), projection: 'ALL' },
-  ],
+  localIndexes: [{ name: 'bySource', partitionKey: S('pk'), sortKey: S('srcSk'), projection: 'ALL' }],
+  globalIndexes: [],
 };
 
 /**

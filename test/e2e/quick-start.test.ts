@@ -51,6 +51,7 @@ describe('npm start', () => {
     try {
       expect(first.output()).toContain(`http://localhost:${port}`);
       expect(first.output()).toContain('demo data seeded');
+      expect(first.output()).toContain(`http://localhost:${port}/clients/portal/?code=localhost%3A${port}_`);
       for (const path of ['/FHIR/R5/metadata', '/fhir/r5/metadata']) {
         const res = await fetch(`http://127.0.0.1:${port}${path}`);
         expect(res.status).toBe(200);

@@ -112,6 +112,19 @@ describe('stack', () => {
     expect(JSON.stringify(readers[0]!.Properties.PolicyDocument)).toContain('parameter/ClinicalDataExchange/site-url');
   });
 
+  it('keeps auxiliary bodies private and versioned, expiring old versions, and lets only the api family list them', () => {
+    const buckets = resources('AWS::S3::Bucket').filter((b) => b.Properties.VersioningConfiguration?.Status === 'Enabled');
+    expect(buckets).toHaveLength(1);
+    expect(buckets[0]!.Properties.LifecycleConfiguration.Rules).toEqual([
+      expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 35 }, ExpiredObjectDeleteMarker: true, Status: 'Enabled' }),
+    ]);
+    const listers = resources('AWS::IAM::Policy').filter((p) =>
+      p.Properties.PolicyDocument.Statement.some((s: any) => [s.Action].flat().includes('s3:ListBucket') && !JSON.stringify(p.Properties.Roles).includes('CustomCDKBucketDeployment')),
+    );
+    expect(listers).toHaveLength(1);
+    expect(JSON.stringify(listers[0]!.Properties.Roles)).toMatch(/functionsapi/i);
+  });
+
   it('sets log retention on every function log group', () => {
     const groups = resources('AWS::Logs::LogGroup');
     expect(groups.length).toBeGreaterThanOrEqual(5);

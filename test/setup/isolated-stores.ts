@@ -22,4 +22,4 @@ applyLocalEnvironment({
 const raw = new DynamoDBClient({});
 await ensureTables(raw);
 raw.destroy();
-await ensureBucket(s3());
+await ensureBucket(await s3());

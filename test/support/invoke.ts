@@ -7,6 +7,8 @@ import { loadHandlers } from '../../local/handlers';
 export interface TestResponse {
   status: number;
   headers: Record<string, string>;
+  /** `Set-Cookie` values. */
+  cookies: string[];
   text: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
@@ -41,5 +43,5 @@ export async function call(method: string, url: string, options: CallOptions = {
   } catch {
     json = undefined;
   }
-  return { status: result.status, headers: result.headers, text, json };
+  return { status: result.status, headers: result.headers, cookies: result.cookies, text, json };
 }

@@ -10,6 +10,6 @@ export * from './index-values';
 export { extractSearchIndex, extractWith, extractableParams, referenceValue, type ExtractionOptions } from './extract';
 export { matchesAll, matchesCriterion } from './match';
 export { findSearchParam, parseSearch, rejectUnknown, RESULT_PARAMETERS } from './parse';
-export { compareBySort, parseSort, sortKey } from './sort';
+export { compareBySort, compareSortKeys, parseSort, sortKey } from './sort';
 export { normaliseText } from './text';
 export { searchParamCapabilities } from './capability';

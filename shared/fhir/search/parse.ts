@@ -200,6 +200,9 @@ export function parseToken(raw: string): TokenQuery {
   const code = unescapeValue(pieces.slice(1).join('|'));
   const query: TokenQuery = { system: system.length > 0 ? system : null };
   if (code.length > 0) query.code = code;
+  if (query.system === null && query.code === undefined) {
+    throw badRequest(`Invalid token '${raw}': expected code, system|code, system| or |code.`);
+  }
   return query;
 }
 

@@ -66,13 +66,17 @@ export function sortKey(index: SearchIndex, spec: SortSpec): Key | undefined {
 /** Comparator over indexes for `Array.prototype.sort`; ties fall through to the next spec. */
 export function compareBySort(a: SearchIndex, b: SearchIndex, specs: readonly SortSpec[]): number {
   for (const spec of specs) {
-    const ka = sortKey(a, spec);
-    const kb = sortKey(b, spec);
-    if (ka === kb) continue;
-    if (ka === undefined) return 1;
-    if (kb === undefined) return -1;
-    const order = ka < kb ? -1 : 1;
-    return spec.descending ? -order : order;
+    const order = compareSortKeys(sortKey(a, spec), sortKey(b, spec), spec.descending);
+    if (order !== 0) return order;
   }
   return 0;
+}
+
+/** Order of two rows' keys for one sort: rows without a value (undefined) last in both directions. */
+export function compareSortKeys(ka: Key | undefined, kb: Key | undefined, descending: boolean): number {
+  if (ka === kb) return 0;
+  if (ka === undefined) return 1;
+  if (kb === undefined) return -1;
+  const order = ka < kb ? -1 : 1;
+  return descending ? -order : order;
 }

@@ -7,7 +7,7 @@
  */
 import { patientScope, referenceId } from '../../auth/scope';
 import { isPatient, type Caller } from '../../auth/caller';
-import { mapWithLimit } from '../../concurrency';
+import pMap from 'p-map';
 import type { Code, CodeRef, Id } from '../../directory/model';
 import { allOfBounds, anyOfBounds, startBounds, type StartBounds } from '../../fhir/search/date-bounds';
 import { allCodes } from '../code-table-cache';
@@ -176,18 +176,19 @@ async function byIdStream(p: Plan, keep: (i: ObservationItem) => boolean, byOrde
 async function countMatches(query: NativeQuery, p: Plan, test: (i: ObservationItem) => boolean, now: number): Promise<number> {
   if (p.ids) {
     const inScope = new Set(p.patients);
-      return (await readObservations([...p.ids])).filter((o) => inScope.has(o.patientId)).map(toItem).filter(test).length;
+    return (await readObservations([...p.ids])).filter((o) => inScope.has(o.patientId)).map(toItem).filter(test).length;
   }
-  const traversal: Traversal = { order: query.order, backward: false };
-  const counts = await mapWithLimit(p.patients, COUNT_CONCURRENCY, async (patientId) => {
-    let n = 0;
-    for (const read of readsOf(patientId, query, p, now)) {
-      const exact = !testsBeyondCode(query) && (read.codeId !== undefined || p.codes.get(patientId) === undefined);
-      for (const q of patientQueries(read, traversal)) n += await countQuery(q, exact ? undefined : test);
-    }
-    return n;
-  });
+  const counts = await pMap(p.patients, (patientId) => countPatient(patientId, query, p, test, now), { concurrency: COUNT_CONCURRENCY });
   return counts.reduce((a, b) => a + b, 0);
+}
+
+async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (i: ObservationItem) => boolean, now: number): Promise<number> {
+  let n = 0;
+  for (const read of readsOf(patientId, query, p, now)) {
+    const exact = !testsBeyondCode(query) && (read.codeId !== undefined || p.codes.get(patientId) === undefined);
+    for (const q of patientQueries(read, { order: query.order, backward: false })) n += await countQuery(q, exact ? undefined : test);
+  }
+  return n;
 }
 
 const COUNT_ATTRIBUTES = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'effStart', 'effEnd', 'lastUpdated'];

@@ -4,7 +4,7 @@
  * (patient by patient). A stream reads only as far as it is consumed, so a page costs what it
  * shows (plus one row to know whether there is a next page).
  */
-import { mapWithLimit } from '../../concurrency';
+import pMap from 'p-map';
 import type { ObservationItem } from '../items';
 import { queryPartition, type PartitionQuery } from '../read';
 import { compareIn, positionOf, type Order, type Position, type Traversal } from './order';
@@ -109,7 +109,7 @@ export class MergeStream implements RowStream {
   ) {}
 
   private async init() {
-    const heads = await mapWithLimit(this.streams, this.concurrency, (s) => s.peek());
+    const heads = await pMap(this.streams, (s) => s.peek(), { concurrency: this.concurrency });
     this.heap = [];
     heads.forEach((head, i) => head && this.push({ head, stream: this.streams[i]! }));
   }

@@ -6,7 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Caller } from '../../auth/caller';
-import { mapWithLimit } from '../../concurrency';
+import pMap from 'p-map';
 import { chunksOf } from '../../store/batch';
 import type { Code } from '../../directory/model';
 import { issue, operationOutcome, type OperationOutcome, type OutcomeIssue } from '../../fhir/outcome';
@@ -61,7 +61,7 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
   const ctx = uploadContext(req.caller);
   const stored: Array<Promise<void>> = [];
   for (const slice of chunksOf(native, PIPELINE_SLICE)) {
-    const checks = await mapWithLimit(slice, CHECK_CONCURRENCY, (i) => checkNativeObservation((entries[i] as { resource: unknown }).resource, ctx));
+    const checks = await pMap(slice, (i) => checkNativeObservation((entries[i] as { resource: unknown }).resource, ctx), { concurrency: CHECK_CONCURRENCY });
     const valid: Array<{ index: number; check: Extract<EntryCheck, { ok: true }> }> = [];
     checks.forEach((check, n) => {
       const index = slice[n]!;
@@ -81,20 +81,21 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
   }
   await Promise.all(stored);
 
-  await mapWithLimit(auxiliary, AUX_CONCURRENCY, async (i) => {
-    const entry = entries[i] as { type: string; resource: unknown };
-    const created = await req.auxiliary.create({
-      caller: req.caller,
-      type: entry.type,
-      resource: entry.resource,
-      origin: req.origin,
-      ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}),
-    });
-    results[i] = created.ok
-      ? shaped({ status: created.status, resource: created.resource, location: created.location, etag: created.etag, lastModified: created.lastModified }, [], req.returnPreference)
-      : { status: created.status, outcome: created.outcome };
-  });
+  await pMap(auxiliary, async (i) => (results[i] = await auxiliaryResult(entries[i] as { type: string; resource: unknown }, req)), { concurrency: AUX_CONCURRENCY });
   return results;
+}
+
+async function auxiliaryResult(entry: { type: string; resource: unknown }, req: UploadRequest): Promise<EntryResult> {
+  const created = await req.auxiliary.create({
+    caller: req.caller,
+    type: entry.type,
+    resource: entry.resource,
+    origin: req.origin,
+    ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}),
+  });
+  if (!created.ok) return { status: created.status, outcome: created.outcome };
+  const { status, resource, location, etag, lastModified } = created;
+  return shaped({ status, resource, location, etag, lastModified }, [], req.returnPreference);
 }
 
 function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code>, warnings: OutcomeIssue[], req: UploadRequest): EntryResult {

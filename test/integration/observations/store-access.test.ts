@@ -9,6 +9,7 @@ import { deletePatientObservations } from '../../../shared/observations/delete';
 import { storedSpans } from '../../../shared/observations/span-stats';
 import { call } from '../../support/invoke';
 import { recordCommands } from '../../support/faults';
+import { makePatient, makePractitioner, makeStudy } from '../../support/directory';
 import { idsOf, matchIds, observation, observationWorld, search, storedRows, upload, type ObservationWorld } from '../../support/observations';
 
 let world: ObservationWorld;
@@ -56,5 +57,17 @@ describe('store access', () => {
     expect((await upload(world.patient.token, [sent[0]!])).json.entry[0].response.status).toBe('201 Created');
     expect(await deletePatientObservations(world.patient.id)).toBe(1);
     expect(await deletePatientObservations(world.patient.id)).toBe(0);
+  });
+
+  it('deleting a patient through /api/v1 deletes their readings', async () => {
+    const manager = await makePractitioner({ organizations: [world.organization], role: 'manager' });
+    const patient = await makePatient({ organizations: [world.organization] });
+    await makeStudy({ organization: world.organization, codes: ['omh:heart-rate:2.0'], patients: [patient], consent: true });
+    const res = await upload(manager.token, [observation({ patient: patient as never, device: world.device }), observation({ patient: patient as never, device: world.device })]);
+    expect(await storedRows(patient.id)).toHaveLength(2);
+    const deleted = await call('DELETE', `/api/v1/patients/${patient.id}?organization_id=${world.organization.id}`, { token: manager.token });
+    expect(deleted.status).toBe(204);
+    expect(await storedRows(patient.id)).toHaveLength(0);
+    expect((await call('GET', `/FHIR/R5/Observation/${idsOf(res)[0]}`, { token: manager.token })).status).toBe(404);
   });
 });

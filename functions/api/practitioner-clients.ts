@@ -1,0 +1,47 @@
+/** `/api/v1/practitioner_clients`: a practitioner's own API keys (client credentials). */
+import * as z from 'zod/mini';
+import { authenticate } from '../../shared/auth/authenticate';
+import { requirePractitioner } from '../../shared/auth/scope';
+import { parseId } from '../../shared/directory/ids';
+import { notFound } from '../../shared/http/errors';
+import { json, noContent } from '../../shared/http/response';
+import type { Route } from '../../shared/http/router';
+import { createApiKey, deleteApiKey, listApiKeys } from '../../shared/oauth/api-keys';
+import { listBody, parseApiBody } from './oauth-input';
+
+const CreateApiKey = z.strictObject({
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(/^[^\u0000-\u001f\u007f]*$/, 'Control characters are not allowed.'))),
+});
+
+export function practitionerClientRoutes(): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/practitioner_clients',
+      handler: async (req) => {
+        const caller = requirePractitioner(await authenticate(req));
+        return json(200, listBody(req, await listApiKeys(caller.userId)));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/practitioner_clients',
+      handler: async (req) => {
+        const caller = requirePractitioner(await authenticate(req));
+        const body = parseApiBody(CreateApiKey, req.body);
+        return json(201, await createApiKey(caller.userId, body.name), { 'Cache-Control': 'no-store' });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/practitioner_clients/{id}',
+      handler: async (req) => {
+        const caller = requirePractitioner(await authenticate(req));
+        const id = parseId(req.params.id);
+        if (id === undefined) throw notFound(`API key ${req.params.id} not found.`);
+        await deleteApiKey(caller.userId, id);
+        return noContent();
+      },
+    },
+  ];
+}

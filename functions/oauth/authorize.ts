@@ -1,0 +1,123 @@
+/**
+ * `GET /o/authorize/` shows the sign-in form for a checked authorization request; `POST` signs in
+ * and sends the authorization code to the client's redirect URI. The form is protected against
+ * cross-site posting by a double-submit token: a random value in an HttpOnly SameSite=Strict
+ * cookie (`__Host-` prefixed on HTTPS) that the form must echo.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { randomAlphanumeric } from '../../shared/auth/secrets';
+import { config } from '../../shared/config';
+import { isHttpError } from '../../shared/http/errors';
+import type { HttpRequest } from '../../shared/http/request';
+import type { HttpResponse } from '../../shared/http/response';
+import { issueAuthorizationCode } from '../../shared/oauth/authorization-codes';
+import {
+  CARRIED_PARAMETERS,
+  parseAuthorizationRequest,
+  RedirectedError,
+  redirectWith,
+  responseParameters,
+  UnsafeRequest,
+  type AuthorizationRequest,
+} from '../../shared/oauth/authorize';
+import { formParams, parseParams, type Params } from '../../shared/oauth/form';
+import { problemPage, signInPage } from '../../shared/oauth/pages';
+import { grantedScope } from '../../shared/oauth/scopes';
+import { ensureServiceClients } from '../../shared/oauth/service-clients';
+import { signIn } from '../../shared/oauth/sign-in';
+
+const CSRF_SECONDS = 30 * 60;
+
+function csrfCookieName(): string {
+  return config().siteUrl.startsWith('https:') ? '__Host-cdx_signin' : 'cdx_signin';
+}
+
+function csrfCookie(value: string, maxAge: number): string {
+  const secure = config().siteUrl.startsWith('https:');
+  return `${csrfCookieName()}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+function redirect(location: string, cookies: string[] = []): HttpResponse {
+  return { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' }, ...(cookies.length > 0 ? { cookies } : {}) };
+}
+
+/** Reads the request; a page or a redirect when it cannot go on. */
+async function checked(read: () => Params): Promise<{ params: Params; request: AuthorizationRequest } | HttpResponse> {
+  let params: Params;
+  try {
+    params = read();
+  } catch (e) {
+    if (isHttpError(e)) return problemPage(400, e.message);
+    throw e;
+  }
+  await ensureServiceClients();
+  try {
+    return { params, request: await parseAuthorizationRequest(params) };
+  } catch (e) {
+    if (e instanceof UnsafeRequest) return problemPage(400, e.message);
+    if (e instanceof RedirectedError) return redirect(redirectWith(e.redirectUri, responseParameters({ error: e.code, error_description: e.message }, e.state)));
+    throw e;
+  }
+}
+
+function carried(params: Params): Record<string, string> {
+  return Object.fromEntries(CARRIED_PARAMETERS.filter((p) => params[p] !== undefined).map((p) => [p, params[p]!]));
+}
+
+function form(request: AuthorizationRequest, params: Params, status: number, extra: { error?: string; email?: string; csrf?: string } = {}): HttpResponse {
+  const csrf = extra.csrf ?? randomAlphanumeric(32);
+  return signInPage({
+    status,
+    clientName: request.client.name,
+    carried: carried(params),
+    csrf,
+    redirectUri: request.redirectUri,
+    ...(extra.error ? { error: extra.error } : {}),
+    ...(extra.email ? { email: extra.email } : {}),
+    ...(extra.csrf ? {} : { cookies: [csrfCookie(csrf, CSRF_SECONDS)] }),
+  });
+}
+
+function sameSecret(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+export async function showSignIn(req: HttpRequest): Promise<HttpResponse> {
+  const result = await checked(() => parseParams(req.query.toString()));
+  if (!('request' in result)) return result;
+  return form(result.request, result.params, 200);
+}
+
+export async function submitSignIn(req: HttpRequest): Promise<HttpResponse> {
+  const result = await checked(() => formParams(req));
+  if (!('request' in result)) return result;
+  const { params, request } = result;
+  const csrf = req.cookies[csrfCookieName()];
+  if (!sameSecret(csrf, params.csrf)) {
+    return form(request, params, 403, { error: 'This sign-in form has expired or was not sent from this site. Please sign in again.' });
+  }
+  const email = params.email ?? '';
+  const password = params.password ?? '';
+  if (!email || !password) return form(request, params, 400, { error: 'Enter your email and password.', email, csrf: csrf! });
+  const outcome = await signIn(email, password);
+  if (!outcome.ok) {
+    if (outcome.locked) {
+      const minutes = Math.max(1, Math.ceil(outcome.retryAfterSeconds / 60));
+      const page = form(request, params, 429, { error: `Too many failed sign-in attempts for this email address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email, csrf: csrf! });
+      return { ...page, headers: { ...page.headers, 'Retry-After': String(outcome.retryAfterSeconds) } };
+    }
+    return form(request, params, 401, { error: 'The email or password is not correct.', email, csrf: csrf! });
+  }
+  const { user } = outcome;
+  const { code } = await issueAuthorizationCode({
+    clientId: request.client.clientId,
+    redirectUri: request.redirectUri,
+    userId: user.id,
+    kind: user.kind,
+    scope: grantedScope(request.scope, user.kind),
+    codeChallenge: request.codeChallenge,
+    ...(request.nonce ? { nonce: request.nonce } : {}),
+  });
+  return redirect(redirectWith(request.redirectUri, responseParameters({ code }, request.state)), [csrfCookie('', 0)]);
+}

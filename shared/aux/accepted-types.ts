@@ -1,0 +1,46 @@
+/**
+ * THE configured list of auxiliary resource types: what `POST /FHIR/R5/<Type>` stores, what the
+ * FHIR router serves from the auxiliary store, and what the CapabilityStatement lists for it.
+ * Any other type is a 404 OperationOutcome.
+ *
+ * Patient, Practitioner, Organization, Group and Device are deliberately absent: they are
+ * read-only projections of the service's own entities (spec 1.3), managed through `/api/v1/`.
+ */
+
+export const AUXILIARY_TYPES = [
+  'AllergyIntolerance',
+  'CarePlan',
+  'CareTeam',
+  'Condition',
+  'Coverage',
+  'DiagnosticReport',
+  'DocumentReference',
+  'Encounter',
+  'FamilyMemberHistory',
+  'Goal',
+  'Immunization',
+  'Location',
+  'Medication',
+  'MedicationDispense',
+  'MedicationRequest',
+  // Only Observations that are not mobile-health coded; the native store routes them here.
+  'Observation',
+  'PractitionerRole',
+  'Procedure',
+  'Provenance',
+  'QuestionnaireResponse',
+  'RelatedPerson',
+  'ServiceRequest',
+  'Specimen',
+] as const;
+
+export type AuxiliaryType = (typeof AUXILIARY_TYPES)[number];
+
+const accepted: ReadonlySet<string> = new Set(AUXILIARY_TYPES);
+
+export function isAuxiliaryType(type: string): type is AuxiliaryType {
+  return accepted.has(type);
+}
+
+/** Types whose registry entry the native Observation store owns (it calls this store for the rest). */
+export const NATIVE_SHARED_TYPES: ReadonlySet<AuxiliaryType> = new Set(['Observation']);

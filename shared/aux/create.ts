@@ -1,0 +1,22 @@
+/**
+ * The auxiliary create, as the native Observation store and the R4 import call it: a result value
+ * instead of a thrown error, so a batch can report each entry on its own.
+ */
+import { operationOutcome } from '../fhir/outcome';
+import { isHttpError } from '../http/errors';
+import { versionHeaders } from './persist';
+import type { AuxCreateResult, CreateAuxiliaryResource } from './types';
+import { createAuxiliary } from './writes';
+
+export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Promise<AuxCreateResult> => {
+  try {
+    const { status, row, resource } = await createAuxiliary(
+      { caller: req.caller, type: req.type, origin: req.origin, ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}) },
+      req.resource,
+    );
+    return { ok: true, status, resource, ...versionHeaders(row, req.origin) };
+  } catch (error) {
+    if (isHttpError(error)) return { ok: false, status: error.status, outcome: operationOutcome(error.issues) };
+    throw error;
+  }
+};

@@ -1,0 +1,130 @@
+/**
+ * The FHIR interactions of the auxiliary types, as registry entries: each handler authenticates,
+ * calls the domain, and turns its result into headers (`Location`, `ETag`, `Last-Modified`) and a
+ * body (honouring `Prefer: return=...`). The same handlers serve the native Observation store's
+ * auxiliary rows (`auxiliaryHandlers('Observation')`).
+ */
+import { authenticate } from '../auth/authenticate';
+import { SOURCE_HEADER, SOURCE_URI_PREFIX } from '../fhir/constants';
+import { issue, operationOutcome } from '../fhir/outcome';
+import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
+import { searchParamCapabilities } from '../fhir/search';
+import { badRequest, notFound, unsupportedMediaType } from '../http/errors';
+import type { HttpRequest } from '../http/request';
+import { fhirJson, noContent, type HttpResponse } from '../http/response';
+import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, type AuxiliaryType } from './accepted-types';
+import { versionHeaders, type Written } from './persist';
+import { readAuxiliary } from './read';
+import { searchAuxiliary } from './search';
+import { createAuxiliary, deleteAuxiliary, patchAuxiliary, updateAuxiliary, type AuxWriteContext } from './writes';
+
+/** Registry entries of every accepted auxiliary type the auxiliary store serves alone. */
+export function auxiliaryTypeEntries(): FhirTypeEntry[] {
+  return AUXILIARY_TYPES.filter((t) => !NATIVE_SHARED_TYPES.has(t)).map(auxiliaryTypeEntry);
+}
+
+export function auxiliaryTypeEntry(type: AuxiliaryType): FhirTypeEntry {
+  return {
+    type,
+    documentation: `Stored as submitted through a FHIR Source (X-SVC-FHIR-Source-ID, or meta.source = ${SOURCE_URI_PREFIX}<id>); ids are UUIDs.`,
+    searchParams: () => auxiliarySearchParams(type),
+    handlers: auxiliaryHandlers(type),
+  };
+}
+
+/** The scoping parameter replaces the standard `patient`; every other parameter is the standard's. */
+export function auxiliarySearchParams(type: string): SearchParamCapability[] {
+  const own = searchParamCapabilities(type)
+    .filter((p) => p.name !== 'patient')
+    .map((p) => (p.name === '_source' ? { ...p, documentation: SOURCE_DOC } : p));
+  return [PATIENT_PARAM, ...own];
+}
+
+const PATIENT_PARAM: SearchParamCapability = {
+  name: 'patient',
+  type: 'reference',
+  documentation:
+    "The owning patient: this service's patient id (12 or Patient/12), whatever the resource's own subject says. Chains: patient.organization=<organization id>, patient.identifier=<system>|<value>, patient._has:Group:member:_id=<study id>.",
+};
+
+const SOURCE_DOC = `The FHIR Source: ${SOURCE_URI_PREFIX}<id> for one source, _source:below=${SOURCE_URI_PREFIX} for all of them.`;
+
+export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandlers> {
+  return {
+    read: async (req, id) => {
+      const found = await readAuxiliary(await authenticate(req), type, id, req.origin);
+      const headers = { ETag: found.etag, 'Last-Modified': found.lastModified };
+      if (noneMatch(req, found.etag)) return { status: 304, headers };
+      return fhirJson(200, found.resource, headers);
+    },
+    vread: async (req, id, versionId) => {
+      const found = await readAuxiliary(await authenticate(req), type, id, req.origin);
+      if (versionId !== found.versionId) {
+        throw notFound(`Version ${versionId} of ${type}/${id} is not available: only the current version (${found.versionId}) is kept.`);
+      }
+      return fhirJson(200, found.resource, { ETag: found.etag, 'Last-Modified': found.lastModified });
+    },
+    search: async (req, params) => {
+      const caller = await authenticate(req);
+      return fhirJson(200, await searchAuxiliary(caller, type, params, req.origin, req.headers['prefer']));
+    },
+    create: async (req) => {
+      const ctx = await writeContext(req, type);
+      const written = await createAuxiliary(ctx, resourceBody(req));
+      return writtenResponse(req, written.status, written);
+    },
+    update: async (req, id) => {
+      const ctx = await writeContext(req, type);
+      return writtenResponse(req, 200, await updateAuxiliary(ctx, id, resourceBody(req)));
+    },
+    patch: async (req, id) => {
+      const ctx = await writeContext(req, type);
+      if (/json-patch\+json/i.test(req.headers['content-type'] ?? '')) {
+        throw unsupportedMediaType('JSON Patch is not supported: send a JSON merge patch as application/merge-patch+json.');
+      }
+      return writtenResponse(req, 200, await patchAuxiliary(ctx, id, resourceBody(req)));
+    },
+    delete: async (req, id) => {
+      await deleteAuxiliary(await writeContext(req, type), id);
+      return noContent();
+    },
+  };
+}
+
+async function writeContext(req: HttpRequest, type: string): Promise<AuxWriteContext> {
+  const caller = await authenticate(req);
+  return {
+    caller,
+    type,
+    origin: req.origin,
+    log: req.log,
+    ...(req.headers[SOURCE_HEADER] !== undefined ? { sourceHeader: req.headers[SOURCE_HEADER] } : {}),
+    ...(req.headers['if-match'] !== undefined ? { ifMatch: req.headers['if-match'] } : {}),
+  };
+}
+
+function resourceBody(req: HttpRequest): unknown {
+  if (req.body === undefined) throw badRequest('A JSON body is required.', 'required');
+  if (!req.isJson) throw unsupportedMediaType('Send the resource as application/fhir+json or application/json.');
+  return req.body;
+}
+
+/** `If-None-Match` naming the current version (or `*`). */
+function noneMatch(req: HttpRequest, etag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (!header) return false;
+  return header.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag.replace(/^W\//, ''));
+}
+
+/** The answer to a write: the resource, nothing, or an OperationOutcome, as `Prefer: return=` asks. */
+function writtenResponse(req: HttpRequest, status: number, written: Written): HttpResponse {
+  const { etag, lastModified, location } = versionHeaders(written.row, req.origin);
+  const headers = { ETag: etag, 'Last-Modified': lastModified, ...(status === 201 ? { Location: location } : { 'Content-Location': location }) };
+  const wanted = /return\s*=\s*"?(minimal|representation|OperationOutcome)"?/i.exec(req.headers['prefer'] ?? '')?.[1]?.toLowerCase();
+  if (wanted === 'minimal') return { status, headers };
+  if (wanted === 'operationoutcome') {
+    const what = status === 201 ? 'Created' : 'Updated';
+    return fhirJson(status, operationOutcome([issue('information', 'informational', `${what} ${written.row.type}/${written.row.id} version ${written.row.version}.`)]), headers);
+  }
+  return fhirJson(status, written.resource, headers);
+}

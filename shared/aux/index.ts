@@ -1,0 +1,13 @@
+/**
+ * The auxiliary resource store (spec 1.4, 2.6, 4.2, 4.6): every FHIR resource that is not a
+ * mobile-health Observation nor one of the service's own projections, stored as submitted
+ * through a patient's FHIR Source, searchable by every R5 search parameter of its type.
+ */
+export { AUXILIARY_TYPES, isAuxiliaryType, type AuxiliaryType } from './accepted-types';
+export { createAuxiliaryResource } from './create';
+export type { AuxCreateRequest, AuxCreateResult, CreateAuxiliaryResource } from './types';
+export { readAuxiliary, type AuxReadResult } from './read';
+export { searchAuxiliary, type SearchsetBundle } from './search';
+export { createAuxiliary, updateAuxiliary, patchAuxiliary, deleteAuxiliary, type AuxWriteContext } from './writes';
+export { deleteAuxiliaryRowsOfSource, deleteAuxiliaryRowsOfPatient, type AuxDeletion } from './cleanup';
+export { auxiliaryHandlers, auxiliarySearchParams, auxiliaryTypeEntries, auxiliaryTypeEntry } from './http';

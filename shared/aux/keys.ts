@@ -1,0 +1,51 @@
+/**
+ * THE key builders of the auxiliary table and of the bodies bucket. Item kinds:
+ *
+ * - resource `R#<uuid> / R`: the stored resource (its JSON, or the S3 key of a large one), its
+ *   owner (patient, FHIR Source), version and upstream id. A read by id is one GetItem.
+ * - index `P#<patientId> / <Type>#<lastUpdated>#<uuid>`, local-index key
+ *   `srcSk = <sourceId>#<Type>#<lastUpdated>#<uuid>`: the search index values of the resource.
+ *   A patient's rows of a type are one Query, newest update first; a source's rows one Query on
+ *   `bySource`. The sort key changes with each update (written in the same transaction).
+ * - upstream claim `U#<sourceId>#<Type>#<upstream id> / U`: the submitted id, unique per source
+ *   and type, so a re-posted resource updates its row instead of duplicating it.
+ *
+ * Bodies too large for an item live at `aux/<patientId>/<sourceId>/<uuid>/<version>.json`: an
+ * object is never overwritten (a new version is a new key), and a source's or a patient's objects
+ * share a prefix, so deleting them is a sweep that also finds leftovers of interrupted writes.
+ */
+import { keyText, type Key } from '../directory/keys';
+import type { Id } from '../directory/model';
+
+export type { Key };
+
+export const SOURCE_INDEX = 'bySource';
+
+export const auxKeys = {
+  resource: (id: string): Key => ({ pk: `R#${id}`, sk: 'R' }),
+  patientPartition: (patientId: Id) => `P#${patientId}`,
+  /** Sort key of an index item; `lastUpdated` is an ISO instant in UTC, so keys sort by time. */
+  indexSk: (type: string, lastUpdated: string, id: string) => `${type}#${lastUpdated}#${id}`,
+  sourceSk: (sourceId: Id, type: string, lastUpdated: string, id: string) => `${sourceId}#${type}#${lastUpdated}#${id}`,
+  /** Prefix of a type's index items in a patient partition. */
+  typePrefix: (type: string) => `${type}#`,
+  /** Prefix of a source's index items of a type in the `bySource` index. */
+  sourceTypePrefix: (sourceId: Id, type: string) => `${sourceId}#${type}#`,
+  /** Prefix of all of a source's index items in the `bySource` index. */
+  sourcePrefix: (sourceId: Id) => `${sourceId}#`,
+  upstreamClaim: (sourceId: Id, type: string, upstreamId: string): Key => ({
+    pk: `U#${sourceId}#${type}#${keyText(upstreamId)}`,
+    sk: 'U',
+  }),
+};
+
+/** The base-table sort key of an index item, from its `bySource` key (which only prefixes the source). */
+export function indexSkOfSourceSk(srcSk: string): string {
+  return srcSk.slice(srcSk.indexOf('#') + 1);
+}
+
+export const bodyKeys = {
+  object: (patientId: Id, sourceId: Id, id: string, version: number) => `aux/${patientId}/${sourceId}/${id}/${version}.json`,
+  ofSource: (patientId: Id, sourceId: Id) => `aux/${patientId}/${sourceId}/`,
+  ofPatient: (patientId: Id) => `aux/${patientId}/`,
+};

@@ -1,0 +1,165 @@
+/**
+ * The auxiliary table's operations: key reads (GetItem, BatchGetItem, Query on the base table or
+ * the `bySource` local index, all strongly consistent) and the all-or-nothing writes of a row
+ * (its resource item, its index item and its upstream claim in one transaction, with conditions
+ * on the FHIR Source and the patient so nothing lands for a source or patient deleted meanwhile).
+ * Nothing here scans.
+ */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { batchGet, check, getItem, transact, writesOn, type Write } from '../directory/db';
+import { keys as directoryKeys } from '../directory/keys';
+import type { Id } from '../directory/model';
+import type { SearchIndex } from '../fhir/search';
+import { badRequest, conflict, HttpError } from '../http/errors';
+import { dynamo } from '../store/clients';
+import { auxKeys, SOURCE_INDEX, type Key } from './keys';
+import { claimKeyOf, indexItem, indexKeyOf, indexRowOf, resourceItem, resourceRowOf, type IndexRow, type ResourceRow } from './rows';
+
+const table = () => config().auxTable;
+const aux = writesOn(table);
+
+export async function getResourceRow(id: string): Promise<ResourceRow | undefined> {
+  const item = await getItem(auxKeys.resource(id), true, table());
+  return item && resourceRowOf(item);
+}
+
+export async function getResourceRows(ids: readonly string[]): Promise<ResourceRow[]> {
+  return (await batchGet(ids.map(auxKeys.resource), true, table())).map(resourceRowOf);
+}
+
+export async function getIndexRows(keys: readonly Key[]): Promise<IndexRow[]> {
+  return (await batchGet(keys, true, table())).map(indexRowOf);
+}
+
+/** The id of the row holding an upstream id for a source and type, if there is one. */
+export async function claimedId(sourceId: Id, type: string, upstreamId: string): Promise<string | undefined> {
+  const item = await getItem(auxKeys.upstreamClaim(sourceId, type, upstreamId), true, table());
+  return typeof item?.id === 'string' ? item.id : undefined;
+}
+
+// --- queries ------------------------------------------------------------------------------------
+
+/** One partition's index items: a patient's rows (of a type), or one source's rows of that patient. */
+export interface Segment {
+  patientId: Id;
+  sourceId?: Id;
+}
+
+export interface SegmentQuery {
+  segment: Segment;
+  /** Only rows of this type (all types when absent). */
+  type?: string;
+  /** Newest update first when true. */
+  descending: boolean;
+  /** Continue after this index item (its base-table sort key). */
+  afterSk?: string;
+  limit?: number;
+}
+
+/** Base-table sort key -> the `bySource` key of the same item. */
+function sourceSkOf(segment: Segment, sk: string): string {
+  return `${segment.sourceId}#${sk}`;
+}
+
+/** One page of a segment's index items, in order, and the sort key to continue after (if any). */
+export async function queryIndexPage(q: SegmentQuery): Promise<{ rows: IndexRow[]; nextAfterSk?: string }> {
+  const { segment } = q;
+  const bySource = segment.sourceId !== undefined;
+  const pk = auxKeys.patientPartition(segment.patientId);
+  const prefix = bySource
+    ? q.type
+      ? auxKeys.sourceTypePrefix(segment.sourceId!, q.type)
+      : auxKeys.sourcePrefix(segment.sourceId!)
+    : q.type
+      ? auxKeys.typePrefix(q.type)
+      : undefined;
+  const input: QueryCommandInput = {
+    TableName: table(),
+    KeyConditionExpression: prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: { '#pk': 'pk', ...(prefix === undefined ? {} : { '#sk': bySource ? 'srcSk' : 'sk' }) },
+    ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
+    ScanIndexForward: !q.descending,
+    ConsistentRead: true,
+    ...(bySource ? { IndexName: SOURCE_INDEX } : {}),
+    ...(q.limit ? { Limit: q.limit } : {}),
+  };
+  if (q.afterSk !== undefined) {
+    input.ExclusiveStartKey = { pk, sk: q.afterSk, ...(bySource ? { srcSk: sourceSkOf(segment, q.afterSk) } : {}) };
+  }
+  const out = await dynamo().send(new QueryCommand(input));
+  // A patient partition holds only index items; anything else would be a foreign item: skip it.
+  const rows = (out.Items ?? []).filter((i) => typeof i.idx === 'string').map(indexRowOf);
+  const last = out.LastEvaluatedKey;
+  return last ? { rows, nextAfterSk: String(last.sk) } : { rows };
+}
+
+/** Every index item of a segment (of a type), following the pages. */
+export async function* segmentRows(segment: Segment, type?: string): AsyncGenerator<IndexRow> {
+  let afterSk: string | undefined;
+  do {
+    const page = await queryIndexPage({ segment, ...(type ? { type } : {}), descending: true, ...(afterSk ? { afterSk } : {}) });
+    yield* page.rows;
+    afterSk = page.nextAfterSk;
+  } while (afterSk !== undefined);
+}
+
+// --- writes ---------------------------------------------------------------------------------------
+
+export const preconditionFailed = (message: string) => new HttpError(412, message, 'conflict');
+
+/** The owner must still exist when the row is written: a deleted source or patient gets no new rows. */
+function ownerChecks(row: ResourceRow): Write[] {
+  const gone = () => badRequest(`Unknown FHIR Source ${row.sourceId}.`, 'not-found');
+  return [
+    check(directoryKeys.fhirSource(row.sourceId), 'attribute_exists(pk)', {}, gone),
+    check(directoryKeys.patient(row.patientId), 'attribute_exists(pk)', {}, gone),
+  ];
+}
+
+/** Another row of the same source and type already holds the upstream id (the create becomes an update of it). */
+export class UpstreamIdTaken extends HttpError {
+  constructor() {
+    super(409, 'A resource with this id was already stored through this FHIR Source.', 'duplicate');
+  }
+}
+
+/** Writes a new row; throws `UpstreamIdTaken` when its upstream id is already stored. */
+export async function commitCreate(row: ResourceRow, index: SearchIndex): Promise<void> {
+  const claim = claimKeyOf(row);
+  await transact([
+    aux.putNew(resourceItem(row), () => conflict(`Resource id ${row.id} already exists.`)),
+    aux.put(indexItem(row, index)),
+    ...(claim ? [aux.putNew({ ...claim, id: row.id }, () => new UpstreamIdTaken())] : []),
+    ...ownerChecks(row),
+  ]);
+}
+
+/** The row read must still be the current one (same version), else the write is refused. */
+function atVersion(version: number, onConflict: () => HttpError) {
+  return { condition: 'attribute_exists(pk) AND #version = :version', names: { '#version': 'version' }, values: { ':version': version }, onConflict };
+}
+
+/** Replaces a row by its next version (the index item moves with `lastUpdated`). */
+export async function commitUpdate(previous: ResourceRow, next: ResourceRow, index: SearchIndex, onConflict: () => HttpError): Promise<void> {
+  const versioned = atVersion(previous.version, onConflict);
+  const oldIndex = indexKeyOf(previous);
+  const moved = oldIndex.sk !== indexKeyOf(next).sk;
+  await transact([
+    aux.put(resourceItem(next), versioned, versioned.onConflict),
+    ...(moved ? [aux.remove(oldIndex)] : []),
+    aux.put(indexItem(next, index)),
+    ...ownerChecks(next),
+  ]);
+}
+
+/** Deletes a row's items (resource, index, upstream claim) if it is still at the version read. */
+export async function commitDelete(row: ResourceRow, onConflict: () => HttpError): Promise<void> {
+  const versioned = atVersion(row.version, onConflict);
+  const claim = claimKeyOf(row);
+  await transact([
+    aux.remove(auxKeys.resource(row.id), versioned, versioned.onConflict),
+    aux.remove(indexKeyOf(row)),
+    ...(claim ? [aux.remove(claim)] : []),
+  ]);
+}

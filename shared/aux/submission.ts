@@ -1,0 +1,87 @@
+/**
+ * What a write submits, checked and turned into what is stored: the body must be a resource of
+ * the URL's type that passes R5 validation; the stored copy gets the service's id, version,
+ * `meta.lastUpdated` and `meta.source` (the FHIR Source's URI), and its search index values are
+ * extracted once, here, from that stored copy.
+ */
+import { config } from '../config';
+import { SOURCE_URI_PREFIX, sourceUri } from '../fhir/constants';
+import { extractSearchIndex, type SearchIndex } from '../fhir/search';
+import { hasErrors, validateResource } from '../fhir/validation';
+import { badRequest, HttpError, unprocessable } from '../http/errors';
+import { FHIR_BASES } from '../http/families';
+import type { RowHead } from './rows';
+
+export type Resource = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Resource => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The body as a resource object of the expected type (400 for anything else). */
+export function asResourceOf(type: string, body: unknown): Resource {
+  if (!isObject(body)) throw badRequest(`The request body must be a FHIR ${type} resource (a JSON object).`, 'structure');
+  const declared = body.resourceType;
+  if (declared === undefined) throw badRequest(`resourceType is missing: expected '${type}'.`, 'required').at(`${type}.resourceType`);
+  if (declared !== type) {
+    throw badRequest(`resourceType '${String(declared)}' does not match the type of the URL, ${type}.`, 'invalid').at(`${type}.resourceType`);
+  }
+  return body;
+}
+
+/** 400 with the validator's issues (errors first, each naming its element) unless the resource is valid R5. */
+export async function assertValidR5(type: string, resource: Resource): Promise<void> {
+  const issues = await validateResource(resource, { expectedType: type });
+  if (!hasErrors(issues)) return;
+  const errors = issues.filter((i) => i.severity === 'error' || i.severity === 'fatal');
+  const [first, ...rest] = [...errors, ...issues.filter((i) => !errors.includes(i))];
+  const error = new HttpError(400, first!.diagnostics, first!.code, { issues: rest });
+  throw first!.expression ? error.at(first!.expression) : error;
+}
+
+/**
+ * The FHIR Source a write names: the `X-SVC-FHIR-Source-ID` header, else the resource's own
+ * `meta.source` when it is `{SOURCE_URI_PREFIX}<id>`. Undefined when neither names one.
+ */
+export function namedSourceId(sourceHeader: string | undefined, resource: Resource): string | undefined {
+  const header = sourceHeader?.trim();
+  if (header) return header;
+  const source = isObject(resource.meta) ? resource.meta.source : undefined;
+  if (typeof source === 'string' && source.startsWith(SOURCE_URI_PREFIX)) return source.slice(SOURCE_URI_PREFIX.length);
+  return undefined;
+}
+
+/** The submitted `id`, kept as the upstream id (validation has checked its format). */
+export function upstreamIdOf(resource: Resource): string | undefined {
+  return typeof resource.id === 'string' ? resource.id : undefined;
+}
+
+export interface Prepared {
+  resource: Resource;
+  /** The stored JSON text. */
+  json: string;
+  index: SearchIndex;
+}
+
+/** Largest index item text accepted; real resources stay far below (p99 of the R5 examples: 10 KB). */
+const MAX_INDEX_BYTES = 300 * 1024;
+
+/** The stored copy of a submitted resource under a row's id, version and source, with its index. */
+export async function prepareStored(submitted: Resource, head: RowHead, origin?: string): Promise<Prepared> {
+  const { resourceType, id: _id, meta, ...rest } = submitted;
+  const resource: Resource = {
+    resourceType,
+    id: head.id,
+    meta: { ...(isObject(meta) ? meta : {}), versionId: String(head.version), lastUpdated: head.lastUpdated, source: sourceUri(head.sourceId) },
+    ...rest,
+  };
+  const index = await extractSearchIndex(resource, { localBases: localBases(origin) });
+  if (Buffer.byteLength(JSON.stringify(index), 'utf8') > MAX_INDEX_BYTES) {
+    throw unprocessable(`The resource has too many searchable values to index (over ${MAX_INDEX_BYTES} bytes).`);
+  }
+  return { resource, json: JSON.stringify(resource), index };
+}
+
+/** Absolute references to this server are indexed as the local `Type/id` they name. */
+function localBases(origin?: string): string[] {
+  const origins = [...new Set([config().siteUrl, ...(origin ? [origin] : [])])];
+  return origins.flatMap((o) => FHIR_BASES.map((b) => `${o}${b}`));
+}

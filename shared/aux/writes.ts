@@ -1,0 +1,172 @@
+/**
+ * Create, update (PUT), patch (JSON merge patch) and delete of auxiliary resources. Every check
+ * runs before anything is written, so a rejected request stores nothing: the type is accepted,
+ * the body is a resource of that type, the FHIR Source is named and the caller's to use, the
+ * result is valid R5, and `If-Match` (when sent) names the current version.
+ */
+import { randomUUID } from 'node:crypto';
+import mergePatch from 'json-merge-patch';
+import { assertCanUseFhirSource } from '../auth/scope';
+import type { Caller } from '../auth/caller';
+import { badRequest, HttpError, notFound } from '../http/errors';
+import type { Logger } from '../log';
+import { assertNamedSourceIsRows, writableRow } from './access';
+import { isAuxiliaryType } from './accepted-types';
+import { discardBody } from './bodies';
+import { loadResource, persistNew, persistNextVersion, type Written } from './persist';
+import type { ResourceRow } from './rows';
+import { claimedId, commitDelete, getResourceRow, preconditionFailed, UpstreamIdTaken } from './store';
+import { asResourceOf, assertValidR5, namedSourceId, upstreamIdOf, type Resource } from './submission';
+
+export interface AuxWriteContext {
+  caller: Caller;
+  /** The resource type of the URL (or Bundle entry). */
+  type: string;
+  /** Public origin, for the `Location` of the written version. */
+  origin: string;
+  /** `X-SVC-FHIR-Source-ID`, when sent. */
+  sourceHeader?: string;
+  /** `If-Match`, when sent: the write happens only at that version (else 412). */
+  ifMatch?: string;
+  log?: Logger;
+}
+
+/** A concurrent write changed the row between our read and our commit. */
+class VersionChanged extends HttpError {
+  constructor() {
+    super(409, 'The resource was changed by another request at the same time; please retry.', 'conflict');
+  }
+}
+
+/** How many times a write without `If-Match` re-reads and retries after a concurrent change. */
+const RETRIES = 3;
+
+export function assertAccepted(type: string): void {
+  if (!isAuxiliaryType(type)) throw notFound(`Unsupported FHIR resource type: ${type}.`).at(type);
+}
+
+/**
+ * Stores a new resource (201), or, when the FHIR Source already holds a resource of that type with
+ * the submitted id, replaces that one in place (200, same id): re-importing is idempotent.
+ */
+export async function createAuxiliary(ctx: AuxWriteContext, body: unknown): Promise<Written & { status: 201 | 200 }> {
+  const { caller, type, origin, log } = ctx;
+  assertAccepted(type);
+  const submitted = asResourceOf(type, body);
+  const { source, patient } = await assertCanUseFhirSource(caller, namedSourceId(ctx.sourceHeader, submitted));
+  await assertValidR5(type, submitted);
+  const upstreamId = upstreamIdOf(submitted);
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const existing = upstreamId === undefined ? undefined : await rowOfUpstreamId(source.id, type, upstreamId);
+      if (existing) return { status: 200, ...(await persistNextVersion(existing, submitted, origin, () => new VersionChanged(), log)) };
+      const head = { id: randomUUID(), type, patientId: patient.id, sourceId: source.id, ...(upstreamId === undefined ? {} : { upstreamId }) };
+      return { status: 201, ...(await persistNew(head, submitted, origin, log)) };
+    } catch (error) {
+      // Another request stored the same upstream id (or changed its row) meanwhile: go again.
+      if ((error instanceof UpstreamIdTaken || error instanceof VersionChanged) && attempt < RETRIES) continue;
+      throw error;
+    }
+  }
+}
+
+async function rowOfUpstreamId(sourceId: number, type: string, upstreamId: string): Promise<ResourceRow | undefined> {
+  const id = await claimedId(sourceId, type, upstreamId);
+  return id === undefined ? undefined : getResourceRow(id);
+}
+
+/** What a lost race at commit is: retried without `If-Match`, a 412 with it. */
+function conflictOf(ctx: AuxWriteContext, id: string): () => HttpError {
+  if (ctx.ifMatch === undefined) return () => new VersionChanged();
+  return () => preconditionFailed(`${ctx.type}/${id} was changed by another request; If-Match no longer holds.`);
+}
+
+/** The version `If-Match` names (`W/"3"`, `"3"` or `*`); a mismatch is a 412. */
+function assertIfMatch(row: ResourceRow, ifMatch: string | undefined): void {
+  if (ifMatch === undefined || ifMatch.trim() === '*') return;
+  const wanted = /^\s*(?:W\/)?"([^"]*)"\s*$/.exec(ifMatch)?.[1] ?? ifMatch.trim();
+  if (wanted !== String(row.version)) {
+    throw preconditionFailed(`If-Match ${ifMatch} does not match the current version W/"${row.version}" of ${row.type}/${row.id}.`);
+  }
+}
+
+/**
+ * Reads the row, computes its next body and writes it at the version read. Without `If-Match`, a
+ * concurrent change is retried on a fresh read; with it, the change is a 412.
+ */
+async function rewrite(ctx: AuxWriteContext, id: string, nextBody: (row: ResourceRow) => Promise<Resource>): Promise<Written> {
+  const onConflict = conflictOf(ctx, id);
+  for (let attempt = 0; ; attempt += 1) {
+    const row = await writableRow(ctx.caller, ctx.type, id);
+    assertIfMatch(row, ctx.ifMatch);
+    const next = await nextBody(row);
+    assertNamedSourceIsRows(row, namedSourceId(ctx.sourceHeader, next));
+    await assertValidR5(ctx.type, next);
+    try {
+      return await persistNextVersion(row, next, ctx.origin, onConflict, ctx.log);
+    } catch (error) {
+      if (error instanceof VersionChanged && attempt < RETRIES) continue;
+      throw error;
+    }
+  }
+}
+
+function assertSameId(type: string, id: string, resource: Resource, what: string): void {
+  if (resource.id !== id) {
+    const found = resource.id === undefined ? 'no id' : `id '${String(resource.id)}'`;
+    throw badRequest(`The ${what} has ${found}; it must keep the id of the URL, '${id}'.`).at(`${type}.id`);
+  }
+}
+
+/** PUT: replaces the resource (the body must carry the URL's id). */
+export async function updateAuxiliary(ctx: AuxWriteContext, id: string, body: unknown): Promise<Written> {
+  assertAccepted(ctx.type);
+  const submitted = asResourceOf(ctx.type, body);
+  assertSameId(ctx.type, id, submitted, 'resource');
+  return rewrite(ctx, id, async () => submitted);
+}
+
+/** Keys that are never FHIR element names and that merge-patch libraries refuse to copy. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function assertSafePatch(value: unknown, path: string): void {
+  if (Array.isArray(value)) value.forEach((v, i) => assertSafePatch(v, `${path}[${i}]`));
+  else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (UNSAFE_KEYS.has(key)) throw badRequest(`'${key}' is not an element of a FHIR resource.`).at(`${path}.${key}`);
+      assertSafePatch(v, `${path}.${key}`);
+    }
+  }
+}
+
+/** PATCH with a JSON merge patch (RFC 7396) applied to the stored resource; the result must be valid R5. */
+export async function patchAuxiliary(ctx: AuxWriteContext, id: string, patch: unknown): Promise<Written> {
+  assertAccepted(ctx.type);
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) {
+    throw badRequest('A JSON merge patch must be a JSON object (JSON Patch operation lists are not supported).', 'structure');
+  }
+  assertSafePatch(patch, ctx.type);
+  return rewrite(ctx, id, async (row) => {
+    const patched = asResourceOf(ctx.type, mergePatch.apply(structuredClone(await loadResource(row)), patch));
+    assertSameId(ctx.type, id, patched, 'patched resource');
+    return patched;
+  });
+}
+
+/** DELETE: removes the row (and its body in S3). */
+export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise<void> {
+  assertAccepted(ctx.type);
+  const onConflict = conflictOf(ctx, id);
+  for (let attempt = 0; ; attempt += 1) {
+    const row = await writableRow(ctx.caller, ctx.type, id, ctx.sourceHeader?.trim() || undefined);
+    assertIfMatch(row, ctx.ifMatch);
+    try {
+      await commitDelete(row, onConflict);
+    } catch (error) {
+      if (error instanceof VersionChanged && attempt < RETRIES) continue;
+      throw error;
+    }
+    await discardBody(row.bodyKey, ctx.log);
+    return;
+  }
+}

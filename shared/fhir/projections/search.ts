@@ -1,0 +1,234 @@
+/**
+ * Search and read of the read-only projections. A search is:
+ *
+ * 1. the scoping parameters of spec 4.4 (`patient`, `patient.organization`,
+ *    `patient._has:Group:member:_id` and the unprefixed `_has:Group:member:_id`,
+ *    `patient.identifier`, and on Patient `identifier` and `organization`), each resolved by THE
+ *    scoping module to the ids the caller may see (repetition = AND, comma = OR; none = everything
+ *    the caller may see);
+ * 2. `_id`, narrowing those ids before anything is loaded;
+ * 3. the type's own parameters (names, `birthdate`, `_lastUpdated`, ...) parsed and matched by the
+ *    standard's search primitives against index values built from each entity;
+ * 4. the order: `_sort` when given, else ascending id (creation order), and keyset paging on it.
+ *
+ * Without entity criteria or `_sort`, only the page's rows are loaded (the id list comes from key
+ * queries), so paging through a large organization costs one BatchGetItem per page. Parameters the
+ * type does not support are ignored and left out of the `self` link (`Prefer: handling=strict`
+ * makes them a 400). Another patient's rows never come back: the id set is the caller's scope.
+ */
+import { authenticate } from '../../auth/authenticate';
+import type { Caller } from '../../auth/caller';
+import { parseIdentifierToken, type ScopeFilter } from '../../auth/scope';
+import { parseId } from '../../directory/ids';
+import type { Id } from '../../directory/model';
+import { badRequest, notFound } from '../../http/errors';
+import { FHIR_BASES } from '../../http/families';
+import type { HttpRequest } from '../../http/request';
+import { fhirJson, type HttpResponse } from '../../http/response';
+import { NATIVE_SOURCE_URI } from '../constants';
+import type { Criterion, SortSpec } from '../search/criteria';
+import type { SearchIndex } from '../search/index-values';
+import { matchesAll } from '../search/match';
+import { parseSearch, RESULT_PARAMETERS } from '../search/parse';
+import { parseSort, sortKey } from '../search/sort';
+import { splitUnescaped, unescapeValue } from '../search/values';
+import { CURSOR_PARAM, decodeCursor, pageSizeOf, searchsetBundle, type Cursor, type SortValue } from '../searchset';
+import type { FhirResource } from './resources';
+
+export interface Projection<T extends { id: Id }> {
+  type: string;
+  /** Codes of the type's own search parameters this projection answers (beyond the scoping ones). */
+  params: readonly string[];
+  /** Scoping parameters of this type beyond the common ones (e.g. Patient's `identifier`). */
+  extraScoping?: Readonly<Record<string, keyof ScopeFilter>>;
+  /** Ids the caller may see under one scoping filter, ascending (403 for a practitioner naming what they cannot see). */
+  scope: (caller: Caller, filter: ScopeFilter) => Promise<Id[]>;
+  load: (ids: readonly Id[]) => Promise<T[]>;
+  /** One entity if the caller may see it; a 404 otherwise, the same as for a missing id. */
+  readOne: (caller: Caller, id: Id) => Promise<T>;
+  resource: (entity: T) => FhirResource;
+  index: (entity: T) => SearchIndex;
+}
+
+/** The scoping parameters of spec 4.4, common to the five types. */
+export const SCOPING_PARAMS: Readonly<Record<string, keyof ScopeFilter>> = {
+  patient: 'patient',
+  'patient.organization': 'organization',
+  'patient._has:Group:member:_id': 'study',
+  '_has:Group:member:_id': 'study',
+  'patient.identifier': 'identifier',
+};
+
+/** Result parameters this search understands; the others (`_include`, `_elements`, ...) are ignored. */
+const PAGING_PARAMS = new Set(['_count', '_summary', '_sort']);
+
+function baseOf(path: string): string {
+  return FHIR_BASES.find((b) => path.startsWith(b)) ?? FHIR_BASES[0];
+}
+
+const values = (raw: string) => splitUnescaped(raw, ',').map((v) => unescapeValue(v).trim()).filter((v) => v.length > 0);
+
+interface ParsedQuery {
+  scoping: ScopeFilter[];
+  criteria: Criterion[];
+  sort: SortSpec[];
+  cursor?: string;
+  /** `_source` names another store: this store has nothing for it. */
+  otherSource: boolean;
+  self: URLSearchParams;
+  ignored: string[];
+}
+
+function parseQuery<T extends { id: Id }>(projection: Projection<T>, params: URLSearchParams): ParsedQuery {
+  const scopingNames = { ...SCOPING_PARAMS, ...projection.extraScoping };
+  const out: ParsedQuery = { scoping: [], criteria: [], sort: [], otherSource: false, self: new URLSearchParams(), ignored: [] };
+  const rest: Array<[string, string]> = [];
+  for (const [rawName, value] of params) {
+    const name = rawName.trim();
+    if (name === CURSOR_PARAM) {
+      out.cursor = value;
+    } else if (PAGING_PARAMS.has(name)) {
+      if (name === '_sort') out.sort.push(...parseSort(projection.type, value));
+      out.self.append(name, value);
+    } else if (name === '_source' || name.startsWith('_source:')) {
+      out.otherSource ||= !(name === '_source' && value === NATIVE_SOURCE_URI);
+      out.self.append(name, value);
+    } else if (Object.hasOwn(scopingNames, name)) {
+      const field = scopingNames[name]!;
+      const list = values(value);
+      if (list.length === 0) continue;
+      out.scoping.push({ [field]: field === 'identifier' ? list.map(parseIdentifierToken) : list });
+      out.self.append(name, value);
+    } else if (RESULT_PARAMETERS.has(name)) {
+      out.ignored.push(name);
+    } else {
+      rest.push([name, value]);
+    }
+  }
+  const parsed = parseSearch(projection.type, rest);
+  const supported = new Set(projection.params);
+  out.criteria = parsed.criteria.filter((c) => supported.has(c.param.code));
+  const used = new Set(out.criteria.map((c) => c.name));
+  for (const [name, value] of rest) if (used.has(name.trim())) out.self.append(name.trim(), value);
+  out.ignored.push(...rest.map(([n]) => n.trim()).filter((n) => !used.has(n)));
+  for (const spec of out.sort) {
+    if (spec.param.code !== '_id' && !supported.has(spec.param.code)) {
+      throw badRequest(`Cannot sort ${projection.type} by '${spec.param.code}' here; sortable: ${['_id', ...projection.params].join(', ')}.`).at('_sort');
+    }
+  }
+  return out;
+}
+
+/** Rows in result order: sort values (the id last), compared with absent values last both ways. */
+interface Row {
+  id: Id;
+  keys: SortValue[];
+}
+
+function compareKeys(a: readonly SortValue[], b: readonly SortValue[], descending: readonly boolean[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? null;
+    const y = b[i] ?? null;
+    if (x === y) continue;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    const order = x < y ? -1 : 1;
+    return descending[i] ? -order : order;
+  }
+  return 0;
+}
+
+/** The slice of `rows` a page holds, and the cursors of its neighbours. */
+function slice(rows: readonly Row[], count: number, cursor: Cursor | undefined, descending: readonly boolean[]) {
+  let start = 0;
+  let end = Math.min(count, rows.length);
+  if (cursor?.direction === 'next') {
+    start = rows.findIndex((r) => compareKeys(r.keys, cursor.keys, descending) > 0);
+    if (start < 0) start = rows.length;
+    end = Math.min(start + count, rows.length);
+  } else if (cursor?.direction === 'previous') {
+    end = rows.findIndex((r) => compareKeys(r.keys, cursor.keys, descending) >= 0);
+    if (end < 0) end = rows.length;
+    start = Math.max(0, end - count);
+  }
+  const page = rows.slice(start, end);
+  return {
+    page,
+    ...(count > 0 && end < rows.length && page.length > 0 ? { next: { direction: 'next' as const, keys: page[page.length - 1]!.keys } } : {}),
+    ...(count > 0 && start > 0 && page.length > 0 ? { previous: { direction: 'previous' as const, keys: page[0]!.keys } } : {}),
+  };
+}
+
+async function scopedIds<T extends { id: Id }>(projection: Projection<T>, caller: Caller, query: ParsedQuery): Promise<Id[]> {
+  const filters = query.scoping.length > 0 ? query.scoping : [{}];
+  const sets = await Promise.all(filters.map((f) => projection.scope(caller, f)));
+  let ids = sets.reduce((acc, set) => {
+    const keep = new Set(set);
+    return acc.filter((id) => keep.has(id));
+  });
+  // `_id` (exact; anything that is not an id of ours matches nothing) narrows before loading.
+  for (const c of query.criteria) {
+    if (c.param.code !== '_id' || c.kind !== 'token' || c.modifier) continue;
+    const wanted = new Set(c.values.map((v) => v.code));
+    ids = ids.filter((id) => wanted.has(String(id)));
+  }
+  return ids;
+}
+
+export async function searchProjection<T extends { id: Id }>(projection: Projection<T>, req: HttpRequest, params: URLSearchParams): Promise<HttpResponse> {
+  const caller = await authenticate(req);
+  const query = parseQuery(projection, params);
+  if (query.ignored.length > 0 && /handling\s*=\s*strict/i.test(req.headers['prefer'] ?? '')) {
+    throw badRequest(`Unsupported search parameter(s) for ${projection.type}: ${[...new Set(query.ignored)].join(', ')}.`, 'not-supported');
+  }
+  const { count } = pageSizeOf(params);
+  const typeUrl = `${req.origin}${baseOf(req.path)}/${projection.type}`;
+  const rest = query.criteria.filter((c) => !(c.param.code === '_id' && c.kind === 'token' && !c.modifier));
+  const keyCount = query.sort.length + 1;
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, keyCount);
+  const descending = [...query.sort.map((s) => s.descending), false];
+
+  let rows: Row[];
+  let loaded = new Map<Id, T>();
+  if (query.otherSource) {
+    rows = [];
+  } else if (rest.length === 0 && query.sort.length === 0) {
+    rows = (await scopedIds(projection, caller, query)).map((id) => ({ id, keys: [id] }));
+  } else {
+    const now = Date.now();
+    const entities = await projection.load(await scopedIds(projection, caller, query));
+    const matching = entities
+      .map((entity) => ({ entity, index: projection.index(entity) }))
+      .filter((r) => matchesAll(r.index, rest, now));
+    loaded = new Map(matching.map((r) => [r.entity.id, r.entity]));
+    rows = matching
+      .map((r) => ({ id: r.entity.id, keys: [...query.sort.map((s) => (s.param.code === '_id' ? r.entity.id : (sortKey(r.index, s) ?? null))), r.entity.id] }))
+      .sort((a, b) => compareKeys(a.keys, b.keys, descending));
+  }
+  const { page, next, previous } = slice(rows, count, cursor, descending);
+  const missing = page.filter((r) => !loaded.has(r.id)).map((r) => r.id);
+  if (missing.length > 0) for (const entity of await projection.load(missing)) loaded.set(entity.id, entity);
+  const entries = page.flatMap((r) => {
+    const entity = loaded.get(r.id);
+    return entity ? [{ fullUrl: `${typeUrl}/${r.id}`, resource: projection.resource(entity) }] : [];
+  });
+  return fhirJson(
+    200,
+    searchsetBundle({
+      selfParams: query.self,
+      typeUrl,
+      entries,
+      total: rows.length,
+      ...(next ? { next } : {}),
+      ...(previous ? { previous } : {}),
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    }),
+  );
+}
+
+export async function readProjection<T extends { id: Id }>(projection: Projection<T>, req: HttpRequest, rawId: string): Promise<HttpResponse> {
+  const caller = await authenticate(req);
+  const id = parseId(rawId);
+  if (id === undefined) throw notFound(`${projection.type}/${rawId} not found.`);
+  return fhirJson(200, projection.resource(await projection.readOne(caller, id)));
+}

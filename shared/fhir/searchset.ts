@@ -1,0 +1,97 @@
+/**
+ * Searchset Bundles and their paging: `_count` (default 20, at most 1000; `_count=0` counts only),
+ * `_summary=count`, and `next` / `previous` links with an opaque `_cursor` that marks a position
+ * in the result order (a keyset: the sort values and id of the row next to it), so pages stay
+ * stable while rows are added or removed elsewhere in the list. Every link is absolute.
+ */
+import { badRequest } from '../http/errors';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './constants';
+
+export const CURSOR_PARAM = '_cursor';
+
+/** A sort value of a row (a string or number; `null` when the row has none). */
+export type SortValue = string | number | null;
+
+/** A position in a result: after (`next`) or before (`previous`) the row with these sort values. */
+export interface Cursor {
+  direction: 'next' | 'previous';
+  keys: SortValue[];
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.direction === 'next' ? 'n' : 'p', ...cursor.keys]), 'utf8').toString('base64url');
+}
+
+const invalidCursor = () => badRequest(`Invalid ${CURSOR_PARAM}: use the links of a previous page as they are.`).at(CURSOR_PARAM);
+
+/** The cursor of a `_cursor` value, checked to hold `keyCount` sort values; 400 when it is anything else. */
+export function decodeCursor(raw: string, keyCount: number): Cursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== keyCount + 1 || (parsed[0] !== 'n' && parsed[0] !== 'p')) throw invalidCursor();
+  const keys = parsed.slice(1);
+  if (!keys.every((k) => k === null || typeof k === 'string' || (typeof k === 'number' && Number.isFinite(k)))) throw invalidCursor();
+  return { direction: parsed[0] === 'n' ? 'next' : 'previous', keys: keys as SortValue[] };
+}
+
+export interface PageSize {
+  /** Rows per page; 0 means only the total is wanted. */
+  count: number;
+}
+
+/** `_count` and `_summary`: how many rows a page holds (0 for `_summary=count` or `_count=0`). */
+export function pageSizeOf(params: URLSearchParams): PageSize {
+  const summary = params.getAll('_summary');
+  if (summary.some((s) => s !== 'count' && s !== 'false')) {
+    throw badRequest(`_summary=${summary.join(',')} is not supported; use _summary=count.`, 'not-supported').at('_summary');
+  }
+  if (summary.includes('count')) return { count: 0 };
+  const raw = params.getAll('_count');
+  if (raw.length > 1) throw badRequest('_count may be given once.').at('_count');
+  if (raw.length === 0) return { count: DEFAULT_PAGE_SIZE };
+  if (!/^[0-9]{1,9}$/.test(raw[0]!)) throw badRequest(`_count must be a whole number from 0 to ${MAX_PAGE_SIZE}.`).at('_count');
+  return { count: Math.min(Number(raw[0]), MAX_PAGE_SIZE) };
+}
+
+export interface SearchsetEntry {
+  fullUrl: string;
+  resource: Record<string, unknown>;
+}
+
+export interface SearchsetPage {
+  /** The search as understood: the parameters that were applied, without paging. */
+  selfParams: URLSearchParams;
+  /** `<origin><base>/<Type>`: where the links point. */
+  typeUrl: string;
+  entries: SearchsetEntry[];
+  total?: number;
+  next?: Cursor;
+  previous?: Cursor;
+  /** The cursor this page was asked for, repeated in the self link. */
+  cursor?: string;
+}
+
+function link(relation: string, page: SearchsetPage, cursor?: string) {
+  const params = new URLSearchParams(page.selfParams);
+  if (cursor !== undefined) params.set(CURSOR_PARAM, cursor);
+  const qs = params.toString();
+  return { relation, url: `${page.typeUrl}${qs ? `?${qs}` : ''}` };
+}
+
+export function searchsetBundle(page: SearchsetPage): Record<string, unknown> {
+  return {
+    resourceType: 'Bundle',
+    type: 'searchset',
+    ...(page.total !== undefined ? { total: page.total } : {}),
+    link: [
+      link('self', page, page.cursor),
+      ...(page.next ? [link('next', page, encodeCursor(page.next))] : []),
+      ...(page.previous ? [link('previous', page, encodeCursor(page.previous))] : []),
+    ],
+    entry: page.entries.map((e) => ({ fullUrl: e.fullUrl, resource: e.resource, search: { mode: 'match' } })),
+  };
+}

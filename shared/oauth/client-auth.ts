@@ -1,0 +1,60 @@
+/**
+ * Who is calling the token and revocation endpoints (RFC 6749 §2.3): a confidential client by HTTP
+ * Basic (`client_secret_basic`) or by `client_id` + `client_secret` in the form
+ * (`client_secret_post`), never both; a public client by its `client_id` alone.
+ */
+import { secretMatches } from '../auth/secrets';
+import { getOAuthClient } from '../directory/oauth-clients';
+import type { OAuthClient } from '../directory/model';
+import { oauthError } from './errors';
+import type { Params } from './form';
+
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface AuthenticatedClient {
+  client: OAuthClient;
+  method: ClientAuthMethod;
+}
+
+const BASIC = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})\s*$/i;
+
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw oauthError('invalid_request', 'The Basic credentials are not valid form-encoded text.');
+  }
+}
+
+/** `client_id` and secret from `Authorization: Basic`, if the header is there. */
+function basicCredentials(header: string | undefined): { clientId: string; secret: string } | undefined {
+  if (header === undefined) return undefined;
+  const match = BASIC.exec(header);
+  if (!match) throw oauthError('invalid_client', 'The Authorization header is not valid Basic credentials.', { headers: { 'WWW-Authenticate': 'Basic realm="cdx"' } });
+  const text = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  if (colon < 0) throw oauthError('invalid_client', 'The Basic credentials have no secret.', { headers: { 'WWW-Authenticate': 'Basic realm="cdx"' } });
+  return { clientId: decodeComponent(text.slice(0, colon)), secret: decodeComponent(text.slice(colon + 1)) };
+}
+
+export async function authenticateClient(headers: Readonly<Record<string, string>>, params: Params): Promise<AuthenticatedClient> {
+  const basic = basicCredentials(headers['authorization']);
+  if (basic && params.client_secret !== undefined) throw oauthError('invalid_request', 'Use one way of client authentication, not Basic and client_secret both.');
+  if (basic && params.client_id !== undefined && params.client_id !== basic.clientId) {
+    throw oauthError('invalid_request', 'The client_id differs from the one in the Basic credentials.');
+  }
+  const clientId = basic?.clientId ?? params.client_id;
+  if (clientId === undefined) throw oauthError('invalid_request', 'The parameter client_id is required.');
+  const secret = basic?.secret ?? params.client_secret;
+  const method: ClientAuthMethod = basic ? 'client_secret_basic' : secret !== undefined ? 'client_secret_post' : 'none';
+  const refuse = (why: string) => oauthError('invalid_client', why, basic ? { headers: { 'WWW-Authenticate': 'Basic realm="cdx"' } } : {});
+
+  const client = clientId.length <= 256 ? await getOAuthClient(clientId) : undefined;
+  if (!client) throw refuse('Client authentication failed: unknown client.');
+  if (client.type === 'confidential') {
+    if (secret === undefined || !secretMatches(secret, client.secretHash)) throw refuse('Client authentication failed.');
+  } else if (secret !== undefined) {
+    throw refuse('This client is public: it has no secret to authenticate with.');
+  }
+  return { client, method };
+}

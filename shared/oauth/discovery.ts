@@ -1,0 +1,87 @@
+/**
+ * Discovery documents: OpenID Connect (`/.well-known/openid-configuration`, also at the historical
+ * `/o/.well-known/openid-configuration`), SMART App Launch 2 (`/.well-known/smart-configuration`,
+ * also under each FHIR base), and the JWKS of the token-signing keys. All absolute URLs come from
+ * the site-URL setting, which is also the token issuer.
+ */
+import { signingKeys, TOKEN_ALG } from '../auth/signing-keys';
+import { config } from '../config';
+import { SUPPORTED_SCOPES } from './scopes';
+import { S256 } from './pkce';
+
+/** Discovery documents change only with a deployment. */
+export const DISCOVERY_CACHE = { 'Cache-Control': 'public, max-age=300' };
+
+/** The grants `/o/token/` answers. */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+
+export const OAUTH_PATHS = {
+  authorize: '/o/authorize/',
+  token: '/o/token/',
+  revoke: '/o/revoke_token/',
+  jwks: '/o/.well-known/jwks.json',
+  userinfo: '/o/userinfo/',
+} as const;
+
+export function oauthEndpoints() {
+  const site = config().siteUrl;
+  return {
+    issuer: site,
+    authorization_endpoint: `${site}${OAUTH_PATHS.authorize}`,
+    token_endpoint: `${site}${OAUTH_PATHS.token}`,
+    revocation_endpoint: `${site}${OAUTH_PATHS.revoke}`,
+    jwks_uri: `${site}${OAUTH_PATHS.jwks}`,
+    userinfo_endpoint: `${site}${OAUTH_PATHS.userinfo}`,
+  };
+}
+
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
+
+export function openidConfiguration(): Record<string, unknown> {
+  return {
+    ...oauthEndpoints(),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: [...GRANT_TYPES],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [TOKEN_ALG],
+    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+    code_challenge_methods_supported: [S256],
+    scopes_supported: [...SUPPORTED_SCOPES],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'nonce', 'email', 'name', 'given_name', 'family_name', 'fhirUser'],
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+export function smartConfiguration(): Record<string, unknown> {
+  const endpoints = oauthEndpoints();
+  return {
+    issuer: endpoints.issuer,
+    jwks_uri: endpoints.jwks_uri,
+    authorization_endpoint: endpoints.authorization_endpoint,
+    token_endpoint: endpoints.token_endpoint,
+    revocation_endpoint: endpoints.revocation_endpoint,
+    userinfo_endpoint: endpoints.userinfo_endpoint,
+    grant_types_supported: [...GRANT_TYPES],
+    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    scopes_supported: [...SUPPORTED_SCOPES],
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: [S256],
+    capabilities: [
+      'launch-standalone',
+      'client-public',
+      'client-confidential-symmetric',
+      'context-standalone-patient',
+      'permission-patient',
+      'permission-user',
+      'permission-offline',
+      'permission-v2',
+      'sso-openid-connect',
+    ],
+  };
+}
+
+export async function jwks(): Promise<{ keys: unknown[] }> {
+  return { keys: (await (await signingKeys()).verificationKeys()).map((k) => k.jwk) };
+}

@@ -1,0 +1,19 @@
+/** RFC 6749 §5.2 errors as HttpErrors (the renderer writes `{error, error_description}` under `/o/`). */
+import { HttpError } from '../http/errors';
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'unsupported_token_type';
+
+export function oauthError(code: OAuthErrorCode, description: string, init: { status?: number; headers?: Record<string, string> } = {}): HttpError {
+  const status = init.status ?? (code === 'invalid_client' ? 401 : 400);
+  return new HttpError(status, description, status === 401 ? 'login' : 'invalid', { oauthError: code, ...(init.headers ? { headers: init.headers } : {}) });
+}
+
+/** The one answer for a code or refresh token that is unknown, expired, used, revoked or not this client's. */
+export const invalidGrant = (what: string) => oauthError('invalid_grant', `The ${what} is invalid, expired, revoked or was issued to another client.`);

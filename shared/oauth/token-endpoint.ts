@@ -1,0 +1,105 @@
+/**
+ * `POST /o/token/` (RFC 6749 §4.1.3, §4.4, §6): the three grants this server issues tokens for.
+ * - `authorization_code`: PKCE S256 only, the exact redirect URI, a code used once;
+ * - `refresh_token`: rotation on every use, a replayed token revokes its grant;
+ * - `client_credentials`: a practitioner's API key acting as that practitioner (no refresh token).
+ */
+import { hashSecret } from '../auth/secrets';
+import { getItem, transact } from '../directory/db';
+import type { OAuthClient } from '../directory/model';
+import { authenticateClient } from './client-auth';
+import { oauthError } from './errors';
+import { required, type Params } from './form';
+import { checkAuthorizationCode, markCodeUsed } from './authorization-codes';
+import { keys } from '../directory/keys';
+import { apiKeyGrantId, grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
+import { grantedScope, narrowedScope } from './scopes';
+import { GRANT_TYPES } from './discovery';
+import { ensureServiceClients } from './service-clients';
+import { tokenResponse, type TokenResponse } from './token-response';
+import { activeUser } from './users';
+
+/** Scope of an API key's tokens when the request names none. */
+export const API_KEY_DEFAULT_SCOPE = 'user/*.cruds';
+
+function requireGrantType(client: OAuthClient, grantType: string): void {
+  if (!client.grantTypes.includes(grantType)) throw oauthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
+}
+
+async function authorizationCodeGrant(client: OAuthClient, params: Params): Promise<TokenResponse> {
+  const stored = await checkAuthorizationCode({
+    code: required(params, 'code'),
+    clientId: client.clientId,
+    redirectUri: required(params, 'redirect_uri'),
+    verifier: params.code_verifier,
+  });
+  if (stored.invitationHash) {
+    // Each redemption of an invitation replaces the grants of the earlier ones.
+    const invitation = await getItem(keys.invitation(stored.invitationHash));
+    if (!invitation || invitation.codeHash !== stored.codeHash || invitation.status !== 'redeemed') {
+      throw oauthError('invalid_grant', 'The invitation was redeemed again, reissued or cancelled since this code was issued.');
+    }
+  }
+  const user = await activeUser(stored.userId, stored.kind);
+  if (!user) throw oauthError('invalid_grant', 'The account of this authorization code can no longer sign in.');
+  const grant = startGrant({ grantId: stored.grantId, userId: user.id, kind: user.kind, clientId: client.clientId, scope: stored.scope });
+  const replay = oauthError('invalid_grant', 'The authorization code was already used; the tokens issued from it are revoked.');
+  try {
+    await transact([markCodeUsed(stored, () => replay), ...grant.writes]);
+  } catch (e) {
+    if (e === replay) await revokeGrant(stored.grantId, stored.userId);
+    throw e;
+  }
+  const withRefresh = client.grantTypes.includes('refresh_token');
+  return tokenResponse({
+    user,
+    clientId: client.clientId,
+    scope: stored.scope,
+    grantId: stored.grantId,
+    ...(withRefresh ? { refreshToken: grant.refreshToken } : {}),
+    ...(stored.nonce ? { nonce: stored.nonce } : {}),
+  });
+}
+
+async function refreshTokenGrant(client: OAuthClient, params: Params): Promise<TokenResponse> {
+  const presented = required(params, 'refresh_token');
+  const found = await grantOfRefreshToken(presented);
+  if (!found || found.grant.revokedAt !== undefined) throw oauthError('invalid_grant', 'The refresh token is invalid, expired or revoked.');
+  const { grant } = found;
+  if (grant.clientId !== client.clientId) throw oauthError('invalid_grant', 'The refresh token was issued to another client.');
+  if (!found.current) {
+    await revokeGrant(grant.grantId, grant.userId);
+    throw oauthError('invalid_grant', 'This refresh token was already used; the grant is revoked. Sign in again.');
+  }
+  const user = await activeUser(grant.userId, grant.kind, grant.createdAt);
+  if (!user) throw oauthError('invalid_grant', 'The account of this grant can no longer sign in.');
+  const scope = narrowedScope(params.scope, grant.scope);
+  const refreshToken = await rotateRefreshToken(grant, hashSecret(presented));
+  return tokenResponse({ user, clientId: client.clientId, scope, grantId: grant.grantId, refreshToken });
+}
+
+async function clientCredentialsGrant(client: OAuthClient, params: Params): Promise<TokenResponse> {
+  if (client.type !== 'confidential' || client.ownerUserId === undefined) throw oauthError('unauthorized_client', 'Only an API key may use the client_credentials grant.');
+  const owner = await activeUser(client.ownerUserId, 'practitioner');
+  if (!owner) throw oauthError('invalid_client', 'The practitioner of this API key can no longer sign in.');
+  const scope = grantedScope(params.scope, 'practitioner', API_KEY_DEFAULT_SCOPE);
+  return tokenResponse({ user: owner, clientId: client.clientId, scope, grantId: apiKeyGrantId(client.clientId) });
+}
+
+/** Answers a token request whose parameters were already read (`formParams`). */
+export async function handleTokenRequest(headers: Readonly<Record<string, string>>, params: Params): Promise<TokenResponse> {
+  const grantType = required(params, 'grant_type');
+  if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw oauthError('unsupported_grant_type', `The grant type ${grantType.slice(0, 64)} is not supported.`);
+  await ensureServiceClients();
+  const { client } = await authenticateClient(headers, params);
+  requireGrantType(client, grantType);
+  switch (grantType) {
+    case 'authorization_code':
+      return authorizationCodeGrant(client, params);
+    case 'refresh_token':
+      return refreshTokenGrant(client, params);
+    default:
+      return clientCredentialsGrant(client, params);
+  }
+}
+

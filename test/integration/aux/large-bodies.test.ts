@@ -1,0 +1,103 @@
+/**
+ * Bodies too large for a DynamoDB item live in S3, transparently: create, read, search, update
+ * (to a small body and back) and delete keep the table and the bucket in step, and a failed
+ * commit (injected) leaves neither half behind.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { INLINE_BODY_LIMIT } from '../../../shared/aux/bodies';
+import { dynamo } from '../../../shared/store/clients';
+import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/aux';
+import { call } from '../../support/invoke';
+
+let w: AuxWorld;
+beforeAll(async () => {
+  w = await auxWorld();
+});
+
+const large = (extra: Record<string, unknown> = {}) => condition({ note: [{ text: 'n'.repeat(INLINE_BODY_LIMIT + 1000) }], ...extra });
+
+const resourceItem = async (id: string) => (await auxItems()).find((i) => i.pk === `R#${id}`);
+
+/** Makes the next `TransactWriteItems` of the service's client fail, as a throttled or broken store would. */
+function failNextTransaction(): void {
+  const stack = dynamo().middlewareStack;
+  stack.add(
+    (next, context) => async (args) => {
+      if (context.commandName?.startsWith('TransactWrite')) {
+        stack.remove('fail-next-transaction');
+        throw new Error('injected: transaction failed');
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'fail-next-transaction' },
+  );
+}
+afterEach(() => {
+  dynamo().middlewareStack.remove('fail-next-transaction');
+});
+
+describe('large bodies', () => {
+  it('go to S3 with a pointer in the table, and come back whole on read and search', async () => {
+    const created = await postAux('Condition', large({ id: 'big-1' }), w.alice.token, w.aliceSource.id);
+    expect(created.status).toBe(201);
+    const id = created.json.id;
+    const key = `aux/${w.alice.id}/${w.aliceSource.id}/${id}/1.json`;
+    expect(await bucketKeys()).toContain(key);
+    const item = await resourceItem(id);
+    expect(item).toMatchObject({ bodyKey: key });
+    expect(item!.body).toBeUndefined();
+    expect((await auxItems()).find((i) => String(i.pk).startsWith('P#') && i.id === id)).toMatchObject({ bodyKey: key });
+
+    const read = await call('GET', `/FHIR/R5/Condition/${id}`, { token: w.alice.token });
+    expect(read.status).toBe(200);
+    expect(read.json).toEqual(created.json);
+    expect(read.json.note[0].text).toHaveLength(INLINE_BODY_LIMIT + 1000);
+
+    const found = await call('GET', `/FHIR/R5/Condition?_id=${id}`, { token: w.doctor.token });
+    expect(found.json.entry[0].resource).toEqual(created.json);
+  });
+
+  it('move in and out of S3 as updates change their size; the old object goes once the table moved on', async () => {
+    const id = (await postAux('Condition', large(), w.alice.token, w.aliceSource.id)).json.id;
+    const prefix = `aux/${w.alice.id}/${w.aliceSource.id}/${id}/`;
+    const objects = async () => (await bucketKeys()).filter((k) => k.startsWith(prefix));
+    expect(await objects()).toEqual([`${prefix}1.json`]);
+
+    const small = await call('PUT', `/FHIR/R5/Condition/${id}`, { token: w.alice.token, body: condition({ id }) });
+    expect(small.status).toBe(200);
+    expect(await objects()).toEqual([]);
+    expect(typeof (await resourceItem(id))!.body).toBe('string');
+
+    const big = await call('PUT', `/FHIR/R5/Condition/${id}`, { token: w.alice.token, body: large({ id }) });
+    expect(big.status).toBe(200);
+    expect(await objects()).toEqual([`${prefix}3.json`]);
+    const patched = await call('PATCH', `/FHIR/R5/Condition/${id}`, { token: w.alice.token, body: { severity: { text: 'mild' } } });
+    expect(patched.json.note[0].text).toHaveLength(INLINE_BODY_LIMIT + 1000);
+    expect(await objects()).toEqual([`${prefix}4.json`]);
+
+    expect((await call('DELETE', `/FHIR/R5/Condition/${id}`, { token: w.alice.token })).status).toBe(204);
+    expect(await objects()).toEqual([]);
+    expect(await resourceItem(id)).toBeUndefined();
+  });
+
+  it('a failed commit of a new row deletes the object it had written: nothing is left in either store', async () => {
+    const [items, objects] = [await auxItems(), await bucketKeys()];
+    failNextTransaction();
+    const res = await postAux('Condition', large(), w.alice.token, w.aliceSource.id);
+    expect(res.status).toBe(500);
+    expect(await auxItems()).toEqual(items);
+    expect(await bucketKeys()).toEqual(objects);
+  });
+
+  it('a failed commit of an update keeps the previous version whole (row and object)', async () => {
+    const created = await postAux('Condition', large(), w.alice.token, w.aliceSource.id);
+    const id = created.json.id;
+    const [items, objects] = [await auxItems(), await bucketKeys()];
+    failNextTransaction();
+    const res = await call('PUT', `/FHIR/R5/Condition/${id}`, { token: w.alice.token, body: large({ id, recordedDate: '2001-01-01' }) });
+    expect(res.status).toBe(500);
+    expect(await auxItems()).toEqual(items);
+    expect(await bucketKeys()).toEqual(objects);
+    expect((await call('GET', `/FHIR/R5/Condition/${id}`, { token: w.alice.token })).json).toEqual(created.json);
+  });
+});

@@ -1,0 +1,271 @@
+/**
+ * Auxiliary writes through the real `fhir` handler: create naming the FHIR Source both ways, the
+ * stored row, idempotent re-posting, update, merge patch, delete, `If-Match`, who may write, and
+ * every bad input of the issue, each proven to store nothing (table and bucket).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SOURCE_HEADER, SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
+import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/aux';
+import { makeOrganization, makePractitioner } from '../../support/directory';
+import { call } from '../../support/invoke';
+
+let w: AuxWorld;
+beforeAll(async () => {
+  w = await auxWorld();
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+async function itemsOf(id: string) {
+  return (await auxItems()).filter((i) => i.id === id);
+}
+
+describe('create', () => {
+  it('stores a resource named by the source header: 201, Location, ETag, the stored resource', async () => {
+    const res = await postAux('Condition', condition({ id: 'upstream-17', meta: { tag: [{ code: 'imported' }] } }), w.alice.token, w.aliceSource.id);
+    expect(res.status).toBe(201);
+    const body = res.json;
+    expect(body.id).toMatch(UUID);
+    expect(body.meta).toEqual({
+      tag: [{ code: 'imported' }],
+      versionId: '1',
+      lastUpdated: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      source: `${SOURCE_URI_PREFIX}${w.aliceSource.id}`,
+    });
+    expect(body.code.text).toBe('Type 2 diabetes');
+    expect(res.headers.location).toBe(`http://localhost:8000/FHIR/R5/Condition/${body.id}/_history/1`);
+    expect(res.headers.etag).toBe('W/"1"');
+    expect(new Date(res.headers['last-modified']!).getTime()).toBe(Math.floor(Date.parse(body.meta.lastUpdated) / 1000) * 1000);
+
+    // The row: owned by the source's patient (never the body's subject), the upstream id kept beside it.
+    const items = await itemsOf(body.id);
+    expect(items.map((i) => String(i.pk)).sort()).toEqual([`P#${w.alice.id}`, `R#${body.id}`, `U#${w.aliceSource.id}#Condition#upstream-17`]);
+    const resource = items.find((i) => String(i.pk).startsWith('R#'))!;
+    expect(resource).toMatchObject({ patientId: w.alice.id, sourceId: w.aliceSource.id, upstreamId: 'upstream-17', version: 1 });
+    expect(JSON.parse(String(resource.body))).toEqual(body);
+    const index = JSON.parse(String(items.find((i) => String(i.pk).startsWith('P#'))!.idx));
+    expect(index.code).toContainEqual({ s: 'http://snomed.info/sct', c: '44054006', t: 'diabetes mellitus type 2' });
+    expect(index._source).toEqual([`${SOURCE_URI_PREFIX}${w.aliceSource.id}`]);
+
+    const read = await call('GET', `/FHIR/R5/Condition/${body.id}`, { token: w.alice.token });
+    expect(read.status).toBe(200);
+    expect(read.json).toEqual(body);
+    expect(read.headers.etag).toBe('W/"1"');
+  });
+
+  it("names the source by the resource's own meta.source, and the header wins over it", async () => {
+    const byMeta = await postAux('Condition', condition({ meta: { source: `${SOURCE_URI_PREFIX}${w.aliceSource.id}` } }), w.alice.token);
+    expect(byMeta.status).toBe(201);
+    expect(byMeta.json.meta.source).toBe(`${SOURCE_URI_PREFIX}${w.aliceSource.id}`);
+
+    // Header names Alice's source, meta.source Bob's: the header decides (and Alice may use it).
+    const both = await postAux('Condition', condition({ meta: { source: `${SOURCE_URI_PREFIX}${w.bobSource.id}` } }), w.alice.token, w.aliceSource.id);
+    expect(both.status).toBe(201);
+    expect(both.json.meta.source).toBe(`${SOURCE_URI_PREFIX}${w.aliceSource.id}`);
+    expect((await itemsOf(both.json.id))[0]).toMatchObject({ patientId: w.alice.id });
+  });
+
+  it('re-posting the same upstream id through the same source updates that row (200, same id, next version)', async () => {
+    const first = await postAux('Condition', condition({ id: 'same-upstream' }), w.alice.token, w.aliceSource.id);
+    const again = await postAux('Condition', condition({ id: 'same-upstream', recordedDate: '2020-01-01' }), w.alice.token, w.aliceSource.id);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(200);
+    expect(again.json.id).toBe(first.json.id);
+    expect(again.json.meta.versionId).toBe('2');
+    expect(again.json.recordedDate).toBe('2020-01-01');
+    expect(again.headers['content-location']).toBe(`http://localhost:8000/FHIR/R5/Condition/${first.json.id}/_history/2`);
+    // One resource item, one index item (moved to the new update time), one claim.
+    const items = (await auxItems()).filter((i) => i.id === first.json.id);
+    expect(items).toHaveLength(3);
+
+    // Another source of the same patient, or another type, is another row.
+    const otherType = await postAux('AllergyIntolerance', { resourceType: 'AllergyIntolerance', id: 'same-upstream', patient: { reference: 'Patient/x' } }, w.alice.token, w.aliceSource.id);
+    expect(otherType.status).toBe(201);
+    expect(otherType.json.id).not.toBe(first.json.id);
+  });
+
+  it('lets many concurrent re-posts of one upstream id end in one row', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => postAux('Condition', condition({ id: 'raced', note: [{ text: `attempt ${i}` }] }), w.alice.token, w.aliceSource.id)),
+    );
+    expect(results.every((r) => r.status === 201 || r.status === 200)).toBe(true);
+    expect(new Set(results.map((r) => r.json.id)).size).toBe(1);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    const rows = (await auxItems()).filter((i) => i.upstreamId === 'raced' && String(i.pk).startsWith('R#'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.version).toBe(6);
+  });
+
+  it('honours Prefer: return=minimal and return=OperationOutcome', async () => {
+    const minimal = await postAux('Condition', condition(), w.alice.token, w.aliceSource.id, { headers: { prefer: 'return=minimal' } });
+    expect(minimal.status).toBe(201);
+    expect(minimal.text).toBe('');
+    expect(minimal.headers.location).toMatch(/\/FHIR\/R5\/Condition\/[0-9a-f-]{36}\/_history\/1$/);
+    const outcome = await postAux('Condition', condition(), w.alice.token, w.aliceSource.id, { headers: { prefer: 'return=OperationOutcome' } });
+    expect(outcome.json.resourceType).toBe('OperationOutcome');
+    expect(outcome.json.issue[0].severity).toBe('information');
+  });
+
+  it('lets a practitioner (member) write through a patient\'s source, but not a viewer or an outsider', async () => {
+    const byDoctor = await postAux('Condition', condition(), w.doctor.token, w.aliceSource.id);
+    expect(byDoctor.status).toBe(201);
+    const viewer = await makePractitioner({ organizations: [w.org], role: 'viewer' });
+    expect((await postAux('Condition', condition(), viewer.token, w.aliceSource.id)).status).toBe(403);
+    const outsider = await makePractitioner({ organizations: [await makeOrganization()] });
+    expect((await postAux('Condition', condition(), outsider.token, w.aliceSource.id)).status).toBe(403);
+  });
+});
+
+describe('read', () => {
+  it('is a 404 for another patient, an unknown id, another type, and an id that cannot exist', async () => {
+    const mine = await postAux('Condition', condition(), w.alice.token, w.aliceSource.id);
+    expect((await call('GET', `/FHIR/R5/Condition/${mine.json.id}`, { token: w.bob.token })).status).toBe(404);
+    expect((await call('GET', `/FHIR/R5/Condition/${mine.json.id}`, { token: w.doctor.token })).status).toBe(200);
+    const outsider = await makePractitioner({ organizations: [await makeOrganization()] });
+    expect((await call('GET', `/FHIR/R5/Condition/${mine.json.id}`, { token: outsider.token })).status).toBe(404);
+    expect((await call('GET', `/FHIR/R5/Condition/2b1c8e3a-0000-4000-8000-000000000000`, { token: w.alice.token })).status).toBe(404);
+    expect((await call('GET', `/FHIR/R5/AllergyIntolerance/${mine.json.id}`, { token: w.alice.token })).status).toBe(404);
+    const bad = await call('GET', `/FHIR/R5/Condition/${'x'.repeat(65)}`, { token: w.alice.token });
+    expect(bad.status).toBe(404);
+    expect(bad.json.resourceType).toBe('OperationOutcome');
+    expect((await call('GET', `/FHIR/R5/Condition/${mine.json.id}`)).status).toBe(401);
+  });
+
+  it('answers If-None-Match with 304, and vread of the current version (404 for others)', async () => {
+    const mine = await postAux('Condition', condition(), w.alice.token, w.aliceSource.id);
+    const url = `/FHIR/R5/Condition/${mine.json.id}`;
+    expect((await call('GET', url, { token: w.alice.token, headers: { 'if-none-match': 'W/"1"' } })).status).toBe(304);
+    expect((await call('GET', url, { token: w.alice.token, headers: { 'if-none-match': 'W/"7"' } })).status).toBe(200);
+    expect((await call('GET', `${url}/_history/1`, { token: w.alice.token })).json.id).toBe(mine.json.id);
+    expect((await call('GET', `${url}/_history/2`, { token: w.alice.token })).status).toBe(404);
+  });
+});
+
+describe('update, patch, delete', () => {
+  it('PUT replaces the resource: next version, new lastUpdated, same id, source and upstream id', async () => {
+    const created = await postAux('Condition', condition({ id: 'put-me' }), w.alice.token, w.aliceSource.id);
+    const id = created.json.id;
+    const put = await call('PUT', `/FHIR/R5/Condition/${id}`, { token: w.alice.token, body: condition({ id, recordedDate: '2021-06-01' }) });
+    expect(put.status).toBe(200);
+    expect(put.json.meta.versionId).toBe('2');
+    expect(put.json.meta.source).toBe(created.json.meta.source);
+    expect(put.json.recordedDate).toBe('2021-06-01');
+    expect(put.json.meta.lastUpdated > created.json.meta.lastUpdated).toBe(true);
+    expect(put.headers.etag).toBe('W/"2"');
+    const items = await itemsOf(id);
+    expect(items.filter((i) => String(i.pk).startsWith('P#'))).toHaveLength(1);
+    expect(items.find((i) => String(i.pk).startsWith('R#'))).toMatchObject({ upstreamId: 'put-me', version: 2 });
+    expect((await call('GET', `/FHIR/R5/Condition/${id}`, { token: w.alice.token })).json.recordedDate).toBe('2021-06-01');
+  });
+
+  it('PUT refuses a body without the URL id, an invalid body, and another source; a stranger gets 404, a viewer 403', async () => {
+    const id = (await postAux('Condition', condition(), w.alice.token, w.aliceSource.id)).json.id;
+    const before = await auxItems();
+    const url = `/FHIR/R5/Condition/${id}`;
+    expect((await call('PUT', url, { token: w.alice.token, body: condition() })).status).toBe(400);
+    expect((await call('PUT', url, { token: w.alice.token, body: condition({ id: 'other' }) })).status).toBe(400);
+    const invalid = await call('PUT', url, { token: w.alice.token, body: condition({ id, recordedDate: 'yesterday' }) });
+    expect(invalid.status).toBe(400);
+    expect(invalid.json.issue[0].expression).toEqual(['Condition.recordedDate']);
+    expect((await call('PUT', url, { token: w.alice.token, body: condition({ id }), headers: { [SOURCE_HEADER]: String(w.bobSource.id) } })).status).toBe(400);
+    expect((await call('PUT', url, { token: w.bob.token, body: condition({ id }) })).status).toBe(404);
+    const viewer = await makePractitioner({ organizations: [w.org], role: 'viewer' });
+    expect((await call('PUT', url, { token: viewer.token, body: condition({ id }) })).status).toBe(403);
+    expect(await auxItems()).toEqual(before);
+  });
+
+  it('PATCH applies a JSON merge patch and validates the result', async () => {
+    const created = await postAux('Condition', condition({ note: [{ text: 'first' }] }), w.alice.token, w.aliceSource.id);
+    const url = `/FHIR/R5/Condition/${created.json.id}`;
+    const patched = await call('PATCH', url, {
+      token: w.alice.token,
+      body: JSON.stringify({ note: null, severity: { text: 'moderate' } }),
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json.note).toBeUndefined();
+    expect(patched.json.severity).toEqual({ text: 'moderate' });
+    expect(patched.json.code).toEqual(created.json.code);
+    expect(patched.json.meta.versionId).toBe('2');
+
+    const before = await auxItems();
+    const patch = (body: unknown, contentType = 'application/merge-patch+json') =>
+      call('PATCH', url, { token: w.alice.token, body: JSON.stringify(body), headers: { 'content-type': contentType } });
+    const invalid = await patch({ clinicalStatus: null });
+    expect(invalid.status).toBe(400);
+    expect(invalid.json.issue.some((i: any) => i.expression?.includes('Condition.clinicalStatus'))).toBe(true);
+    expect((await patch({ id: 'renamed' })).status).toBe(400);
+    expect((await patch({ resourceType: 'Observation' })).status).toBe(400);
+    expect((await patch([{ op: 'remove', path: '/note' }], 'application/json-patch+json')).status).toBe(415);
+    expect((await patch({ constructor: { prototype: { polluted: true } } })).status).toBe(400);
+    expect(await auxItems()).toEqual(before);
+  });
+
+  it('DELETE removes every item of the row (204), then reads are 404', async () => {
+    const created = await postAux('Condition', condition({ id: 'to-delete' }), w.alice.token, w.aliceSource.id);
+    const url = `/FHIR/R5/Condition/${created.json.id}`;
+    expect((await call('DELETE', url, { token: w.bob.token })).status).toBe(404);
+    const del = await call('DELETE', url, { token: w.alice.token });
+    expect(del.status).toBe(204);
+    expect(await itemsOf(created.json.id)).toEqual([]);
+    expect((await auxItems()).some((i) => String(i.pk).includes('to-delete'))).toBe(false);
+    expect((await call('GET', url, { token: w.alice.token })).status).toBe(404);
+    expect((await call('DELETE', url, { token: w.alice.token })).status).toBe(404);
+    // The upstream id is free again: re-posting creates a new row.
+    expect((await postAux('Condition', condition({ id: 'to-delete' }), w.alice.token, w.aliceSource.id)).status).toBe(201);
+  });
+
+  it('honours If-Match on PUT, PATCH and DELETE (412 on a stale version)', async () => {
+    const created = await postAux('Condition', condition(), w.alice.token, w.aliceSource.id);
+    const id = created.json.id;
+    const url = `/FHIR/R5/Condition/${id}`;
+    const stale = { 'if-match': 'W/"9"' };
+    expect((await call('PUT', url, { token: w.alice.token, body: condition({ id }), headers: stale })).status).toBe(412);
+    expect((await call('PATCH', url, { token: w.alice.token, body: { severity: { text: 'x' } }, headers: stale })).status).toBe(412);
+    expect((await call('DELETE', url, { token: w.alice.token, headers: stale })).status).toBe(412);
+    const ok = await call('PUT', url, { token: w.alice.token, body: condition({ id }), headers: { 'if-match': 'W/"1"' } });
+    expect(ok.status).toBe(200);
+    expect((await call('DELETE', url, { token: w.alice.token, headers: { 'if-match': 'W/"1"' } })).status).toBe(412);
+    expect((await call('DELETE', url, { token: w.alice.token, headers: { 'if-match': 'W/"2"' } })).status).toBe(204);
+  });
+});
+
+describe('bad input stores nothing', () => {
+  const cases: Array<[string, () => Promise<{ status: number; json: any }>, number, RegExp | string | undefined]> = [
+    ['no source named', () => postAux('Condition', condition(), w.alice.token), 400, /No FHIR Source given/],
+    ['meta.source that is not a FHIR Source URI', () => postAux('Condition', condition({ meta: { source: 'https://ehr.example.test/fhir' } }), w.alice.token), 400, /No FHIR Source given/],
+    ['an unknown source', () => postAux('Condition', condition(), w.alice.token, 987654), 400, /Unknown FHIR Source 987654/],
+    ['a source that is not a number', () => postAux('Condition', condition(), w.alice.token, 'abc'), 400, /Unknown FHIR Source abc/],
+    ["another patient's source", () => postAux('Condition', condition(), w.alice.token, w.bobSource.id), 403, /may not write through FHIR Source/],
+    ['a type outside the accepted list', () => postAux('Basic', { resourceType: 'Basic', code: { text: 'x' } }, w.alice.token, w.aliceSource.id), 404, /Unsupported FHIR resource type: Basic/],
+    ['a name that is no resource type', () => postAux('Spaceship', { resourceType: 'Spaceship' }, w.alice.token, w.aliceSource.id), 404, /Unsupported FHIR resource type/],
+    ['resourceType not matching the URL', () => postAux('Condition', condition({ resourceType: 'Procedure' }), w.alice.token, w.aliceSource.id), 400, /does not match the type of the URL/],
+    ['a missing resourceType', () => postAux('Condition', { ...condition(), resourceType: undefined }, w.alice.token, w.aliceSource.id), 400, /resourceType is missing/],
+    ['a body that is not an object', () => postAux('Condition', [condition()], w.alice.token, w.aliceSource.id), 400, /must be a FHIR Condition resource/],
+    ['a 65-character id', () => postAux('Condition', condition({ id: 'a'.repeat(65) }), w.alice.token, w.aliceSource.id), 400, 'Condition.id'],
+    ['an unknown element', () => postAux('Condition', condition({ favouriteColour: 'blue' }), w.alice.token, w.aliceSource.id), 400, 'Condition.favouriteColour'],
+    ['a wrong primitive format', () => postAux('Condition', condition({ recordedDate: '2019-13-45' }), w.alice.token, w.aliceSource.id), 400, 'Condition.recordedDate'],
+    ['a wrong datatype', () => postAux('Condition', condition({ code: 'diabetes' }), w.alice.token, w.aliceSource.id), 400, 'Condition.code'],
+    ['a missing required element', () => postAux('Condition', { ...condition(), subject: undefined }, w.alice.token, w.aliceSource.id), 400, 'Condition.subject'],
+    [
+      'an invalid required code',
+      () => postAux('Condition', condition({ clinicalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'dormant' }] } }), w.alice.token, w.aliceSource.id),
+      400,
+      'Condition.clinicalStatus.coding',
+    ],
+    ['a body over the size limit', () => postAux('Condition', condition({ note: [{ text: 'x'.repeat(5 * 1024 * 1024 + 1) }] }), w.alice.token, w.aliceSource.id), 413, /larger than the limit/],
+    ['malformed JSON', () => call('POST', '/FHIR/R5/Condition', { token: w.alice.token, body: '{"resourceType": "Condition",', headers: { 'content-type': 'application/fhir+json', [SOURCE_HEADER]: String(w.aliceSource.id) } }), 400, undefined],
+    ['no token', () => call('POST', '/FHIR/R5/Condition', { body: condition(), headers: { [SOURCE_HEADER]: String(w.aliceSource.id) } }), 401, undefined],
+  ];
+
+  it.each(cases)('%s', async (_name, send, status, expected) => {
+    const [items, objects] = [await auxItems(), await bucketKeys()];
+    const res = await send();
+    expect(res.status).toBe(status);
+    expect(res.json?.resourceType).toBe('OperationOutcome');
+    if (typeof expected === 'string') expect(res.json.issue.flatMap((i: any) => i.expression ?? [])).toContain(expected);
+    else if (expected) expect(res.json.issue.map((i: any) => i.diagnostics).join(' ')).toMatch(expected);
+    expect(await auxItems()).toEqual(items);
+    expect(await bucketKeys()).toEqual(objects);
+  });
+});
