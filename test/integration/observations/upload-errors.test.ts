@@ -132,13 +132,3 @@ describe('who may write', () => {
     expect(res.json.entry[0].response.outcome.issue[0].diagnostics).toContain('personal_device');
   });
 });
-
-describe('routing', () => {
-  it('sends Observations without a mobile-health coding to the auxiliary store (501 until it is wired in)', async () => {
-    const lab = recoded(observation(world), { system: 'http://loinc.org', code: '2345-7' });
-    const res = await upload(world.patient.token, [lab, observation(world)]);
-    expect(statusesOf(res)).toEqual(['501 Not Implemented', '201 Created']);
-    const other = await post({ resourceType: 'Bundle', type: 'batch', entry: [{ resource: { resourceType: 'Condition', subject: { reference: 'Patient/1' } }, request: { method: 'POST', url: 'Condition' } }] });
-    expect(statusesOf(other)).toEqual(['501 Not Implemented']);
-  });
-});
