@@ -38,7 +38,7 @@ async function main() {
   const user = await getUserByEmail(email);
   if (!user) fail(`No account with email ${email}.`);
   if (!user.active) fail(`The account ${email} is deactivated.`);
-  const { accessToken } = await issueAccessToken({ userId: user.id, kind: user.kind, scope: 'openid email' });
+  const { accessToken } = await issueAccessToken({ userId: user.id, kind: user.kind, scope: 'openid email', ...(user.patientId !== undefined ? { patientId: user.patientId } : {}) });
   process.stdout.write(`${accessToken}\n`);
 }
 

@@ -3,10 +3,10 @@
  * GetItem, so a deleted, deactivated or logged-out account is refused at once) -> a `Caller`.
  */
 import { getUser } from '../directory/users';
-import type { User } from '../directory/model';
+import type { Id, User } from '../directory/model';
 import { unauthorized } from '../http/errors';
 import type { HttpRequest } from '../http/request';
-import type { Caller } from './caller';
+import type { Caller, PatientCaller } from './caller';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */
@@ -37,26 +37,72 @@ export function callerOf(user: User, claims: AccessTokenClaims): Caller | undefi
   const client = claims.client_id ? { clientId: claims.client_id } : {};
   if (user.kind === 'patient') {
     if (user.patientId === undefined) return undefined;
+    if (claims.patient !== undefined && claims.patient !== String(user.patientId)) return undefined;
     return { kind: 'patient', userId: user.id, patientId: user.patientId, scopes, ...client };
   }
   return { kind: 'practitioner', userId: user.id, practitionerId: user.id, roles: user.roles, superuser: user.superuser, scopes, ...client };
 }
 
-/** The caller behind an access token; 401 for a missing, invalid, expired or orphaned token. */
-export async function callerFromToken(token: string): Promise<Caller> {
-  const claims = await verifyAccessToken(token);
+async function confirmedCaller(claims: AccessTokenClaims): Promise<Caller> {
   const user = await getUser(Number(claims.sub));
   const caller = user && callerOf(user, claims);
   if (!caller) throw refused();
   return caller;
 }
 
-/** The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise. */
-export async function authenticate(req: Pick<HttpRequest, 'headers'>): Promise<Caller> {
+/** The caller behind an access token; 401 for a missing, invalid, expired or orphaned token. */
+export async function callerFromToken(token: string): Promise<Caller> {
+  return confirmedCaller(await verifyAccessToken(token));
+}
+
+async function requestClaims(req: Pick<HttpRequest, 'headers'>): Promise<AccessTokenClaims> {
   const token = bearerToken(req.headers);
   if (!token) {
     if (req.headers['authorization']) throw refused();
     throw missing();
   }
-  return callerFromToken(token);
+  return verifyAccessToken(token);
+}
+
+/** The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise. */
+export async function authenticate(req: Pick<HttpRequest, 'headers'>): Promise<Caller> {
+  return confirmedCaller(await requestClaims(req));
+}
+
+/** The patient caller a signed patient token names, before the account is looked up. */
+function claimedPatient(claims: AccessTokenClaims): PatientCaller | undefined {
+  if (claims.kind !== 'patient' || claims.patient === undefined) return undefined;
+  const client = claims.client_id ? { clientId: claims.client_id } : {};
+  const scopes = claims.scope ? claims.scope.split(' ') : [];
+  return { kind: 'patient', userId: Number(claims.sub), patientId: Number(claims.patient), scopes, ...client };
+}
+
+const sameCaller = (a: Caller, b: PatientCaller) =>
+  a.kind === 'patient' && a.userId === b.userId && a.patientId === b.patientId && a.scopes.join(' ') === b.scopes.join(' ');
+
+/**
+ * Runs a READ for the request's caller. A patient's signed token names their patient, so the read
+ * starts under that claim while the account is looked up, and the two round trips overlap. Nothing
+ * leaves before the account is confirmed: a refused account is a 401 and its read is discarded, and
+ * an account that no longer matches the claim gets the read run again as itself. Only for work
+ * without side effects: it may run for a caller who is then refused.
+ *
+ * `prepare`, when given, starts caller-free work (loading tables, reading a page the request names)
+ * as soon as the token's signature holds, for any caller; `read` receives its promise.
+ */
+export async function authorizedRead<T, P = never>(
+  req: Pick<HttpRequest, 'headers'>,
+  read: (caller: Caller, prepared: Promise<P> | undefined) => Promise<T>,
+  prepare?: (claimedPatientId: Id | undefined) => Promise<P>,
+): Promise<T> {
+  const claims = await requestClaims(req);
+  const claimed = claimedPatient(claims);
+  const prepared = prepare?.(claimed?.patientId);
+  prepared?.catch(() => undefined); // consumed by `read`, or dropped with a refused caller
+  if (!claimed) return read(await confirmedCaller(claims), prepared);
+  const [confirmed, early] = await Promise.allSettled([confirmedCaller(claims), read(claimed, prepared)]);
+  if (confirmed.status === 'rejected') throw confirmed.reason;
+  if (!sameCaller(confirmed.value, claimed)) return read(confirmed.value, prepared);
+  if (early.status === 'rejected') throw early.reason;
+  return early.value;
 }

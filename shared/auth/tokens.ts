@@ -35,6 +35,8 @@ export interface AccessTokenRequest {
   lifetimeSeconds?: number;
   /** The grant (sign-in) the token belongs to: revoking the grant revokes the token (`sid` claim). */
   grantId?: string;
+  /** A patient user's patient record (`patient` claim, as SMART names it). */
+  patientId?: Id;
 }
 
 export interface AccessTokenClaims {
@@ -51,6 +53,11 @@ export interface AccessTokenClaims {
   client_id?: string;
   /** The grant the token was issued under (see `AccessTokenRequest.grantId`). */
   sid?: string;
+  /**
+   * A patient token's patient id, as text. Signed, so a read may start under it while the account
+   * is being looked up (`authorizedRead`); the account must then carry this very patient.
+   */
+  patient?: string;
 }
 
 export interface IssuedAccessToken {
@@ -80,6 +87,7 @@ export async function issueAccessToken(request: AccessTokenRequest): Promise<Iss
     kind: request.kind,
     ...(request.clientId ? { client_id: request.clientId } : {}),
     ...(request.grantId ? { sid: request.grantId } : {}),
+    ...(request.kind === 'patient' && request.patientId !== undefined ? { patient: String(request.patientId) } : {}),
   };
   const provider = await signingKeys();
   return { accessToken: await provider.sign(claims as unknown as JWTPayload, ACCESS_TOKEN_TYPE), tokenType: 'Bearer', expiresIn: lifetime, claims };
@@ -138,6 +146,9 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
   }
   const claims = payload as unknown as AccessTokenClaims;
   if (!USER_ID.test(claims.sub) || (claims.kind !== 'patient' && claims.kind !== 'practitioner')) throw invalidToken();
+  if (claims.patient !== undefined && (claims.kind !== 'patient' || typeof claims.patient !== 'string' || !USER_ID.test(claims.patient))) {
+    throw invalidToken();
+  }
   if (typeof claims.scope !== 'string') claims.scope = '';
   if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
   verified.set(token, { claims: { ...claims }, kid });

@@ -50,7 +50,7 @@ async function idToken(issue: TokenIssue, iat: number, expiresIn: number): Promi
 }
 
 export async function tokenResponse(issue: TokenIssue): Promise<TokenResponse> {
-  const access = await issueAccessToken({ userId: issue.user.id, kind: issue.user.kind, scope: issue.scope, clientId: issue.clientId, grantId: issue.grantId });
+  const access = await issueAccessToken({ userId: issue.user.id, kind: issue.user.kind, scope: issue.scope, clientId: issue.clientId, grantId: issue.grantId, ...(issue.user.patientId !== undefined ? { patientId: issue.user.patientId } : {}) });
   return {
     access_token: access.accessToken,
     token_type: 'Bearer',

@@ -4,7 +4,7 @@
  * by id (UUIDs are auxiliary rows). Every handler authenticates first.
  */
 import { assertCanReadPatient } from '../auth/scope';
-import { authenticate } from '../auth/authenticate';
+import { authenticate, authorizedRead } from '../auth/authenticate';
 import { NATIVE_SOURCE_URI, SOURCE_HEADER } from '../fhir/constants';
 import { operationOutcome } from '../fhir/outcome';
 import { parsePrefer } from '../fhir/prefer';
@@ -19,8 +19,8 @@ import { ETAG, toFhirObservation } from './projection';
 import { readObservation } from './read';
 import { searchsetBundle } from './search/bundle';
 import { searchFingerprint } from './search/cursor';
-import { searchObservations } from './search/execute';
-import { parseNativeQuery } from './search/query';
+import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
+import { parseNativeQuery, type NativeQuery } from './search/query';
 import { parseBatchBundle } from './upload/bundle';
 import { batchResponse, processEntries, type EntryResult, type UploadRequest } from './upload/process';
 
@@ -69,31 +69,51 @@ function auxiliaryHandler<K extends keyof FhirTypeHandlers>(auxiliary: Auxiliary
   return handler as NonNullable<FhirTypeHandlers[K]>;
 }
 
+/** The query, or the 400 it deserves once the caller is known to be allowed to hear it. */
+function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error: unknown } {
+  try {
+    return { query: parseNativeQuery(params) };
+  } catch (error) {
+    return { error };
+  }
+}
+
 async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
   if (sourceOf(params) === 'auxiliary') return auxiliaryHandler(auxiliary, 'search')(req, params);
-  const caller = await authenticate(req);
-  const query = parseNativeQuery(params);
-  if (parsePrefer(req.headers['prefer']).handling === 'strict' && query.ignored.length > 0) {
-    throw badRequest(`Unsupported search parameter(s): ${query.ignored.map((u) => `${u.name} (${u.reason})`).join('; ')}.`, 'not-supported');
-  }
+  const parsed = parsedQuery(params);
   const fingerprint = searchFingerprint(params);
-  const page = await searchObservations(caller, query, fingerprint);
-  const codes = await codesById(page.rows.map((r) => r.codeId));
-  const baseUrl = `${req.origin}${baseOf(req.path)}`;
-  return fhirJson(200, searchsetBundle(page, { params, baseUrl, fingerprint, codes, ignored: query.ignored, summaryCount: query.summaryCount }));
+  const now = Date.now();
+  const prepare =
+    'query' in parsed ? (claimedPatient: number | undefined) => prepareSearch(parsed.query, fingerprint, likelyPatientOf(parsed.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) : undefined;
+  return authorizedRead(
+    req,
+    async (caller, prepared) => {
+      if ('error' in parsed) throw parsed.error;
+      const { query } = parsed;
+      if (parsePrefer(req.headers['prefer']).handling === 'strict' && query.ignored.length > 0) {
+        throw badRequest(`Unsupported search parameter(s): ${query.ignored.map((u) => `${u.name} (${u.reason})`).join('; ')}.`, 'not-supported');
+      }
+      const page = await searchObservations(caller, query, fingerprint, now, prepared);
+      const codes = await codesById(page.rows.map((r) => r.codeId));
+      const baseUrl = `${req.origin}${baseOf(req.path)}`;
+      return fhirJson(200, searchsetBundle(page, { params, baseUrl, fingerprint, codes, ignored: query.ignored, summaryCount: query.summaryCount }));
+    },
+    prepare,
+  );
 }
 
 async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
   if (UUID.test(id)) return auxiliaryHandler(auxiliary, 'read')(req, id);
-  const caller = await authenticate(req);
-  const missing = () => notFound(`Observation ${id} not found.`);
-  const observation = NATIVE_ID.test(id) ? await readObservation(Number(id)) : undefined;
-  if (!observation) throw missing();
-  await assertCanReadPatient(caller, observation.patientId).catch(() => {
-    throw missing();
+  return authorizedRead(req, async (caller) => {
+    const missing = () => notFound(`Observation ${id} not found.`);
+    const observation = NATIVE_ID.test(id) ? await readObservation(Number(id)) : undefined;
+    if (!observation) throw missing();
+    await assertCanReadPatient(caller, observation.patientId).catch(() => {
+      throw missing();
+    });
+    const code = (await codesById([observation.codeId])).get(observation.codeId)!;
+    return fhirJson(200, toFhirObservation(observation, code), versionHeaders(observation.lastUpdated));
   });
-  const code = (await codesById([observation.codeId])).get(observation.codeId)!;
-  return fhirJson(200, toFhirObservation(observation, code), versionHeaders(observation.lastUpdated));
 }
 
 /** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does. */

@@ -163,6 +163,7 @@ export async function tokenFor(
   const issued = await issueAccessToken({
     userId,
     kind: isPractitioner ? 'practitioner' : 'patient',
+    ...(isPractitioner ? {} : { patientId: who.id }),
     scope: options.scope ?? 'openid email',
     ...(options.lifetimeSeconds ? { lifetimeSeconds: options.lifetimeSeconds } : {}),
   });

@@ -108,13 +108,38 @@ function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number): Patie
   return [base];
 }
 
-export async function searchObservations(caller: Caller, query: NativeQuery, fingerprint: string, now = Date.now()): Promise<SearchPage> {
+/** What a search can do before its caller is known: decode the cursor, load the code table, read early. */
+export interface PreparedSearch {
+  cursor: Cursor | undefined;
+  t: Traversal;
+  table: readonly Code[];
+  guess: Plan | undefined;
+  early: Promise<Page> | undefined;
+}
+
+/**
+ * The caller-free part of a search, started as soon as the token's signature holds and before the
+ * account is read. `likelyPatient` is the patient the page probably belongs to: the one the query
+ * names, or the one a patient token names. Its early page is only a guess, used or dropped later.
+ */
+export async function prepareSearch(query: NativeQuery, fingerprint: string, likelyPatient: Id | undefined, now = Date.now()): Promise<PreparedSearch> {
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.order, fingerprint);
   const t: Traversal = { order: query.order, backward: cursor?.backward ?? false };
   const table = await allCodes();
-  const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(caller, query, table);
+  const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(likelyPatient, query, table);
   const early = guess && pageOf(query, guess, t, cursor, now);
   early?.catch(() => undefined); // settled below, or abandoned when the scope refuses
+  return { cursor, t, table, guess, early };
+}
+
+export async function searchObservations(
+  caller: Caller,
+  query: NativeQuery,
+  fingerprint: string,
+  now = Date.now(),
+  prepared?: Promise<PreparedSearch>,
+): Promise<SearchPage> {
+  const { cursor, t, table, guess, early } = await (prepared ?? prepareSearch(query, fingerprint, likelyPatientOf(query, caller), now));
   const p = await plan(caller, query, table, guess?.patients[0]);
   const page = (early && sameReads(guess!, p) ? await early.catch(() => undefined) : undefined) ?? (await pageOf(query, p, t, cursor, now));
 
@@ -138,17 +163,20 @@ async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor 
 
 /**
  * Most searches are about one patient known before the scope is resolved: a patient reading their
- * own data, or `patient=<id>`. Their page is read while the scope is being resolved, with the
- * span this process last knew (an instant otherwise), and used only if the resolved plan reads
- * exactly the same keys; otherwise it is dropped and the page read again. Nothing read this way
- * reaches the caller unless the scope allows it.
+ * own data, or `patient=<id>`. Their page is read while the caller and the scope are being
+ * resolved, with the span this process last knew (an instant otherwise), and used only if the
+ * resolved plan reads exactly the same keys; otherwise it is dropped and the page read again.
+ * Nothing read this way reaches the caller unless the scope allows it.
  */
-function likelyPlan(caller: Caller, query: NativeQuery, table: readonly Code[]): Plan | undefined {
+export function likelyPatientOf(query: NativeQuery, caller: Pick<Caller, 'kind'> & { patientId?: Id } | undefined): Id | undefined {
   if (query.scope.some((f) => f.study !== undefined || f.identifier !== undefined || f.organization !== undefined)) return undefined;
   const named = query.scope.map((f) => f.patient);
-  let patientId: Id | undefined;
-  if (named.length === 0) patientId = isPatient(caller) ? caller.patientId : undefined;
-  else if (named.length === 1 && list(named[0]).length === 1) patientId = referenceId(list(named[0])[0]!, 'Patient');
+  if (named.length === 0) return caller?.kind === 'patient' ? caller.patientId : undefined;
+  if (named.length === 1 && list(named[0]).length === 1) return referenceId(list(named[0])[0]!, 'Patient');
+  return undefined;
+}
+
+function likelyPlan(patientId: Id | undefined, query: NativeQuery, table: readonly Code[]): Plan | undefined {
   if (patientId === undefined) return undefined;
   return { patients: [patientId], codes: new Map([[patientId, codeFilter(query, table)]]), ids: undefined, spans: new Map([[patientId, knownSpan(patientId)]]) };
 }
