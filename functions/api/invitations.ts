@@ -11,11 +11,13 @@ import { json, noContent } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
 import { cancelInvitation, getInvitation, invitationClient, issueInvitation, listInvitations, redeemInvitation, type Invitation } from '../../shared/oauth/invitations';
 import { ensureServiceClients } from '../../shared/oauth/service-clients';
-import { bodyId, listBody, parseApiBody } from './oauth-input';
+import { parseBody } from '../../shared/api/body';
+import { id } from '../../shared/api/fields';
+import { listOf } from '../../shared/api/list';
 
 const CreateInvitation = z.strictObject({
-  patient_id: bodyId,
-  client_id: bodyId,
+  patient_id: id(),
+  client_id: id(),
   send_email: z.optional(z.boolean()),
 });
 
@@ -38,7 +40,7 @@ export function invitationRoutes(): Route[] {
       path: '/api/v1/invitation',
       handler: async (req) => {
         const caller = requirePractitioner(await authenticate(req));
-        const body = parseApiBody(CreateInvitation, req.body);
+        const body = parseBody(CreateInvitation, req.body);
         const patient = await assertCanWriteForPatient(caller, body.patient_id);
         await ensureServiceClients();
         const client = await invitationClient(body.client_id);
@@ -56,7 +58,7 @@ export function invitationRoutes(): Route[] {
         const patientId = parseId(raw);
         if (patientId === undefined) throw fieldErrors({ patientId: ['A valid integer is required.'] });
         await assertCanReadPatient(caller, patientId);
-        return json(200, listBody(req, (await listInvitations(patientId)).map(invitationView)));
+        return json(200, listOf(req, (await listInvitations(patientId)).map(invitationView)));
       },
     },
     {

@@ -7,7 +7,8 @@ import { notFound } from '../../shared/http/errors';
 import { json, noContent } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
 import { createApiKey, deleteApiKey, listApiKeys } from '../../shared/oauth/api-keys';
-import { listBody, parseApiBody } from './oauth-input';
+import { parseBody } from '../../shared/api/body';
+import { listOf } from '../../shared/api/list';
 
 const CreateApiKey = z.strictObject({
   name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(/^[^\u0000-\u001f\u007f]*$/, 'Control characters are not allowed.'))),
@@ -20,7 +21,7 @@ export function practitionerClientRoutes(): Route[] {
       path: '/api/v1/practitioner_clients',
       handler: async (req) => {
         const caller = requirePractitioner(await authenticate(req));
-        return json(200, listBody(req, await listApiKeys(caller.userId)));
+        return json(200, listOf(req, await listApiKeys(caller.userId)));
       },
     },
     {
@@ -28,7 +29,7 @@ export function practitionerClientRoutes(): Route[] {
       path: '/api/v1/practitioner_clients',
       handler: async (req) => {
         const caller = requirePractitioner(await authenticate(req));
-        const body = parseApiBody(CreateApiKey, req.body);
+        const body = parseBody(CreateApiKey, req.body);
         return json(201, await createApiKey(caller.userId, body.name), { 'Cache-Control': 'no-store' });
       },
     },

@@ -56,7 +56,8 @@ export const id = () =>
     z.transform((value, ctx) => {
       const parsed = parseId(value);
       if (parsed === undefined) {
-        ctx.issues.push({ code: 'custom', message: 'A valid integer is required.', input: value });
+        const message = value === null ? 'This field may not be null.' : 'A valid integer is required.';
+        ctx.issues.push({ code: 'custom', message, input: value });
         return z.NEVER;
       }
       return parsed;

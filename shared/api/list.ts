@@ -2,7 +2,7 @@
  * Lists of `/api/v1/`: `{count, next, previous, results}` with page-number paging and absolute
  * `next` / `previous` links that repeat the request with another `page`.
  */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../directory/paging';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageOf } from '../directory/paging';
 import type { Page, Paging } from '../directory/model';
 import { fieldErrors, notFound } from '../http/errors';
 import type { HttpRequest } from '../http/request';
@@ -55,4 +55,10 @@ export function listBody<T>(req: Pick<HttpRequest, 'origin' | 'path' | 'query'>,
     previous: paging.page > 1 ? pageUrl(req, paging.page - 1) : null,
     results: page.items,
   };
+}
+
+/** A whole list held in memory, paged by the request's `page` / `page_size`. */
+export function listOf<T>(req: Pick<HttpRequest, 'origin' | 'path' | 'query'>, all: readonly T[], style: PagingStyle = CUSTOM_PAGING): ListBody<T> {
+  const paging = pagingOf(req.query, style);
+  return listBody(req, pageOf(all, paging), paging);
 }

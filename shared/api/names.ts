@@ -9,8 +9,12 @@ export function snakeCase(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-/** `data_source` -> `dataSource`. */
+/** OAuth's own parameter names keep their spelling everywhere, as OAuth clients expect them. */
+const OAUTH_NAMES = new Set(['client_id', 'redirect_uri', 'grant_type', 'token_endpoint']);
+
+/** `data_source` -> `dataSource` (OAuth's `client_id` and its kin stay as they are). */
 export function camelCase(key: string): string {
+  if (OAUTH_NAMES.has(key)) return key;
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 

@@ -54,12 +54,12 @@ describe('issuing', () => {
     const { doctor, patient } = await world();
     const cases: Array<[unknown, Record<string, string[]>]> = [
       [{ patient_id: patient.id, client_id: portal.id, admin: true }, { admin: ['Unknown field.'] }],
-      [{ patient_id: String(patient.id), client_id: portal.id }, { patientId: ['A valid integer is required.'] }],
+      [{ patient_id: `${patient.id}x`, client_id: portal.id }, { patientId: ['A valid integer is required.'] }],
       [{ patient_id: patient.id, client_id: portal.id, send_email: 'yes' }, { sendEmail: ['Must be a valid boolean.'] }],
       [{ client_id: portal.id }, { patientId: ['This field is required.'] }],
       [{ patient_id: patient.id }, { client_id: ['This field is required.'] }],
       [{ patient_id: patient.id, client_id: null }, { client_id: ['This field may not be null.'] }],
-      [['patient_id'], { nonFieldErrors: ['Invalid data. Expected a dictionary.'] }],
+      [['patient_id'], { nonFieldErrors: ['Invalid data. Expected a dictionary, but got list.'] }],
     ];
     for (const [body, fields] of cases) {
       const res = await create(doctor.token, body);
