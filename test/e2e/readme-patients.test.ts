@@ -68,5 +68,23 @@ describe('README quick start', () => {
 
     const anonymous = await fetch(`http://localhost:${port}/FHIR/R5/Patient`);
     expect(anonymous.status).toBe(401);
-  }, 120_000);
+
+    // The first upload: the demo patient's token, a sample Bundle, POST, and the reading read back.
+    const patientToken = spawnSync('npm', ['run', '--silent', 'token', '--', 'patient'], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+    expect(patientToken.status, patientToken.stderr).toBe(0);
+    const sample = spawnSync('npm', ['run', '--silent', 'sample', '--', 'omh:heart-rate:2.0', '3'], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+    expect(sample.status, sample.stderr).toBe(0);
+    const headers = { Authorization: `Bearer ${patientToken.stdout.trim()}`, 'Content-Type': 'application/fhir+json' };
+    const upload = await fetch(`http://localhost:${port}/FHIR/R5/`, { method: 'POST', headers, body: sample.stdout });
+    expect(upload.status).toBe(200);
+    const response = (await upload.json()) as { type: string; entry: Array<{ response: { status: string; location: string } }> };
+    expect(response.type).toBe('batch-response');
+    expect(response.entry.map((e) => e.response.status)).toEqual(['201 Created', '201 Created', '201 Created']);
+    const again = (await (await fetch(`http://localhost:${port}/FHIR/R5/`, { method: 'POST', headers, body: sample.stdout })).json()) as typeof response;
+    expect(again.entry.map((e) => e.response.status)).toEqual(['200 OK', '200 OK', '200 OK']);
+    const search = await fetch(`http://localhost:${port}/FHIR/R5/Observation?code=omh:heart-rate:2.0&_sort=-_lastUpdated&_count=3`, { headers });
+    const found = (await search.json()) as { entry: Array<{ resource: { id: string } }> };
+    const created = response.entry.map((e) => /Observation\/([0-9]+)/.exec(e.response.location)![1]);
+    expect(found.entry.map((e) => e.resource.id).sort()).toEqual(created.sort());
+  }, 180_000);
 });
