@@ -5,6 +5,7 @@
  */
 import { auxBench } from './aux';
 import { coldStart } from './cold-start';
+import { httpLoad } from './http-load';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
@@ -14,6 +15,7 @@ import { observationsBench } from './observations';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
+  'http-load': httpLoad,
   omh,
   patients,
   oauth,

@@ -62,13 +62,23 @@ export function searchParamsOf(req: HttpRequest): URLSearchParams {
 }
 
 export function fhirRoutes(registry: FhirRegistry): Route[] {
+  // The statement depends only on the registry and the base URL: built once per base, served as text.
+  const statements = new Map<string, string>();
+  const statementFor = (baseUrl: string) => {
+    let text = statements.get(baseUrl);
+    if (text === undefined) {
+      text = JSON.stringify(capabilityStatement(registry, baseUrl));
+      if (statements.size < 16) statements.set(baseUrl, text);
+    }
+    return text;
+  };
   const routes: Route[] = [];
   for (const base of FHIR_BASES) {
     routes.push(
       {
         method: 'GET',
         path: `${base}/metadata`,
-        handler: async (req) => fhirJson(200, capabilityStatement(registry, `${req.origin}${baseOf(req.path)}`)),
+        handler: async (req) => fhirJson(200, statementFor(`${req.origin}${baseOf(req.path)}`), { 'Cache-Control': 'public, max-age=3600' }),
       },
       {
         method: 'POST',
