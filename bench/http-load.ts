@@ -23,6 +23,8 @@ async function tokenOf(email: string): Promise<string> {
 }
 
 export async function httpLoad(): Promise<void> {
+  // Request logs would flood the table on stdout; their cost is measured with them off, as in every bench.
+  process.env.LOG_LEVEL = 'silent';
   const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-http-'));
   const runtime = await startRuntime({ dataDir, port: 0 });
   try {

@@ -1,5 +1,5 @@
 /**
- * Mobile-health observations against one local DynamoDB (in memory), in one run:
+ * Mobile-health observations against one local DynamoDB (on disk by default, `BENCH_ENGINE`), in one run:
  *
  * 1. Upload throughput: the FHIR handler (a batch Bundle through auth, checks, conditional
  *    transactions and id pointers) against a raw BatchWriteItem of the same items (rows and
