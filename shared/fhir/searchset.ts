@@ -4,10 +4,27 @@
  * in the result order (a keyset: the sort values and id of the row next to it), so pages stay
  * stable while rows are added or removed elsewhere in the list. Every link is absolute.
  */
+import { createHash } from 'node:crypto';
 import { badRequest } from '../http/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './constants';
 
+/** The query parameter of `next` / `previous` links, in every store. */
 export const CURSOR_PARAM = '_cursor';
+
+/** A cursor's text: its JSON in unpadded base64url, safe in a query string as it is. */
+export const cursorText = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+
+/** The JSON a cursor's text holds; `invalid()` (the store's 400) when it is not base64url JSON. Its shape is the store's to check. */
+export function cursorJson(text: string, invalid: () => Error): unknown {
+  try {
+    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+}
+
+/** A short digest of what a cursor is bound to (a search's parameters), compared when it comes back. */
+export const searchDigest = (searched: string): string => createHash('sha256').update(searched).digest('base64url').slice(0, 16);
 
 /** A sort value of a row (a string or number; `null` when the row has none). */
 export type SortValue = string | number | null;
@@ -19,19 +36,14 @@ export interface Cursor {
 }
 
 export function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify([cursor.direction === 'next' ? 'n' : 'p', ...cursor.keys]), 'utf8').toString('base64url');
+  return cursorText([cursor.direction === 'next' ? 'n' : 'p', ...cursor.keys]);
 }
 
 const invalidCursor = () => badRequest(`Invalid ${CURSOR_PARAM}: use the links of a previous page as they are.`).at(CURSOR_PARAM);
 
 /** The cursor of a `_cursor` value, checked to hold `keyCount` sort values; 400 when it is anything else. */
 export function decodeCursor(raw: string, keyCount: number): Cursor {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor();
-  }
+  const parsed = cursorJson(raw, invalidCursor);
   if (!Array.isArray(parsed) || parsed.length !== keyCount + 1 || (parsed[0] !== 'n' && parsed[0] !== 'p')) throw invalidCursor();
   const keys = parsed.slice(1);
   if (!keys.every((k) => k === null || typeof k === 'string' || (typeof k === 'number' && Number.isFinite(k)))) throw invalidCursor();

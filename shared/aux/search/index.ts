@@ -16,7 +16,8 @@ import { getResourceRows, type Segment } from '../store';
 import type { Resource } from '../submission';
 import { assertAccepted } from '../writes';
 import { comparePositions, decodeCursor, encodeCursor, searchFingerprint, type Cursor } from './order';
-import { CURSOR_PARAM, parseAuxSearch, type AuxSearch } from './params';
+import { CURSOR_PARAM } from '../../fhir/searchset';
+import { parseAuxSearch, type AuxSearch } from './params';
 import { allMatches, countMatches, streamMatches, type Match, type Walk } from './walk';
 
 export interface SearchsetBundle extends Resource {

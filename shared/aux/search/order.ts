@@ -5,9 +5,9 @@
  * holds only such a position: it names no patient set, so a forged one cannot widen the scope,
  * which every page recomputes from the caller.
  */
-import { createHash } from 'node:crypto';
 import type { Id } from '../../directory/model';
 import { compareSortKeys, sortKey, type SearchIndex, type SortSpec } from '../../fhir/search';
+import { cursorJson, cursorText, searchDigest } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
 import type { Segment } from '../store';
 
@@ -56,23 +56,20 @@ export interface Cursor {
 /** Binds a cursor to the search it came from (type, filters and order; not the page size). */
 export function searchFingerprint(type: string, params: URLSearchParams, ignore: ReadonlySet<string>): string {
   const pairs = [...params].filter(([k]) => !ignore.has(k)).map(([k, v]) => `${k}=${v}`).sort();
-  return createHash('sha256').update(`${type}?${pairs.join('&')}`).digest('base64url').slice(0, 16);
+  return searchDigest(`${type}?${pairs.join('&')}`);
 }
 
 export function encodeCursor(cursor: Cursor, fingerprint: string): string {
   const { keys, patientId, sourceId, sk } = cursor.after;
-  return Buffer.from(JSON.stringify({ f: fingerprint, d: cursor.direction === 'next' ? 'n' : 'p', k: keys, p: patientId, s: sourceId, sk }), 'utf8').toString('base64url');
+  return cursorText({ f: fingerprint, d: cursor.direction === 'next' ? 'n' : 'p', k: keys, p: patientId, s: sourceId, sk });
 }
 
 const invalidCursor = () => badRequest('Invalid _cursor: use the next and previous links of a search result as they are.');
 
 export function decodeCursor(raw: string, fingerprint: string, sortLength: number): Cursor {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor();
-  }
+  const value = cursorJson(raw, invalidCursor);
+  // JSON `null` or a number parses too, and has no members to read.
+  if (typeof value !== 'object' || value === null) throw invalidCursor();
   const v = value as { f?: unknown; d?: unknown; k?: unknown; p?: unknown; s?: unknown; sk?: unknown };
   const keysOk = Array.isArray(v.k) && v.k.length === sortLength && v.k.every((k) => k === null || typeof k === 'string' || typeof k === 'number');
   const wellFormed =

@@ -10,10 +10,8 @@ import type { Id } from '../../directory/model';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SOURCE_URI_PREFIX } from '../../fhir/constants';
 import { parseSearch, parseSort, rejectUnknown, type Criterion, type SortSpec, type UnknownParam } from '../../fhir/search';
 import { splitUnescaped, unescapeValue } from '../../fhir/search/values';
+import { CURSOR_PARAM } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
-
-/** The parameter carrying the position of a page (an opaque token from a `next`/`previous` link). */
-export const CURSOR_PARAM = '_cursor';
 
 export type TotalMode = 'none' | 'estimate' | 'accurate';
 

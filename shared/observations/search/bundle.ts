@@ -10,7 +10,7 @@ import type { UnknownParam } from '../../fhir/search';
 import { toFhirObservation } from '../projection';
 import { encodeCursor, type Cursor } from './cursor';
 import type { SearchPage } from './execute';
-import { CURSOR_PARAM } from './query';
+import { CURSOR_PARAM } from '../../fhir/searchset';
 
 export interface BundleContext {
   /** The search parameters as received (query and form), cursor included. */

@@ -5,10 +5,9 @@
  * within what the caller may see anyway. A cursor used with other search parameters (or one that
  * does not parse) is a 400.
  */
-import { createHash } from 'node:crypto';
+import { CURSOR_PARAM, cursorJson, cursorText, searchDigest } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
 import type { Order, Position } from './order';
-import { CURSOR_PARAM } from './query';
 
 export interface Cursor {
   order: Order;
@@ -20,7 +19,7 @@ export interface Cursor {
 /** What a cursor is bound to: the search parameters except the cursor and the page size. */
 export function searchFingerprint(params: URLSearchParams): string {
   const relevant = [...params].filter(([k]) => k !== CURSOR_PARAM && k !== '_count').map(([k, v]) => `${k}=${v}`);
-  return createHash('sha256').update(relevant.join('&')).digest('base64url').slice(0, 16);
+  return searchDigest(relevant.join('&'));
 }
 
 const orderCode = (o: Order) => `${o.kind[0]}${o.descending ? 'd' : 'a'}`;
@@ -28,18 +27,13 @@ const orderCode = (o: Order) => `${o.kind[0]}${o.descending ? 'd' : 'a'}`;
 export function encodeCursor(cursor: Cursor, fingerprint: string): string {
   const { order, backward, at } = cursor;
   const fields = [1, orderCode(order), backward ? 'b' : 'f', at.p, at.i, at.u, at.t, fingerprint];
-  return Buffer.from(JSON.stringify(fields), 'utf8').toString('base64url');
+  return cursorText(fields);
 }
 
 const invalid = () => badRequest(`The ${CURSOR_PARAM} value is not valid for this search: follow the links of the previous page as they are.`);
 
 export function decodeCursor(text: string, order: Order, fingerprint: string): Cursor {
-  let fields: unknown;
-  try {
-    fields = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
+  const fields = cursorJson(text, invalid);
   if (!Array.isArray(fields) || fields.length !== 8 || fields[0] !== 1) throw invalid();
   const [, code, direction, p, i, u, t, bound] = fields as unknown[];
   const numbers = [p, i, t].every((n) => typeof n === 'number' && Number.isSafeInteger(n));

@@ -10,11 +10,9 @@
 import { parseIdentifierToken, type IdentifierValue, type ScopeFilter } from '../../auth/scope';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../fhir/constants';
 import { parseSearch, type DateQuery, type TokenQuery, type UnknownParam } from '../../fhir/search';
+import { CURSOR_PARAM } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
 import type { Order } from './order';
-
-/** The query parameter carrying the opaque position of `next` / `previous` links. */
-export const CURSOR_PARAM = '_cursor';
 
 export interface NativeQuery {
   /** All must hold; each is one repetition of the scoping parameters (values within a field are OR). */

@@ -376,6 +376,8 @@ describe('ignored and malformed parameters', () => {
     ['Condition?abatement-age=fifty', 'Invalid'],
     ['Condition?_sort=shoe-size', "Cannot sort Condition by 'shoe-size'"],
     ['Condition?_cursor=not-a-cursor', 'Invalid _cursor'],
+    ['Condition?_cursor=bnVsbA', 'Invalid _cursor'], // base64url of the JSON `null`
+    ['Condition?_cursor=NDI', 'Invalid _cursor'], // base64url of the JSON `42`
   ])('%s is a 400', async (query, message) => {
     const res = await search(query);
     expect(res.status).toBe(400);

@@ -268,6 +268,7 @@ describe('order and paging', () => {
     const next = new URL(first.json.link.find((l: any) => l.relation === 'next').url);
     const cursor = next.searchParams.get('_cursor')!;
     expect((await search(doctor.token, `patient=${dora.id}&_count=2&_cursor=${cursor}x`)).status).toBe(400);
+    expect((await search(doctor.token, `patient=${dora.id}&_count=2&_cursor=bnVsbA`)).status).toBe(400); // base64url of the JSON `null`
     expect((await search(doctor.token, `patient=${bob.id}&_count=2&_cursor=${cursor}`)).status).toBe(400);
     expect((await search(doctor.token, `patient=${dora.id}&_count=2&_sort=date&_cursor=${cursor}`)).status).toBe(400);
     const bigger = await search(doctor.token, `patient=${dora.id}&_count=10&_cursor=${cursor}`);
