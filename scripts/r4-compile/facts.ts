@@ -130,19 +130,9 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   },
   // Coverage: string ids became Identifiers; payor removed.
   {
-    from: 'Coverage.class.value',
-    to: null,
-    reason: 'R5 made class.value an Identifier (the string would be its value); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
-  },
-  {
     from: 'Coverage.payor',
     to: null,
     reason: 'R5 has no payor; the payer is split into insurer and paymentBy.party with narrower meanings, so the value is dropped and reported.',
-  },
-  {
-    from: 'Coverage.subscriberId',
-    to: null,
-    reason: 'R5 made subscriberId an Identifier list (the string would be its value); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
   },
   // DiagnosticReport: imagingStudy generalised to study.
   {
@@ -521,11 +511,6 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 replaced the boolean actual with the membership code (enumerated / definitional), a value mapping, not a path.',
   },
   // Attachment: size widened.
-  {
-    from: 'Attachment.size',
-    to: null,
-    reason: 'R5 widened size to integer64, which JSON carries as a string; no number-to-string conversion, so the value is dropped and reported.',
-  },
   // Dosage: the CodeableConcept form of asNeeded moved to asNeededFor.
   {
     from: 'Dosage.asNeeded',

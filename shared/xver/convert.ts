@@ -90,6 +90,10 @@ class Converter {
         if (kind !== undefined) return typeof item === kind ? item : undefined;
         return isObject(item) ? this.datatype(item, r4Type, depth) : undefined;
       }
+      case 'string-to-identifier':
+        return typeof item === 'string' ? { value: item } : undefined;
+      case 'number-to-integer64':
+        return typeof item === 'number' && Number.isSafeInteger(item) ? String(item) : undefined;
       case 'code-to-coding':
         return typeof item === 'string' ? { ...(rule.coding ?? {}), code: item } : undefined;
       case 'code-to-concept':

@@ -153,6 +153,16 @@ describe('conditions, codes, primitive extensions, failing rules, pruning', () =
     expect(droppedPaths(plan, out)).toEqual(['CarePlan.activity[0]', 'CarePlan.activity[1].detail']);
   });
 
+  it('makes strings R5 turned into identifiers their value, and numbers R5 widened to integer64 its string', () => {
+    const coverage = { resourceType: 'Coverage', status: 'active', beneficiary: ref('Patient/1'), subscriberId: 'S-123', class: [{ type: cc('group'), value: 'G-9' }] };
+    const out = convert(coverage);
+    expect(out.subscriberId).toEqual([{ value: 'S-123' }]);
+    expect(out.class).toEqual([{ type: cc('group'), value: { value: 'G-9' } }]);
+    const report = { resourceType: 'DiagnosticReport', status: 'final', code: cc('r'), presentedForm: [{ contentType: 'application/pdf', size: 2048 }] };
+    expect(convert(report).presentedForm).toEqual([{ contentType: 'application/pdf', size: '2048' }]);
+    expect(droppedPaths(report, convert(report))).toEqual([]);
+  });
+
   it('converts contained resources by their own type and leaves the input untouched', () => {
     const r4 = { resourceType: 'Procedure', status: 'completed', subject: ref('Patient/1'), contained: [{ resourceType: 'Condition', id: 'c1', subject: ref('Patient/1'), code: cc('x') }], reasonReference: [ref('#c1')] };
     const copy = structuredClone(r4);
