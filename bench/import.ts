@@ -26,7 +26,7 @@ import type { LambdaHandler } from '../shared/http/handler';
 import { convertR4Resource } from '../shared/xver/convert';
 import { droppedPaths } from '../shared/xver/loss';
 import { importExample, r4Corpus } from '../test/support/r4-corpus';
-import { median, percentile, printTable, timeOnce } from './table';
+import { interleaved, median, percentile, printTable, timeOnce } from './table';
 
 const ROUNDS = Number(process.env.BENCH_IMPORT_ROUNDS ?? 5);
 const HTTP_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 20);
@@ -101,16 +101,7 @@ async function httpPart(): Promise<void> {
     const imported = () => send(handlers['fhir-import'], '/fhir-import/R4', { resourceType: 'Bundle', type: 'batch', entry: r4.map((resource) => ({ resource })) });
     const direct = () => send(handlers.fhir, '/FHIR/R5/', { resourceType: 'Bundle', type: 'batch', entry: r5.map((resource) => ({ resource, request: { method: 'POST', url: resource.resourceType } })) });
 
-    for (let i = 0; i < 3; i += 1) {
-      await imported();
-      await direct();
-    }
-    const a: number[] = [];
-    const b: number[] = [];
-    for (let i = 0; i < HTTP_RUNS; i += 1) {
-      a.push(await timeOnce(imported));
-      b.push(await timeOnce(direct));
-    }
+    const [a, b] = await interleaved(imported, direct, HTTP_RUNS, 3);
     const row = (what: string, times: number[]) => ({
       request: what,
       'p50 ms': median(times).toFixed(0),
