@@ -16,6 +16,8 @@ export interface Config {
   readonly siteUrl: string;
   /** Largest request body accepted, in bytes (API Gateway allows 10 MB, Lambda 6 MB). */
   readonly maxBodyBytes: number;
+  /** Deepest nesting of objects and lists a JSON body may have (400 beyond it). */
+  readonly maxJsonDepth: number;
   readonly logLevel: string;
   readonly release: string;
   /** Local data folder (local runtime and tests): holds the local token signing key under `keys/`. */
@@ -27,6 +29,8 @@ export interface Config {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Far deeper than any FHIR resource or management body (the standard's examples nest at most 16). */
+const DEFAULT_MAX_JSON_DEPTH = 100;
 
 function positiveInt(raw: string | undefined, fallback: number): number {
   const n = raw === undefined ? NaN : Number(raw);
@@ -43,6 +47,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auxBucket: env.AUX_BUCKET ?? `${prefix}aux-bodies`,
     siteUrl: (env.SITE_URL ?? 'http://localhost:8000').replace(/\/+$/, ''),
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES),
+    maxJsonDepth: positiveInt(env.MAX_JSON_DEPTH, DEFAULT_MAX_JSON_DEPTH),
     logLevel: env.LOG_LEVEL ?? 'info',
     release: env.RELEASE ?? '0.1.0',
     dataDir: env.DATA_DIR || undefined,

@@ -60,9 +60,11 @@ function messageOf(issue: Issue, input: unknown): string {
 
 /** Field errors of a failed parse; unknown keys become one `Unknown field.` entry each. */
 export function fieldErrorsOf(issues: readonly Issue[], input: unknown): FieldErrors {
-  const fields: FieldErrors = {};
+  // Keys are client text (`constructor`, `__proto__`): collected in a Map, copied out as own properties.
+  const fields = new Map<string, string[]>();
   const add = (key: string, message: string) => {
-    const list = (fields[key] ??= []);
+    const list = fields.get(key) ?? [];
+    fields.set(key, list);
     if (!list.includes(message)) list.push(message);
   };
   for (const issue of issues) {
@@ -72,7 +74,7 @@ export function fieldErrorsOf(issues: readonly Issue[], input: unknown): FieldEr
       add(errorKey(issue.path), messageOf(issue, input));
     }
   }
-  return fields;
+  return Object.fromEntries(fields);
 }
 
 /** The request body parsed by `schema` (an absent body is `{}`); 400 with field errors otherwise. */

@@ -145,6 +145,8 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
     throw invalidToken(e);
   }
   const claims = payload as unknown as AccessTokenClaims;
+  // A token issued in the future (beyond the clock tolerance) was not issued by this clock.
+  if (typeof claims.iat !== 'number' || claims.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw invalidToken();
   if (!USER_ID.test(claims.sub) || (claims.kind !== 'patient' && claims.kind !== 'practitioner')) throw invalidToken();
   if (claims.patient !== undefined && (claims.kind !== 'patient' || typeof claims.patient !== 'string' || !USER_ID.test(claims.patient))) {
     throw invalidToken();

@@ -69,7 +69,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
     .use(requestContext(definition.family))
     .use(siteUrlFromParameter())
     .use(bodyLimit(() => config().maxBodyBytes))
-    .use(bodyParser())
+    .use(bodyParser(() => config().maxJsonDepth))
     .use(errorRenderer()) as unknown as LambdaHandler;
 }
 

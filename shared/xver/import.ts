@@ -13,6 +13,7 @@ import { isKnownResourceType } from '../fhir/definitions';
 import { issue, operationOutcome, type OutcomeIssue } from '../fhir/outcome';
 import { isAuxiliaryType, PROJECTION_TYPES } from '../aux/accepted-types';
 import { badRequest } from '../http/errors';
+import { jsonDepth } from '../http/json-depth';
 import type { Logger } from '../log';
 import { MAX_BATCH_ENTRIES, type ParsedEntry } from '../observations/upload/bundle';
 import { processEntries, type EntryResult, type UploadRequest } from '../observations/upload/process';
@@ -52,20 +53,6 @@ export function importBundleEntries(body: unknown): unknown[] {
   return entries.map((entry) => (isObject(entry) ? (entry.resource ?? null) : entry));
 }
 
-/** Deepest nesting of objects and lists, counted without recursion (the input is untrusted). */
-function depthOf(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > limit) return deepest;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
 /**
  * Converts one input resource (of the URL's type on the single-resource path). What the import
  * cannot take is a refused entry: not a resource, a Bundle, a type that is not R4, one the service
@@ -88,7 +75,7 @@ export function prepareImport(resource: unknown, at: string, urlType?: string): 
     return refused(405, 'not-supported', `${type} is a read-only projection of this service's own records (managed through /api/v1/); it cannot be imported.`, at);
   }
   if (!isAuxiliaryType(type)) return refused(404, 'not-supported', `Unsupported FHIR resource type: ${type}. This service does not store ${type} resources.`, at);
-  if (depthOf(resource, MAX_IMPORT_DEPTH) > MAX_IMPORT_DEPTH) {
+  if (jsonDepth(resource, MAX_IMPORT_DEPTH) > MAX_IMPORT_DEPTH) {
     return refused(400, 'too-costly', `The resource nests deeper than ${MAX_IMPORT_DEPTH} levels.`, at);
   }
   const converted = convertR4Resource(resource);

@@ -7,10 +7,13 @@ import type { MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { badRequest } from '../errors';
+import { jsonDepth } from '../json-depth';
 
 type Event = APIGatewayProxyEventV2 & { rawBody?: string };
 
-export function bodyParser(): MiddlewareObj<Event> {
+/** Parses JSON and form bodies; a JSON body nesting deeper than `maxDepth()` is a 400. */
+export function bodyParser(maxDepth: () => number): MiddlewareObj<Event> {
   const json = httpJsonBodyParser({ disableContentTypeError: true });
   const form = httpUrlencodeBodyParser({ disableContentTypeError: true });
   return {
@@ -21,6 +24,10 @@ export function bodyParser(): MiddlewareObj<Event> {
       // Both parsers leave a body they do not recognise untouched.
       await json.before!(request as never);
       if (typeof request.event.body === 'string') await form.before!(request as never);
+      const limit = maxDepth();
+      if (typeof request.event.body === 'object' && jsonDepth(request.event.body, limit) > limit) {
+        throw badRequest(`The JSON body nests deeper than ${limit} levels.`, 'too-costly');
+      }
     },
   };
 }

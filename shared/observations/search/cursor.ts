@@ -22,6 +22,9 @@ export function searchFingerprint(params: URLSearchParams): string {
   return searchDigest(relevant.join('&'));
 }
 
+/** The largest distance from the epoch a JavaScript date can hold (ECMAScript's time range). */
+const MAX_DATE_MS = 8.64e15;
+
 const orderCode = (o: Order) => `${o.kind[0]}${o.descending ? 'd' : 'a'}`;
 
 export function encodeCursor(cursor: Cursor, fingerprint: string): string {
@@ -36,7 +39,7 @@ export function decodeCursor(text: string, order: Order, fingerprint: string): C
   const fields = cursorJson(text, invalid);
   if (!Array.isArray(fields) || fields.length !== 8 || fields[0] !== 1) throw invalid();
   const [, code, direction, p, i, u, t, bound] = fields as unknown[];
-  const numbers = [p, i, t].every((n) => typeof n === 'number' && Number.isSafeInteger(n));
+  const numbers = [p, i, t].every((n) => typeof n === 'number' && Number.isSafeInteger(n)) && (p as number) >= 0 && (i as number) >= 0 && Math.abs(t as number) <= MAX_DATE_MS;
   if (code !== orderCode(order) || (direction !== 'f' && direction !== 'b') || !numbers || (u !== 0 && u !== 1) || bound !== fingerprint) {
     throw invalid();
   }

@@ -133,7 +133,7 @@ function parseOrder(value: string, ignored: UnknownParam[]): Order {
   const [first, ...rest] = keys;
   if (rest.length > 0) ignored.push({ name: '_sort', reason: `only one sort key is applied; ${rest.join(', ')} ignored` });
   if (first === undefined) return DEFAULT_ORDER;
-  const order = SORTS[first];
+  const order = Object.hasOwn(SORTS, first) ? SORTS[first] : undefined;
   if (!order) ignored.push({ name: '_sort', reason: `cannot sort by '${first}' (use date, -date, _lastUpdated or -_lastUpdated)` });
   return order ?? DEFAULT_ORDER;
 }

@@ -235,13 +235,20 @@ describe('Bundles', () => {
     expect(differs.json.entry[0].response.outcome.issue[0].expression).toEqual(['Procedure.resourceType']);
   });
 
-  it('a deeply nested resource is an error entry, not a crash', async () => {
-    let deep: Record<string, unknown> = { linkId: 'leaf' };
-    for (let i = 0; i < 200; i += 1) deep = { linkId: `l${i}`, item: [deep] };
-    const res = await importOne('QuestionnaireResponse', { resourceType: 'QuestionnaireResponse', status: 'completed', item: [deep] });
+  it('a deeply nested resource is an error entry, not a crash; a body nested past the edge limit is a 400', async () => {
+    const nested = (levels: number) => {
+      let deep: Record<string, unknown> = { linkId: 'leaf' };
+      for (let i = 0; i < levels; i += 1) deep = { linkId: `l${i}`, item: [deep] };
+      return { resourceType: 'QuestionnaireResponse', status: 'completed', item: [deep] };
+    };
+    const res = await importOne('QuestionnaireResponse', nested(40));
     expect(res.status).toBe(200);
     expect(res.json.entry[0].response.status).toBe('400 Bad Request');
-    expect(res.json.entry[0].response.outcome.issue[0].diagnostics).toMatch(/nests deeper/);
+    expect(res.json.entry[0].response.outcome.issue[0].diagnostics).toMatch(/nests deeper than 64/);
+    const items = '{"linkId":"l","item":['.repeat(5000) + '{"linkId":"leaf"}' + ']}'.repeat(5000);
+    const edge = await importOne('QuestionnaireResponse', `{"resourceType":"QuestionnaireResponse","status":"completed","item":[${items}]}`);
+    expect(edge.status).toBe(400);
+    expect(edge.json.issue[0].diagnostics).toBe('The JSON body nests deeper than 100 levels.');
   });
 
   it('a body over the size limit is a 413 for the request', async () => {

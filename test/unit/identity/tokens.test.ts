@@ -125,6 +125,8 @@ describe('access tokens with the local key', () => {
       [{ sub: '0' }, 'at+jwt'],
       [{ kind: 'superuser' }, 'at+jwt'],
       [{ jti: undefined }, 'at+jwt'],
+      // Issued an hour from now: not by this service's clock.
+      [{ iat: now + 3600, exp: now + 4200 }, 'at+jwt'],
     ];
     for (const [change, typ] of bad) {
       const token = await provider.sign(await validClaims(change), typ);

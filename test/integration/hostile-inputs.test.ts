@@ -1,0 +1,78 @@
+/**
+ * Inputs that once reached a 500, each now a clear 4xx in its path's dialect: prototype names as
+ * client text (a sort key, body fields), JSON nested past the edge limit (an `/api/v1/` body, a
+ * FHIR merge patch), an Observation cursor whose timestamp lies outside the date range.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CURSOR_PARAM } from '../../shared/fhir/searchset';
+import { encodeCursor, searchFingerprint } from '../../shared/observations/search/cursor';
+import { auxWorld, condition, postAux, type AuxWorld } from '../support/aux';
+import { call } from '../support/invoke';
+import { observation, observationWorld, search, upload, type ObservationWorld } from '../support/observations';
+
+let ow: ObservationWorld;
+let aw: AuxWorld;
+beforeAll(async () => {
+  ow = await observationWorld();
+  aw = await auxWorld();
+  const res = await upload(ow.patient.token, [observation(ow), observation(ow), observation(ow)]);
+  expect(res.status).toBe(200);
+});
+
+const nestedJson = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
+describe('prototype names as client text', () => {
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('Observation _sort=%s is ignored with a note, and paging still works', async (key) => {
+    const res = await search(ow.patient.token, `_sort=${key}&_count=1`);
+    expect(res.status).toBe(200);
+    expect(res.json.entry.filter((e: any) => e.resource.resourceType === 'Observation')).toHaveLength(1);
+    const next = res.json.link.find((l: any) => l.relation === 'next');
+    expect(next).toBeDefined();
+    expect(JSON.stringify(res.json)).toContain(`cannot sort by '${key}'`);
+  });
+
+  it.each(['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'])('an /api/v1/ body field named %s is an unknown field (400)', async (key) => {
+    const res = await call('POST', '/api/v1/patients', { token: ow.practitioner.token, body: `{"${key}": 1}`, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    // `__proto__` never becomes a key of the parsed body; the others are named as unknown fields.
+    if (key !== '__proto__') expect(Object.hasOwn(res.json, key) && res.json[key]).toEqual(['Unknown field.']);
+  });
+});
+
+describe('deep nesting', () => {
+  it('an /api/v1/ body nested 5,000 levels is a 400', async () => {
+    const res = await call('POST', '/api/v1/patients', { token: ow.practitioner.token, body: nestedJson(5000), headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.json)).toContain('nests deeper than 100 levels');
+  });
+
+  it('a FHIR merge patch nested 10,000 levels is a 400 OperationOutcome, whatever the id', async () => {
+    const created = await postAux('Condition', condition(), aw.alice.token, aw.aliceSource.id);
+    expect(created.status).toBe(201);
+    for (const id of [created.json.id, '00000000-0000-4000-8000-000000000000']) {
+      const res = await call('PATCH', `/FHIR/R5/Condition/${id}`, { token: aw.alice.token, body: nestedJson(10_000), headers: { 'content-type': 'application/merge-patch+json' } });
+      expect(res.status).toBe(400);
+      expect(res.json.resourceType).toBe('OperationOutcome');
+    }
+  });
+
+  it('a body at the limit is parsed as usual', async () => {
+    const res = await call('POST', '/api/v1/patients', { token: ow.practitioner.token, body: `{"x": ${nestedJson(98)}}`, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.json.x).toEqual(['Unknown field.']);
+  });
+});
+
+describe('edited cursors', () => {
+  it('a well-formed cursor with a timestamp beyond the date range is a 400', async () => {
+    const query = `patient=${ow.patient.id}&_count=1`;
+    const fingerprint = searchFingerprint(new URLSearchParams(query));
+    const order = { kind: 'date', descending: true } as const;
+    for (const t of [8.64e15 + 1, -8.64e15 - 1, Number.MAX_SAFE_INTEGER]) {
+      const cursor = encodeCursor({ order, backward: false, at: { p: ow.patient.id, i: 1, u: 0, t } } as any, fingerprint);
+      const res = await search(ow.patient.token, `${query}&${CURSOR_PARAM}=${cursor}`);
+      expect(res.status, String(t)).toBe(400);
+      expect(res.json.resourceType).toBe('OperationOutcome');
+    }
+  });
+});
