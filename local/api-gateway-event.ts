@@ -35,8 +35,9 @@ export function toEvent(req: PlainRequest): APIGatewayProxyEventV2 {
   }
   const cookies = headers['cookie'] ? headers['cookie'].split(/;\s*/).filter(Boolean) : undefined;
   delete headers['cookie'];
-  const query: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(rawQueryString)) query[k] = k in query ? `${query[k]},${v}` : v;
+  // Query names are client text: a null-prototype object takes `constructor` and `__proto__` as plain keys.
+  const query: Record<string, string> = Object.create(null);
+  for (const [k, v] of new URLSearchParams(rawQueryString)) query[k] = Object.hasOwn(query, k) ? `${query[k]},${v}` : v;
   const selected = selectGatewayRoute(rawPath);
   const routeKey = selected ? `ANY ${selected.route.path}` : '$default';
   const now = new Date();

@@ -230,7 +230,7 @@ export interface SampleOptions {
 }
 
 function exampleBody(code: string): JsonObject {
-  const body = EXAMPLE_BODIES[code];
+  const body = Object.hasOwn(EXAMPLE_BODIES, code) ? EXAMPLE_BODIES[code] : undefined;
   if (!body) throw new Error(`no sample for ${code}`);
   return body;
 }

@@ -24,6 +24,12 @@ describe('toEvent', () => {
     expect(event.isBase64Encoded).toBe(false);
   });
 
+  it('takes query names that are prototype names as plain keys', () => {
+    const event = toEvent({ method: 'GET', url: '/x?constructor=1&constructor=2&__proto__=p&toString=t', headers: {} });
+    expect({ ...event.queryStringParameters }).toEqual({ constructor: '1,2', ['__proto__']: 'p', toString: 't' });
+    expect(Object.hasOwn(event.queryStringParameters!, '__proto__')).toBe(true);
+  });
+
   it('Base64-encodes bodies of non-text media types', () => {
     const event = toEvent({ method: 'POST', url: '/x', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from([0, 1, 2]) });
     expect(event.isBase64Encoded).toBe(true);
