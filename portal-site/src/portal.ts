@@ -86,8 +86,9 @@ async function connect() {
       pkceMode: 'required',
     });
   } catch (e) {
-    // Discovery failed (network) or the server offers no S256 PKCE.
-    fail(e, e instanceof TypeError ? 'hospital-unreachable' : 'hospital-error');
+    // Discovery failed (fhirclient reports the network error inside its own message), or the
+    // server answered but offers no S256 PKCE.
+    fail(e, e instanceof TypeError || /TypeError|Failed to fetch/.test(String(e)) ? 'hospital-unreachable' : 'hospital-error');
   }
 }
 

@@ -42,7 +42,7 @@ async function rowsOf(sourceId: number, organizationToken: string): Promise<Arra
 
 describe('patient portal, R5 hospital', () => {
   it('pulls the lab results, stores them under a new FHIR Source, and adds rows on a re-run', async () => {
-    const { patient, link } = await invitedPatient();
+    const { patient, link } = await invitedPatient(world.fixture);
     const { page, errors } = await phonePage(browser);
     expect(await runPortal(page, link, world.fixture)).toBe('done');
     const shown = await counts(page);

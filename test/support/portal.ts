@@ -41,8 +41,14 @@ export async function startPortalWorld(options: SmartFixtureOptions = {}): Promi
   };
 }
 
-/** A patient without a login, in an organization, and a fresh invitation link for them. */
-export async function invitedPatient(): Promise<{ patient: Patient; link: string }> {
+let hospitalPatients = 0;
+
+/**
+ * A patient without a login, in an organization, and a fresh invitation link for them; the
+ * fixture's sign-in becomes their own hospital record (a hospital record links to one patient).
+ */
+export async function invitedPatient(fixture: SmartFixture): Promise<{ patient: Patient; link: string }> {
+  fixture.patientId = `smart-pat-${process.pid}-${++hospitalPatients}`;
   const patient = await makePatient({ organizations: [await makeOrganization()] });
   return { patient, link: await inviteAgain(patient) };
 }
