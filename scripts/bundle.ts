@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_DEFINITIONS_DIR } from '../shared/fhir/definitions/location';
 import { FAMILIES, type Family } from '../shared/http/families';
+import { BUNDLED_CONVERSION_DIR } from '../shared/xver/location';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE_ROOT = join(REPO_ROOT, 'dist', 'functions');
@@ -16,10 +17,13 @@ export const BUNDLE_ROOT = join(REPO_ROOT, 'dist', 'functions');
 /** The compiled R5 definitions, read type by type on first use (shared/fhir/definitions). */
 const FHIR_R5_DEFINITIONS = { from: 'shared/fhir/definitions/generated', to: BUNDLED_DEFINITIONS_DIR };
 
+/** The compiled R4 -> R5 conversion tables, read type by type on first use (shared/xver). */
+const R4_CONVERSION_TABLES = { from: 'shared/xver/generated', to: BUNDLED_CONVERSION_DIR };
+
 /** Folders of data a family reads at run time, copied beside its bundle (path in repo -> path in bundle dir). */
 export const FAMILY_ASSETS: Record<Family, ReadonlyArray<{ from: string; to: string }>> = {
   fhir: [FHIR_R5_DEFINITIONS],
-  'fhir-import': [FHIR_R5_DEFINITIONS],
+  'fhir-import': [FHIR_R5_DEFINITIONS, R4_CONVERSION_TABLES],
   api: [],
   oauth: [],
 };

@@ -1,4 +1,10 @@
-/** Lambda of the `fhir-import` family: `/fhir-import/R4` and `/fhir-import/R4/<type>`. */
+/** Lambda of the `fhir-import` family: `POST /fhir-import/R4` (a Bundle) and `POST /fhir-import/R4/<Type>` (one resource). */
+import { createAuxiliaryResource } from '../../shared/aux/create';
+import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { createHandler } from '../../shared/http/handler';
+import { importRoutes } from '../../shared/xver/http';
 
-export const handler = createHandler({ family: 'fhir-import', routes: [] });
+export const handler = createHandler({ family: 'fhir-import', routes: importRoutes({ create: createAuxiliaryResource, observation: {} }) });
+
+// Imports validate and index with FHIRPath: start loading the engine during init, not on the first write.
+loadFhirPath().catch(() => undefined);

@@ -44,3 +44,6 @@ export function isAuxiliaryType(type: string): type is AuxiliaryType {
 
 /** Types whose registry entry the native Observation store owns (it calls this store for the rest). */
 export const NATIVE_SHARED_TYPES: ReadonlySet<AuxiliaryType> = new Set(['Observation']);
+
+/** The read-only projections of the service's own entities (spec 1.3): never written through FHIR. */
+export const PROJECTION_TYPES: ReadonlySet<string> = new Set(['Patient', 'Practitioner', 'Organization', 'Group', 'Device']);

@@ -1,0 +1,72 @@
+/**
+ * `npm run fhir:compile-r4 [-- <outDir>]`: compiles what the R4 import knows about R4 into
+ * `shared/xver/generated/`: the R4 base definitions (they ship inside the devDependency
+ * `hl7.fhir.r4.examples`), matched path by path and type by type against the compiled R5
+ * definitions, with the team's conversion facts (`scripts/r4-compile/facts.ts`) on top. One table
+ * per R4 type, read by the converter on first use. Deterministic, so a test can compile into a
+ * temporary folder and compare. Never edit the output by hand.
+ */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isComplexType, isKnownResourceType, primitiveType, typeDefinition } from '../shared/fhir/definitions';
+import type { TypeKinds } from '../shared/xver/conversions';
+import type { R4Manifest } from '../shared/xver/model';
+import { writeDefinitions } from './fhir-compile';
+import { packageDir, packageVersion, readResources } from './fhir-compile/packages';
+import { compileStructures } from './fhir-compile/structures';
+import { correspondence } from './r4-compile/correspondence';
+import { CONVERSION_FACTS, type ConversionFact } from './r4-compile/facts';
+
+export const R4_GENERATED_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'shared', 'xver', 'generated');
+
+export interface CompiledConversion {
+  files: Map<string, string>;
+  /** Facts the compiler refused (richer conditions), said when it runs. */
+  notes: string[];
+}
+
+export function compileConversion(): CompiledConversion {
+  const dir = packageDir('hl7.fhir.r4.examples');
+  // Bindings are R5's business: the R4 side needs only structure and types.
+  const r4 = compileStructures(readResources(dir, 'StructureDefinition'), (valueSet) => ({ valueSet, grammar: 'any' }));
+  const r4Primitives = Object.fromEntries(Object.entries(r4.primitives).map(([name, def]) => [name, def.json])) as R4Manifest['primitives'];
+  const kinds: TypeKinds = {
+    r4Primitive: (type) => (Object.hasOwn(r4Primitives, type) ? r4Primitives[type] : undefined),
+    r5Primitive: (type) => primitiveType(type)?.json,
+  };
+  const facts = new Map<string, ConversionFact[]>();
+  for (const fact of CONVERSION_FACTS) facts.set(fact.from, [...(facts.get(fact.from) ?? []), fact]);
+
+  const notes: string[] = [];
+  const seenPaths = new Set<string>();
+  const files = new Map<string, string>();
+  for (const type of r4.types) {
+    if (type.abstract) continue;
+    const r5Name = isKnownResourceType(type.name) || isComplexType(type.name) ? type.name : undefined;
+    const r5 = r5Name ? typeDefinition(r5Name) : undefined;
+    const table = correspondence({ r4: type, r5, facts, kinds, notes, seenPaths });
+    files.set(`types/${type.name}.json`, `${JSON.stringify(table)}\n`);
+  }
+  const unknown = CONVERSION_FACTS.filter((f) => !seenPaths.has(f.from));
+  if (unknown.length > 0) throw new Error(`conversion facts name no R4 element: ${unknown.map((f) => f.from).join(', ')}`);
+
+  const concrete = r4.types.filter((t) => !t.abstract);
+  const manifest: R4Manifest = {
+    fhirVersion: packageVersion(dir),
+    resourceTypes: concrete.filter((t) => t.kind === 'resource').map((t) => t.name),
+    complexTypes: concrete.filter((t) => t.kind === 'complex-type').map((t) => t.name),
+    primitives: r4Primitives,
+  };
+  files.set('manifest.json', `${JSON.stringify(manifest)}\n`);
+  return { files: new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b))), notes };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const outDir = resolve(process.argv[2] ?? R4_GENERATED_DIR);
+  const started = performance.now();
+  const { files, notes } = compileConversion();
+  writeDefinitions(outDir, files);
+  for (const note of notes) console.log(`skipped ${note}`);
+  const bytes = [...files.values()].reduce((n, c) => n + Buffer.byteLength(c), 0);
+  console.log(`fhir:compile-r4 wrote ${files.size} files (${(bytes / 1024).toFixed(0)} KB) to ${outDir} in ${(performance.now() - started).toFixed(0)} ms`);
+}

@@ -1,0 +1,544 @@
+/**
+ * What R4 -> R5 path matching cannot find, one row per fact, each with its reason: the team's own
+ * reading of the differences between the two releases. `npm run fhir:compile` (scripts/r4-compile.ts)
+ * derives everything else by path and type from the two releases' StructureDefinitions, then applies
+ * these rows on top, and checks each: `from` must be an R4 element, `to` an R5 element.
+ *
+ * Datatype changes at a matched or renamed path need no row: the converter turns an R4 Reference
+ * into a CodeableReference's `.reference`, a CodeableConcept into its `.concept`, a code into a
+ * Coding or a CodeableConcept (with `coding.system` below), and a single value into a list.
+ */
+
+export interface ConversionFact {
+  /** R4 element path from the type's root; a choice element without `[x]` (`MedicationRequest.medication`). */
+  from: string;
+  /** Only for this R4 type of a choice element (`CodeableConcept` of `medication[x]`). */
+  fromType?: string;
+  /** R5 element path from the type's root (a choice element without `[x]`), or null: no R5 counterpart, dropped. */
+  to: string | null;
+  /**
+   * A condition on the source value, in the cross-version maps' own notation: `s` is the R4 value,
+   * `s.<child>` one of its children; only `=` and `!=` against a quoted literal, optionally in
+   * parentheses (`(s = 'allergy')`). A row with any other condition is not compiled (and said so).
+   */
+  when?: string;
+  /** When a code becomes a Coding or CodeableConcept: the system (and display) of the coding built. */
+  coding?: { system: string; display?: string };
+  reason: string;
+}
+
+/*
+ * Grouped by type (resources, then datatypes), sorted by `from` within a type. A type's rows replace its
+ * default rule, so a choice element redirected for one type lists its other types too. Rows marked 'Not in
+ * the HL7 map' give an R5 counterpart the HL7 R4->R5 maps leave out; the rest follow those maps. No rows for
+ * value-set translations (codes pass through unchanged), nor for the Contributor type (R5 has none: an
+ * Extension.value[x] or Parameters.parameter.value[x] of it has no rule and is reported).
+ */
+export const CONVERSION_FACTS: readonly ConversionFact[] = [
+  // AllergyIntolerance: recorder/asserter became participants; type became a CodeableConcept.
+  // Not encoded: the map also sets participant.function (provenance-participant-type enterer / author), a constant, not a path.
+  {
+    from: 'AllergyIntolerance.asserter',
+    to: 'AllergyIntolerance.participant.actor',
+    reason: 'R5 replaced asserter with a participant (function author) whose actor is this reference.',
+  },
+  {
+    from: 'AllergyIntolerance.recorder',
+    to: 'AllergyIntolerance.participant.actor',
+    reason: 'R5 replaced recorder with a participant (function enterer) whose actor is this reference.',
+  },
+  {
+    from: 'AllergyIntolerance.type',
+    when: "(s = 'allergy')",
+    to: 'AllergyIntolerance.type',
+    coding: { system: 'http://hl7.org/fhir/allergy-intolerance-type', display: 'Allergy' },
+    reason: 'R5 made type a CodeableConcept bound to the same codes.',
+  },
+  {
+    from: 'AllergyIntolerance.type',
+    when: "(s = 'intolerance')",
+    to: 'AllergyIntolerance.type',
+    coding: { system: 'http://hl7.org/fhir/allergy-intolerance-type', display: 'Intolerance' },
+    reason: 'R5 made type a CodeableConcept bound to the same codes.',
+  },
+  // CarePlan: author renamed, activity outcome/reference renamed, inline activity.detail removed.
+  {
+    from: 'CarePlan.activity.detail',
+    to: null,
+    reason: 'R5 removed the inline activity detail; planned activities are separate request resources (plannedActivityReference).',
+  },
+  {
+    from: 'CarePlan.activity.outcomeCodeableConcept',
+    to: 'CarePlan.activity.performedActivity',
+    reason: 'R5 merged the activity outcome code and reference into one CodeableReference list, performedActivity.',
+  },
+  {
+    from: 'CarePlan.activity.outcomeReference',
+    to: 'CarePlan.activity.performedActivity',
+    reason: 'R5 merged the activity outcome code and reference into one CodeableReference list, performedActivity.',
+  },
+  {
+    from: 'CarePlan.activity.reference',
+    to: 'CarePlan.activity.plannedActivityReference',
+    reason: 'R5 renamed activity.reference to plannedActivityReference.',
+  },
+  { from: 'CarePlan.author', to: 'CarePlan.custodian', reason: 'R5 renamed author to custodian (the responsible party).' },
+  // CareTeam: reason merged, participant.period renamed, encounter removed.
+  { from: 'CareTeam.encounter', to: null, reason: 'R5 removed CareTeam.encounter.' },
+  {
+    from: 'CareTeam.participant.period',
+    to: 'CareTeam.participant.coverage',
+    reason: 'R5 replaced participant.period with coverage[x] (Period or Timing).',
+  },
+  {
+    from: 'CareTeam.reasonCode',
+    to: 'CareTeam.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  {
+    from: 'CareTeam.reasonReference',
+    to: 'CareTeam.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  // Condition: recorder/asserter became participants; evidence became a CodeableReference list.
+  // Not encoded: the map also sets participant.function (enterer / author), a constant, not a path.
+  {
+    from: 'Condition.asserter',
+    to: 'Condition.participant.actor',
+    reason: 'R5 replaced asserter with a participant (function author) whose actor is this reference.',
+  },
+  {
+    from: 'Condition.evidence.code',
+    to: 'Condition.evidence',
+    reason: 'R5 made evidence a CodeableReference list; each evidence code becomes one entry.',
+  },
+  {
+    from: 'Condition.evidence.detail',
+    to: 'Condition.evidence',
+    reason: 'R5 made evidence a CodeableReference list; each evidence reference becomes one entry.',
+  },
+  {
+    from: 'Condition.recorder',
+    to: 'Condition.participant.actor',
+    reason: 'R5 replaced recorder with a participant (function enterer) whose actor is this reference.',
+  },
+  // Coverage: string ids became Identifiers; payor removed.
+  {
+    from: 'Coverage.class.value',
+    to: null,
+    reason: 'R5 made class.value an Identifier (the string would be its value); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  {
+    from: 'Coverage.payor',
+    to: null,
+    reason: 'R5 has no payor; the payer is split into insurer and paymentBy.party with narrower meanings, so the value is dropped and reported.',
+  },
+  {
+    from: 'Coverage.subscriberId',
+    to: null,
+    reason: 'R5 made subscriberId an Identifier list (the string would be its value); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  // DiagnosticReport: imagingStudy generalised to study.
+  {
+    from: 'DiagnosticReport.imagingStudy',
+    to: 'DiagnosticReport.study',
+    reason: 'Not in the HL7 map (it drops this): R5 generalised imagingStudy to study, which still allows ImagingStudy.',
+  },
+  // DocumentReference: context backbone flattened onto the root; masterIdentifier, authenticator and format folded into R5 elements.
+  // Not encoded: the map also sets attester.mode = professional (1..1 in R5), a constant, not a path.
+  {
+    from: 'DocumentReference.authenticator',
+    to: 'DocumentReference.attester.party',
+    reason: 'R5 replaced authenticator with an attester entry (mode professional) whose party is this reference.',
+  },
+  {
+    from: 'DocumentReference.content.format',
+    to: 'DocumentReference.content.profile.value',
+    reason: 'R5 replaced content.format with content.profile, whose value[x] takes the Coding.',
+  },
+  {
+    from: 'DocumentReference.context.encounter',
+    to: 'DocumentReference.context',
+    reason: 'R5 flattened the context backbone; context is now the list of encounter (or appointment / episode) references.',
+  },
+  {
+    from: 'DocumentReference.context.event',
+    to: 'DocumentReference.event',
+    reason: 'R5 moved context.event to the root as a CodeableReference list.',
+  },
+  {
+    from: 'DocumentReference.context.facilityType',
+    to: 'DocumentReference.facilityType',
+    reason: 'R5 moved context.facilityType to the root.',
+  },
+  { from: 'DocumentReference.context.period', to: 'DocumentReference.period', reason: 'R5 moved context.period to the root.' },
+  {
+    from: 'DocumentReference.context.practiceSetting',
+    to: 'DocumentReference.practiceSetting',
+    reason: 'R5 moved context.practiceSetting to the root.',
+  },
+  { from: 'DocumentReference.context.related', to: null, reason: 'R5 has no counterpart for context.related.' },
+  { from: 'DocumentReference.context.sourcePatientInfo', to: null, reason: 'R5 has no counterpart for context.sourcePatientInfo.' },
+  {
+    from: 'DocumentReference.masterIdentifier',
+    to: 'DocumentReference.identifier',
+    reason: 'R5 removed masterIdentifier; it becomes one more identifier.',
+  },
+  {
+    from: 'DocumentReference.relatesTo.code',
+    to: 'DocumentReference.relatesTo.code',
+    coding: { system: 'http://hl7.org/fhir/document-relationship-type' },
+    reason: 'R5 made relatesTo.code a CodeableConcept; the R4 code keeps its code system.',
+  },
+  // Encounter: period/individual/physicalType renamed, hospitalization became admission, reason a backbone, histories removed.
+  { from: 'Encounter.classHistory', to: null, reason: 'R5 removed classHistory (history is kept in EncounterHistory resources).' },
+  { from: 'Encounter.diagnosis.rank', to: null, reason: 'R5 removed diagnosis.rank.' },
+  {
+    from: 'Encounter.hospitalization',
+    to: 'Encounter.admission',
+    reason: 'R5 renamed hospitalization to admission; its children keep their names except the three moved to the root.',
+  },
+  {
+    from: 'Encounter.hospitalization.dietPreference',
+    to: 'Encounter.dietPreference',
+    reason: 'Not in the HL7 map (it drops this): R5 moved dietPreference from hospitalization to the root.',
+  },
+  {
+    from: 'Encounter.hospitalization.specialArrangement',
+    to: 'Encounter.specialArrangement',
+    reason: 'Not in the HL7 map (it drops this): R5 moved specialArrangement from hospitalization to the root.',
+  },
+  {
+    from: 'Encounter.hospitalization.specialCourtesy',
+    to: 'Encounter.specialCourtesy',
+    reason: 'Not in the HL7 map (it drops this): R5 moved specialCourtesy from hospitalization to the root.',
+  },
+  { from: 'Encounter.location.physicalType', to: 'Encounter.location.form', reason: 'R5 renamed location.physicalType to location.form.' },
+  {
+    from: 'Encounter.participant.individual',
+    to: 'Encounter.participant.actor',
+    reason: 'R5 renamed participant.individual to participant.actor.',
+  },
+  { from: 'Encounter.period', to: 'Encounter.actualPeriod', reason: 'R5 renamed period to actualPeriod.' },
+  {
+    from: 'Encounter.reasonCode',
+    to: 'Encounter.reason.value',
+    reason: 'Not in the HL7 map (it drops this): R5 made reason a backbone whose value is a CodeableReference list.',
+  },
+  {
+    from: 'Encounter.reasonReference',
+    to: 'Encounter.reason.value',
+    reason: 'Not in the HL7 map (it drops this): R5 made reason a backbone whose value is a CodeableReference list.',
+  },
+  { from: 'Encounter.statusHistory', to: null, reason: 'R5 removed statusHistory (history is kept in EncounterHistory resources).' },
+  // FamilyMemberHistory: reason merged.
+  {
+    from: 'FamilyMemberHistory.reasonCode',
+    to: 'FamilyMemberHistory.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  {
+    from: 'FamilyMemberHistory.reasonReference',
+    to: 'FamilyMemberHistory.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  // Goal: outcome merged, expressedBy renamed.
+  {
+    from: 'Goal.expressedBy',
+    to: 'Goal.source',
+    reason: 'Not in the HL7 map (it drops this): R5 renamed expressedBy to source (same meaning and targets).',
+  },
+  { from: 'Goal.outcomeCode', to: 'Goal.outcome', reason: 'R5 merged outcomeCode and outcomeReference into one CodeableReference list.' },
+  {
+    from: 'Goal.outcomeReference',
+    to: 'Goal.outcome',
+    reason: 'R5 merged outcomeCode and outcomeReference into one CodeableReference list.',
+  },
+  // Immunization: reason merged, reaction.detail renamed, programEligibility became a backbone, recorded/education removed.
+  // No row: protocolApplied.doseNumber[x] / seriesDoses[x] keep their string form by path; the positiveInt form (R5 is string only) has no rule and is reported.
+  { from: 'Immunization.education', to: null, reason: 'R5 removed education.' },
+  {
+    from: 'Immunization.programEligibility',
+    to: 'Immunization.programEligibility.program',
+    reason: 'R5 made programEligibility a backbone; the R4 concept is its program.',
+  },
+  {
+    from: 'Immunization.reaction.detail',
+    to: 'Immunization.reaction.manifestation',
+    reason: 'R5 replaced reaction.detail with manifestation, a CodeableReference to the Observation.',
+  },
+  {
+    from: 'Immunization.reasonCode',
+    to: 'Immunization.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  {
+    from: 'Immunization.reasonReference',
+    to: 'Immunization.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  { from: 'Immunization.recorded', to: null, reason: 'R5 removed recorded.' },
+  {
+    from: 'Immunization.reportOrigin',
+    to: 'Immunization.informationSource',
+    reason: 'Not in the HL7 map (it drops this): R5 replaced reportOrigin with informationSource, a CodeableReference bound to the same value set.',
+  },
+  // Location: physicalType renamed; telecom and hours moved into R5 datatypes.
+  { from: 'Location.availabilityExceptions', to: null, reason: 'R5 has no free-text availability exceptions on Location.' },
+  {
+    from: 'Location.hoursOfOperation',
+    to: null,
+    reason: 'R5 made hoursOfOperation an Availability (daysOfWeek, allDay, opening and closing times under availableTime); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  { from: 'Location.physicalType', to: 'Location.form', reason: 'R5 renamed physicalType to form.' },
+  {
+    from: 'Location.telecom',
+    to: null,
+    reason: 'R5 moved telecom into contact, an ExtendedContactDetail; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  // Medication: manufacturer, form and amount renamed.
+  {
+    from: 'Medication.amount',
+    to: null,
+    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity (the numerator); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  { from: 'Medication.form', to: 'Medication.doseForm', reason: 'R5 renamed form to doseForm.' },
+  {
+    from: 'Medication.manufacturer',
+    to: 'Medication.marketingAuthorizationHolder',
+    reason: 'R5 renamed manufacturer to marketingAuthorizationHolder.',
+  },
+  // MedicationDispense: statusReason and context renamed, detectedIssue removed.
+  { from: 'MedicationDispense.context', to: 'MedicationDispense.encounter', reason: 'R5 renamed context to encounter.' },
+  {
+    from: 'MedicationDispense.detectedIssue',
+    to: null,
+    reason: 'R5 removed detectedIssue (DetectedIssue points at the dispense instead).',
+  },
+  {
+    from: 'MedicationDispense.statusReason',
+    to: 'MedicationDispense.notPerformedReason',
+    reason: 'R5 renamed statusReason[x] to notPerformedReason, a CodeableReference.',
+  },
+  // MedicationRequest: reason merged, dispenser renamed, reported split, instantiates/detectedIssue removed.
+  { from: 'MedicationRequest.detectedIssue', to: null, reason: 'R5 removed detectedIssue (DetectedIssue points at the request instead).' },
+  {
+    from: 'MedicationRequest.dispenseRequest.performer',
+    to: 'MedicationRequest.dispenseRequest.dispenser',
+    reason: 'R5 renamed dispenseRequest.performer to dispenser.',
+  },
+  { from: 'MedicationRequest.instantiatesCanonical', to: null, reason: 'R5 removed instantiatesCanonical from MedicationRequest.' },
+  { from: 'MedicationRequest.instantiatesUri', to: null, reason: 'R5 removed instantiatesUri from MedicationRequest.' },
+  {
+    from: 'MedicationRequest.reasonCode',
+    to: 'MedicationRequest.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  {
+    from: 'MedicationRequest.reasonReference',
+    to: 'MedicationRequest.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  {
+    from: 'MedicationRequest.reported',
+    fromType: 'Reference',
+    to: 'MedicationRequest.informationSource',
+    reason: 'Not in the HL7 map (it drops this): R5 kept reported as a boolean only; the reporting party moved to informationSource.',
+  },
+  {
+    from: 'MedicationRequest.reported',
+    fromType: 'boolean',
+    to: 'MedicationRequest.reported',
+    reason: 'R5 kept reported as a boolean only.',
+  },
+  // PractitionerRole: telecom and availability moved into R5 datatypes.
+  { from: 'PractitionerRole.availabilityExceptions', to: null, reason: 'R5 has no free-text availability exceptions on PractitionerRole.' },
+  {
+    from: 'PractitionerRole.availableTime',
+    to: null,
+    reason: 'R5 moved availableTime into availability.availableTime, an Availability; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  {
+    from: 'PractitionerRole.notAvailable',
+    to: null,
+    reason: 'R5 moved notAvailable into availability.notAvailableTime, an Availability; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  {
+    from: 'PractitionerRole.telecom',
+    to: null,
+    reason: 'R5 moved telecom into contact, an ExtendedContactDetail; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  // Procedure: reason, used and complication merged into CodeableReferences, performed renamed, asserter removed.
+  { from: 'Procedure.asserter', to: null, reason: 'R5 removed asserter.' },
+  {
+    from: 'Procedure.complicationDetail',
+    to: 'Procedure.complication',
+    reason: 'Not in the HL7 map (it drops this): R5 merged complication and complicationDetail into one CodeableReference list.',
+  },
+  { from: 'Procedure.performed', to: 'Procedure.occurrence', reason: 'R5 renamed performed[x] to occurrence[x].' },
+  {
+    from: 'Procedure.reasonCode',
+    to: 'Procedure.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  {
+    from: 'Procedure.reasonReference',
+    to: 'Procedure.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  { from: 'Procedure.usedCode', to: 'Procedure.used', reason: 'R5 merged usedCode and usedReference into one CodeableReference list.' },
+  {
+    from: 'Procedure.usedReference',
+    to: 'Procedure.used',
+    reason: 'R5 merged usedCode and usedReference into one CodeableReference list.',
+  },
+  // Provenance: reason renamed.
+  {
+    from: 'Provenance.reason',
+    to: 'Provenance.authorization',
+    reason: 'Not in the HL7 map (it drops this): R5 renamed reason to authorization, a CodeableReference bound to the same PurposeOfUse value set.',
+  },
+  // ServiceRequest: reason and location merged, orderDetail and patientInstruction became backbones.
+  {
+    from: 'ServiceRequest.locationCode',
+    to: 'ServiceRequest.location',
+    reason: 'R5 merged locationCode and locationReference into one CodeableReference list.',
+  },
+  {
+    from: 'ServiceRequest.locationReference',
+    to: 'ServiceRequest.location',
+    reason: 'R5 merged locationCode and locationReference into one CodeableReference list.',
+  },
+  {
+    from: 'ServiceRequest.orderDetail',
+    to: 'ServiceRequest.orderDetail.parameterFocus',
+    reason: 'R5 made orderDetail a backbone; the R4 concept goes to its parameterFocus.',
+  },
+  {
+    from: 'ServiceRequest.patientInstruction',
+    to: 'ServiceRequest.patientInstruction.instruction',
+    reason: 'R5 made patientInstruction a backbone list; the text is its instruction[x] (markdown).',
+  },
+  {
+    from: 'ServiceRequest.reasonCode',
+    to: 'ServiceRequest.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  {
+    from: 'ServiceRequest.reasonReference',
+    to: 'ServiceRequest.reason',
+    reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
+  },
+  // Specimen: processing.procedure renamed; the container description moved to a Device.
+  {
+    from: 'Specimen.container.additive',
+    to: null,
+    reason: 'R5 describes the container in a referenced Device; container.additive has no counterpart.',
+  },
+  {
+    from: 'Specimen.container.capacity',
+    to: null,
+    reason: 'R5 describes the container in a referenced Device; container.capacity has no counterpart.',
+  },
+  {
+    from: 'Specimen.container.description',
+    to: null,
+    reason: 'R5 describes the container in a referenced Device; container.description has no counterpart.',
+  },
+  {
+    from: 'Specimen.container.identifier',
+    to: null,
+    reason: 'R5 describes the container in a referenced Device; container.identifier has no counterpart.',
+  },
+  {
+    from: 'Specimen.container.type',
+    to: null,
+    reason: 'R5 describes the container in a referenced Device; container.type has no counterpart.',
+  },
+  {
+    from: 'Specimen.processing.procedure',
+    to: 'Specimen.processing.method',
+    reason: 'R5 renamed processing.procedure to processing.method.',
+  },
+  // Practitioner: communication became a backbone.
+  {
+    from: 'Practitioner.communication',
+    to: 'Practitioner.communication.language',
+    reason: 'R5 made communication a backbone; the R4 concept is its language.',
+  },
+  // Organization: contact, telecom and address moved into the ExtendedContactDetail datatype.
+  {
+    from: 'Organization.address',
+    to: null,
+    reason: 'Not in the HL7 map (it drops this): R5 removed Organization.address; addresses live in contact, an ExtendedContactDetail; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  {
+    from: 'Organization.contact',
+    to: null,
+    reason: 'R5 made contact an ExtendedContactDetail (same purpose, name, telecom and address children); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  {
+    from: 'Organization.telecom',
+    to: null,
+    reason: 'Not in the HL7 map (it drops this): R5 removed Organization.telecom; telecoms live in contact, an ExtendedContactDetail; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+  },
+  // Device: deviceName renamed, specialization became conformsTo, property values merged, several elements removed.
+  {
+    from: 'Device.deviceName',
+    to: 'Device.name',
+    reason: 'R5 renamed deviceName to name (type codes pass unchanged; several R4 codes are not in the R5 set).',
+  },
+  { from: 'Device.deviceName.name', to: 'Device.name.value', reason: 'R5 renamed deviceName.name to name.value.' },
+  { from: 'Device.distinctIdentifier', to: null, reason: 'R5 removed distinctIdentifier.' },
+  { from: 'Device.patient', to: null, reason: 'R5 removed Device.patient (the link is a DeviceAssociation).' },
+  { from: 'Device.property.valueCode', to: 'Device.property.value', reason: 'R5 merged valueQuantity and valueCode into one value[x].' },
+  {
+    from: 'Device.property.valueQuantity',
+    to: 'Device.property.value',
+    reason: 'R5 merged valueQuantity and valueCode into one value[x].',
+  },
+  {
+    from: 'Device.specialization',
+    to: 'Device.conformsTo',
+    reason: 'Not in the HL7 map (it drops this): R5 replaced specialization with conformsTo.',
+  },
+  {
+    from: 'Device.specialization.systemType',
+    to: 'Device.conformsTo.specification',
+    reason: 'Not in the HL7 map (it drops this): R5 replaced specialization.systemType with conformsTo.specification.',
+  },
+  { from: 'Device.statusReason', to: null, reason: 'R5 removed statusReason (availabilityStatus has a different meaning).' },
+  // Group: actual replaced by membership.
+  {
+    from: 'Group.actual',
+    to: null,
+    reason: 'R5 replaced the boolean actual with the membership code (enumerated / definitional), a value mapping, not a path.',
+  },
+  // Attachment: size widened.
+  {
+    from: 'Attachment.size',
+    to: null,
+    reason: 'R5 widened size to integer64, which JSON carries as a string; no number-to-string conversion, so the value is dropped and reported.',
+  },
+  // Dosage: the CodeableConcept form of asNeeded moved to asNeededFor.
+  {
+    from: 'Dosage.asNeeded',
+    fromType: 'CodeableConcept',
+    to: 'Dosage.asNeededFor',
+    reason: 'R5 kept asNeeded as a boolean only; the precondition concept moved to the asNeededFor list.',
+  },
+  { from: 'Dosage.asNeeded', fromType: 'boolean', to: 'Dosage.asNeeded', reason: 'R5 kept asNeeded as a boolean only.' },
+  // RelatedArtifact: url removed.
+  {
+    from: 'RelatedArtifact.url',
+    to: null,
+    reason: 'R5 removed url (the nearest place, document.url inside an Attachment, is a datatype a fact cannot build into).',
+  },
+  // SampledData: period renamed.
+  // Not encoded: the map also sets intervalUnit = ms (1..1 in R5), a constant, not a path.
+  {
+    from: 'SampledData.period',
+    to: 'SampledData.interval',
+    reason: 'R5 renamed period to interval, with the unit (ms in R4) now explicit in intervalUnit.',
+  },
+];

@@ -1,0 +1,69 @@
+/**
+ * The import endpoints as routes: `POST /fhir-import/R4` (a Bundle) and `POST /fhir-import/R4/<Type>`
+ * (one resource; the type comes from the URL). Any other method on them is a 405 with `Allow: POST`
+ * (the router's). The FHIR Source header gates the whole request: missing or unknown 400, not the
+ * caller's to use 403. Then always 200 with a `batch-response` Bundle, one entry per resource.
+ */
+import { authenticate } from '../auth/authenticate';
+import { assertCanUseFhirSource } from '../auth/scope';
+import { SOURCE_HEADER } from '../fhir/constants';
+import { parsePrefer } from '../fhir/prefer';
+import { badRequest } from '../http/errors';
+import { IMPORT_BASE } from '../http/families';
+import type { HttpRequest } from '../http/request';
+import { fhirJson, type HttpResponse } from '../http/response';
+import type { Route } from '../http/router';
+import type { AuxiliaryStore } from '../observations/auxiliary';
+import { batchResponse } from '../observations/upload/process';
+import { importBundleEntries, importPrepared, prepareImport } from './import';
+
+const FHIR_R5_BASE = '/FHIR/R5';
+
+interface ImportInput {
+  resource: unknown;
+  /** Where the resource is in the request, for the outcome's expression. */
+  at: string;
+  urlType?: string;
+}
+
+async function importRequest(req: HttpRequest, auxiliary: AuxiliaryStore, inputsOf: () => ImportInput[]): Promise<HttpResponse> {
+  const caller = await authenticate(req);
+  const inputs = inputsOf();
+  const sourceHeader = req.headers[SOURCE_HEADER]?.trim();
+  if (!sourceHeader) {
+    throw badRequest('The X-SVC-FHIR-Source-ID header is required: name the FHIR Source the imported resources come from.', 'required');
+  }
+  await assertCanUseFhirSource(caller, sourceHeader);
+  const prepared = inputs.map((input) => prepareImport(input.resource, input.at, input.urlType));
+  const preference = parsePrefer(req.headers['prefer']).return;
+  const results = await importPrepared(
+    prepared,
+    { caller, origin: req.origin, base: FHIR_R5_BASE, sourceHeader, auxiliary, ...(preference ? { returnPreference: preference } : {}) },
+    req.log,
+  );
+  return fhirJson(200, batchResponse(results));
+}
+
+function jsonBody(req: HttpRequest): unknown {
+  if (req.body === undefined) throw badRequest('A JSON body is required.', 'required');
+  if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+    throw badRequest('The request body must be a FHIR R4 resource (a JSON object).', 'structure');
+  }
+  return req.body;
+}
+
+export function importRoutes(auxiliary: AuxiliaryStore): Route[] {
+  const bundle = async (req: HttpRequest) =>
+    importRequest(req, auxiliary, () => importBundleEntries(jsonBody(req)).map((resource, i) => ({ resource, at: `Bundle.entry[${i}].resource` })));
+  return [
+    { method: 'POST', path: IMPORT_BASE, handler: bundle },
+    {
+      method: 'POST',
+      path: `${IMPORT_BASE}/{type}`,
+      handler: async (req) => {
+        const type = req.params.type!;
+        return importRequest(req, auxiliary, () => [{ resource: jsonBody(req), at: type, urlType: type }]);
+      },
+    },
+  ];
+}

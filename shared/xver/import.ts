@@ -1,0 +1,130 @@
+/**
+ * The R4 import (spec 4.7): each R4 resource is converted to R5, its losses found, and the result
+ * handed to the normal create path (`processEntries`): native store for mobile-health Observations,
+ * the auxiliary store of the header's FHIR Source for the rest, R5 validation on the way. Entries
+ * are independent (even in a `transaction` Bundle); each gets a status and an outcome: the created
+ * resource with an `information` issue (nothing lost) or a `warning` per dropped R4 path, or error
+ * issues first, then those warnings, and nothing stored.
+ */
+import { isR4ResourceType } from './tables';
+import { convertR4Resource } from './convert';
+import { droppedPaths } from './loss';
+import { isKnownResourceType } from '../fhir/definitions';
+import { issue, operationOutcome, type OutcomeIssue } from '../fhir/outcome';
+import { isAuxiliaryType, PROJECTION_TYPES } from '../aux/accepted-types';
+import { badRequest } from '../http/errors';
+import type { Logger } from '../log';
+import { MAX_BATCH_ENTRIES, type ParsedEntry } from '../observations/upload/bundle';
+import { processEntries, type EntryResult, type UploadRequest } from '../observations/upload/process';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Nesting an imported resource may have (the deepest R4 example nests 13 levels). */
+export const MAX_IMPORT_DEPTH = 64;
+
+/** One input resource, converted or refused, with what the conversion lost. */
+export interface PreparedImport {
+  entry: ParsedEntry;
+  type?: string;
+  dropped: string[];
+}
+
+const refused = (status: number, code: OutcomeIssue['code'], message: string, at?: string): PreparedImport => ({
+  entry: { ok: false, status, issues: [issue('error', code, message, at)] },
+  dropped: [],
+});
+
+/** The entries of an import Bundle (request-level 400 for what makes the whole body unreadable). */
+export function importBundleEntries(body: unknown): unknown[] {
+  if (!isObject(body) || body.resourceType !== 'Bundle') {
+    throw badRequest('The request body must be an R4 Bundle (resourceType Bundle); POST a single resource to /fhir-import/R4/<Type>.', 'structure').at('Bundle');
+  }
+  const entries = body.entry;
+  if (entries === undefined || (Array.isArray(entries) && entries.length === 0)) {
+    throw badRequest('The Bundle has no entries: there is nothing to import.', 'required').at('Bundle.entry');
+  }
+  if (!Array.isArray(entries)) throw badRequest('Bundle.entry must be a list of entries.', 'structure').at('Bundle.entry');
+  if (entries.length > MAX_BATCH_ENTRIES) {
+    throw badRequest(`An import Bundle may carry at most ${MAX_BATCH_ENTRIES} entries (this one has ${entries.length}); split it.`, 'too-costly').at('Bundle.entry');
+  }
+  return entries.map((entry) => (isObject(entry) ? (entry.resource ?? null) : entry));
+}
+
+/** Deepest nesting of objects and lists, counted without recursion (the input is untrusted). */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * Converts one input resource (of the URL's type on the single-resource path). What the import
+ * cannot take is a refused entry: not a resource, a Bundle, a type that is not R4, one the service
+ * does not store, a read-only projection.
+ */
+export function prepareImport(resource: unknown, at: string, urlType?: string): PreparedImport {
+  if (!isObject(resource)) return refused(400, 'structure', 'The entry has no resource (a JSON object).', at);
+  const type = resource.resourceType;
+  if (typeof type !== 'string' || type === '') return refused(400, 'required', 'The resource has no resourceType.', `${at}.resourceType`);
+  if (urlType !== undefined && type !== urlType) {
+    return refused(400, 'invalid', `resourceType '${type}' does not match the type of the URL, ${urlType}.`, `${at}.resourceType`);
+  }
+  if (type === 'Bundle') return refused(400, 'not-supported', 'A Bundle inside an import is not supported: send its resources as entries of the import Bundle.', at);
+  if (!isR4ResourceType(type)) {
+    return isKnownResourceType(type)
+      ? refused(400, 'not-supported', `${type} is not an R4 resource type (it exists only in R5): post it to /FHIR/R5/${type}.`, at)
+      : refused(404, 'not-supported', `Unsupported FHIR resource type: ${type}.`, at);
+  }
+  if (PROJECTION_TYPES.has(type)) {
+    return refused(405, 'not-supported', `${type} is a read-only projection of this service's own records (managed through /api/v1/); it cannot be imported.`, at);
+  }
+  if (!isAuxiliaryType(type)) return refused(404, 'not-supported', `Unsupported FHIR resource type: ${type}. This service does not store ${type} resources.`, at);
+  if (depthOf(resource, MAX_IMPORT_DEPTH) > MAX_IMPORT_DEPTH) {
+    return refused(400, 'too-costly', `The resource nests deeper than ${MAX_IMPORT_DEPTH} levels.`, at);
+  }
+  const converted = convertR4Resource(resource);
+  if (!converted) return refused(400, 'not-supported', `${type} has no R5 counterpart.`, at);
+  return { entry: { ok: true, type, resource: converted }, type, dropped: droppedPaths(resource, converted) };
+}
+
+const NO_LOSS = 'The conversion from R4 to R5 lost no field.';
+const REPLACED = 'This source had imported a resource with the same type and id before: that resource was replaced and keeps its id.';
+
+/** The import's answer for one entry: the create's result with the conversion's report merged in. */
+export function importResult(result: EntryResult, prepared: PreparedImport): EntryResult {
+  const drops = prepared.dropped.map((path) => issue('warning', 'not-supported', `${path} has no R5 counterpart in this conversion and was dropped.`, path));
+  const notes = result.outcome?.issue ?? [];
+  if (result.status < 300) {
+    const { outcome: _o, ...created } = result;
+    const first = drops.length > 0 ? drops : [issue('information', 'informational', NO_LOSS)];
+    // A re-import of the same id through the same source replaced that row: a success all the same (201, as
+    // every import success), with a note saying so.
+    const replaced = result.status === 200 && !notes.some((n) => n.code === 'duplicate') ? [issue('information', 'informational', REPLACED)] : [];
+    return { ...created, status: 201, outcome: operationOutcome([...first, ...replaced, ...notes.filter((n) => n.severity === 'information')]) };
+  }
+  const errors = notes.filter((n) => n.severity === 'error' || n.severity === 'fatal');
+  const others = notes.filter((n) => !errors.includes(n));
+  const head = errors.length > 0 ? errors : [issue('error', 'processing', `The entry was not stored (${result.status}).`)];
+  return { status: result.status, outcome: operationOutcome([...head, ...others, ...drops]) };
+}
+
+/** Imports prepared entries through the normal create path, logging each dropped path once. */
+export async function importPrepared(prepared: readonly PreparedImport[], upload: UploadRequest, log?: Logger): Promise<EntryResult[]> {
+  for (const p of prepared) {
+    for (const path of p.dropped) log?.warn({ event: 'r4-import-drop', type: p.type, path }, 'R4 import dropped a field');
+  }
+  const results = await processEntries(
+    prepared.map((p) => p.entry),
+    upload,
+  );
+  return results.map((r, i) => importResult(r, prepared[i]!));
+}

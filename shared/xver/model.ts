@@ -1,0 +1,61 @@
+/**
+ * Shape of the compiled R4 -> R5 conversion tables that `scripts/r4-compile.ts` writes under
+ * `generated/`: one file per R4 type (resource or datatype), read on first use. The compiler and the
+ * converter share these types, so the two cannot disagree.
+ */
+
+/** A condition on the R4 value a rule converts: `s = 'x'`, `s.child != 'x'`. */
+export interface RuleCondition {
+  /** A child element of the value (`s.type`), or absent for the value itself (`s`). */
+  child?: string;
+  op: '=' | '!=';
+  value: string;
+}
+
+/** Where one R4 element (or one of its types) goes in R5. */
+export interface ConversionRule {
+  /** R5 element path from the R5 type's root, canonical (a contentReference resolved). */
+  to: string;
+  /** R5 types the target element takes, as the R5 definitions list them. */
+  toTypes: string[];
+  /** The target is a choice element: its JSON name gets the type's suffix. */
+  toChoice?: true;
+  /** The target repeats. */
+  toList?: true;
+  /** Path the target's inline children are defined at, when that is not `to` (a contentReference). */
+  toChildrenAt?: string;
+  /** Only for values of this R4 type (of a choice element). */
+  fromType?: string;
+  when?: RuleCondition;
+  /** A code made into a Coding or CodeableConcept gets this system (and display). */
+  coding?: { system: string; display?: string };
+}
+
+export interface R4Element {
+  /** The element repeats in R4. */
+  list?: true;
+  /** Path the element's inline children are defined at: itself, or a contentReference's target. */
+  childrenAt?: string;
+  /** Where the element goes; empty: R5 has no counterpart, the value is dropped. */
+  rules: ConversionRule[];
+}
+
+export interface R4TypeTable {
+  type: string;
+  kind: 'resource' | 'complex-type';
+  /** The R5 type the table converts into; absent when R5 has no type of this name. */
+  r5?: string;
+  /** parent path -> JSON key -> [element path, R4 type of that key] (choice keys carry their type). */
+  keys: Record<string, Record<string, [string, string]>>;
+  elements: Record<string, R4Element>;
+  /** R5 paths that repeat, for the intermediate nodes a rule into a deeper path builds. */
+  r5Lists: string[];
+}
+
+export interface R4Manifest {
+  fhirVersion: string;
+  resourceTypes: string[];
+  complexTypes: string[];
+  /** R4 primitive type -> how JSON carries it. */
+  primitives: Record<string, 'string' | 'number' | 'boolean'>;
+}

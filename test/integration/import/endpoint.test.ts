@@ -1,0 +1,295 @@
+/**
+ * The R4 import endpoints against a real DynamoDB: the request-level gates, each row of the spec's
+ * outcome table (exact statuses, severities and expressions), routing through the normal create
+ * path (auxiliary rows with the source's provenance, the native store for mobile-health
+ * Observations), re-import, and every bad input: never a 5xx, nothing stored for a failed entry.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
+import { auxItems, auxWorld, type AuxWorld } from '../../support/aux';
+import { makeFhirSource } from '../../support/directory';
+import { call } from '../../support/invoke';
+import { observation, observationWorld, storedRows } from '../../support/observations';
+
+let world: AuxWorld;
+beforeAll(async () => {
+  world = await auxWorld();
+});
+
+/** `source` null sends no source header; string bodies go as they are, as FHIR JSON. */
+const importTo = (path: string, body: unknown, source: number | string | null, token: string) =>
+  call('POST', path, {
+    token,
+    body,
+    headers: { 'content-type': 'application/fhir+json', ...(source === null ? {} : { [SOURCE_HEADER]: String(source) }) },
+  });
+const importBundle = (body: unknown, source: number | string | null = world.aliceSource.id, token = world.alice.token) => importTo('/fhir-import/R4', body, source, token);
+const importOne = (type: string, body: unknown, source: number | string | null = world.aliceSource.id, token = world.alice.token) =>
+  importTo(`/fhir-import/R4/${type}`, body, source, token);
+const bundleOf = (...resources: unknown[]) => ({ resourceType: 'Bundle', type: 'batch', entry: resources.map((resource) => ({ resource })) });
+
+/** An R4 Condition that converts with no loss and is valid R5. */
+const r4Condition = (extra: Record<string, unknown> = {}) => ({
+  resourceType: 'Condition',
+  clinicalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'active' }] },
+  code: { text: 'Asthma' },
+  subject: { reference: 'Patient/p1' },
+  recordedDate: '2024-02-01',
+  ...extra,
+});
+
+describe('request-level gates', () => {
+  it('answers 405 with Allow: POST to GET, PUT, PATCH and DELETE on both paths', async () => {
+    for (const path of ['/fhir-import/R4', '/fhir-import/R4/Condition']) {
+      for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
+        const res = await call(method, path, { token: world.alice.token, ...(method === 'GET' || method === 'DELETE' ? {} : { body: r4Condition() }) });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers['allow']).toBe('POST');
+        expect(res.json.resourceType).toBe('OperationOutcome');
+      }
+    }
+  });
+
+  it('requires a token (401)', async () => {
+    const res = await call('POST', '/fhir-import/R4/Condition', { body: r4Condition(), headers: { [SOURCE_HEADER]: String(world.aliceSource.id) } });
+    expect(res.status).toBe(401);
+    expect(res.json.resourceType).toBe('OperationOutcome');
+  });
+
+  it('answers 400 for a missing or unknown source and 403 for another patient\'s, storing nothing', async () => {
+    const before = (await auxItems()).length;
+    const missing = await importOne('Condition', r4Condition(), null);
+    expect(missing.status).toBe(400);
+    expect(missing.json.issue[0].diagnostics).toMatch(/X-SVC-FHIR-Source-ID/);
+    const unknown = await importBundle(bundleOf(r4Condition()), 987654321);
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.resourceType).toBe('OperationOutcome');
+    const forbidden = await importBundle(bundleOf(r4Condition()), world.bobSource.id);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.json.resourceType).toBe('OperationOutcome');
+    expect((await auxItems()).length).toBe(before);
+  });
+
+  it('answers 400 for a body that is not a JSON object, not JSON, or not a Bundle on the Bundle path', async () => {
+    for (const body of ['[1,2]', '"text"', '{"resourceType": "Bund', 'null']) {
+      const res = await importBundle(body);
+      expect(res.status, body).toBe(400);
+      expect(res.json.resourceType).toBe('OperationOutcome');
+    }
+    expect((await importBundle(r4Condition())).status).toBe(400);
+    expect((await importOne('Condition', [r4Condition()])).status).toBe(400);
+  });
+
+  it('answers 400 for a Bundle with no entries or with more than 1,000', async () => {
+    const none = await importBundle({ resourceType: 'Bundle', type: 'batch', entry: [] });
+    expect(none.status).toBe(400);
+    expect(none.json.issue[0].expression).toEqual(['Bundle.entry']);
+    const tooMany = await importBundle(bundleOf(...Array.from({ length: 1001 }, () => r4Condition())));
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json.issue[0].diagnostics).toMatch(/at most 1000/);
+  });
+});
+
+describe('outcome table', () => {
+  it('success without loss: 201, the created resource, one information issue', async () => {
+    const res = await importOne('Condition', r4Condition({ id: 'cond-1' }));
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ resourceType: 'Bundle', type: 'batch-response' });
+    expect(res.json.entry).toHaveLength(1);
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('201 Created');
+    expect(entry.resource.resourceType).toBe('Condition');
+    expect(entry.resource.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(entry.resource.meta.source).toBe(sourceUri(world.aliceSource.id));
+    expect(entry.response.outcome.issue).toEqual([{ severity: 'information', code: 'informational', diagnostics: 'The conversion from R4 to R5 lost no field.' }]);
+    // Stored, readable by id.
+    const read = await call('GET', `/FHIR/R5/Condition/${entry.resource.id}`, { token: world.alice.token });
+    expect(read.status).toBe(200);
+    expect(read.json.code.text).toBe('Asthma');
+  });
+
+  it('success with loss: 201 and one warning per dropped path (CarePlan.activity.detail)', async () => {
+    const carePlan = {
+      resourceType: 'CarePlan',
+      status: 'active',
+      intent: 'plan',
+      subject: { reference: 'Patient/p1' },
+      activity: [{ detail: { status: 'in-progress', code: { text: 'Walk daily' } } }],
+    };
+    const res = await importOne('CarePlan', carePlan);
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('201 Created');
+    expect(entry.resource.activity).toBeUndefined();
+    expect(entry.response.outcome.issue).toEqual([
+      { severity: 'warning', code: 'not-supported', diagnostics: expect.stringContaining('CarePlan.activity'), expression: ['CarePlan.activity'] },
+    ]);
+  });
+
+  it('failure: Coverage is an error entry that still carries the payor drop warning, and stores nothing', async () => {
+    const before = (await auxItems()).length;
+    const coverage = {
+      resourceType: 'Coverage',
+      status: 'active',
+      beneficiary: { reference: 'Patient/p1' },
+      payor: [{ reference: 'Organization/insurer' }],
+    };
+    const res = await importOne('Coverage', coverage);
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toMatch(/^4\d\d /);
+    expect(entry.resource).toBeUndefined();
+    const issues = entry.response.outcome.issue;
+    expect(issues[0].severity).toBe('error');
+    const warnings = issues.filter((i: any) => i.severity === 'warning');
+    expect(warnings.map((w: any) => w.expression)).toContainEqual(['Coverage.payor']);
+    expect(issues.findIndex((i: any) => i.severity === 'warning')).toBeGreaterThan(issues.findLastIndex((i: any) => i.severity === 'error'));
+    expect((await auxItems()).length).toBe(before);
+  });
+
+  it('a resource that converts but fails R5 validation is an error naming the element (an invalid code passes through untranslated)', async () => {
+    const res = await importOne('Condition', r4Condition({ clinicalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'bogus' }] } }));
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('400 Bad Request');
+    expect(entry.response.outcome.issue[0]).toMatchObject({ severity: 'error' });
+    expect(JSON.stringify(entry.response.outcome.issue[0].expression)).toContain('clinicalStatus');
+  });
+
+  it('an id of 65 characters fails R5 validation', async () => {
+    const res = await importOne('Condition', r4Condition({ id: 'x'.repeat(65) }));
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('400 Bad Request');
+    expect(entry.response.outcome.issue[0].severity).toBe('error');
+    expect(entry.response.outcome.issue[0].expression).toEqual(['Condition.id']);
+  });
+});
+
+describe('Bundles', () => {
+  it('processes entries independently and in order, even for a transaction, with or without request', async () => {
+    const body = {
+      resourceType: 'Bundle',
+      type: 'transaction',
+      entry: [
+        { resource: r4Condition({ code: { text: 'first' } }), request: { method: 'POST', url: 'Condition' } },
+        { resource: r4Condition({ clinicalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'bogus' }] } }) },
+        { resource: { resourceType: 'Procedure', status: 'completed', subject: { reference: 'Patient/p1' }, reasonCode: [{ coding: [{ system: 'http://snomed.info/sct', code: '123' }] }] } },
+      ],
+    };
+    const res = await importBundle(body);
+    expect(res.status).toBe(200);
+    expect(res.json.type).toBe('batch-response');
+    expect(res.json.entry.map((e: any) => e.response.status)).toEqual(['201 Created', '400 Bad Request', '201 Created']);
+    expect(res.json.entry[0].resource.code.text).toBe('first');
+    // Procedure.reasonCode became reason[].concept, keeping its coding.
+    expect(res.json.entry[2].resource.reason).toEqual([{ concept: { coding: [{ system: 'http://snomed.info/sct', code: '123' }] } }]);
+  });
+
+  it('bad entries are entries, never a failed request: no resource, no resourceType, unknown type, R5-only type, nested Bundle, projections, unaccepted types', async () => {
+    const before = (await auxItems()).length;
+    const body = {
+      resourceType: 'Bundle',
+      type: 'batch',
+      entry: [
+        { request: { method: 'POST', url: 'Condition' } },
+        { resource: { code: { text: 'no type' } } },
+        { resource: { resourceType: 'Nonsense' } },
+        { resource: { resourceType: 'ActorDefinition', status: 'active', type: 'person' } },
+        { resource: { resourceType: 'Bundle', type: 'collection' } },
+        { resource: { resourceType: 'Patient', name: [{ family: 'Doe' }] } },
+        { resource: { resourceType: 'Basic', code: { text: 'x' } } },
+        'not an object',
+        { resource: r4Condition() },
+      ],
+    };
+    const res = await importBundle(body);
+    expect(res.status).toBe(200);
+    const statuses = res.json.entry.map((e: any) => e.response.status);
+    expect(statuses).toEqual([
+      '400 Bad Request',
+      '400 Bad Request',
+      '404 Not Found',
+      '400 Bad Request',
+      '400 Bad Request',
+      '405 Method Not Allowed',
+      '404 Not Found',
+      '400 Bad Request',
+      '201 Created',
+    ]);
+    for (const entry of res.json.entry.slice(0, -1)) {
+      expect(entry.resource).toBeUndefined();
+      expect(entry.response.outcome.issue[0].severity).toBe('error');
+    }
+    expect(res.json.entry[2].response.outcome.issue[0].diagnostics).toBe('Unsupported FHIR resource type: Nonsense.');
+    expect(res.json.entry[3].response.outcome.issue[0].diagnostics).toMatch(/not an R4 resource type/);
+    expect(res.json.entry[5].response.outcome.issue[0].diagnostics).toMatch(/read-only/);
+    expect((await auxItems()).length).toBeGreaterThan(before);
+  });
+
+  it('a URL type that is unknown or differs from resourceType is an error entry', async () => {
+    const unknown = await importOne('Nonsense', { resourceType: 'Nonsense' });
+    expect(unknown.status).toBe(200);
+    expect(unknown.json.entry[0].response.status).toBe('404 Not Found');
+    const differs = await importOne('Procedure', r4Condition());
+    expect(differs.json.entry[0].response.status).toBe('400 Bad Request');
+    expect(differs.json.entry[0].response.outcome.issue[0].expression).toEqual(['Procedure.resourceType']);
+  });
+
+  it('a deeply nested resource is an error entry, not a crash', async () => {
+    let deep: Record<string, unknown> = { linkId: 'leaf' };
+    for (let i = 0; i < 200; i += 1) deep = { linkId: `l${i}`, item: [deep] };
+    const res = await importOne('QuestionnaireResponse', { resourceType: 'QuestionnaireResponse', status: 'completed', item: [deep] });
+    expect(res.status).toBe(200);
+    expect(res.json.entry[0].response.status).toBe('400 Bad Request');
+    expect(res.json.entry[0].response.outcome.issue[0].diagnostics).toMatch(/nests deeper/);
+  });
+
+  it('a body over the size limit is a 413 for the request', async () => {
+    const huge = r4Condition({ note: [{ text: 'x'.repeat(6 * 1024 * 1024) }] });
+    const res = await importOne('Condition', huge);
+    expect(res.status).toBe(413);
+    expect(res.json.resourceType).toBe('OperationOutcome');
+  });
+});
+
+describe('routing through the normal create path', () => {
+  it('keeps the R4 id as the upstream id: a re-import through the same source replaces that row (201, same id)', async () => {
+    const first = await importOne('Condition', r4Condition({ id: 'upstream-77', code: { text: 'v1' } }));
+    const again = await importOne('Condition', r4Condition({ id: 'upstream-77', code: { text: 'v2' } }));
+    const a = first.json.entry[0];
+    const b = again.json.entry[0];
+    expect(b.response.status).toBe('201 Created');
+    expect(b.resource.id).toBe(a.resource.id);
+    expect(b.resource.meta.versionId).toBe('2');
+    expect(b.response.outcome.issue.map((i: any) => i.diagnostics)).toContainEqual(expect.stringMatching(/replaced/));
+    const read = await call('GET', `/FHIR/R5/Condition/${a.resource.id}`, { token: world.alice.token });
+    expect(read.json.code.text).toBe('v2');
+  });
+
+  it('stores a non-mobile-health Observation in the auxiliary store, searchable by _source', async () => {
+    const lab = {
+      resourceType: 'Observation',
+      status: 'final',
+      category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] }],
+      code: { coding: [{ system: 'http://loinc.org', code: '2339-0' }] },
+      subject: { reference: 'Patient/p1' },
+      valueQuantity: { value: 95, unit: 'mg/dL' },
+    };
+    const res = await importOne('Observation', lab);
+    expect(res.json.entry[0].response.status).toBe('201 Created');
+    const found = await call('GET', `/FHIR/R5/Observation?_source=${encodeURIComponent(sourceUri(world.aliceSource.id))}&code=2339-0`, { token: world.alice.token });
+    expect(found.json.entry.map((e: any) => e.resource.id)).toContain(res.json.entry[0].resource.id);
+  });
+
+  it('routes a mobile-health-coded Observation to the native store, which needs the payload R4 cannot carry', async () => {
+    // R4's Observation.value[x] has no Attachment: the payload is dropped (and said), and the native
+    // store refuses the reading; neither store keeps anything.
+    const ow = await observationWorld();
+    const source = await makeFhirSource({ patient: ow.patient, dataSource: ow.device });
+    const auxBefore = (await auxItems()).length;
+    const res = await importOne('Observation', observation(ow), source.id, ow.patient.token);
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('400 Bad Request');
+    expect(entry.response.outcome.issue[0]).toMatchObject({ severity: 'error', expression: ['Observation.valueAttachment'] });
+    expect(entry.response.outcome.issue.at(-1)).toMatchObject({ severity: 'warning', expression: ['Observation.valueAttachment'] });
+    expect(await storedRows(ow.patient.id)).toEqual([]);
+    expect((await auxItems()).length).toBe(auxBefore);
+  });
+});
