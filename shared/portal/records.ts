@@ -92,7 +92,10 @@ function fieldOf(issue: Issue): string | undefined {
 export function plainReason(issue: Issue, status?: number): string {
   const field = fieldOf(issue);
   if (issue.severity === 'warning') {
-    return field ? `"${field}" has no place in FHIR R5 and was left out` : (issue.diagnostics ?? 'A detail was left out');
+    if (!field) return issue.diagnostics ?? 'A detail was left out';
+    // `_issued`: the extensions of a primitive element (R4 JSON's sibling object).
+    if (/(^|\.)_[a-zA-Z]/.test(field)) return `Extra details attached to "${field.replace(/(^|\.)_/, '$1')}" have no place in FHIR R5 and were left out`;
+    return `"${field}" has no place in FHIR R5 and was left out`;
   }
   switch (issue.code) {
     case 'code-invalid':
