@@ -9,6 +9,7 @@ import { httpLoad } from './http-load';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
+import { portalBench } from './portal';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
 import { observationsBench } from './observations';
@@ -23,6 +24,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   validation: validationBench,
   aux: auxBench,
   observations: observationsBench,
+  portal: portalBench,
 };
 
 async function main() {
