@@ -29,7 +29,7 @@ import { keys } from '../shared/directory/keys';
 import { createOrganization } from '../shared/directory/organizations';
 import { createPatient } from '../shared/directory/patients';
 import { dynamo } from '../shared/store/clients';
-import { median, percentile, printTable } from './table';
+import { interleaved, median, percentile, printTable, timeOnce } from './table';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
 const ROWS = Number(process.env.BENCH_AUX_ROWS ?? 400);
@@ -87,27 +87,6 @@ async function replay(recorded: readonly Recorded[]): Promise<void> {
     if (!Command) throw new Error(`no replay for ${name}`);
     await dynamo().send(new Command(input));
   }
-}
-
-async function timeOnce(op: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await op();
-  return performance.now() - t0;
-}
-
-/** Alternates the two, after a warm-up of each. */
-async function pair(ours: () => Promise<unknown>, raw: () => Promise<unknown>, runs = RUNS): Promise<[number[], number[]]> {
-  for (let i = 0; i < Math.min(30, runs); i += 1) {
-    await ours();
-    await raw();
-  }
-  const a: number[] = [];
-  const b: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    a.push(await timeOnce(ours));
-    b.push(await timeOnce(raw));
-  }
-  return [a, b];
 }
 
 const ms = (x: number) => x.toFixed(2);
@@ -179,9 +158,10 @@ export async function auxBench(): Promise<void> {
 
     // --- read by id ----------------------------------------------------------------------------------
     const some = await createAuxiliary(ctx, conditionBody(1));
-    const [readOurs, readRaw] = await pair(
+    const [readOurs, readRaw] = await interleaved(
       () => readAuxiliary(caller, 'Condition', some.row.id, ORIGIN),
       () => db.send(new GetCommand({ TableName: table, Key: auxKeys.resource(some.row.id), ConsistentRead: true })),
+      RUNS,
     );
 
     // --- search: a patient with ROWS more Conditions ------------------------------------------------
@@ -196,7 +176,7 @@ export async function auxBench(): Promise<void> {
       const params = new URLSearchParams(query);
       const search = () => searchAuxiliary(caller, 'Condition', params, ORIGIN);
       const recorded = await recordCommands(search);
-      const [a, b] = await pair(search, () => replay(recorded), Math.max(50, Math.floor(RUNS / 3)));
+      const [a, b] = await interleaved(search, () => replay(recorded), Math.max(50, Math.floor(RUNS / 3)));
       const what = recorded.map((c) => c.name.replace(/Command$/, '')).join(' + ');
       searchRows.push(row(`searchAuxiliary: ${label}`, a), row(`raw: ${what}`, b));
       ratios.push(`search (${label}) / raw (p50): ${(median(a) / median(b)).toFixed(2)}x`);

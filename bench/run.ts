@@ -6,6 +6,7 @@
 import { auxBench } from './aux';
 import { coldStart } from './cold-start';
 import { httpLoad } from './http-load';
+import { importBench } from './import';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   validation: validationBench,
   aux: auxBench,
   observations: observationsBench,
+  import: importBench,
   portal: portalBench,
 };
 

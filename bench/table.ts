@@ -16,6 +16,24 @@ export async function timeOnce(op: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 
+/**
+ * Times two operations alternately (after a warm-up of each), so machine noise hits both alike:
+ * the times of ours, then of the other.
+ */
+export async function interleaved(ours: () => Promise<unknown>, other: () => Promise<unknown>, runs: number, warmUp = Math.min(30, runs)): Promise<[number[], number[]]> {
+  for (let i = 0; i < warmUp; i += 1) {
+    await ours();
+    await other();
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    a.push(await timeOnce(ours));
+    b.push(await timeOnce(other));
+  }
+  return [a, b];
+}
+
 export function printTable(title: string, rows: ReadonlyArray<Record<string, string | number>>): void {
   if (rows.length === 0) return;
   const headers = Object.keys(rows[0]!);

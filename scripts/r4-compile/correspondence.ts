@@ -99,6 +99,13 @@ export function correspondence(input: CorrespondenceInput): R4TypeTable {
       if (!rule) throw new Error(`conversion fact ${path} -> ${fact.to}: no R5 element of a type the R4 value converts to`);
       if (when) rule.when = when;
       if (fact.coding) rule.coding = fact.coding;
+      if (fact.set) {
+        rule.set = fact.set.map(({ to, value }) => {
+          const at = r5 ? r5ElementAt(r5, to) : undefined;
+          if (!at || at.el.choice) throw new Error(`conversion fact ${path}: constant target ${to} is not a single-typed R5 element`);
+          return at.el.max !== 1 ? { to, value, toList: true as const } : { to, value };
+        });
+      }
       rules.push(rule);
     }
     return rules;

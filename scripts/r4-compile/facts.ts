@@ -24,6 +24,12 @@ export interface ConversionFact {
   when?: string;
   /** When a code becomes a Coding or CodeableConcept: the system (and display) of the coding built. */
   coding?: { system: string; display?: string };
+  /**
+   * Constants R5 requires beside the converted value, which the maps set as fixed values (a unit R4
+   * implied, a mode R4 expressed by the element's name): each is written at its R5 path when this
+   * fact converts a value, unless a value is there already.
+   */
+  set?: ReadonlyArray<{ to: string; value: string | number | boolean | Record<string, unknown> }>;
   reason: string;
 }
 
@@ -124,19 +130,9 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   },
   // Coverage: string ids became Identifiers; payor removed.
   {
-    from: 'Coverage.class.value',
-    to: null,
-    reason: 'R5 made class.value an Identifier (the string would be its value); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
-  },
-  {
     from: 'Coverage.payor',
     to: null,
     reason: 'R5 has no payor; the payer is split into insurer and paymentBy.party with narrower meanings, so the value is dropped and reported.',
-  },
-  {
-    from: 'Coverage.subscriberId',
-    to: null,
-    reason: 'R5 made subscriberId an Identifier list (the string would be its value); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
   },
   // DiagnosticReport: imagingStudy generalised to study.
   {
@@ -145,10 +141,10 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'Not in the HL7 map (it drops this): R5 generalised imagingStudy to study, which still allows ImagingStudy.',
   },
   // DocumentReference: context backbone flattened onto the root; masterIdentifier, authenticator and format folded into R5 elements.
-  // Not encoded: the map also sets attester.mode = professional (1..1 in R5), a constant, not a path.
   {
     from: 'DocumentReference.authenticator',
     to: 'DocumentReference.attester.party',
+    set: [{ to: 'DocumentReference.attester.mode', value: { coding: [{ system: 'http://hl7.org/fhir/composition-attestation-mode', code: 'professional' }] } }],
     reason: 'R5 replaced authenticator with an attester entry (mode professional) whose party is this reference.',
   },
   {
@@ -411,8 +407,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   },
   {
     from: 'ServiceRequest.orderDetail',
-    to: 'ServiceRequest.orderDetail.parameterFocus',
-    reason: 'R5 made orderDetail a backbone; the R4 concept goes to its parameterFocus.',
+    to: null,
+    reason: 'R5 made orderDetail a backbone whose parameter (code and value, 1..*) R4 cannot supply; the maps put the concept in parameterFocus, which leaves the required parameter missing.',
   },
   {
     from: 'ServiceRequest.patientInstruction',
@@ -515,11 +511,6 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 replaced the boolean actual with the membership code (enumerated / definitional), a value mapping, not a path.',
   },
   // Attachment: size widened.
-  {
-    from: 'Attachment.size',
-    to: null,
-    reason: 'R5 widened size to integer64, which JSON carries as a string; no number-to-string conversion, so the value is dropped and reported.',
-  },
   // Dosage: the CodeableConcept form of asNeeded moved to asNeededFor.
   {
     from: 'Dosage.asNeeded',
@@ -535,10 +526,20 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 removed url (the nearest place, document.url inside an Attachment, is a datatype a fact cannot build into).',
   },
   // SampledData: period renamed.
-  // Not encoded: the map also sets intervalUnit = ms (1..1 in R5), a constant, not a path.
   {
     from: 'SampledData.period',
     to: 'SampledData.interval',
+    set: [{ to: 'SampledData.intervalUnit', value: 'ms' }],
     reason: 'R5 renamed period to interval, with the unit (ms in R4) now explicit in intervalUnit.',
   },
+  // Substance: R5 made instance a required flag; the maps default it to true and lift the R4 instance's expiry and quantity.
+  {
+    from: 'Substance.code',
+    to: 'Substance.code',
+    set: [{ to: 'Substance.instance', value: true }],
+    reason: 'R5 requires instance (is this a specific amount, not a kind); the maps default it to true.',
+  },
+  { from: 'Substance.instance.expiry', to: 'Substance.expiry', reason: 'R5 moved the expiry of an instance to the resource.' },
+  { from: 'Substance.instance.quantity', to: 'Substance.quantity', reason: 'R5 moved the quantity of an instance to the resource.' },
+  { from: 'Substance.instance.identifier', to: 'Substance.identifier', reason: 'R5 keeps one identifier list for the substance.' },
 ];

@@ -11,6 +11,10 @@ export type Conversion =
   | 'reference-to-codeable-reference'
   /** An R4 CodeableConcept under a CodeableReference's `.concept`. */
   | 'concept-to-codeable-reference'
+  /** A string made the value of an Identifier (R5 turned several plain strings into identifiers). */
+  | 'string-to-identifier'
+  /** A JSON number carried as the string R5 uses for integer64. */
+  | 'number-to-integer64'
   /** A code made a Coding / a CodeableConcept of one Coding. */
   | 'code-to-coding'
   | 'code-to-concept'
@@ -39,7 +43,11 @@ export function conversionOf(r4Type: string, r5Type: string, kinds: TypeKinds): 
   const r4Kind = kinds.r4Primitive(r4Type);
   if (r4Kind !== undefined) {
     const r5Kind = kinds.r5Primitive(r5Type);
-    if (r5Kind !== undefined) return r5Kind === r4Kind ? 'same' : undefined;
+    if (r5Kind !== undefined) {
+      if (r5Kind === r4Kind) return 'same';
+      return r4Kind === 'number' && r5Type === 'integer64' ? 'number-to-integer64' : undefined;
+    }
+    if (r4Kind === 'string' && r5Type === 'Identifier') return 'string-to-identifier';
     if (CODE_LIKE.has(r4Type) && r5Type === 'Coding') return 'code-to-coding';
     if (CODE_LIKE.has(r4Type) && r5Type === 'CodeableConcept') return 'code-to-concept';
     return undefined;

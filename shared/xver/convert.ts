@@ -66,7 +66,11 @@ class Converter {
       if (item === null || item === undefined) continue;
       if (rule.when && !holds(rule.when, item)) continue;
       const converted = this.value(item, r4Type, target.conversion, rule, element, table, frames, depth);
-      if (converted !== undefined) place(rule, target.type, converted, frames, table);
+      if (converted === undefined) continue;
+      place(rule, target.type, converted, frames, table);
+      for (const constant of rule.set ?? []) {
+        place({ to: constant.to, toTypes: [], ...(constant.toList ? { toList: true } : {}) }, '', structuredClone(constant.value), frames, table, true);
+      }
     }
   }
 
@@ -86,6 +90,10 @@ class Converter {
         if (kind !== undefined) return typeof item === kind ? item : undefined;
         return isObject(item) ? this.datatype(item, r4Type, depth) : undefined;
       }
+      case 'string-to-identifier':
+        return typeof item === 'string' ? { value: item } : undefined;
+      case 'number-to-integer64':
+        return typeof item === 'number' && Number.isSafeInteger(item) ? String(item) : undefined;
       case 'code-to-coding':
         return typeof item === 'string' ? { ...(rule.coding ?? {}), code: item } : undefined;
       case 'code-to-concept':
@@ -128,7 +136,7 @@ function holds(condition: RuleCondition, item: unknown): boolean {
  * Writes a converted value at the rule's R5 path, under the innermost frame that path lies in
  * (a rule may move a value up or down the tree), building the nodes on the way.
  */
-function place(rule: ConversionRule, type: string, value: unknown, frames: readonly Frame[], table: ConversionTable): void {
+function place(rule: ConversionRule, type: string, value: unknown, frames: readonly Frame[], table: ConversionTable, unlessPresent = false): void {
   let frame: Frame | undefined;
   for (let i = frames.length - 1; i >= 0 && !frame; i -= 1) if (rule.to.startsWith(`${frames[i]!.path}.`)) frame = frames[i];
   if (!frame) throw new Error(`no R5 node for ${rule.to}`);
@@ -146,6 +154,7 @@ function place(rule: ConversionRule, type: string, value: unknown, frames: reado
   }
   const name = segments[segments.length - 1]!;
   const key = rule.toChoice ? `${name}${capitalised(type)}` : name;
+  if (unlessPresent && node[key] !== undefined) return;
   if (rule.toList) {
     const list = Array.isArray(node[key]) ? (node[key] as unknown[]) : (node[key] = [] as unknown[]);
     list.push(value);

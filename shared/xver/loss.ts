@@ -28,28 +28,23 @@ function collectLeaves(value: unknown, into: Set<string>): void {
 export function droppedPaths(input: Record<string, unknown>, output: unknown): string[] {
   const kept = new Set<string>();
   collectLeaves(output, kept);
-  const visit = (value: unknown, path: string, report: string[]): State => {
-    if (value === null || value === undefined) return 'empty';
-    if (typeof value !== 'object') return kept.has(leafText(value) ?? '') ? 'kept' : 'lost';
+  /** A node's state, with (when partly kept) the paths lost under it, in document order. */
+  const visit = (value: unknown, path: string): { state: State; lost: string[] } => {
+    if (value === null || value === undefined) return { state: 'empty', lost: [] };
+    if (typeof value !== 'object') return { state: kept.has(leafText(value) ?? '') ? 'kept' : 'lost', lost: [] };
     const children: Array<[string, unknown]> = Array.isArray(value)
       ? value.map((v, i) => [`${path}[${i}]`, v])
       : Object.entries(value).map(([k, v]) => [`${path}.${k}`, v]);
-    const inner: string[] = [];
-    const states = children.map(([p, v]) => [p, visit(v, p, inner)] as const);
-    if (!states.some(([, s]) => s === 'kept')) return states.some(([, s]) => s === 'lost') ? 'lost' : 'empty';
-    for (const [p, s] of states) if (s === 'lost') inner.push(p);
-    report.push(...inner);
-    return 'kept';
+    const visited = children.map(([p, v]) => ({ path: p, ...visit(v, p) }));
+    if (!visited.some((c) => c.state === 'kept')) return { state: visited.some((c) => c.state === 'lost') ? 'lost' : 'empty', lost: [] };
+    return { state: 'kept', lost: visited.flatMap((c) => (c.state === 'lost' ? [c.path] : c.lost)) };
   };
   const type = typeof input.resourceType === 'string' ? input.resourceType : 'Resource';
-  const report: string[] = [];
-  for (const [key, value] of Object.entries(input)) {
-    if (key === 'resourceType') continue;
-    const path = `${type}.${key}`;
-    const inner: string[] = [];
-    const state = visit(value, path, inner);
-    if (state === 'lost') report.push(path);
-    else report.push(...inner);
-  }
-  return report;
+  return Object.entries(input)
+    .filter(([key]) => key !== 'resourceType')
+    .flatMap(([key, value]) => {
+      const path = `${type}.${key}`;
+      const { state, lost } = visit(value, path);
+      return state === 'lost' ? [path] : lost;
+    });
 }

@@ -29,6 +29,8 @@ export interface ConversionRule {
   when?: RuleCondition;
   /** A code made into a Coding or CodeableConcept gets this system (and display). */
   coding?: { system: string; display?: string };
+  /** Constants written beside the value (R5 paths under the same node as `to`), unless already there. */
+  set?: Array<{ to: string; value: unknown; toList?: true }>;
 }
 
 export interface R4Element {

@@ -4,7 +4,10 @@
  * path (auxiliary rows with the source's provenance, the native store for mobile-health
  * Observations), re-import, and every bad input: never a 5xx, nothing stored for a failed entry.
  */
+import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createAuxiliaryResource } from '../../../shared/aux/create';
+import { importPrepared, prepareImport } from '../../../shared/xver/import';
 import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
 import { auxItems, auxWorld, type AuxWorld } from '../../support/aux';
 import { makeFhirSource } from '../../support/directory';
@@ -291,5 +294,30 @@ describe('routing through the normal create path', () => {
     expect(entry.response.outcome.issue.at(-1)).toMatchObject({ severity: 'warning', expression: ['Observation.valueAttachment'] });
     expect(await storedRows(ow.patient.id)).toEqual([]);
     expect((await auxItems()).length).toBe(auxBefore);
+  });
+});
+
+describe('logs', () => {
+  it('writes one structured warn line per dropped path, with the request id, the type and the path, never the value', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = pino({ level: 'info', base: undefined, messageKey: 'message', formatters: { level: (label) => ({ level: label }) } }, {
+      write: (text: string) => lines.push(JSON.parse(text)),
+    }).child({ requestId: 'req-import-1' });
+    const carePlan = { resourceType: 'CarePlan', status: 'active', intent: 'plan', subject: { reference: 'Patient/p1' }, activity: [{ detail: { description: 'SECRET-VALUE' } }] };
+    const coverage = { resourceType: 'Coverage', status: 'active', beneficiary: { reference: 'Patient/p1' }, payor: [{ reference: 'Organization/SECRET-PAYOR' }] };
+    const prepared = [prepareImport(carePlan, 'CarePlan'), prepareImport(coverage, 'Coverage')];
+    const caller = { kind: 'patient' as const, userId: world.alice.userId!, patientId: world.alice.id, scopes: [] };
+    const results = await importPrepared(
+      prepared,
+      { caller, origin: 'http://localhost:8000', base: '/FHIR/R5', sourceHeader: String(world.aliceSource.id), auxiliary: { create: createAuxiliaryResource, observation: {} } },
+      log,
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 400]);
+    const drops = lines.filter((l) => l.event === 'r4-import-drop');
+    expect(drops).toEqual([
+      { level: 'warn', time: expect.any(Number), requestId: 'req-import-1', event: 'r4-import-drop', type: 'CarePlan', path: 'CarePlan.activity', message: 'R4 import dropped a field' },
+      { level: 'warn', time: expect.any(Number), requestId: 'req-import-1', event: 'r4-import-drop', type: 'Coverage', path: 'Coverage.payor', message: 'R4 import dropped a field' },
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/SECRET/);
   });
 });

@@ -1,0 +1,67 @@
+/**
+ * The standard's own R4 examples (`hl7.fhir.r4.examples`, conformance resources aside) through the
+ * import's pipeline without a store: convert, find the losses, validate as R5. Shared by the corpus
+ * test (which prints the table) and the import benchmark (which times it).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { isAuxiliaryType } from '../../shared/aux/accepted-types';
+import { hasErrors, validateResource } from '../../shared/fhir/validation';
+import type { OutcomeIssue } from '../../shared/fhir/outcome';
+import { convertR4Resource } from '../../shared/xver/convert';
+import { droppedPaths } from '../../shared/xver/loss';
+
+type Json = Record<string, any>;
+
+/** Conformance and knowledge resources: definitions, not data a hospital sends. */
+const CONFORMANCE = new Set([
+  'StructureDefinition', 'SearchParameter', 'ValueSet', 'CodeSystem', 'ConceptMap', 'StructureMap', 'CapabilityStatement',
+  'OperationDefinition', 'CompartmentDefinition', 'ImplementationGuide', 'NamingSystem', 'GraphDefinition', 'MessageDefinition',
+  'TerminologyCapabilities', 'ExampleScenario', 'TestScript',
+]);
+
+export interface CorpusExample {
+  file: string;
+  resource: Json;
+}
+
+export function r4Corpus(): CorpusExample[] {
+  const dir = dirname(createRequire(import.meta.url).resolve('hl7.fhir.r4.examples/package.json'));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && f !== 'package.json')
+    .sort()
+    .map((file) => ({ file, resource: JSON.parse(readFileSync(join(dir, file), 'utf8')) as Json }))
+    .filter(({ resource }) => typeof resource.resourceType === 'string' && !CONFORMANCE.has(resource.resourceType) && !isDefinitionBundle(resource));
+}
+
+/** The specification's own Bundles of definitions (all StructureDefinitions, all ValueSets, ...). */
+function isDefinitionBundle(resource: Json): boolean {
+  return resource.resourceType === 'Bundle' && (resource.entry ?? []).some((e: Json) => CONFORMANCE.has(e?.resource?.resourceType));
+}
+
+export interface CorpusResult {
+  file: string;
+  type: string;
+  accepted: boolean;
+  outcome: 'no-loss' | 'loss' | 'failed';
+  dropped: string[];
+  /** The first R5 validation error (or why there is no R5 resource). */
+  failure?: string;
+}
+
+export async function importExample({ file, resource }: CorpusExample): Promise<CorpusResult> {
+  const type = resource.resourceType as string;
+  const base = { file, type, accepted: isAuxiliaryType(type) };
+  const converted = convertR4Resource(resource);
+  if (!converted) return { ...base, outcome: 'failed', dropped: [], failure: 'no R5 counterpart' };
+  const dropped = droppedPaths(resource, converted);
+  const issues = await validateResource(converted, { expectedType: type });
+  if (hasErrors(issues)) return { ...base, outcome: 'failed', dropped, failure: describe(issues.find((i) => i.severity === 'error' || i.severity === 'fatal')!) };
+  return { ...base, outcome: dropped.length > 0 ? 'loss' : 'no-loss', dropped };
+}
+
+/** A failure as a reason that groups: the element and the kind of problem, without instance indexes. */
+function describe(i: OutcomeIssue): string {
+  return i.diagnostics.replace(/\[\d+\]/g, '').replace(/'[^']*'/g, "'…'").slice(0, 140);
+}

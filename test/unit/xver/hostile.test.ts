@@ -1,0 +1,45 @@
+/**
+ * Untrusted input never breaks the import's pure parts: for any JSON value under any R4 resource
+ * type, conversion, loss detection and the entry preparation return (an R5 resource or a refused
+ * entry), never throw, and never write outside the objects they build.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { convertR4Resource } from '../../../shared/xver/convert';
+import { prepareImport } from '../../../shared/xver/import';
+import { droppedPaths } from '../../../shared/xver/loss';
+
+const TYPES = ['Condition', 'Observation', 'CarePlan', 'QuestionnaireResponse', 'MedicationRequest', 'Coverage', 'Bundle', 'Patient', 'Nonsense', ''];
+const KEYS = ['code', 'subject', 'status', 'item', 'answer', 'linkId', 'valueQuantity', 'reasonCode', 'activity', 'detail', 'contained', 'entry', 'resource', '_status', '__proto__', 'constructor', 'id', 'extension', 'url', 'coding', 'system'];
+
+const json = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.constantFrom(...KEYS), tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+describe('hostile input', () => {
+  it('converts, measures loss and prepares any JSON without throwing', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TYPES), fc.dictionary(fc.constantFrom(...KEYS), json, { maxKeys: 8 }), (type, body) => {
+        const resource = { ...body, resourceType: type };
+        const converted = convertR4Resource(resource);
+        if (converted) {
+          expect(converted.resourceType).toBe(type);
+          expect(Array.isArray(droppedPaths(resource, converted))).toBe(true);
+        }
+        const prepared = prepareImport(resource, 'x');
+        if (!prepared.entry.ok) expect(prepared.entry.status).toBeGreaterThanOrEqual(400);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
