@@ -39,7 +39,8 @@ const bodyOf = (res: Response): Promise<unknown> => res.json().catch(() => undef
 export async function signInWithInvitation(token: string): Promise<ServiceSession> {
   const redeemed = await request(`/api/v1/invitation/${encodeURIComponent(token)}`, { method: 'POST' });
   if (!redeemed.ok) throw new PortalError(redemptionProblem(redeemed.status));
-  const { grant, token_endpoint } = (await bodyOf(redeemed)) as { grant: Grant; token_endpoint: string };
+  const { grant, token_endpoint } = ((await bodyOf(redeemed)) ?? {}) as { grant?: Partial<Grant>; token_endpoint?: unknown };
+  if (!grant?.grant_type || !grant.code || !grant.redirect_uri || !grant.client_id || typeof token_endpoint !== 'string') throw new PortalError('service-error');
   // The token endpoint of this same service, on the origin the page was served from.
   const tokenPath = new URL(token_endpoint, location.origin).pathname;
   const form = new URLSearchParams({
@@ -89,8 +90,9 @@ export class ServiceApi {
 
   async registerSource(dataSource: number, fhirBaseUrl: string): Promise<number> {
     const res = await this.postJson('/api/v1/fhir_sources', { data_source: dataSource, label: `Hospital records (${fhirBaseUrl})`, fhir_base_url: fhirBaseUrl });
-    if (res.status !== 201) throw new PortalError('service-error');
-    return ((await bodyOf(res)) as { id: number }).id;
+    const id = ((await bodyOf(res)) as { id?: unknown } | undefined)?.id;
+    if (res.status !== 201 || typeof id !== 'number') throw new PortalError('service-error');
+    return id;
   }
 
   /** One Bundle (at most 100 entries) through the R4 import: one result per resource, in order. */

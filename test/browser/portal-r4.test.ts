@@ -116,6 +116,8 @@ describe('patient portal, R4 hospital', () => {
     await page.waitForSelector('body[data-state=problem]');
     expect(await noHorizontalScroll(page)).toBe(true);
     expect(await axe(page)).toEqual([]);
+    mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: join(RESULTS, 'portal-connect-no-code.png'), fullPage: true });
     expect(errors).toEqual([]);
   });
 });
