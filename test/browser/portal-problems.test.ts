@@ -13,6 +13,7 @@ import { cancelInvitation, issueInvitation } from '../../shared/oauth/invitation
 import { PORTAL_CLIENT_ID } from '../../shared/oauth/service-clients';
 import { PROBLEMS, type PortalProblem } from '../../shared/portal/messages';
 import { launchBrowser } from '../support/browser';
+import { startTestGateway } from '../support/gateway';
 import { makeOrganization, makePatient, makePractitioner } from '../support/directory';
 import { counts, invitedPatient, phonePage, runPortal, startPortalWorld, type PortalWorld } from '../support/portal';
 
@@ -91,6 +92,21 @@ describe('portal problems: the invitation', () => {
     await issueInvitation({ patient: replaced.patient, client: replaced.client, sendEmail: false });
     await page.goto(replaced.invitationLink);
     await expectProblem(page, 'invitation-replaced');
+  });
+});
+
+describe('portal problems: the deployment', () => {
+  it('says that a portal without a configured hospital is not set up', async () => {
+    const bare = await startTestGateway();
+    try {
+      const { link } = await invitedPatient(world.fixture);
+      const { page } = await phonePage(browser);
+      await page.goto(link.replace(world.gateway.url, bare.url));
+      expect((await expectProblem(page, 'not-configured')).restart).toBeNull();
+      expect((await fetch(`${bare.url}/clients/portal/`)).headers.get('content-security-policy')).toContain("connect-src 'self';");
+    } finally {
+      await bare.close();
+    }
   });
 });
 
