@@ -13,6 +13,9 @@ import { REPO_ROOT } from '../../local/runtime';
 import { launchBrowser } from '../support/browser';
 import { counts, phonePage } from '../support/portal';
 
+/** A whole flow in Chromium takes seconds; on 2 cores shared with the rest of the suite, more. */
+const FLOW_TIMEOUT = 120_000;
+
 const dataDir = mkdtempSync(join(tmpdir(), 'cdx-portal-start-'));
 let child: ChildProcess | undefined;
 let output = '';
@@ -56,5 +59,5 @@ describe('SMART_FIXTURE=1 npm start', () => {
     await page.waitForSelector('body[data-state=done]', { timeout: 60_000 });
     expect(await counts(page)).toMatchObject({ stored: 24, storedWithLoss: 1, failed: 1 });
     expect(errors).toEqual([]);
-  });
+  }, FLOW_TIMEOUT);
 });

@@ -17,6 +17,9 @@ import { startTestGateway } from '../support/gateway';
 import { makeOrganization, makePatient, makePractitioner } from '../support/directory';
 import { counts, invitedPatient, phonePage, runPortal, startPortalWorld, type PortalWorld } from '../support/portal';
 
+/** A whole flow in Chromium takes seconds; on 2 cores shared with the rest of the suite, more. */
+const FLOW_TIMEOUT = 120_000;
+
 const COUNT = 12;
 let world: PortalWorld;
 let browser: Browser;
@@ -65,7 +68,7 @@ describe('portal problems: the invitation', () => {
     expect(await page.textContent('h1')).toBe('Connect your hospital records');
     expect((await expectProblem(page, 'no-code')).restart).toBeNull();
     expect(errors).toEqual([]);
-  });
+  }, FLOW_TIMEOUT);
 
   it('says that a damaged code is damaged, and an unknown one is not valid', async () => {
     const { page } = await phonePage(browser);
@@ -73,7 +76,7 @@ describe('portal problems: the invitation', () => {
     await expectProblem(page, 'bad-code');
     await page.goto(`${world.gateway.url}/clients/portal/?code=localhost_${'A'.repeat(32)}`);
     await expectProblem(page, 'invitation-unknown');
-  });
+  }, FLOW_TIMEOUT);
 
   it('tells an expired, a cancelled and a replaced invitation apart', async () => {
     const expired = await issue();
@@ -92,7 +95,7 @@ describe('portal problems: the invitation', () => {
     await issueInvitation({ patient: replaced.patient, client: replaced.client, sendEmail: false });
     await page.goto(replaced.invitationLink);
     await expectProblem(page, 'invitation-replaced');
-  });
+  }, FLOW_TIMEOUT);
 });
 
 describe('portal problems: the deployment', () => {
@@ -107,7 +110,7 @@ describe('portal problems: the deployment', () => {
     } finally {
       await bare.close();
     }
-  });
+  }, FLOW_TIMEOUT);
 });
 
 describe('portal problems: the hospital', () => {
@@ -123,7 +126,7 @@ describe('portal problems: the hospital', () => {
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForSelector('body[data-state=done]');
     expect((await counts(page)).stored).toBe(COUNT - 1);
-  });
+  }, FLOW_TIMEOUT);
 
   it('reports a launch without patient context (launch/patient not granted)', async () => {
     world.fixture.faults.withholdPatientContext = true;
@@ -132,7 +135,7 @@ describe('portal problems: the hospital', () => {
     expect(await runPortal(page, link, world.fixture)).toBe('problem');
     await expectProblem(page, 'no-patient');
     expect(await listFhirSourcesOfPatient(patient.id)).toEqual([]);
-  });
+  }, FLOW_TIMEOUT);
 
   it('reports a hospital that answers errors', async () => {
     world.fixture.faults.observationSearchFails = true;
@@ -140,7 +143,7 @@ describe('portal problems: the hospital', () => {
     const { page } = await phonePage(browser);
     expect(await runPortal(page, link, world.fixture)).toBe('problem');
     await expectProblem(page, 'hospital-error');
-  });
+  }, FLOW_TIMEOUT);
 
   it('reports a hospital that cannot be reached, before and after the sign-in', async () => {
     world.fixture.faults.unreachable = true;
@@ -156,7 +159,7 @@ describe('portal problems: the hospital', () => {
     world.fixture.faults.unreachable = true;
     await page.getByRole('button', { name: 'Allow' }).click();
     await expectProblem(page, 'hospital-unreachable');
-  });
+  }, FLOW_TIMEOUT);
 
   it('reports a hospital sign-in that expires during the reads', async () => {
     world.fixture.faults.expireTokenAfterPages = 1;
@@ -164,14 +167,14 @@ describe('portal problems: the hospital', () => {
     const { page } = await phonePage(browser);
     expect(await runPortal(page, link, world.fixture)).toBe('problem');
     await expectProblem(page, 'hospital-session-expired');
-  });
+  }, FLOW_TIMEOUT);
 
   it('refuses a callback with a state it did not issue', async () => {
     const { page } = await phonePage(browser);
     await page.goto(`${world.gateway.url}/clients/portal/callback?code=stolen&state=forged`);
     await expectProblem(page, 'no-session');
     expect(page.url()).toBe(`${world.gateway.url}/clients/portal/callback`);
-  });
+  }, FLOW_TIMEOUT);
 });
 
 describe('portal problems: the service session', () => {
@@ -213,5 +216,5 @@ describe('portal problems: the service session', () => {
     const bundle: any = await res.json();
     expect(bundle.total).toBe(COUNT - 1);
     expect(new Set(bundle.entry.map((e: any) => JSON.stringify(e.resource.code))).size).toBeGreaterThan(1);
-  });
+  }, FLOW_TIMEOUT);
 });

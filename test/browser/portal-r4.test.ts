@@ -17,6 +17,9 @@ import { launchBrowser } from '../support/browser';
 import { makePractitioner } from '../support/directory';
 import { counts, invitedPatient, inviteAgain, phonePage, runPortal, startPortalWorld, type PortalWorld } from '../support/portal';
 
+/** A whole flow in Chromium takes seconds; on 2 cores shared with the rest of the suite, more. */
+const FLOW_TIMEOUT = 120_000;
+
 const COUNT = 14;
 const RESULTS = join(REPO_ROOT, 'test-results');
 let world: PortalWorld;
@@ -91,7 +94,7 @@ describe('patient portal, R4 hospital', () => {
     const sources = await listFhirSourcesOfPatient(patient.id);
     expect(sources).toHaveLength(2);
     expect(await rowsOf(sources[0]!.id, doctor.token)).toHaveLength(COUNT - 1);
-  });
+  }, FLOW_TIMEOUT);
 
   it('serves the pages with a strict Content-Security-Policy and the usual headers', async () => {
     for (const path of ['/clients/portal/?code=x', '/clients/portal/callback', '/clients/portal/portal.js', '/clients/portal/config.json']) {
@@ -108,7 +111,7 @@ describe('patient portal, R4 hospital', () => {
     }
     const config = await (await fetch(`${world.gateway.url}/clients/portal/config.json`)).json();
     expect(config).toEqual({ iss: world.fixture.iss, clientId: world.fixture.clientId, scope: 'openid profile launch/patient patient/Patient.read patient/Observation.read' });
-  });
+  }, FLOW_TIMEOUT);
 
   it('lays out the connect page and its problems on a phone, accessibly', async () => {
     const { page, errors } = await phonePage(browser);
@@ -119,5 +122,5 @@ describe('patient portal, R4 hospital', () => {
     mkdirSync(RESULTS, { recursive: true });
     await page.screenshot({ path: join(RESULTS, 'portal-connect-no-code.png'), fullPage: true });
     expect(errors).toEqual([]);
-  });
+  }, FLOW_TIMEOUT);
 });

@@ -14,6 +14,9 @@ import { launchBrowser } from '../support/browser';
 import { makePractitioner } from '../support/directory';
 import { counts, invitedPatient, inviteAgain, phonePage, runPortal, startPortalWorld, type PortalWorld } from '../support/portal';
 
+/** A whole flow in Chromium takes seconds; on 2 cores shared with the rest of the suite, more. */
+const FLOW_TIMEOUT = 120_000;
+
 const COUNT = 12;
 let world: PortalWorld;
 let browser: Browser;
@@ -78,5 +81,5 @@ describe('patient portal, R5 hospital', () => {
     const twice = await listFhirSourcesOfPatient(patient.id);
     expect(twice).toHaveLength(2);
     expect(await rowsOf(twice[0]!.id, doctor.token)).toHaveLength(COUNT - 1);
-  });
+  }, FLOW_TIMEOUT);
 });
