@@ -10,6 +10,7 @@ import { importBench } from './import';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
+import { portalBench } from './portal';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
 import { observationsBench } from './observations';
@@ -25,6 +26,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   aux: auxBench,
   observations: observationsBench,
   import: importBench,
+  portal: portalBench,
 };
 
 async function main() {

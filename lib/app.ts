@@ -1,10 +1,12 @@
 /**
- * The CDK app: bundles the four handlers with the local esbuild, then defines the stack.
- * Settings: `-c stackName=...`, `-c siteUrl=https://...`, `-c namePrefix=...`.
+ * The CDK app: bundles the four handlers and builds the portal site with the local esbuild, then
+ * defines the stack. Settings: `-c stackName=...`, `-c siteUrl=https://...`, `-c namePrefix=...`,
+ * and the portal's launch configuration `-c smartIss=... -c smartClientId=... -c smartScopes='...'`.
  */
 import { App } from 'aws-cdk-lib';
-import { join } from 'node:path';
-import { BUNDLE_ROOT, bundleAll, REPO_ROOT } from '../scripts/bundle';
+import { BUNDLE_ROOT, bundleAll } from '../scripts/bundle';
+import { buildPortalSite } from '../scripts/portal-site';
+import { portalConfig } from '../shared/portal/config';
 import { ServiceStack } from './service-stack';
 
 export function buildApp(app = new App()): { app: App; stack: ServiceStack } {
@@ -12,9 +14,11 @@ export function buildApp(app = new App()): { app: App; stack: ServiceStack } {
   const stackName = (app.node.tryGetContext('stackName') as string | undefined) ?? 'ClinicalDataExchange';
   const siteUrl = app.node.tryGetContext('siteUrl') as string | undefined;
   const namePrefix = app.node.tryGetContext('namePrefix') as string | undefined;
+  const context = (key: string) => app.node.tryGetContext(key) as string | undefined;
   const stack = new ServiceStack(app, stackName, {
     bundleRoot: BUNDLE_ROOT,
-    siteDir: join(REPO_ROOT, 'portal-site'),
+    siteDir: buildPortalSite(),
+    portal: portalConfig({ iss: context('smartIss'), clientId: context('smartClientId'), scopes: context('smartScopes') }),
     ...(siteUrl ? { siteUrl } : {}),
     ...(namePrefix ? { namePrefix } : {}),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

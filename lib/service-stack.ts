@@ -9,12 +9,15 @@ import { Functions } from './constructs/functions';
 import { ServiceHttpApi } from './constructs/http-api';
 import { Portal } from './constructs/portal';
 import { Tables } from './constructs/tables';
+import type { PortalConfig } from '../shared/portal/config';
 
 export interface ServiceStackProps extends StackProps {
   /** Folder holding `<family>/index.mjs` bundles. */
   bundleRoot: string;
-  /** Folder of the static portal pages. */
+  /** Folder of the built static site (`scripts/portal-site.ts`). */
   siteDir: string;
+  /** The portal's launch configuration, deployed next to its pages. */
+  portal: PortalConfig;
   /** Public origin (custom domain) for invitation links and token issuer; empty = the request's own host. */
   siteUrl?: string;
   /** Prefix of table names, so several stages can share an account. */
@@ -76,7 +79,7 @@ export class ServiceStack extends Stack {
       throttle: { rate: 500, burst: 1000 },
     });
 
-    const portal = new Portal(this, 'portal', { api, siteDir: props.siteDir });
+    const portal = new Portal(this, 'portal', { api, siteDir: props.siteDir, config: props.portal });
     const siteUrl = props.siteUrl ?? `https://${portal.distribution.distributionDomainName}`;
     new ssm.StringParameter(this, 'site-url', {
       parameterName: siteUrlParameterName,

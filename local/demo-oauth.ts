@@ -14,16 +14,24 @@ import type { SeedStep } from './seed';
 /** The demo patient without a login (see `demo-directory.ts`). */
 const INVITED_PATIENT = { system: 'https://demo.example.org/mrn', value: 'MRN-0002' };
 
+/** A fresh portal invitation for the demo patient without a login (earlier ones become `reissued`). */
+export async function inviteDemoPatient() {
+  await ensureServiceClients();
+  const portal = (await getOAuthClient(PORTAL_CLIENT_ID))!;
+  const patientId = await findPatientByIdentifier(INVITED_PATIENT.system, INVITED_PATIENT.value);
+  const patient = patientId === undefined ? undefined : await getPatient(patientId);
+  if (!patient) return undefined;
+  const practitioner = await getUserByEmail(DEMO_PRACTITIONER_EMAIL);
+  const issued = await issueInvitation({ patient, client: portal, sendEmail: false, ...(practitioner ? { createdBy: practitioner.id } : {}) });
+  return { patient, portal, issued };
+}
+
 export const demoOAuth: SeedStep = {
   name: 'oauth',
   run: async (ctx) => {
-    await ensureServiceClients();
-    const portal = (await getOAuthClient(PORTAL_CLIENT_ID))!;
-    const patientId = await findPatientByIdentifier(INVITED_PATIENT.system, INVITED_PATIENT.value);
-    const patient = patientId === undefined ? undefined : await getPatient(patientId);
-    if (!patient) return;
-    const practitioner = await getUserByEmail(DEMO_PRACTITIONER_EMAIL);
-    const issued = await issueInvitation({ patient, client: portal, sendEmail: false, ...(practitioner ? { createdBy: practitioner.id } : {}) });
+    const invited = await inviteDemoPatient();
+    if (!invited) return;
+    const { patient, portal, issued } = invited;
     ctx.notes.push(
       `  OAuth clients  ${PORTAL_CLIENT_ID} (patient portal, app id ${portal.id}), ${WEB_CLIENT_ID} (practitioner sign-in on the start page)`,
       `  Invitation     for Patient/${patient.id} (${patient.nameGiven} ${patient.nameFamily}), valid until ${issued.invitation.expires}:`,

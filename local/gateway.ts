@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { LambdaHandler } from '../shared/http/handler';
 import { familyForPath, isApiPath, type Family } from '../shared/http/families';
-import { CONTENT_TYPES, SECURITY_HEADERS, VIEWER_REQUEST_FUNCTION } from '../shared/http/static-site';
+import { CONTENT_TYPES, SECURITY_HEADERS, staticSiteHeaders, VIEWER_REQUEST_FUNCTION } from '../shared/http/static-site';
+import { issOrigin, PORTAL_CONFIG_FILE, type PortalConfig } from '../shared/portal/config';
 import { fromResult, lambdaContext, toEvent } from './api-gateway-event';
 
 /** API Gateway refuses larger payloads before any Lambda runs. */
@@ -16,7 +17,10 @@ const API_GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 
 export interface GatewayOptions {
   handlers: Readonly<Record<Family, LambdaHandler>>;
+  /** The built site (`scripts/portal-site.ts`). */
   staticDir: string;
+  /** The portal's launch configuration, served as `/clients/portal/config.json` (as the stack deploys it). */
+  portal?: PortalConfig;
   port: number;
   host?: string;
 }
@@ -78,7 +82,16 @@ async function serveApi(req: IncomingMessage, res: ServerResponse, handlers: Gat
   }
 }
 
-function serveStatic(req: IncomingMessage, res: ServerResponse, root: string) {
+interface StaticSite {
+  root: string;
+  /** Security headers of every page, the Content-Security-Policy included. */
+  headers: Record<string, string>;
+  /** Files generated from settings, by path. */
+  generated: Map<string, string>;
+}
+
+function serveStatic(req: IncomingMessage, res: ServerResponse, site: StaticSite) {
+  const { root } = site;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return send(res, 405, { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' }, 'Method Not Allowed');
   }
@@ -90,6 +103,14 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, root: string) {
     return send(res, 400, { 'content-type': 'text/plain; charset=utf-8' }, 'Bad Request');
   }
   const uri = viewerRequest({ request: { uri: decoded } }).uri;
+  const generated = site.generated.get(uri);
+  if (generated !== undefined) {
+    res.statusCode = 200;
+    for (const [k, v] of Object.entries(site.headers)) res.setHeader(k, v);
+    res.setHeader('content-type', CONTENT_TYPES[extname(uri)] ?? 'application/octet-stream');
+    res.setHeader('cache-control', 'no-cache');
+    return res.end(req.method === 'HEAD' ? undefined : generated);
+  }
   const file = normalize(join(root, uri));
   if (!file.startsWith(root + sep)) return send(res, 404, { 'content-type': 'text/plain; charset=utf-8' }, 'Not Found');
   let size: number;
@@ -101,7 +122,7 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, root: string) {
     return send(res, 404, { 'content-type': 'text/plain; charset=utf-8' }, 'Not Found');
   }
   res.statusCode = 200;
-  for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+  for (const [k, v] of Object.entries(site.headers)) res.setHeader(k, v);
   res.setHeader('content-type', CONTENT_TYPES[extname(file)] ?? 'application/octet-stream');
   res.setHeader('content-length', String(size));
   res.setHeader('cache-control', 'no-cache');
@@ -110,10 +131,14 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, root: string) {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const root = resolve(options.staticDir);
+  const site: StaticSite = {
+    root: resolve(options.staticDir),
+    headers: staticSiteHeaders(options.portal ? issOrigin(options.portal.iss) : undefined),
+    generated: new Map(options.portal ? [[`/${PORTAL_CONFIG_FILE}`, JSON.stringify(options.portal)]] : []),
+  };
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    const work = isApiPath(path) ? serveApi(req, res, options.handlers) : Promise.resolve(serveStatic(req, res, root));
+    const work = isApiPath(path) ? serveApi(req, res, options.handlers) : Promise.resolve(serveStatic(req, res, site));
     work.catch(() => {
       if (!res.headersSent) send(res, 500, { 'content-type': 'text/plain; charset=utf-8' }, 'Internal Server Error');
     });

@@ -12,6 +12,8 @@ import { startDynamoDbLocal, startS3Local, type Engine } from './engines';
 import { startGateway, type Gateway } from './gateway';
 import { loadHandlers } from './handlers';
 import { seedDemoData } from './seed';
+import { portalConfigFromEnv, type PortalConfig } from '../shared/portal/config';
+import { buildPortalSite } from '../scripts/portal-site';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
 
@@ -23,6 +25,8 @@ export interface RuntimeOptions {
   gateway?: boolean;
   /** Keep DynamoDB in memory (tests). */
   inMemory?: boolean;
+  /** The portal's launch configuration; default from SMART_ISS, SMART_CLIENT_ID, SMART_SCOPES. */
+  portal?: PortalConfig;
 }
 
 export interface RuntimeInfo {
@@ -126,7 +130,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const seed = options.seed === false ? { seeded: false, notes: [] } : await seedDemoData();
 
     if (wantsGateway) {
-      gateway = await startGateway({ handlers: await loadHandlers(), staticDir: join(REPO_ROOT, 'portal-site'), port });
+      gateway = await startGateway({
+        handlers: await loadHandlers(),
+        staticDir: buildPortalSite(),
+        portal: options.portal ?? portalConfigFromEnv(process.env),
+        port,
+      });
       process.env.SITE_URL ??= gateway.url;
       resetConfig();
     }

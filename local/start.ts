@@ -4,6 +4,7 @@
  */
 import { JavaMissingError } from './engines';
 import { startRuntime } from './runtime';
+import { startLocalSmartFixture } from './smart-fixture';
 
 const port = Number(process.env.PORT ?? 8000);
 const dataDir = process.env.DATA_DIR ?? '.data';
@@ -11,8 +12,9 @@ const dataDir = process.env.DATA_DIR ?? '.data';
 async function main() {
   const startedAt = Date.now();
   let runtime;
+  const smart = await startLocalSmartFixture(process.env.SMART_FIXTURE);
   try {
-    runtime = await startRuntime({ port, dataDir });
+    runtime = await startRuntime({ port, dataDir, ...(smart ? { portal: smart.portal } : {}) });
   } catch (e) {
     if (e instanceof JavaMissingError) {
       console.error(e.message);
@@ -25,6 +27,9 @@ async function main() {
     throw e;
   }
   const url = runtime.info.url!;
+  const smartNotes = smart ? await smart.ready(runtime.info.siteUrl ?? url) : [];
+  // With the fixture, the demo invitation was just issued again: the seed's link (two lines) no longer works.
+  const seedNotes = smart ? runtime.seedNotes.filter((line, i, all) => !line.startsWith('  Invitation') && !all[i - 1]?.startsWith('  Invitation')) : runtime.seedNotes;
   const lines = [
     '',
     `Clinical Data Exchange is running at ${url}  (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s)`,
@@ -35,7 +40,8 @@ async function main() {
     `  Patient portal     ${url}/clients/portal/`,
     `  Health             ${url}/health`,
     '',
-    ...(runtime.seedNotes.length > 0 ? [...runtime.seedNotes, ''] : []),
+    ...(seedNotes.length > 0 ? [...seedNotes, ''] : []),
+    ...(smartNotes.length > 0 ? [...smartNotes, ''] : []),
     `  Data folder: ${runtime.info.dataDir} (${runtime.seeded ? 'demo data seeded' : 'reused'}; delete it to start over)`,
     '  Press Ctrl-C to stop.',
     '',
@@ -45,6 +51,7 @@ async function main() {
   const stop = async (signal: string) => {
     console.log(`\nReceived ${signal}, stopping...`);
     await runtime.stop();
+    await smart?.close();
     console.log('Stopped.');
     process.exit(0);
   };

@@ -1,7 +1,9 @@
 /**
  * The portal bucket behind CloudFront (origin access control), with the API paths sent to the
- * HTTP API so the portal is same-origin. Both behaviours share the security headers, and both run
- * the viewer-request functions the local gateway mirrors.
+ * HTTP API so the portal is same-origin. Both behaviours carry the security headers; the pages
+ * also get the Content-Security-Policy built from the configured SMART server (the API's own
+ * pages set theirs). Both run the viewer-request functions the local gateway mirrors. The
+ * portal's launch configuration is deployed next to its pages as `clients/portal/config.json`.
  */
 import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -11,7 +13,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { cloudFrontApiPatterns } from '../../shared/http/families';
-import { SECURITY_HEADERS, VIEWER_REQUEST_FUNCTION } from '../../shared/http/static-site';
+import { contentSecurityPolicy, SECURITY_HEADERS, VIEWER_REQUEST_FUNCTION } from '../../shared/http/static-site';
+import { issOrigin, PORTAL_CONFIG_FILE, type PortalConfig } from '../../shared/portal/config';
 
 /** CloudFront replaces Host with the origin's; the service needs the viewer's for its links. */
 const FORWARD_HOST_FUNCTION = `function handler(event) {
@@ -23,6 +26,7 @@ const FORWARD_HOST_FUNCTION = `function handler(event) {
 export interface PortalProps {
   api: apigwv2.HttpApi;
   siteDir: string;
+  config: PortalConfig;
 }
 
 export class Portal extends Construct {
@@ -38,14 +42,22 @@ export class Portal extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: false,
     });
+    const common: cloudfront.ResponseSecurityHeadersBehavior = {
+      strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: true },
+      contentTypeOptions: { override: true },
+      frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+      referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },
+    };
     const headers = new cloudfront.ResponseHeadersPolicy(this, 'headers', {
-      securityHeadersBehavior: {
-        strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: true },
-        contentTypeOptions: { override: true },
-        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
-        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },
-      },
+      securityHeadersBehavior: common,
       comment: `Same headers as the local gateway: ${Object.keys(SECURITY_HEADERS).join(', ')}`,
+    });
+    const pageHeaders = new cloudfront.ResponseHeadersPolicy(this, 'page-headers', {
+      securityHeadersBehavior: {
+        ...common,
+        contentSecurityPolicy: { contentSecurityPolicy: contentSecurityPolicy(issOrigin(props.config.iss)), override: true },
+      },
+      comment: 'Static pages: the local gateway headers and the Content-Security-Policy',
     });
     const staticRewrite = new cloudfront.Function(this, 'static-rewrite', {
       code: cloudfront.FunctionCode.fromInline(VIEWER_REQUEST_FUNCTION),
@@ -71,13 +83,13 @@ export class Portal extends Construct {
       defaultBehavior: {
         origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-        responseHeadersPolicy: headers,
+        responseHeadersPolicy: pageHeaders,
         functionAssociations: [{ function: staticRewrite, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: Object.fromEntries(cloudFrontApiPatterns().map((p) => [p, apiBehavior])),
     });
     new s3deploy.BucketDeployment(this, 'deploy', {
-      sources: [s3deploy.Source.asset(props.siteDir)],
+      sources: [s3deploy.Source.asset(props.siteDir), s3deploy.Source.jsonData(PORTAL_CONFIG_FILE, props.config)],
       destinationBucket: this.bucket,
       distribution: this.distribution,
       prune: true,

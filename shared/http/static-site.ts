@@ -16,13 +16,38 @@ export const VIEWER_REQUEST_FUNCTION = `function handler(event) {
   return request;
 }`;
 
-/** The portal pages load only their own scripts and talk to their own origin and the SMART server. */
+/** Headers on every response, API and pages alike (the API's own pages set their own CSP). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
 };
+
+/**
+ * The Content-Security-Policy of the static pages: their own scripts, styles and images only (no
+ * inline script or style, no eval), no frames, forms only to this origin, and `connect-src`
+ * limited to this origin and the configured SMART server's origin (`iss`; its discovery, metadata,
+ * token endpoint and FHIR reads). Built from the setting by the stack and the local gateway alike.
+ */
+export function contentSecurityPolicy(smartOrigin: string | undefined): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self'${smartOrigin ? ` ${smartOrigin}` : ''}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/** Every header of a static page: the common ones plus the Content-Security-Policy. */
+export function staticSiteHeaders(smartOrigin: string | undefined): Record<string, string> {
+  return { ...SECURITY_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(smartOrigin) };
+}
 
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',

@@ -32,10 +32,5 @@ export function verifierMatches(verifier: string, challenge: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/**
- * The verifier an invitation's holder proves with: the unpadded base64url of the invitation token
- * (for an alphanumeric token this is also its standard Base64, which is what the portal computes).
- */
-export function invitationVerifier(token: string): string {
-  return Buffer.from(token, 'utf8').toString('base64url');
-}
+/** The verifier an invitation's holder proves with (shared with the portal page). */
+export { invitationVerifier } from './invitation-verifier';

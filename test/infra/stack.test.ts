@@ -1,7 +1,7 @@
 /** Assertions on the synthesized CloudFormation template (bundles are built exactly as for deploy). */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,9 +11,10 @@ import { TABLES } from '../../shared/store/tables';
 
 let template: Template;
 const outdir = mkdtempSync(join(tmpdir(), 'cdx-cdk-'));
+const SMART = { smartIss: 'https://ehr.example.org/api/FHIR/R4', smartClientId: 'portal-app-1', smartScopes: 'openid launch/patient patient/Observation.read' };
 
 beforeAll(() => {
-  const { stack } = buildApp(new App({ outdir }));
+  const { stack } = buildApp(new App({ outdir, context: SMART }));
   template = Template.fromStack(stack);
 });
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -71,7 +72,51 @@ describe('stack', () => {
     template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
     const dist = resources('AWS::CloudFront::Distribution')[0]!.Properties.DistributionConfig;
     const patterns = dist.CacheBehaviors.map((b: any) => b.PathPattern);
-    expect(patterns).toEqual(expect.arrayContaining(['/FHIR/R5/*', '/fhir/r5/*', '/api/v1/*', '/o/*', '/.well-known/*']));
+    expect(patterns).toEqual(expect.arrayContaining(['/FHIR/R5/*', '/fhir/r5/*', '/api/v1/*', '/o/*', '/.well-known/*', '/fhir-import/R4', '/fhir-import/R4/*']));
+    // The default behaviour is the bucket, through origin access control.
+    const bucketOrigin = dist.Origins.find((o: any) => o.Id === dist.DefaultCacheBehavior.TargetOriginId);
+    expect(bucketOrigin.S3OriginConfig).toBeDefined();
+    expect(bucketOrigin.OriginAccessControlId).toBeDefined();
+    // API behaviours forward every method to the HTTP API, uncached.
+    for (const behavior of dist.CacheBehaviors) {
+      expect(behavior.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'PUT', 'PATCH', 'DELETE']));
+      expect(behavior.TargetOriginId).not.toBe(dist.DefaultCacheBehavior.TargetOriginId);
+    }
+  });
+
+  it('sends the pages with a Content-Security-Policy built from smartIss, and the usual headers everywhere', () => {
+    const policies = resources('AWS::CloudFront::ResponseHeadersPolicy').map((r) => r.Properties.ResponseHeadersPolicyConfig);
+    const pages = policies.find((p) => p.SecurityHeadersConfig.ContentSecurityPolicy)!;
+    const csp: string = pages.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy;
+    expect(csp).toContain("connect-src 'self' https://ehr.example.org;");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    for (const policy of policies) {
+      expect(policy.SecurityHeadersConfig).toMatchObject({
+        StrictTransportSecurity: { IncludeSubdomains: true, Override: true },
+        ContentTypeOptions: { Override: true },
+        FrameOptions: { FrameOption: 'DENY' },
+        ReferrerPolicy: { ReferrerPolicy: 'no-referrer' },
+      });
+    }
+    // The page policy serves the bucket; the API behaviours keep the API pages' own CSP.
+    const dist = resources('AWS::CloudFront::Distribution')[0]!.Properties.DistributionConfig;
+    const ids = Object.entries(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'));
+    const pageId = ids.find(([, r]: any) => r.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy)![0];
+    expect(dist.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: pageId });
+    for (const behavior of dist.CacheBehaviors) expect(behavior.ResponseHeadersPolicyId).not.toEqual({ Ref: pageId });
+  });
+
+  it('deploys the built pages and their launch configuration from the context settings', () => {
+    template.resourceCountIs('Custom::CDKBucketDeployment', 1);
+    const staged = readdirSync(outdir).filter((d) => d.startsWith('asset.'));
+    const config = staged.map((d) => join(outdir, d, 'clients/portal/config.json')).find(existsSync);
+    expect(JSON.parse(readFileSync(config!, 'utf8'))).toEqual({ iss: SMART.smartIss, clientId: SMART.smartClientId, scope: SMART.smartScopes });
+    const pages = staged.map((d) => join(outdir, d)).find((d) => existsSync(join(d, 'clients/portal/portal.js')));
+    expect(existsSync(join(pages!, 'clients/portal/index.html'))).toBe(true);
+    expect(existsSync(join(pages!, 'clients/portal/callback/index.html'))).toBe(true);
+    expect(existsSync(join(pages!, 'src'))).toBe(false);
   });
 
   it('grants no wildcard actions and never dynamodb:Scan', () => {

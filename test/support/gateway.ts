@@ -1,9 +1,17 @@
 /** Starts the local gateway with the real handlers on a free port, against this file's stores. */
-import { join } from 'node:path';
 import { startGateway, type Gateway } from '../../local/gateway';
 import { loadHandlers } from '../../local/handlers';
-import { REPO_ROOT } from '../../local/runtime';
+import { buildPortalSite } from '../../scripts/portal-site';
+import type { PortalConfig } from '../../shared/portal/config';
 
-export async function startTestGateway(): Promise<Gateway> {
-  return startGateway({ handlers: await loadHandlers(), staticDir: join(REPO_ROOT, 'portal-site'), port: 0, host: '127.0.0.1' });
+let built: string | undefined;
+
+/** The built site, once per test process. */
+export function builtSite(): string {
+  built ??= buildPortalSite();
+  return built;
+}
+
+export async function startTestGateway(options: { portal?: PortalConfig } = {}): Promise<Gateway> {
+  return startGateway({ handlers: await loadHandlers(), staticDir: builtSite(), port: 0, host: '127.0.0.1', ...options });
 }

@@ -1,0 +1,120 @@
+/**
+ * The study service as the portal page calls it: same-origin requests only (the Content-Security-
+ * Policy allows no other service origin), the bearer token from sessionStorage, and every refusal
+ * turned into a problem the page can explain.
+ */
+import { invitationVerifier } from '../../shared/oauth/invitation-verifier';
+import { PortalError } from '../../shared/portal/messages';
+import { redemptionProblem } from '../../shared/portal/invitation';
+import { importBundle, importResults, writeResult, type Resource, type WriteResult } from '../../shared/portal/records';
+
+export const SOURCE_HEADER = 'X-SVC-FHIR-Source-ID';
+const FHIR_JSON = 'application/fhir+json';
+
+interface Grant {
+  grant_type: string;
+  redirect_uri: string;
+  client_id: string;
+  code: string;
+}
+
+export interface ServiceSession {
+  accessToken: string;
+  /** The service's patient id (the token response's SMART `patient`). */
+  patient: string;
+}
+
+/** A fetch whose network failure is the service's problem, not an exception to show raw. */
+async function request(path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(path, { ...init, cache: 'no-store', credentials: 'omit' });
+  } catch {
+    throw new PortalError('service-error');
+  }
+}
+
+const bodyOf = (res: Response): Promise<unknown> => res.json().catch(() => undefined);
+
+/** Redeems the invitation and exchanges its grant at the token endpoint (spec 4.8.2, 5.4). */
+export async function signInWithInvitation(token: string): Promise<ServiceSession> {
+  const redeemed = await request(`/api/v1/invitation/${encodeURIComponent(token)}`, { method: 'POST' });
+  if (!redeemed.ok) throw new PortalError(redemptionProblem(redeemed.status));
+  const { grant, token_endpoint } = ((await bodyOf(redeemed)) ?? {}) as { grant?: Partial<Grant>; token_endpoint?: unknown };
+  if (!grant?.grant_type || !grant.code || !grant.redirect_uri || !grant.client_id || typeof token_endpoint !== 'string') throw new PortalError('service-error');
+  // The token endpoint of this same service, on the origin the page was served from.
+  const tokenPath = new URL(token_endpoint, location.origin).pathname;
+  const form = new URLSearchParams({
+    grant_type: grant.grant_type,
+    code: grant.code,
+    redirect_uri: grant.redirect_uri,
+    client_id: grant.client_id,
+    code_verifier: invitationVerifier(token),
+  });
+  const answer = await request(tokenPath, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  if (!answer.ok) throw new PortalError(answer.status === 400 ? 'invitation-replaced' : 'service-error');
+  const body = (await bodyOf(answer)) as { access_token?: string; patient?: string };
+  if (!body.access_token || !body.patient) throw new PortalError('service-error');
+  return { accessToken: body.access_token, patient: body.patient };
+}
+
+/** Calls with the service token; a 401 means the session expired. */
+export class ServiceApi {
+  constructor(private readonly session: ServiceSession) {}
+
+  private async call(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<Response> {
+    const res = await request(path, { ...init, headers: { authorization: `Bearer ${this.session.accessToken}`, accept: 'application/json', ...init.headers } });
+    if (res.status === 401) throw new PortalError('service-session-expired');
+    return res;
+  }
+
+  private postJson(path: string, body: unknown): Promise<Response> {
+    return this.call(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  }
+
+  /** Spec 2.7: system = the hospital's FHIR base, value = the patient id there. */
+  async storeIdentifier(system: string, value: string): Promise<void> {
+    const res = await this.postJson('/api/v1/portal/identifier', { system, value });
+    if (res.status === 409) throw new PortalError('identifier-taken');
+    if (!res.ok) throw new PortalError('service-error');
+  }
+
+  /** The data source the portal registers its FHIR Sources with: the catalogue's first patient app. */
+  async portalDataSource(): Promise<number> {
+    const res = await this.call('/api/v1/data_sources?page_size=1000', { method: 'GET' });
+    if (!res.ok) throw new PortalError('service-error');
+    const list = (await bodyOf(res)) as { results?: Array<{ id: number; type: string }> };
+    const app = list.results?.find((d) => d.type === 'patient_app');
+    if (!app) throw new PortalError('not-configured');
+    return app.id;
+  }
+
+  async registerSource(dataSource: number, fhirBaseUrl: string): Promise<number> {
+    const res = await this.postJson('/api/v1/fhir_sources', { data_source: dataSource, label: `Hospital records (${fhirBaseUrl})`, fhir_base_url: fhirBaseUrl });
+    const id = ((await bodyOf(res)) as { id?: unknown } | undefined)?.id;
+    if (res.status !== 201 || typeof id !== 'number') throw new PortalError('service-error');
+    return id;
+  }
+
+  /** One Bundle (at most 100 entries) through the R4 import: one result per resource, in order. */
+  async importR4(sourceId: number, resources: readonly Resource[]): Promise<WriteResult[]> {
+    const res = await this.call('/fhir-import/R4', {
+      method: 'POST',
+      body: JSON.stringify(importBundle(resources)),
+      headers: { 'content-type': FHIR_JSON, accept: FHIR_JSON, [SOURCE_HEADER]: String(sourceId) },
+    });
+    // A refusal of the whole request (source, size) stops the run: a restart can finish it.
+    if (res.status !== 200) throw new PortalError('service-error');
+    return importResults(await bodyOf(res), resources.length);
+  }
+
+  /** One R5 resource through `POST /FHIR/R5/<Type>` with the source header. */
+  async writeR5(sourceId: number, resource: Resource): Promise<WriteResult> {
+    const res = await this.call(`/FHIR/R5/${encodeURIComponent(resource.resourceType)}`, {
+      method: 'POST',
+      body: JSON.stringify(resource),
+      headers: { 'content-type': FHIR_JSON, accept: FHIR_JSON, prefer: 'return=OperationOutcome', [SOURCE_HEADER]: String(sourceId) },
+    });
+    if (res.status >= 500) throw new PortalError('service-error');
+    return writeResult(res.status, await bodyOf(res));
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * What the portal keeps between its two pages, in this tab's sessionStorage only (never in a URL,
+ * never in localStorage): the invitation code (for "Start again"), the service session, and the
+ * run in progress (its FHIR Source, reused when a failed run is restarted so that nothing is
+ * stored twice). fhirclient keeps the hospital's state there too.
+ */
+import type { ServiceSession } from './service';
+
+const CODE = 'cdx.portal.invitation';
+const SESSION = 'cdx.portal.session';
+const RUN = 'cdx.portal.run';
+
+export interface Run {
+  /** The service patient, the hospital and the patient there: a restart of the same pull. */
+  patient: string;
+  iss: string;
+  hospitalPatient: string;
+  sourceId: number;
+}
+
+function read<T>(key: string): T | undefined {
+  try {
+    const text = sessionStorage.getItem(key);
+    return text ? (JSON.parse(text) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const invitationCode = (): string | undefined => read<string>(CODE);
+export const rememberInvitationCode = (code: string) => sessionStorage.setItem(CODE, JSON.stringify(code));
+
+export const serviceSession = (): ServiceSession | undefined => read<ServiceSession>(SESSION);
+export const keepServiceSession = (session: ServiceSession) => sessionStorage.setItem(SESSION, JSON.stringify(session));
+
+/** The unfinished run of this pull, if a restart can continue it. */
+export function unfinishedRun(patient: string, iss: string, hospitalPatient: string): Run | undefined {
+  const run = read<Run>(RUN);
+  return run && run.patient === patient && run.iss === iss && run.hospitalPatient === hospitalPatient ? run : undefined;
+}
+export const keepRun = (run: Run) => sessionStorage.setItem(RUN, JSON.stringify(run));
+
+/**
+ * Forgets every token (the service's and the hospital's) once the callback is done; keeps the
+ * invitation code, and the run only when it did not finish.
+ */
+export function endSession(finished: boolean): void {
+  const code = sessionStorage.getItem(CODE);
+  const run = sessionStorage.getItem(RUN);
+  sessionStorage.clear();
+  if (code) sessionStorage.setItem(CODE, code);
+  if (run && !finished) sessionStorage.setItem(RUN, run);
+}
