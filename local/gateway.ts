@@ -144,7 +144,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   });
   server.keepAliveTimeout = 65_000;
-  const host = options.host ?? '0.0.0.0';
+  // Loopback unless told otherwise (HOST): a local service with demo accounts is not for the network.
+  const host = options.host ?? (process.env.HOST || '127.0.0.1');
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, host, () => done());

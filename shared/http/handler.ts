@@ -59,7 +59,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
       isJson: JSON_MEDIA.test(contentType),
       isForm: FORM_MEDIA.test(contentType),
       requestId: ctx.requestId,
-      origin: requestOrigin(headers, config().siteUrl),
+      origin: requestOrigin(event.requestContext.domainName, config().siteUrl),
       log: ctx.log,
     };
     return toLambdaResult(await match.route.handler(req));

@@ -32,7 +32,8 @@ export interface HttpRequest {
 }
 
 export function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+  // Header names are client text: a null-prototype object takes any name as a plain key.
+  const out: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k.toLowerCase()] = v;
   return out;
 }
@@ -40,14 +41,18 @@ export function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | un
 export const JSON_MEDIA = /^application\/(.+\+)?json\s*($|;)/i;
 export const FORM_MEDIA = /^application\/x-www-form-urlencoded\s*($|;)/i;
 
-/** The origin a client addressed: CloudFront passes the viewer's host as `x-forwarded-host`. */
-export function requestOrigin(headers: Readonly<Record<string, string>>, fallback: string): string {
-  const host = headers['x-forwarded-host'] ?? headers['host'];
-  if (!host) return fallback;
-  const proto = (headers['x-forwarded-proto'] ?? (host.startsWith('localhost') || host.startsWith('127.') ? 'http' : 'https'))
-    .split(',')[0]!
-    .trim();
-  return `${proto}://${host.split(',')[0]!.trim()}`;
+/** API Gateway's own domains: `<api id>.execute-api.<region>.amazonaws.com` (and `.amazonaws.com.cn`). */
+const API_GATEWAY_DOMAIN = /^[a-z0-9]{10}\.execute-api\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+
+/**
+ * The origin absolute links are built on: the configured site URL, or, on Lambda, the API's own
+ * domain when the request was sent to it directly (API Gateway sets `requestContext.domainName`
+ * from the domain the request reached; the client cannot). Never `Host` or `X-Forwarded-*`: a
+ * client could point links, a cached CapabilityStatement and `Location` headers anywhere.
+ */
+export function requestOrigin(domainName: string | undefined, siteUrl: string, onLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME)): string {
+  if (onLambda && domainName && API_GATEWAY_DOMAIN.test(domainName)) return `https://${domainName}`;
+  return siteUrl;
 }
 
 /** Cookies of a v2 event (`["a=1", "b=2"]`) by name; the first of a repeated name wins. */

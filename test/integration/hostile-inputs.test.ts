@@ -1,10 +1,14 @@
 /**
  * Inputs that once reached a 500, each now a clear 4xx in its path's dialect: prototype names as
  * client text (a sort key, body fields), JSON nested past the edge limit (an `/api/v1/` body, a
- * FHIR merge patch), an Observation cursor whose timestamp lies outside the date range.
+ * FHIR merge patch), an Observation cursor whose timestamp lies outside the date range; and
+ * request headers that once chose the origin of absolute links.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config';
+import { SOURCE_HEADER } from '../../shared/fhir/constants';
 import { CURSOR_PARAM } from '../../shared/fhir/searchset';
+import { requestOrigin } from '../../shared/http/request';
 import { encodeCursor, searchFingerprint } from '../../shared/observations/search/cursor';
 import { auxWorld, condition, postAux, type AuxWorld } from '../support/aux';
 import { call } from '../support/invoke';
@@ -74,5 +78,35 @@ describe('edited cursors', () => {
       expect(res.status, String(t)).toBe(400);
       expect(res.json.resourceType).toBe('OperationOutcome');
     }
+  });
+});
+
+describe('absolute URLs', () => {
+  const hostile = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'javascript' };
+  const site = config().siteUrl;
+
+  it('come from the configured site URL, whatever Host and X-Forwarded-* say', async () => {
+    const metadata = await call('GET', '/FHIR/R5/metadata', { headers: hostile });
+    expect(metadata.status).toBe(200);
+    expect(metadata.json.implementation.url).toBe(`${site}/FHIR/R5`);
+    expect(metadata.text).not.toContain('evil.example');
+
+    const page = await call('GET', `/FHIR/R5/Observation?patient=${ow.patient.id}&_count=1`, { token: ow.patient.token, headers: hostile });
+    expect(page.status).toBe(200);
+    const urls = [...page.json.link.map((l: any) => l.url), ...page.json.entry.map((e: any) => e.fullUrl)];
+    expect(urls.length).toBeGreaterThan(1);
+    for (const url of urls) expect(url.startsWith(`${site}/FHIR/R5/`), url).toBe(true);
+
+    const created = await call('POST', '/FHIR/R5/Condition', { token: aw.alice.token, body: condition(), headers: { ...hostile, [SOURCE_HEADER]: String(aw.aliceSource.id) } });
+    expect(created.status).toBe(201);
+    expect(created.headers['location']!.startsWith(`${site}/FHIR/R5/Condition/`)).toBe(true);
+  });
+
+  it("use the API's own domain on Lambda only when API Gateway says the request reached it", () => {
+    const api = 'abcde12345.execute-api.eu-west-1.amazonaws.com';
+    expect(requestOrigin(api, 'https://exchange.example.org', true)).toBe(`https://${api}`);
+    expect(requestOrigin(api, 'https://exchange.example.org', false)).toBe('https://exchange.example.org');
+    expect(requestOrigin('evil.example', 'https://exchange.example.org', true)).toBe('https://exchange.example.org');
+    expect(requestOrigin(undefined, 'https://exchange.example.org', true)).toBe('https://exchange.example.org');
   });
 });
