@@ -4,7 +4,7 @@ import { startTestGateway } from '../support/gateway';
 
 let gateway: Gateway;
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  gateway = await startTestGateway({ asSite: true });
 });
 afterAll(() => gateway.close());
 

@@ -6,7 +6,7 @@ import { batchOf, observation, observationWorld, type ObservationWorld } from '.
 let gateway: Gateway;
 let world: ObservationWorld;
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  gateway = await startTestGateway({ asSite: true });
   world = await observationWorld({ codes: ['omh:heart-rate:2.0'] });
 });
 afterAll(() => gateway.close());
