@@ -21,6 +21,7 @@ import { processEntries } from '../shared/observations/upload/process';
 import { sampleAttachment, formsFor, type EffectiveForm, type SampleOptions } from '../shared/omh/samples';
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from './demo-directory';
 import type { SeedStep } from './seed';
+import { tokenCommand } from './commands';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -111,7 +112,7 @@ export const demoObservations: SeedStep = {
     if (failed.length > 0) throw new Error(`demo observations refused: ${JSON.stringify(failed[0]!.outcome)}`);
     ctx.notes.push(
       `  Observations   ${results.length} demo readings (last ${DAYS} days) of patients ${main.id} and ${second.id}; study Group/${activity.id} (${activity.name}) for patient ${second.id}`,
-      `    Search:       curl -H "Authorization: Bearer $(npm run --silent token -- patient)" "${config().siteUrl}/FHIR/R5/Observation?code=omh:heart-rate:2.0&date=ge${new Date(until - DAY).toISOString().slice(0, 10)}"`,
+      `    Search:       curl -H "Authorization: Bearer $(${tokenCommand('patient')})" "${config().siteUrl}/FHIR/R5/Observation?code=omh:heart-rate:2.0&date=ge${new Date(until - DAY).toISOString().slice(0, 10)}"`,
     );
   },
 };

@@ -9,6 +9,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { FAMILIES, type Family } from '../shared/http/families';
 import { lambdaContext } from './api-gateway-event';
 import { loadHandlers } from './handlers';
+import { DEFAULT_DATA_DIR } from './commands';
 import { applyLocalEnvironment, readRuntimeInfo, startRuntime, type Runtime } from './runtime';
 
 function usage(): never {
@@ -44,7 +45,7 @@ async function main() {
   const [family, file] = process.argv.slice(2);
   if (!family || !file || !(FAMILIES as readonly string[]).includes(family)) usage();
   const event = JSON.parse(readFileSync(file, 'utf8')) as APIGatewayProxyEventV2;
-  const result = await invoke(family as Family, event, process.env.DATA_DIR ?? '.data');
+  const result = await invoke(family as Family, event, process.env.DATA_DIR ?? DEFAULT_DATA_DIR);
   if (typeof result === 'object' && result && typeof result.body === 'string') {
     try {
       result.body = JSON.parse(result.body);

@@ -3,11 +3,12 @@
  * the data folder). Ctrl-C stops it; the next start reuses the data folder.
  */
 import { JavaMissingError } from './engines';
+import { DEFAULT_DATA_DIR } from './commands';
 import { startRuntime } from './runtime';
 import { startLocalSmartFixture } from './smart-fixture';
 
 const port = Number(process.env.PORT ?? 8000);
-const dataDir = process.env.DATA_DIR ?? '.data';
+const dataDir = process.env.DATA_DIR ?? DEFAULT_DATA_DIR;
 
 async function main() {
   const startedAt = Date.now();

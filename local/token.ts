@@ -6,6 +6,7 @@
 import { issueAccessToken } from '../shared/auth/tokens';
 import { getUserByEmail } from '../shared/directory/users';
 import { DEMO_ACCOUNTS } from './demo-directory';
+import { DEFAULT_DATA_DIR } from './commands';
 import { applyLocalEnvironment, readRuntimeInfo } from './runtime';
 
 // Logs (created lazily) go to stderr: stdout carries the token only.
@@ -19,9 +20,14 @@ function fail(message: string): never {
 async function main() {
   const who = process.argv[2];
   if (!who) fail(`usage: npm run --silent token -- <email | ${Object.keys(DEMO_ACCOUNTS).join(' | ')}>`);
-  const dataDir = process.env.DATA_DIR ?? '.data';
+  const dataDir = process.env.DATA_DIR ?? DEFAULT_DATA_DIR;
   const running = readRuntimeInfo(dataDir);
-  if (!running) fail(`No running service found for DATA_DIR=${dataDir}; start it with \`npm start\` (same DATA_DIR) first.`);
+  if (!running) {
+    fail(
+      `No running service found for DATA_DIR=${dataDir}; start it with \`npm start\` first, or, if it runs with another data folder, ` +
+        `give the same one: DATA_DIR=<that folder> npm run --silent token -- ${who} (the start banner prints the exact command).`,
+    );
+  }
   if (process.env.PORT && Number(process.env.PORT) !== running.port) {
     fail(`The service using DATA_DIR=${dataDir} listens on port ${running.port}, not ${process.env.PORT}.`);
   }
