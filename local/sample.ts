@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DEMO_CODES, SEEDED_CODES } from '../shared/directory/codes';
-import { sampleAttachment } from '../shared/omh/samples';
+import { formsFor, sampleAttachment } from '../shared/omh/samples';
 import { schemaForCode } from '../shared/omh/schemas/index';
 
 const MINUTE = 60_000;
@@ -29,6 +29,9 @@ function main() {
   const patient = process.env.PATIENT ?? '1';
   const device = process.env.DEVICE ?? '1';
   const now = Math.floor(Date.now() / MINUTE) * MINUTE;
+  // A point in time where the schema allows one, so readings a minute apart are a minute apart
+  // (a part-of-day example would put them all in the same morning).
+  const form = formsFor(code).includes('date_time') ? ('date_time' as const) : undefined;
   const entry = Array.from({ length: count }, (_, i) => ({
     resource: {
       resourceType: 'Observation',
@@ -36,7 +39,7 @@ function main() {
       code: { coding: [{ system: row.system, code: row.code }] },
       subject: { reference: `Patient/${patient}` },
       device: { reference: `Device/${device}` },
-      valueAttachment: sampleAttachment(code, { uuid: randomUUID(), at: now - (count - 1 - i) * MINUTE }),
+      valueAttachment: sampleAttachment(code, { uuid: randomUUID(), at: now - (count - 1 - i) * MINUTE, ...(form ? { form } : {}) }),
     },
     request: { method: 'POST', url: 'Observation' },
   }));

@@ -270,7 +270,8 @@ export function samplePayload(code: string, options: SampleOptions = {}): OmhPay
     header: {
       uuid: options.uuid ?? randomUUID(),
       schema_id: { namespace: schema.namespace, name: schema.name, version: schema.version },
-      source_creation_date_time: isoInstant(effective ? effective.end : Date.now()),
+      // When the reading was made: the end of its time frame, but never later than now.
+      source_creation_date_time: isoInstant(effective ? Math.min(effective.end, Date.now()) : Date.now()),
       modality: 'sensed',
     },
     body,

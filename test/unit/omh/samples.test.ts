@@ -55,4 +55,12 @@ describe('sample payloads', () => {
     expect(a.body.effective_time_frame).toEqual({ time_interval: { date: '2025-03-02', part_of_day: 'night' } });
     expect(a.header.uuid).not.toBe(b.header.uuid);
   });
+
+  it('never dates the reading\'s creation after now, even when its time frame ends later', () => {
+    const before = Date.now();
+    const payload = samplePayload('omh:heart-rate:2.0', { at: before, form: 'full_date' });
+    const created = Date.parse(payload.header.source_creation_date_time as string);
+    expect(created).toBeGreaterThanOrEqual(before - 1000);
+    expect(created).toBeLessThanOrEqual(Date.now());
+  });
 });
