@@ -6,41 +6,19 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../local/runtime';
 import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
 import { getPatient } from '../../shared/directory/patients';
 import { SOURCE_URI_PREFIX } from '../../shared/fhir/constants';
 import { LONG_ID } from '../fixtures/smart-server';
-import { launchBrowser } from '../support/browser';
 import { makePractitioner } from '../support/directory';
-import { counts, invitedPatient, inviteAgain, phonePage, runPortal, startPortalWorld, type PortalWorld } from '../support/portal';
-
-/** A whole flow in Chromium takes seconds; on 2 cores shared with the rest of the suite, more. */
-const FLOW_TIMEOUT = 120_000;
+import { counts, FLOW_TIMEOUT, inviteAgain, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';
 
 const COUNT = 14;
 const RESULTS = join(REPO_ROOT, 'test-results');
-let world: PortalWorld;
-let browser: Browser;
-
-beforeAll(async () => {
-  [world, browser] = await Promise.all([startPortalWorld({ mode: 'R4', count: COUNT, pageSize: 4 }), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await world?.close();
-});
-
-async function rowsOf(sourceId: number, token: string): Promise<Array<Record<string, any>>> {
-  const res = await fetch(`${world.gateway.url}/FHIR/R5/Observation?_source=${encodeURIComponent(`${SOURCE_URI_PREFIX}${sourceId}`)}&_count=1000`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  expect(res.status).toBe(200);
-  const bundle: any = await res.json();
-  return (bundle.entry ?? []).filter((e: any) => e.search?.mode !== 'outcome').map((e: any) => e.resource);
-}
+const suite = portalSuite({ mode: 'R4', count: COUNT, pageSize: 4 });
 
 /** axe-core in the page: no violations of the rules on labels, contrast and headings. */
 async function axe(page: Page) {
@@ -58,16 +36,16 @@ const noHorizontalScroll = (page: Page) => page.evaluate(() => document.document
 
 describe('patient portal, R4 hospital', () => {
   it('imports through the R4 import, shows the losses, stores every row under the source, and re-runs', async () => {
-    const { patient, link } = await invitedPatient(world.fixture);
-    const { page, errors } = await phonePage(browser);
+    const { patient, link } = await invitedPatient(suite.world.fixture);
+    const { page, errors } = await phonePage(suite.browser);
     const imports: string[] = [];
     page.on('request', (r) => {
       if (r.url().includes('/fhir-import/R4')) imports.push(r.method());
     });
-    expect(await runPortal(page, link, world.fixture)).toBe('done');
+    expect(await runPortal(page, link, suite.world.fixture)).toBe('done');
     expect(await page.getAttribute('body', 'data-fhir-version')).toBe('4.0.1');
     const shown = await counts(page);
-    expect(shown).toMatchObject({ patientId: world.fixture.patientId, stored: COUNT - 1, storedWithLoss: 1, failed: 1 });
+    expect(shown).toMatchObject({ patientId: suite.world.fixture.patientId, stored: COUNT - 1, storedWithLoss: 1, failed: 1 });
     expect(shown.lossReasons).toEqual(['Extra details attached to "issued" have no place in FHIR R5 and were left out (1 record)']);
     expect(shown.failureReasons).toEqual(['The value of "status" is not one FHIR R5 allows (1 record)']);
     expect(imports).toEqual(['POST']); // 14 records: one Bundle
@@ -80,42 +58,42 @@ describe('patient portal, R4 hospital', () => {
     expect(errors).toEqual([]);
 
     const after = (await getPatient(patient.id))!;
-    expect(after.identifiers).toContainEqual({ system: world.fixture.iss, value: world.fixture.patientId });
+    expect(after.identifiers).toContainEqual({ system: suite.world.fixture.iss, value: suite.world.fixture.patientId });
     const [source] = await listFhirSourcesOfPatient(patient.id);
     const doctor = await makePractitioner({ organizations: after.organizationIds.map((id) => ({ id })) });
-    const rows = await rowsOf(source!.id, doctor.token);
+    const rows = await sourceRows(suite.world, source!.id, doctor.token);
     expect(rows).toHaveLength(COUNT - 1);
     for (const row of rows) expect(row.meta.source).toBe(`${SOURCE_URI_PREFIX}${source!.id}`);
-    expect(rows.find((r) => r.identifier?.some((i: any) => i.value === LONG_ID))?.identifier).toContainEqual({ system: world.fixture.iss, value: LONG_ID });
+    expect(rows.find((r) => r.identifier?.some((i: any) => i.value === LONG_ID))?.identifier).toContainEqual({ system: suite.world.fixture.iss, value: LONG_ID });
     expect(rows.some((r) => '_issued' in r)).toBe(false);
 
-    const { page: again } = await phonePage(browser);
-    expect(await runPortal(again, await inviteAgain(after), world.fixture)).toBe('done');
+    const { page: again } = await phonePage(suite.browser);
+    expect(await runPortal(again, await inviteAgain(after), suite.world.fixture)).toBe('done');
     const sources = await listFhirSourcesOfPatient(patient.id);
     expect(sources).toHaveLength(2);
-    expect(await rowsOf(sources[0]!.id, doctor.token)).toHaveLength(COUNT - 1);
+    expect(await sourceRows(suite.world, sources[0]!.id, doctor.token)).toHaveLength(COUNT - 1);
   }, FLOW_TIMEOUT);
 
   it('serves the pages with a strict Content-Security-Policy and the usual headers', async () => {
     for (const path of ['/clients/portal/?code=x', '/clients/portal/callback', '/clients/portal/portal.js', '/clients/portal/config.json']) {
-      const res = await fetch(`${world.gateway.url}${path}`);
+      const res = await fetch(`${suite.world.gateway.url}${path}`);
       expect(res.status).toBe(200);
       const csp = res.headers.get('content-security-policy')!;
       expect(csp).toContain("script-src 'self'");
-      expect(csp).toContain(`connect-src 'self' ${world.fixture.origin}`);
+      expect(csp).toContain(`connect-src 'self' ${suite.world.fixture.origin}`);
       expect(csp).not.toContain('unsafe-inline');
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('strict-transport-security')).toContain('max-age=');
     }
-    const config = await (await fetch(`${world.gateway.url}/clients/portal/config.json`)).json();
-    expect(config).toEqual({ iss: world.fixture.iss, clientId: world.fixture.clientId, scope: 'openid profile launch/patient patient/Patient.read patient/Observation.read' });
+    const config = await (await fetch(`${suite.world.gateway.url}/clients/portal/config.json`)).json();
+    expect(config).toEqual({ iss: suite.world.fixture.iss, clientId: suite.world.fixture.clientId, scope: 'openid profile launch/patient patient/Patient.read patient/Observation.read' });
   }, FLOW_TIMEOUT);
 
   it('lays out the connect page and its problems on a phone, accessibly', async () => {
-    const { page, errors } = await phonePage(browser);
-    await page.goto(`${world.gateway.url}/clients/portal/`);
+    const { page, errors } = await phonePage(suite.browser);
+    await page.goto(`${suite.world.gateway.url}/clients/portal/`);
     await page.waitForSelector('body[data-state=problem]');
     expect(await noHorizontalScroll(page)).toBe(true);
     expect(await axe(page)).toEqual([]);

@@ -3,6 +3,8 @@
  * for a SMART fixture, a patient with an invitation, and the steps a patient takes in the browser.
  */
 import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { SOURCE_URI_PREFIX } from '../../shared/fhir/constants';
 import { resetConfig } from '../../shared/config';
 import { getOAuthClient } from '../../shared/directory/oauth-clients';
 import type { Patient } from '../../shared/directory/model';
@@ -11,6 +13,7 @@ import { ensureServiceClients, PORTAL_CLIENT_ID } from '../../shared/oauth/servi
 import { portalConfig, PORTAL_CALLBACK_PATH } from '../../shared/portal/config';
 import type { Gateway } from '../../local/gateway';
 import { startSmartFixture, type SmartFixture, type SmartFixtureOptions } from '../fixtures/smart-server';
+import { launchBrowser } from './browser';
 import { makeDataSource, makeOrganization, makePatient } from './directory';
 import { startTestGateway } from './gateway';
 
@@ -23,10 +26,8 @@ export interface PortalWorld {
 /** The fixture, then the gateway pointed at it (SITE_URL = the gateway), and the service's clients. */
 export async function startPortalWorld(options: SmartFixtureOptions = {}): Promise<PortalWorld> {
   const fixture = await startSmartFixture(options);
-  const gateway = await startTestGateway({ portal: portalConfig({ iss: fixture.iss, clientId: fixture.clientId }) });
+  const gateway = await startTestGateway({ portal: portalConfig({ iss: fixture.iss, clientId: fixture.clientId }), asSite: true });
   fixture.redirectUri = `${gateway.url}${PORTAL_CALLBACK_PATH}`;
-  process.env.SITE_URL = gateway.url;
-  resetConfig();
   await ensureServiceClients();
   await makeDataSource({ name: 'Patient portal', type: 'patient_app' });
   return {
@@ -39,6 +40,36 @@ export async function startPortalWorld(options: SmartFixtureOptions = {}): Promi
       await gateway.close();
     },
   };
+}
+
+/** A whole flow in Chromium takes seconds; on 2 cores shared with the rest of the suite, more. */
+export const FLOW_TIMEOUT = 120_000;
+
+/** Registers a browser suite's hooks: the portal world and a Chromium, both closed after the suite. */
+export function portalSuite(options: SmartFixtureOptions): { world: PortalWorld; browser: Browser } {
+  const suite = {} as { world: PortalWorld; browser: Browser };
+  beforeAll(async () => {
+    [suite.world, suite.browser] = await Promise.all([startPortalWorld(options), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.world?.close();
+  });
+  return suite;
+}
+
+/** The Observations stored under one FHIR Source, read back through the FHIR API (every page). */
+export async function sourceRows(world: PortalWorld, sourceId: number, token: string): Promise<Array<Record<string, any>>> {
+  const rows: Array<Record<string, any>> = [];
+  let next: string | undefined = `${world.gateway.url}/FHIR/R5/Observation?_source=${encodeURIComponent(`${SOURCE_URI_PREFIX}${sourceId}`)}&_count=100`;
+  while (next) {
+    const res = await fetch(next, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const bundle: any = await res.json();
+    rows.push(...(bundle.entry ?? []).filter((e: any) => e.search?.mode !== 'outcome').map((e: any) => e.resource));
+    next = bundle.link?.find((l: any) => l.relation === 'next')?.url;
+  }
+  return rows;
 }
 
 let hospitalPatients = 0;
