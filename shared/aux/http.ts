@@ -16,7 +16,7 @@ import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, type AuxiliaryType } from './acce
 import { versionHeaders, type Written } from './persist';
 import { readAuxiliary } from './read';
 import { searchAuxiliary } from './search';
-import { createAuxiliary, deleteAuxiliary, patchAuxiliary, updateAuxiliary, type AuxWriteContext } from './writes';
+import { createAuxiliary, deleteAuxiliary, jsonPatchAuxiliary, patchAuxiliary, updateAuxiliary, type AuxWriteContext } from './writes';
 
 /** Registry entries of every accepted auxiliary type the auxiliary store serves alone. */
 export function auxiliaryTypeEntries(): FhirTypeEntry[] {
@@ -79,10 +79,9 @@ export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandler
     },
     patch: async (req, id) => {
       const ctx = await writeContext(req, type);
-      if (/json-patch\+json/i.test(req.headers['content-type'] ?? '')) {
-        throw unsupportedMediaType('JSON Patch is not supported: send a JSON merge patch as application/merge-patch+json.');
-      }
-      return writtenResponse(req, 200, await patchAuxiliary(ctx, id, resourceBody(req)));
+      const patch = resourceBody(req);
+      const jsonPatch = /^application\/json-patch\+json\s*($|;)/i.test(req.headers['content-type'] ?? '');
+      return writtenResponse(req, 200, await (jsonPatch ? jsonPatchAuxiliary(ctx, id, patch) : patchAuxiliary(ctx, id, patch)));
     },
     delete: async (req, id) => {
       await deleteAuxiliary(await writeContext(req, type), id);

@@ -5,10 +5,11 @@
  * result is valid R5, and `If-Match` (when sent) names the current version.
  */
 import { randomUUID } from 'node:crypto';
+import { applyPatch, JsonPatchError, type Operation } from 'fast-json-patch';
 import mergePatch from 'json-merge-patch';
 import { assertCanUseFhirSource } from '../auth/scope';
 import type { Caller } from '../auth/caller';
-import { badRequest, HttpError, notFound } from '../http/errors';
+import { badRequest, HttpError, notFound, unprocessable } from '../http/errors';
 import type { Logger } from '../log';
 import { assertNamedSourceIsRows, writableRow } from './access';
 import { isAuxiliaryType } from './accepted-types';
@@ -150,6 +151,54 @@ export async function patchAuxiliary(ctx: AuxWriteContext, id: string, patch: un
     const patched = asResourceOf(ctx.type, mergePatch.apply(structuredClone(await loadResource(row)), patch));
     assertSameId(ctx.type, id, patched, 'patched resource');
     return patched;
+  });
+}
+
+const JSON_PATCH_OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+/** What the service owns in a stored resource: a patch may read these (`test`, `copy` from) but not change them. */
+const OWNED = /^\/(id|meta|resourceType)(\/|$)/;
+
+/** The operations of a JSON Patch document (RFC 6902), checked before anything is read. */
+function jsonPatchOperations(type: string, patch: unknown): Operation[] {
+  if (!Array.isArray(patch)) throw badRequest('A JSON Patch must be a list of operations.', 'structure');
+  return patch.map((op, i): Operation => {
+    const at = `JSON Patch operation ${i}`;
+    if (!op || typeof op !== 'object' || Array.isArray(op)) throw badRequest(`${at} must be an object.`, 'structure');
+    const { op: name, path, from } = op as Record<string, unknown>;
+    if (typeof name !== 'string' || !JSON_PATCH_OPS.has(name)) throw badRequest(`${at}: op must be one of ${[...JSON_PATCH_OPS].join(', ')}.`, 'structure');
+    if (typeof path !== 'string' || (path !== '' && !path.startsWith('/'))) throw badRequest(`${at}: path must be a JSON Pointer.`, 'structure');
+    if ((name === 'move' || name === 'copy') && (typeof from !== 'string' || (from !== '' && !from.startsWith('/')))) {
+      throw badRequest(`${at}: from must be a JSON Pointer.`, 'structure');
+    }
+    const changes = name !== 'test';
+    if ((changes && (path === '' || OWNED.test(path))) || (name === 'move' && OWNED.test(String(from)))) {
+      throw badRequest(`${at} may not change ${path === '' ? 'the whole resource' : path}: id, meta and resourceType are the service's.`, 'invalid').at(type);
+    }
+    if (path.split('/').some((token) => UNSAFE_KEYS.has(token))) throw badRequest(`${at}: '${path}' is not an element path of a FHIR resource.`, 'invalid');
+    return op as Operation;
+  });
+}
+
+/**
+ * PATCH with a JSON Patch (RFC 6902, `application/json-patch+json`) applied to the stored resource:
+ * the same rules as a merge patch (id, meta and resourceType stay; the result must be valid R5); a
+ * failed `test` is a 422, an operation on a path that does not exist a 400.
+ */
+export async function jsonPatchAuxiliary(ctx: AuxWriteContext, id: string, patch: unknown): Promise<Written> {
+  assertAccepted(ctx.type);
+  const operations = jsonPatchOperations(ctx.type, patch);
+  return rewrite(ctx, id, async (row) => {
+    let patched: unknown;
+    try {
+      patched = applyPatch(structuredClone(await loadResource(row)), operations, true, true, true).newDocument;
+    } catch (error) {
+      if (!(error instanceof JsonPatchError)) throw error;
+      if (error.name === 'TEST_OPERATION_FAILED') throw unprocessable(`JSON Patch operation ${error.index} failed: the resource does not hold that value at ${String(error.operation?.path)}.`);
+      throw badRequest(`JSON Patch operation ${error.index ?? ''} cannot be applied: ${error.message.split('\n')[0]}`.replace('  ', ' '), 'processing');
+    }
+    const result = asResourceOf(ctx.type, patched);
+    assertSameId(ctx.type, id, result, 'patched resource');
+    return result;
   });
 }
 

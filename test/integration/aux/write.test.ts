@@ -196,8 +196,55 @@ describe('update, patch, delete', () => {
     expect(invalid.json.issue.some((i: any) => i.expression?.includes('Condition.clinicalStatus'))).toBe(true);
     expect((await patch({ id: 'renamed' })).status).toBe(400);
     expect((await patch({ resourceType: 'Observation' })).status).toBe(400);
-    expect((await patch([{ op: 'remove', path: '/note' }], 'application/json-patch+json')).status).toBe(415);
+    // A JSON Patch document sent as a merge patch is not a merge patch.
+    expect((await patch([{ op: 'remove', path: '/note' }])).status).toBe(400);
     expect((await patch({ constructor: { prototype: { polluted: true } } })).status).toBe(400);
+    expect(await auxItems()).toEqual(before);
+  });
+
+  it('PATCH applies a JSON Patch (RFC 6902) with the same rules: id, meta and resourceType stay, the result is valid R5', async () => {
+    const created = await postAux('Condition', condition({ note: [{ text: 'first' }] }), w.alice.token, w.aliceSource.id);
+    const url = `/FHIR/R5/Condition/${created.json.id}`;
+    const patch = (ops: unknown) => call('PATCH', url, { token: w.alice.token, body: JSON.stringify(ops), headers: { 'content-type': 'application/json-patch+json' } });
+    const patched = await patch([
+      { op: 'test', path: '/note/0/text', value: 'first' },
+      { op: 'add', path: '/note/-', value: { text: 'second' } },
+      { op: 'replace', path: '/code/text', value: 'Type 2 diabetes, controlled' },
+      { op: 'copy', from: '/id', path: '/identifier' },
+      { op: 'remove', path: '/identifier' },
+    ]);
+    expect(patched.status).toBe(200);
+    expect(patched.json.note).toEqual([{ text: 'first' }, { text: 'second' }]);
+    expect(patched.json.code.text).toBe('Type 2 diabetes, controlled');
+    expect(patched.json.id).toBe(created.json.id);
+    expect(patched.json.meta.versionId).toBe('2');
+
+    const before = await auxItems();
+    const failedTest = await patch([{ op: 'test', path: '/note/0/text', value: 'not so' }, { op: 'remove', path: '/note' }]);
+    expect(failedTest.status).toBe(422);
+    expect(failedTest.json.resourceType).toBe('OperationOutcome');
+    const refusals: unknown[] = [
+      { op: 'remove', path: '/note' },
+      [{ op: 'replace', path: '/id', value: 'renamed' }],
+      [{ op: 'remove', path: '/meta' }],
+      [{ op: 'replace', path: '/meta/source', value: 'http://elsewhere/' }],
+      [{ op: 'replace', path: '/resourceType', value: 'Observation' }],
+      [{ op: 'replace', path: '', value: {} }],
+      [{ op: 'move', from: '/meta', path: '/extension' }],
+      [{ op: 'remove', path: '/clinicalStatus' }],
+      [{ op: 'remove', path: '/nothing/here' }],
+      [{ op: '_get', path: '/note' }],
+      [{ op: 'add', path: '/__proto__/polluted', value: true }],
+      [{ op: 'add', path: '/note/0/constructor/prototype/polluted', value: true }],
+      [{ op: 'add' }],
+      ['remove'],
+    ];
+    for (const body of refusals) {
+      const res = await patch(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.resourceType).toBe('OperationOutcome');
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(await auxItems()).toEqual(before);
   });
 
