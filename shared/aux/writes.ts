@@ -5,7 +5,8 @@
  * result is valid R5, and `If-Match` (when sent) names the current version.
  */
 import { randomUUID } from 'node:crypto';
-import { applyPatch, JsonPatchError, type Operation } from 'fast-json-patch';
+// The package's default export is the one form both Node's CommonJS interop and the bundler's ESM read alike.
+import jsonPatch, { type Operation } from 'fast-json-patch';
 import mergePatch from 'json-merge-patch';
 import { assertCanUseFhirSource } from '../auth/scope';
 import type { Caller } from '../auth/caller';
@@ -190,9 +191,9 @@ export async function jsonPatchAuxiliary(ctx: AuxWriteContext, id: string, patch
   return rewrite(ctx, id, async (row) => {
     let patched: unknown;
     try {
-      patched = applyPatch(structuredClone(await loadResource(row)), operations, true, true, true).newDocument;
+      patched = jsonPatch.applyPatch(structuredClone(await loadResource(row)), operations, true, true, true).newDocument;
     } catch (error) {
-      if (!(error instanceof JsonPatchError)) throw error;
+      if (!(error instanceof jsonPatch.JsonPatchError)) throw error;
       if (error.name === 'TEST_OPERATION_FAILED') throw unprocessable(`JSON Patch operation ${error.index} failed: the resource does not hold that value at ${String(error.operation?.path)}.`);
       throw badRequest(`JSON Patch operation ${error.index ?? ''} cannot be applied: ${error.message.split('\n')[0]}`.replace('  ', ' '), 'processing');
     }
