@@ -95,7 +95,10 @@ async function auxiliaryResult(entry: { type: string; resource: unknown }, req: 
   });
   if (!created.ok) return { status: created.status, outcome: created.outcome };
   const { status, resource, location, etag, lastModified } = created;
-  return shaped({ status, resource, location, etag, lastModified }, [], req.returnPreference);
+  // Bundle.entry.response.lastModified is a FHIR instant (the stored meta.lastUpdated), not the header's HTTP date.
+  const stored = (resource.meta as { lastUpdated?: unknown } | undefined)?.lastUpdated;
+  const instant = typeof stored === 'string' ? stored : new Date(lastModified).toISOString();
+  return shaped({ status, resource, location, etag, lastModified: instant }, [], req.returnPreference);
 }
 
 function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code>, warnings: OutcomeIssue[], req: UploadRequest): EntryResult {

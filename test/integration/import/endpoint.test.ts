@@ -101,6 +101,8 @@ describe('outcome table', () => {
     expect(res.json.entry).toHaveLength(1);
     const [entry] = res.json.entry;
     expect(entry.response.status).toBe('201 Created');
+    expect(entry.response.lastModified).toBe(entry.resource.meta.lastUpdated);
+    expect(entry.response.location).toMatch(/\/FHIR\/R5\/Condition\/[0-9a-f-]{36}\/_history\/1$/);
     expect(entry.resource.resourceType).toBe('Condition');
     expect(entry.resource.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(entry.resource.meta.source).toBe(sourceUri(world.aliceSource.id));
