@@ -34,7 +34,7 @@ import { createPractitioner } from '../shared/directory/users';
 import type { LambdaHandler } from '../shared/http/handler';
 import { toItem } from '../shared/observations/items';
 import { effectiveSortKey, observationKeys } from '../shared/observations/keys';
-import { chunksOf } from '../shared/store/batch';
+import { chunksOf } from '../shared/lists';
 import { dynamo } from '../shared/store/clients';
 import { sampleAttachment } from '../shared/omh/samples';
 import { liftEffectiveTime } from '../shared/omh/effective-time';

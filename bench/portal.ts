@@ -17,7 +17,8 @@ import { getOAuthClient } from '../shared/directory/oauth-clients';
 import { issueInvitation } from '../shared/oauth/invitations';
 import { ensureServiceClients, PORTAL_CLIENT_ID } from '../shared/oauth/service-clients';
 import { portalConfig, PORTAL_CALLBACK_PATH } from '../shared/portal/config';
-import { chunks, IMPORT_CHUNK, importBundle, prepareForWrite } from '../shared/portal/records';
+import { chunksOf } from '../shared/lists';
+import { IMPORT_CHUNK, importBundle, prepareForWrite } from '../shared/portal/records';
 import { startSmartFixture } from '../test/fixtures/smart-server';
 import { launchBrowser } from '../test/support/browser';
 import { counts, phonePage, runPortal } from '../test/support/portal';
@@ -69,7 +70,7 @@ export async function portalBench(): Promise<void> {
         const source = await createFhirSource({ patientId: patient.id, dataSourceId: app.id, label: 'bench', fhirBaseUrl: fixture.iss });
         const prepared = await Promise.all(fixture.observations.map((o) => prepareForWrite({ ...(o as { resourceType: string }), subject: { reference: `Patient/${fixture.patientId}` } }, fixture.iss)));
         const directStart = performance.now();
-        for (const chunk of chunks(prepared, IMPORT_CHUNK)) {
+        for (const chunk of chunksOf(prepared, IMPORT_CHUNK)) {
           const res = await fetch(`${base}/fhir-import/R4`, {
             method: 'POST',
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/fhir+json', 'x-svc-fhir-source-id': String(source.id) },

@@ -14,7 +14,6 @@ import { parseInvitationCode } from '../../shared/portal/invitation';
 import { NEEDS_NEW_INVITATION, PortalError, PROBLEMS, type PortalProblem } from '../../shared/portal/messages';
 import {
   addResult,
-  chunks,
   emptyTally,
   IMPORT_CHUNK,
   matches,
@@ -27,6 +26,7 @@ import {
   type Tally,
   type WriteResult,
 } from '../../shared/portal/records';
+import { chunksOf } from '../../shared/lists';
 import { ServiceApi, signInWithInvitation } from './service';
 import { endSession, invitationCode, keepRun, keepServiceSession, rememberInvitationCode, serviceSession, unfinishedRun } from './session';
 
@@ -166,7 +166,7 @@ async function write(api: ServiceApi, sourceId: number, resources: readonly Reso
   };
   progress(`Saving your results… 0 of ${resources.length}`, 0, resources.length);
   if (r4) {
-    for (const chunk of chunks(resources, IMPORT_CHUNK)) (await api.importR4(sourceId, chunk)).forEach(record);
+    for (const chunk of chunksOf(resources, IMPORT_CHUNK)) (await api.importR4(sourceId, chunk)).forEach(record);
   } else {
     let next = 0;
     const worker = async () => {

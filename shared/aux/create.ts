@@ -14,7 +14,8 @@ export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Pro
       { caller: req.caller, type: req.type, origin: req.origin, ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}) },
       req.resource,
     );
-    return { ok: true, status, resource, ...versionHeaders(row, req.origin) };
+    const { etag, location } = versionHeaders(row, req.origin);
+    return { ok: true, status, resource, etag, location, lastModified: row.lastUpdated };
   } catch (error) {
     if (isHttpError(error)) return { ok: false, status: error.status, outcome: operationOutcome(error.issues) };
     throw error;

@@ -195,7 +195,8 @@ export async function jsonPatchAuxiliary(ctx: AuxWriteContext, id: string, patch
     } catch (error) {
       if (!(error instanceof jsonPatch.JsonPatchError)) throw error;
       if (error.name === 'TEST_OPERATION_FAILED') throw unprocessable(`JSON Patch operation ${error.index} failed: the resource does not hold that value at ${String(error.operation?.path)}.`);
-      throw badRequest(`JSON Patch operation ${error.index ?? ''} cannot be applied: ${error.message.split('\n')[0]}`.replace('  ', ' '), 'processing');
+      const which = error.index === undefined ? 'A JSON Patch operation' : `JSON Patch operation ${error.index}`;
+      throw badRequest(`${which} cannot be applied: ${error.message.split('\n')[0]}`, 'processing');
     }
     const result = asResourceOf(ctx.type, patched);
     assertSameId(ctx.type, id, result, 'patched resource');

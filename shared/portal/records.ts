@@ -35,12 +35,6 @@ export async function prepareForWrite(resource: Resource, iss: string): Promise<
   return { ...resource, id: await sha256Hex(id), identifier: [...identifiers, { system: iss, value: id }] };
 }
 
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /** A batch Bundle for `POST /fhir-import/R4`. */
 export function importBundle(resources: readonly Resource[]): Record<string, unknown> {
   return {

@@ -5,6 +5,7 @@
  */
 import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
+import { chunksOf } from '../lists';
 import { dynamo } from './clients';
 import { backoff, isRetryable, MAX_ATTEMPTS } from './retry';
 
@@ -35,12 +36,6 @@ async function writeChunk(table: string, chunk: WriteRequest[]): Promise<WriteRe
     if (attempt >= MAX_ATTEMPTS) return pending;
   }
   return [];
-}
-
-export function chunksOf<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
 }
 
 /** Largest number of keys BatchGetItem takes. */

@@ -97,7 +97,7 @@ class Converter {
       case 'code-to-coding':
         return typeof item === 'string' ? { ...(rule.coding ?? {}), code: item } : undefined;
       case 'code-to-concept':
-        return typeof item === 'string' ? { coding: [{ system: rule.coding?.system, code: item, display: rule.coding?.display }] } : undefined;
+        return typeof item === 'string' ? { coding: [{ ...(rule.coding ?? {}), code: item }] } : undefined;
       case 'coding-to-concept':
         return isObject(item) ? { coding: [this.datatype(item, 'Coding', depth)] } : undefined;
       case 'reference-to-codeable-reference':

@@ -9,15 +9,13 @@ import { assertCanUseFhirSource } from '../auth/scope';
 import { SOURCE_HEADER } from '../fhir/constants';
 import { parsePrefer } from '../fhir/prefer';
 import { badRequest } from '../http/errors';
-import { IMPORT_BASE } from '../http/families';
+import { FHIR_BASES, IMPORT_BASE } from '../http/families';
 import type { HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import type { Route } from '../http/router';
 import type { AuxiliaryStore } from '../observations/auxiliary';
 import { batchResponse } from '../observations/upload/process';
 import { importBundleEntries, importPrepared, prepareImport } from './import';
-
-const FHIR_R5_BASE = '/FHIR/R5';
 
 interface ImportInput {
   resource: unknown;
@@ -38,7 +36,7 @@ async function importRequest(req: HttpRequest, auxiliary: AuxiliaryStore, inputs
   const preference = parsePrefer(req.headers['prefer']).return;
   const results = await importPrepared(
     prepared,
-    { caller, origin: req.origin, base: FHIR_R5_BASE, sourceHeader, auxiliary, ...(preference ? { returnPreference: preference } : {}) },
+    { caller, origin: req.origin, base: FHIR_BASES[0], sourceHeader, auxiliary, ...(preference ? { returnPreference: preference } : {}) },
     req.log,
   );
   return fhirJson(200, batchResponse(results));

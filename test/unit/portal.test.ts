@@ -1,5 +1,6 @@
 /** The portal's pure logic: settings, invitation codes, the long-id rule, results and reasons. */
 import { describe, expect, it } from 'vitest';
+import { chunksOf } from '../../shared/lists';
 import { invitationVerifier } from '../../shared/oauth/invitation-verifier';
 import { contentSecurityPolicy } from '../../shared/http/static-site';
 import { DEFAULT_SMART_SCOPES, issOrigin, parsePortalConfig, portalConfig, portalConfigFromEnv } from '../../shared/portal/config';
@@ -7,7 +8,6 @@ import { parseInvitationCode, redemptionProblem } from '../../shared/portal/invi
 import { PROBLEMS } from '../../shared/portal/messages';
 import {
   addResult,
-  chunks,
   emptyTally,
   importBundle,
   importResults,
@@ -82,7 +82,7 @@ describe('records', () => {
     const page = { link: [{ relation: 'self', url: 's' }, { relation: 'next', url: 'n' }], entry: [{ resource: observation('a'), search: { mode: 'match' } }, { resource: { resourceType: 'OperationOutcome' }, search: { mode: 'outcome' } }] };
     expect(nextLink(page)).toBe('n');
     expect(matches(page).map((r) => r.id)).toEqual(['a']);
-    expect(chunks(Array.from({ length: 250 }, (_, i) => i), 100).map((c) => c.length)).toEqual([100, 100, 50]);
+    expect(chunksOf(Array.from({ length: 250 }, (_, i) => i), 100).map((c) => c.length)).toEqual([100, 100, 50]);
     expect(importBundle([observation('a')])).toEqual({ resourceType: 'Bundle', type: 'batch', entry: [{ resource: observation('a'), request: { method: 'POST', url: 'Observation' } }] });
     expect(speaksR4('4.0.1')).toBe(true);
     expect(speaksR4('5.0.0')).toBe(false);

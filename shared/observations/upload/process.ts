@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Caller } from '../../auth/caller';
 import pMap from 'p-map';
-import { chunksOf } from '../../store/batch';
+import { chunksOf } from '../../lists';
 import type { Code } from '../../directory/model';
 import { issue, operationOutcome, type OperationOutcome, type OutcomeIssue } from '../../fhir/outcome';
 import type { ReturnPreference } from '../../fhir/prefer';
@@ -95,10 +95,7 @@ async function auxiliaryResult(entry: { type: string; resource: unknown }, req: 
   });
   if (!created.ok) return { status: created.status, outcome: created.outcome };
   const { status, resource, location, etag, lastModified } = created;
-  // Bundle.entry.response.lastModified is a FHIR instant (the stored meta.lastUpdated), not the header's HTTP date.
-  const stored = (resource.meta as { lastUpdated?: unknown } | undefined)?.lastUpdated;
-  const instant = typeof stored === 'string' ? stored : new Date(lastModified).toISOString();
-  return shaped({ status, resource, location, etag, lastModified: instant }, [], req.returnPreference);
+  return shaped({ status, resource, location, etag, lastModified }, [], req.returnPreference);
 }
 
 function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code>, warnings: OutcomeIssue[], req: UploadRequest): EntryResult {
