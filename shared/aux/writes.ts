@@ -14,6 +14,7 @@ import { badRequest, HttpError, notFound, unprocessable } from '../http/errors';
 import type { Logger } from '../log';
 import { assertNamedSourceIsRows, writableRow } from './access';
 import { isAuxiliaryType } from './accepted-types';
+import { backoff, MAX_ATTEMPTS } from '../store/retry';
 import { discardBody } from './bodies';
 import { loadResource, persistNew, persistNextVersion, type Written } from './persist';
 import type { ResourceRow } from './rows';
@@ -40,8 +41,19 @@ class VersionChanged extends HttpError {
   }
 }
 
-/** How many times a write without `If-Match` re-reads and retries after a concurrent change. */
-const RETRIES = 3;
+/**
+ * How many times a write without `If-Match` re-reads and retries after a concurrent change: each
+ * round at least one of the contenders wins, and a jittered pause spreads the others out, so a
+ * burst of writers to one resource ends with every write applied, none refused.
+ */
+const RETRIES = MAX_ATTEMPTS - 1;
+
+/** Whether a write that lost a race goes again (after a jittered pause) or reports it. */
+async function goAgain(lostRace: boolean, attempt: number): Promise<boolean> {
+  if (!lostRace || attempt >= RETRIES) return false;
+  await backoff(attempt + 1);
+  return true;
+}
 
 export function assertAccepted(type: string): void {
   if (!isAuxiliaryType(type)) throw notFound(`Unsupported FHIR resource type: ${type}.`).at(type);
@@ -66,7 +78,7 @@ export async function createAuxiliary(ctx: AuxWriteContext, body: unknown): Prom
       return { status: 201, ...(await persistNew(head, submitted, origin, log)) };
     } catch (error) {
       // Another request stored the same upstream id (or changed its row) meanwhile: go again.
-      if ((error instanceof UpstreamIdTaken || error instanceof VersionChanged) && attempt < RETRIES) continue;
+      if (await goAgain(error instanceof UpstreamIdTaken || error instanceof VersionChanged, attempt)) continue;
       throw error;
     }
   }
@@ -107,7 +119,7 @@ async function rewrite(ctx: AuxWriteContext, id: string, nextBody: (row: Resourc
     try {
       return await persistNextVersion(row, next, ctx.origin, onConflict, ctx.log);
     } catch (error) {
-      if (error instanceof VersionChanged && attempt < RETRIES) continue;
+      if (await goAgain(error instanceof VersionChanged, attempt)) continue;
       throw error;
     }
   }
@@ -214,7 +226,7 @@ export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise
     try {
       await commitDelete(row, onConflict);
     } catch (error) {
-      if (error instanceof VersionChanged && attempt < RETRIES) continue;
+      if (await goAgain(error instanceof VersionChanged, attempt)) continue;
       throw error;
     }
     await discardBody(row.bodyKey, ctx.log);
