@@ -1,0 +1,44 @@
+/**
+ * The names an operator sees: the CloudWatch namespace and metric names the functions emit (as
+ * Embedded Metric Format lines through Powertools), and the log messages the saved queries filter
+ * on. The stack's alarms, dashboard and queries read them from here, so they cannot drift from
+ * what the code writes.
+ *
+ * Every metric carries the dimension `service` = the endpoint family (`fhir`, `fhir-import`, `api`,
+ * `oauth`); the metrics marked "by status" are also emitted with a second dimension set
+ * `[service, status]`.
+ */
+export const METRICS_NAMESPACE = 'ClinicalDataExchange';
+
+export const METRIC = {
+  /** Mobile-health readings stored (201) by a batch upload or a single create. */
+  readingsStored: 'ReadingsStored',
+  /** Readings already stored, answered 200 with their existing row (a device's retry). */
+  readingsDuplicate: 'ReadingsDuplicate',
+  /** Upload entries (batch or single create) answered with an error status; by status. */
+  uploadEntriesRefused: 'UploadEntriesRefused',
+  /** Auxiliary resources created, updated, patched or deleted. */
+  auxiliaryWrites: 'AuxiliaryWrites',
+  /** R4 import entries stored, stored with loss, refused; R4 fields dropped by the conversion. */
+  importEntriesCreated: 'ImportEntriesCreated',
+  importEntriesWithLoss: 'ImportEntriesWithLoss',
+  importEntriesFailed: 'ImportEntriesFailed',
+  importFieldsDropped: 'ImportFieldsDropped',
+  /** Requests refused for a missing, invalid, expired or revoked credential (401). */
+  authenticationFailures: 'AuthenticationFailures',
+  /** Requests refused by the per-caller rate limit (429). */
+  rateLimited: 'RateLimited',
+  /** Searchset pages served, and the rows (entries) they returned. */
+  searchPages: 'SearchPages',
+  searchRows: 'SearchRows',
+} as const;
+
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+/** The `message` of the log lines the saved queries read. */
+export const LOG_MESSAGE = {
+  /** One per request: method, path, route, status, durationMs. */
+  request: 'request',
+  /** One per read or write of patient data: see `audit.ts`. */
+  audit: 'audit',
+} as const;
