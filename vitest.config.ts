@@ -14,6 +14,7 @@ export default defineConfig({
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...withStores } },
+      { test: { name: 'security', include: ['test/security/**/*.test.ts'], ...withStores } },
       { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withStores } },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
       { test: { name: 'browser', include: ['test/browser/**/*.test.ts'], ...withStores } },
