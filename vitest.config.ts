@@ -10,7 +10,8 @@ const withStores = {
 
 export default defineConfig({
   test: {
-    env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // Quiet by default; the tests of log, audit and metric lines turn them on for themselves.
+    env: { LOG_LEVEL: 'silent', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...withStores } },

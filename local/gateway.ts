@@ -10,7 +10,15 @@ import type { LambdaHandler } from '../shared/http/handler';
 import { familyForPath, isApiPath, type Family } from '../shared/http/families';
 import { CONTENT_TYPES, SECURITY_HEADERS, staticSiteHeaders, VIEWER_REQUEST_FUNCTION } from '../shared/http/static-site';
 import { issOrigin, PORTAL_CONFIG_FILE, type PortalConfig } from '../shared/portal/config';
-import { fromResult, lambdaContext, toEvent } from './api-gateway-event';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { config } from '../shared/config';
+import { HttpError } from '../shared/http/errors';
+import { dialectOf } from '../shared/http/families';
+import { renderError } from '../shared/http/middleware/error-renderer';
+import { toLambdaResult } from '../shared/http/response';
+import { fromResult, toEvent } from './api-gateway-event';
+import { callerKey, RateLimiter, type RateLimit } from './rate-limit';
+import { invokeLambda } from './lambda-invoke';
 
 /** API Gateway refuses larger payloads before any Lambda runs. */
 const API_GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -23,6 +31,8 @@ export interface GatewayOptions {
   portal?: PortalConfig;
   port: number;
   host?: string;
+  /** Per-caller rate limit; default `config().rateLimit` (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST). */
+  rateLimit?: RateLimit;
 }
 
 export interface Gateway {
@@ -58,12 +68,14 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   res.end(body);
 }
 
-async function serveApi(req: IncomingMessage, res: ServerResponse, handlers: GatewayOptions['handlers']) {
+async function serveApi(req: IncomingMessage, res: ServerResponse, handlers: GatewayOptions['handlers'], limiter: RateLimiter) {
   const body = await readBody(req);
   if (body === undefined) {
     return send(res, 413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
   }
   const url = req.url ?? '/';
+  const verdict = limiter.take(callerKey(req));
+  if (!verdict.allowed) return sendResult(res, tooManyRequests(url.split('?')[0]!, limiter.limit, verdict.retryAfterSeconds));
   const family = familyForPath(url.split('?')[0]!);
   const event = toEvent({
     method: req.method ?? 'GET',
@@ -73,13 +85,23 @@ async function serveApi(req: IncomingMessage, res: ServerResponse, handlers: Gat
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
   });
   try {
-    const result = await handlers[family](event, lambdaContext(family));
-    const out = fromResult(result);
-    send(res, out.status, out.headers, out.body, out.cookies);
+    sendResult(res, await invokeLambda(handlers[family], event, family));
   } catch {
     // What API Gateway answers when the integration fails.
     send(res, 500, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Internal Server Error' }));
   }
+}
+
+function sendResult(res: ServerResponse, result: APIGatewayProxyResultV2) {
+  const out = fromResult(result);
+  send(res, out.status, out.headers, out.body, out.cookies);
+}
+
+/** The 429 of a caller over its rate, in the dialect of the path it asked for. */
+function tooManyRequests(path: string, limit: RateLimit, retryAfterSeconds: number): APIGatewayProxyResultV2 {
+  const message = `Too many requests: at most ${limit.perSecond} a second per caller (bursts of ${limit.burst}). Retry after ${retryAfterSeconds} s.`;
+  const error = new HttpError(429, message, 'throttled', { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  return toLambdaResult(renderError(error, dialectOf(path)));
 }
 
 interface StaticSite {
@@ -136,9 +158,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     headers: staticSiteHeaders(options.portal ? issOrigin(options.portal.iss) : undefined),
     generated: new Map(options.portal ? [[`/${PORTAL_CONFIG_FILE}`, JSON.stringify(options.portal)]] : []),
   };
+  const limiter = new RateLimiter(options.rateLimit ?? config().rateLimit);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    const work = isApiPath(path) ? serveApi(req, res, options.handlers) : Promise.resolve(serveStatic(req, res, site));
+    const work = isApiPath(path) ? serveApi(req, res, options.handlers, limiter) : Promise.resolve(serveStatic(req, res, site));
     work.catch(() => {
       if (!res.headersSent) send(res, 500, { 'content-type': 'text/plain; charset=utf-8' }, 'Internal Server Error');
     });

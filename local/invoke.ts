@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { FAMILIES, type Family } from '../shared/http/families';
-import { lambdaContext } from './api-gateway-event';
+
+import { invokeLambda } from './lambda-invoke';
 import { loadHandlers } from './handlers';
 import { DEFAULT_DATA_DIR } from './commands';
 import { applyLocalEnvironment, readRuntimeInfo, startRuntime, type Runtime } from './runtime';
@@ -34,7 +35,7 @@ export async function invoke(family: Family, event: APIGatewayProxyEventV2, data
   }
   try {
     const handlers = await loadHandlers();
-    return await handlers[family](event, lambdaContext(family));
+    return await invokeLambda(handlers[family], event, family);
   } finally {
     await runtime?.stop();
   }

@@ -18,6 +18,12 @@ export interface Config {
   readonly maxBodyBytes: number;
   /** Deepest nesting of objects and lists a JSON body may have (400 beyond it). */
   readonly maxJsonDepth: number;
+  /** Entries a batch upload or an import Bundle may carry (413 beyond it). */
+  readonly maxBundleEntries: number;
+  /** Largest page a search (`_count`) or an `/api/v1/` list (`page_size`) serves; larger asks are clamped. */
+  readonly maxPageSize: number;
+  /** Per-caller request rate of the local gateway's token bucket (API Gateway throttles on AWS); 0 turns it off. */
+  readonly rateLimit: { readonly perSecond: number; readonly burst: number };
   readonly logLevel: string;
   readonly release: string;
   /** Local data folder (local runtime and tests): holds the local token signing key under `keys/`. */
@@ -31,10 +37,21 @@ export interface Config {
 const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 /** Far deeper than any FHIR resource or management body (the standard's examples nest at most 16). */
 const DEFAULT_MAX_JSON_DEPTH = 100;
+/** A device's day of minute readings in two requests; about 4 MB of readings, under the body limit. */
+const DEFAULT_MAX_BUNDLE_ENTRIES = 1000;
+const DEFAULT_MAX_PAGE_SIZE = 1000;
+/** Far above a device's or a notebook's pace; a runaway client meets it within a second. */
+const DEFAULT_RATE_PER_SECOND = 100;
+const DEFAULT_RATE_BURST = 200;
 
 function positiveInt(raw: string | undefined, fallback: number): number {
   const n = raw === undefined ? NaN : Number(raw);
   return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** Like `positiveInt`, but `0` is a value (off). */
+function countOrOff(raw: string | undefined, fallback: number): number {
+  return raw?.trim() === '0' ? 0 : positiveInt(raw, fallback);
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -48,6 +65,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteUrl: (env.SITE_URL ?? 'http://localhost:8000').replace(/\/+$/, ''),
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES),
     maxJsonDepth: positiveInt(env.MAX_JSON_DEPTH, DEFAULT_MAX_JSON_DEPTH),
+    maxBundleEntries: positiveInt(env.MAX_BUNDLE_ENTRIES, DEFAULT_MAX_BUNDLE_ENTRIES),
+    maxPageSize: positiveInt(env.MAX_PAGE_SIZE, DEFAULT_MAX_PAGE_SIZE),
+    rateLimit: {
+      perSecond: countOrOff(env.RATE_LIMIT_PER_SECOND, DEFAULT_RATE_PER_SECOND),
+      burst: positiveInt(env.RATE_LIMIT_BURST, DEFAULT_RATE_BURST),
+    },
     logLevel: env.LOG_LEVEL ?? 'info',
     release: env.RELEASE ?? '0.1.0',
     dataDir: env.DATA_DIR || undefined,

@@ -45,6 +45,7 @@ export function invitationRoutes(): Route[] {
         await ensureServiceClients();
         const client = await invitationClient(body.client_id);
         const issued = await issueInvitation({ patient, client, sendEmail: body.send_email ?? false, createdBy: caller.userId });
+        req.audit.touched([patient.id]);
         return json(201, { ...invitationView(issued.invitation), token: issued.token, invitationLink: issued.invitationLink });
       },
     },
@@ -58,6 +59,7 @@ export function invitationRoutes(): Route[] {
         const patientId = parseId(raw);
         if (patientId === undefined) throw fieldErrors({ patientId: ['A valid integer is required.'] });
         await assertCanReadPatient(caller, patientId);
+        req.audit.touched([patientId]);
         return json(200, listOf(req, (await listInvitations(patientId)).map(invitationView)));
       },
     },
@@ -77,6 +79,7 @@ export function invitationRoutes(): Route[] {
         await assertCanReadPatient(caller, invitation.patientId);
         await assertCanWriteForPatient(caller, invitation.patientId);
         await cancelInvitation(invitation.id);
+        req.audit.touched([invitation.patientId]);
         return noContent();
       },
     },

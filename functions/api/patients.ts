@@ -76,14 +76,18 @@ function decisionsOf(body: Output<typeof consentDecisions>) {
 }
 
 export const patientRoutes: Route[] = [
-  listRoute(BASE, CUSTOM_PAGING, (req, caller, paging) => {
+  listRoute(BASE, CUSTOM_PAGING, async (req, caller, paging) => {
     const q = parseQuery(listQuery, req.query);
     const filter = { organizationId: q.organization_id, studyId: q.study_id, patientId: q.patient_id, identifierValue: q.patient_identifier_value };
-    return listPatients(caller, filter, paging);
+    const page = await listPatients(caller, filter, paging);
+    req.audit.touched(page.items.map((p) => p.id));
+    return page;
   }),
   authed('POST', BASE, async (req, caller) => {
     const body = parseBody(newPatient, req.body);
-    return json(201, await createPatientIn(caller, camelFields(body)));
+    const created = await createPatientIn(caller, camelFields(body));
+    req.audit.touched([created.id]);
+    return json(201, created);
   }),
   authed('GET', `${BASE}/me`, async (_req, caller) => json(200, await ownPatient(caller))),
   authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readPatient(caller, pathId(req)))),

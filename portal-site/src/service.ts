@@ -24,12 +24,24 @@ export interface ServiceSession {
   patient: string;
 }
 
-/** A fetch whose network failure is the service's problem, not an exception to show raw. */
+/** Times a request the service throttled (429) is sent again, after the pause its `Retry-After` asks. */
+const THROTTLED_RETRIES = 5;
+
+/**
+ * A fetch whose network failure is the service's problem, not an exception to show raw. A 429 is
+ * the service asking to slow down, not a failure: the request goes again after its `Retry-After`.
+ */
 async function request(path: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(path, { ...init, cache: 'no-store', credentials: 'omit' });
-  } catch {
-    throw new PortalError('service-error');
+  for (let attempt = 0; ; attempt += 1) {
+    let res: Response;
+    try {
+      res = await fetch(path, { ...init, cache: 'no-store', credentials: 'omit' });
+    } catch {
+      throw new PortalError('service-error');
+    }
+    if (res.status !== 429 || attempt >= THROTTLED_RETRIES) return res;
+    const seconds = Number(res.headers.get('retry-after'));
+    await new Promise((resume) => setTimeout(resume, (Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 30) : 1) * 1000));
   }
 }
 

@@ -2,7 +2,8 @@
  * Lists of `/api/v1/`: `{count, next, previous, results}` with page-number paging and absolute
  * `next` / `previous` links that repeat the request with another `page`.
  */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageOf } from '../directory/paging';
+import { config } from '../config';
+import { DEFAULT_PAGE_SIZE, pageOf } from '../directory/paging';
 import type { Page, Paging } from '../directory/model';
 import { fieldErrors, notFound } from '../http/errors';
 import type { HttpRequest } from '../http/request';
@@ -13,21 +14,22 @@ export interface PagingStyle {
   sizeParam: boolean;
 }
 
-/** `page` and `page_size` (default 20, at most 1000). */
+/** `page` and `page_size` (default 20, at most the configured maximum page size). */
 export const CUSTOM_PAGING: PagingStyle = { defaultSize: DEFAULT_PAGE_SIZE, sizeParam: true };
-/** `page` only, 1000 per page. */
-export const LARGE_PAGING: PagingStyle = { defaultSize: MAX_PAGE_SIZE, sizeParam: false };
+/** `page` only, pages of the configured maximum page size (1000 unless set otherwise). */
+export const LARGE_PAGING: PagingStyle = { defaultSize: Number.POSITIVE_INFINITY, sizeParam: false };
 
 const POSITIVE = /^[1-9][0-9]{0,8}$/;
 
 export function pagingOf(query: URLSearchParams, style: PagingStyle): Paging {
   const page = query.get('page');
   if (page !== null && !POSITIVE.test(page)) throw notFound('Invalid page.');
-  let pageSize = style.defaultSize;
+  const max = config().maxPageSize;
+  let pageSize = Math.min(style.defaultSize, max);
   const size = style.sizeParam ? (query.get('page_size') ?? query.get('pageSize')) : null;
   if (size !== null) {
     if (!POSITIVE.test(size)) throw fieldErrors({ pageSize: ['A valid positive integer is required.'] });
-    pageSize = Math.min(Number(size), MAX_PAGE_SIZE);
+    pageSize = Math.min(Number(size), max);
   }
   return { page: page === null ? 1 : Number(page), pageSize };
 }

@@ -3,7 +3,7 @@
  * the path (a malformed id is a 404, as for a missing one), and parse the query string.
  */
 import { authenticate } from '../auth/authenticate';
-import type { Caller } from '../auth/caller';
+import { isPatient, type Caller } from '../auth/caller';
 import { parseId } from '../directory/ids';
 import type { Id, Page, Paging } from '../directory/model';
 import { fieldErrors, notFound } from '../http/errors';
@@ -16,10 +16,26 @@ import { listBody, pagingOf, type PagingStyle } from './list';
 
 export type CallerHandler = (req: HttpRequest, caller: Caller) => Promise<HttpResponse>;
 
-/** A route whose handler runs only for an authenticated caller (401 otherwise). */
+/**
+ * A route whose handler runs only for an authenticated caller (401 otherwise). What it served is
+ * audited here: a patient's requests concern their own data, and a route under
+ * `/api/v1/patients/{id}` the patient it names.
+ */
 export function authed(method: Method, path: string, handler: CallerHandler): Route {
-  return { method, path, handler: async (req) => handler(req, await authenticate(req)) };
+  const namesPatient = path.startsWith(`${PATIENTS}/{id}`);
+  return {
+    method,
+    path,
+    handler: async (req) => {
+      const caller = await authenticate(req);
+      const response = await handler(req, caller);
+      if (response.status < 400) req.audit.touched([isPatient(caller) ? caller.patientId : undefined, namesPatient ? pathId(req) : undefined]);
+      return response;
+    },
+  };
 }
+
+const PATIENTS = '/api/v1/patients';
 
 /** The id in a path segment; anything that is not an id is a 404. */
 export function pathId(req: HttpRequest, name = 'id'): Id {

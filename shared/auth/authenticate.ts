@@ -6,6 +6,7 @@ import { getUser } from '../directory/users';
 import type { Id, User } from '../directory/model';
 import { unauthorized } from '../http/errors';
 import type { HttpRequest } from '../http/request';
+import type { AuditTrail } from '../telemetry/audit';
 import type { Caller, PatientCaller } from './caller';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
@@ -64,9 +65,24 @@ async function requestClaims(req: Pick<HttpRequest, 'headers'>): Promise<AccessT
   return verifyAccessToken(token);
 }
 
+/** What authentication needs of a request; its audit trail, when it has one, learns the outcome. */
+type Credentials = Pick<HttpRequest, 'headers'> & { readonly audit?: AuditTrail };
+
+/** Records who the caller turned out to be (or that no one was), then passes the outcome on. */
+async function audited(req: Credentials, caller: Promise<Caller>): Promise<Caller> {
+  try {
+    const confirmed = await caller;
+    req.audit?.identified(confirmed);
+    return confirmed;
+  } catch (error) {
+    req.audit?.refused();
+    throw error;
+  }
+}
+
 /** The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise. */
-export async function authenticate(req: Pick<HttpRequest, 'headers'>): Promise<Caller> {
-  return confirmedCaller(await requestClaims(req));
+export async function authenticate(req: Credentials): Promise<Caller> {
+  return audited(req, requestClaims(req).then(confirmedCaller));
 }
 
 /** The patient caller a signed patient token names, before the account is looked up. */
@@ -91,16 +107,22 @@ const sameCaller = (a: Caller, b: PatientCaller) =>
  * as soon as the token's signature holds, for any caller; `read` receives its promise.
  */
 export async function authorizedRead<T, P = never>(
-  req: Pick<HttpRequest, 'headers'>,
+  req: Credentials,
   read: (caller: Caller, prepared: Promise<P> | undefined) => Promise<T>,
   prepare?: (claimedPatientId: Id | undefined) => Promise<P>,
 ): Promise<T> {
-  const claims = await requestClaims(req);
+  let claims: AccessTokenClaims;
+  try {
+    claims = await requestClaims(req);
+  } catch (error) {
+    req.audit?.refused();
+    throw error;
+  }
   const claimed = claimedPatient(claims);
   const prepared = prepare?.(claimed?.patientId);
   prepared?.catch(() => undefined); // consumed by `read`, or dropped with a refused caller
-  if (!claimed) return read(await confirmedCaller(claims), prepared);
-  const [confirmed, early] = await Promise.allSettled([confirmedCaller(claims), read(claimed, prepared)]);
+  if (!claimed) return read(await audited(req, confirmedCaller(claims)), prepared);
+  const [confirmed, early] = await Promise.allSettled([audited(req, confirmedCaller(claims)), read(claimed, prepared)]);
   if (confirmed.status === 'rejected') throw confirmed.reason;
   if (!sameCaller(confirmed.value, claimed)) return read(confirmed.value, prepared);
   if (early.status === 'rejected') throw early.reason;

@@ -6,6 +6,7 @@
  */
 import { config } from '../config';
 import { s3 } from '../store/clients';
+import type { Logger } from '../telemetry/logger';
 
 /** The S3 SDK, loaded with the client on first use (see `s3()`). */
 const sdk = () => import('@aws-sdk/client-s3');
@@ -39,12 +40,12 @@ export async function deleteBody(key: string): Promise<void> {
 }
 
 /** Deletes a body whose row is gone or was never committed; a failure only leaves garbage, so it is logged, not raised. */
-export async function discardBody(key: string | undefined, log?: { warn: (o: object, msg: string) => void }): Promise<void> {
+export async function discardBody(key: string | undefined, log?: Pick<Logger, 'warn'>): Promise<void> {
   if (key === undefined) return;
   try {
     await deleteBody(key);
   } catch (error) {
-    log?.warn({ err: error, bodyKey: key }, 'could not delete an unreferenced auxiliary body; the next sweep of its source removes it');
+    log?.warn('could not delete an unreferenced auxiliary body; the next sweep of its source removes it', { bodyKey: key, error: error instanceof Error ? error.message : String(error) });
   }
 }
 

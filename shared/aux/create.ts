@@ -15,7 +15,7 @@ export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Pro
       req.resource,
     );
     const { etag, location } = versionHeaders(row, req.origin);
-    return { ok: true, status, resource, etag, location, lastModified: row.lastUpdated };
+    return { ok: true, status, resource, etag, location, lastModified: row.lastUpdated, patientId: row.patientId };
   } catch (error) {
     if (isHttpError(error)) return { ok: false, status: error.status, outcome: operationOutcome(error.issues) };
     throw error;

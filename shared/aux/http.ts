@@ -12,6 +12,7 @@ import { searchParamCapabilities } from '../fhir/search';
 import { badRequest, notFound, unsupportedMediaType } from '../http/errors';
 import type { HttpRequest } from '../http/request';
 import { fhirJson, noContent, type HttpResponse } from '../http/response';
+import { METRIC } from '../telemetry/names';
 import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, type AuxiliaryType } from './accepted-types';
 import { versionHeaders, type Written } from './persist';
 import { readAuxiliary } from './read';
@@ -53,12 +54,14 @@ export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandler
   return {
     read: async (req, id) => {
       const found = await readAuxiliary(await authenticate(req), type, id, req.origin);
+      req.audit.touched([found.patientId]);
       const headers = { ETag: found.etag, 'Last-Modified': found.lastModified };
       if (noneMatch(req, found.etag)) return { status: 304, headers };
       return fhirJson(200, found.resource, headers);
     },
     vread: async (req, id, versionId) => {
       const found = await readAuxiliary(await authenticate(req), type, id, req.origin);
+      req.audit.touched([found.patientId]);
       if (versionId !== found.versionId) {
         throw notFound(`Version ${versionId} of ${type}/${id} is not available: only the current version (${found.versionId}) is kept.`);
       }
@@ -66,7 +69,11 @@ export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandler
     },
     search: async (req, params) => {
       const caller = await authenticate(req);
-      return fhirJson(200, await searchAuxiliary(caller, type, params, req.origin, req.headers['prefer']));
+      const { bundle, patientIds } = await searchAuxiliary(caller, type, params, req.origin, req.headers['prefer']);
+      req.audit.touched(patientIds);
+      req.meter.count(METRIC.searchPages);
+      req.meter.count(METRIC.searchRows, patientIds.length);
+      return fhirJson(200, bundle);
     },
     create: async (req) => {
       const ctx = await writeContext(req, type);
@@ -84,7 +91,8 @@ export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandler
       return writtenResponse(req, 200, await (jsonPatch ? jsonPatchAuxiliary(ctx, id, patch) : patchAuxiliary(ctx, id, patch)));
     },
     delete: async (req, id) => {
-      await deleteAuxiliary(await writeContext(req, type), id);
+      const { patientId } = await deleteAuxiliary(await writeContext(req, type), id);
+      recordWrite(req, patientId);
       return noContent();
     },
   };
@@ -108,6 +116,11 @@ function resourceBody(req: HttpRequest): unknown {
   return req.body;
 }
 
+function recordWrite(req: HttpRequest, patientId: number): void {
+  req.audit.touched([patientId]);
+  req.meter.count(METRIC.auxiliaryWrites);
+}
+
 /** `If-None-Match` naming the current version (or `*`). */
 function noneMatch(req: HttpRequest, etag: string): boolean {
   const header = req.headers['if-none-match'];
@@ -117,6 +130,7 @@ function noneMatch(req: HttpRequest, etag: string): boolean {
 
 /** The answer to a write: the resource, nothing, or an OperationOutcome, as `Prefer: return=` asks. */
 function writtenResponse(req: HttpRequest, status: number, written: Written): HttpResponse {
+  recordWrite(req, written.row.patientId);
   const { etag, lastModified, location } = versionHeaders(written.row, req.origin);
   const headers = { ETag: etag, 'Last-Modified': lastModified, ...(status === 201 ? { Location: location } : { 'Content-Location': location }) };
   const wanted = /return\s*=\s*"?(minimal|representation|OperationOutcome)"?/i.exec(req.headers['prefer'] ?? '')?.[1]?.toLowerCase();

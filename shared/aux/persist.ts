@@ -6,7 +6,7 @@
  */
 import { FHIR_BASES } from '../http/families';
 import type { HttpError } from '../http/errors';
-import type { Logger } from '../log';
+import type { Logger } from '../telemetry/logger';
 import { discardBody, getBody, isTooLargeForItem, putBody } from './bodies';
 import { bodyKeys } from './keys';
 import type { ResourceRow, RowHead } from './rows';

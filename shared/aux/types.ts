@@ -10,6 +10,6 @@ export interface AuxCreateRequest {
 }
 export type AuxCreateResult =
   /** `lastModified` is the stored instant (`meta.lastUpdated`), as every create result carries it; HTTP headers format it. */
-  | { ok: true; status: 201 | 200; resource: Record<string, unknown>; location: string; etag: string; lastModified: string }
+  | { ok: true; status: 201 | 200; resource: Record<string, unknown>; location: string; etag: string; lastModified: string; patientId: number }
   | { ok: false; status: number; outcome: OperationOutcome };
 export type CreateAuxiliaryResource = (req: AuxCreateRequest) => Promise<AuxCreateResult>;

@@ -11,7 +11,7 @@ import mergePatch from 'json-merge-patch';
 import { assertCanUseFhirSource } from '../auth/scope';
 import type { Caller } from '../auth/caller';
 import { badRequest, HttpError, notFound, unprocessable } from '../http/errors';
-import type { Logger } from '../log';
+import type { Logger } from '../telemetry/logger';
 import { assertNamedSourceIsRows, writableRow } from './access';
 import { isAuxiliaryType } from './accepted-types';
 import { backoff, MAX_ATTEMPTS } from '../store/retry';
@@ -216,8 +216,8 @@ export async function jsonPatchAuxiliary(ctx: AuxWriteContext, id: string, patch
   });
 }
 
-/** DELETE: removes the row (and its body in S3). */
-export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise<void> {
+/** DELETE: removes the row (and its body in S3); answers whose data it was. */
+export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise<{ patientId: number }> {
   assertAccepted(ctx.type);
   const onConflict = conflictOf(ctx, id);
   for (let attempt = 0; ; attempt += 1) {
@@ -230,6 +230,6 @@ export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise
       throw error;
     }
     await discardBody(row.bodyKey, ctx.log);
-    return;
+    return { patientId: row.patientId };
   }
 }

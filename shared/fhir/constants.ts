@@ -17,9 +17,8 @@ export const SOURCE_HEADER = 'x-svc-fhir-source-id';
 /** Code system of the service's own model concepts used in projections (study, data source). */
 export const MODEL_CODE_SYSTEM = 'https://cdx.example.org/fhir/CodeSystem/model';
 
-/** Page sizes of FHIR searches (spec 8 leaves them open; these match the reference). */
+/** Page size of a FHIR search without `_count` (spec 8 leaves it open; this matches the reference); the largest is `config().maxPageSize`. */
 export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 1000;
 
 /** Longest resource id R5 allows. */
 export const MAX_ID_LENGTH = 64;

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { badRequest } from '../http/errors';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './constants';
+import { config } from '../config';
+import { DEFAULT_PAGE_SIZE } from './constants';
 
 /** The query parameter of `next` / `previous` links, in every store. */
 export const CURSOR_PARAM = '_cursor';
@@ -65,8 +66,9 @@ export function pageSizeOf(params: URLSearchParams): PageSize {
   const raw = params.getAll('_count');
   if (raw.length > 1) throw badRequest('_count may be given once.').at('_count');
   if (raw.length === 0) return { count: DEFAULT_PAGE_SIZE };
-  if (!/^[0-9]{1,9}$/.test(raw[0]!)) throw badRequest(`_count must be a whole number from 0 to ${MAX_PAGE_SIZE}.`).at('_count');
-  return { count: Math.min(Number(raw[0]), MAX_PAGE_SIZE) };
+  const max = config().maxPageSize;
+  if (!/^[0-9]{1,9}$/.test(raw[0]!)) throw badRequest(`_count must be a whole number from 0 to ${max}.`).at('_count');
+  return { count: Math.min(Number(raw[0]), max) };
 }
 
 export interface SearchsetEntry {

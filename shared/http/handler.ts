@@ -2,6 +2,9 @@
  * Builds an endpoint family's Lambda handler: middy with the shared middlewares around a router.
  * Route handlers receive a parsed HttpRequest and return an HttpResponse; they never see the event.
  */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { config } from '../config';
@@ -15,6 +18,9 @@ import { siteUrlFromParameter } from './middleware/site-url';
 import { FORM_MEDIA, JSON_MEDIA, lowerCaseHeaders, parseCookies, requestOrigin, type HttpRequest } from './request';
 import { toLambdaResult } from './response';
 import { Router, type Route } from './router';
+import { loggerFor } from '../telemetry/logger';
+import { metricsFor } from '../telemetry/metrics';
+import { processTracer } from '../telemetry/tracer';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -29,6 +35,9 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export function createHandler(definition: FamilyDefinition): LambdaHandler {
   const router = new Router(definition.routes);
+  const log = loggerFor(definition.family);
+  const metrics = metricsFor(definition.family);
+  const tracer = processTracer();
 
   const base = async (event: APIGatewayProxyEventV2 & { rawBody?: string }) => {
     const ctx = contextOf(event);
@@ -39,6 +48,9 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
     if (match.kind === 'method-not-allowed') {
       throw methodNotAllowed(method, path, match.allowed, definition.methodHint?.(method, path));
     }
+    ctx.matched = { method, route: match.route.path, params: match.params };
+    tracer.putAnnotation('family', definition.family);
+    tracer.putAnnotation('route', `${method} ${match.route.path}`);
     const headers = lowerCaseHeaders(event.headers);
     const contentType = headers['content-type'] ?? '';
     const hasBody = event.rawBody !== undefined;
@@ -61,12 +73,18 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
       requestId: ctx.requestId,
       origin: requestOrigin(event.requestContext.domainName, config().siteUrl),
       log: ctx.log,
+      meter: ctx.meter,
+      audit: ctx.audit,
     };
     return toLambdaResult(await match.route.handler(req));
   };
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base)
-    .use(requestContext(definition.family))
+    .use(injectLambdaContext(log, { resetKeys: true }))
+    // Never the response: its body is patient data, and traces are not where patient data goes.
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(requestContext(log, metrics))
     .use(siteUrlFromParameter())
     .use(bodyLimit(() => config().maxBodyBytes))
     .use(bodyParser(() => config().maxJsonDepth))

@@ -1,6 +1,8 @@
 /** The transport-free request every route handler receives, parsed once from the API Gateway event. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Logger } from '../log';
+import type { AuditTrail } from '../telemetry/audit';
+import type { Logger } from '../telemetry/logger';
+import type { Meter } from '../telemetry/metrics';
 
 /** How errors and bodies are rendered on a path. */
 export type Dialect = 'fhir' | 'api' | 'oauth' | 'plain';
@@ -29,6 +31,10 @@ export interface HttpRequest {
   /** Public origin the client used (scheme://host[:port]), for absolute links. */
   readonly origin: string;
   readonly log: Logger;
+  /** The service's own metrics of this request (flushed as EMF lines when it ends). */
+  readonly meter: Meter;
+  /** Who asked and which patients' data this request touched (one audit line when it ends). */
+  readonly audit: AuditTrail;
 }
 
 export function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {

@@ -23,6 +23,8 @@ import { likelyPatientOf, prepareSearch, searchObservations } from './search/exe
 import { parseNativeQuery, type NativeQuery } from './search/query';
 import { parseBatchBundle } from './upload/bundle';
 import { batchResponse, processEntries, type EntryResult, type UploadRequest } from './upload/process';
+import { recordUpload } from './upload/record';
+import { METRIC } from '../telemetry/names';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NATIVE_ID = /^[1-9][0-9]{0,15}$/;
@@ -94,6 +96,9 @@ async function search(req: HttpRequest, params: URLSearchParams, auxiliary: Auxi
         throw badRequest(`Unsupported search parameter(s): ${query.ignored.map((u) => `${u.name} (${u.reason})`).join('; ')}.`, 'not-supported');
       }
       const page = await searchObservations(caller, query, fingerprint, now, prepared);
+      req.audit.touched(page.rows.map((r) => r.patientId));
+      req.meter.count(METRIC.searchPages);
+      req.meter.count(METRIC.searchRows, page.rows.length);
       const codes = await codesById(page.rows.map((r) => r.codeId));
       const baseUrl = `${req.origin}${baseOf(req.path)}`;
       return fhirJson(200, searchsetBundle(page, { params, baseUrl, fingerprint, codes, ignored: query.ignored, summaryCount: query.summaryCount }));
@@ -111,6 +116,7 @@ async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Pr
     await assertCanReadPatient(caller, observation.patientId).catch(() => {
       throw missing();
     });
+    req.audit.touched([observation.patientId]);
     const code = (await codesById([observation.codeId])).get(observation.codeId)!;
     return fhirJson(200, toFhirObservation(observation, code), versionHeaders(observation.lastUpdated));
   });
@@ -165,14 +171,16 @@ export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_A
           const upload = await uploadRequest(req, auxiliary);
           const body = req.body;
           if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be an Observation resource.', 'structure');
-          const [result] = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
-          return createResponse(result!);
+          const results = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
+          recordUpload(req, results);
+          return createResponse(results[0]!);
         },
       },
     },
     batch: async (req) => {
       const upload = await uploadRequest(req, auxiliary);
       const results = await processEntries(parseBatchBundle(req.body), upload);
+      recordUpload(req, results);
       return fhirJson(200, batchResponse(results));
     },
   };

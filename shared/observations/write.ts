@@ -22,7 +22,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import pMap from 'p-map';
 import { config } from '../config';
-import { rootLogger } from '../log';
+import { rootLogger } from '../telemetry/logger';
 import { batchWriteAll, type WriteRequest } from '../store/batch';
 import { dynamo } from '../store/clients';
 import { idBlocks } from '../store/counters';
@@ -201,7 +201,7 @@ async function runTransaction(group: Pending[], outcomes: WriteOutcome[]): Promi
       } else if (isRetryable(e)) {
         fruitless += 1;
       } else {
-        rootLogger().error({ err: e }, 'observation transaction refused');
+        rootLogger().error('observation transaction refused', e instanceof Error ? e : String(e));
         for (const p of remaining) outcomes[p.index] = failed(500, 'The store refused the reading.');
         return;
       }

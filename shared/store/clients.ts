@@ -6,6 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { traced } from '../telemetry/tracer';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 let s3Client: Promise<S3Client> | undefined;
@@ -17,7 +18,7 @@ export function dynamo(): DynamoDBDocumentClient {
     // before it calls the logger, even the no-op one we run with: for a page of 1,000 rows that is
     // most of the client's own cost. Nothing here logs through the SDK, so it goes.
     client.middlewareStack.remove('loggerMiddleware');
-    documentClient = DynamoDBDocumentClient.from(client, {
+    documentClient = DynamoDBDocumentClient.from(traced(client), {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
       unmarshallOptions: { wrapNumbers: false },
     });
@@ -32,14 +33,14 @@ export function dynamo(): DynamoDBDocumentClient {
 export function s3(): Promise<S3Client> {
   s3Client ??= import('@aws-sdk/client-s3').then(
     ({ S3Client }) =>
-      new S3Client({
+      traced(new S3Client({
         maxAttempts: 6,
         // s3rver and other S3-compatible stores need path-style addressing.
         forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
         // Streamed uploads otherwise go out aws-chunked, which S3-compatible stores may store framed.
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
-      }),
+      })),
   );
   return s3Client;
 }

@@ -26,8 +26,6 @@ export const METRIC = {
   importFieldsDropped: 'ImportFieldsDropped',
   /** Requests refused for a missing, invalid, expired or revoked credential (401). */
   authenticationFailures: 'AuthenticationFailures',
-  /** Requests refused by the per-caller rate limit (429). */
-  rateLimited: 'RateLimited',
   /** Searchset pages served, and the rows (entries) they returned. */
   searchPages: 'SearchPages',
   searchRows: 'SearchRows',

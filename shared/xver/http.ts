@@ -14,8 +14,9 @@ import type { HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import type { Route } from '../http/router';
 import type { AuxiliaryStore } from '../observations/auxiliary';
-import { batchResponse } from '../observations/upload/process';
-import { importBundleEntries, importPrepared, prepareImport } from './import';
+import { batchResponse, type EntryResult } from '../observations/upload/process';
+import { METRIC } from '../telemetry/names';
+import { importBundleEntries, importPrepared, prepareImport, type PreparedImport } from './import';
 
 interface ImportInput {
   resource: unknown;
@@ -39,7 +40,28 @@ async function importRequest(req: HttpRequest, auxiliary: AuxiliaryStore, inputs
     { caller, origin: req.origin, base: FHIR_BASES[0], sourceHeader, auxiliary, ...(preference ? { returnPreference: preference } : {}) },
     req.log,
   );
+  recordImport(req, prepared, results);
   return fhirJson(200, batchResponse(results));
+}
+
+/** Entries stored whole, stored with loss, refused; fields dropped; whose data was written. */
+function recordImport(req: HttpRequest, prepared: readonly PreparedImport[], results: readonly EntryResult[]): void {
+  let created = 0;
+  let withLoss = 0;
+  let failed = 0;
+  let dropped = 0;
+  results.forEach((r, i) => {
+    const drops = prepared[i]!.dropped.length;
+    dropped += drops;
+    if (r.status >= 400) failed += 1;
+    else if (drops > 0) withLoss += 1;
+    else created += 1;
+  });
+  req.meter.count(METRIC.importEntriesCreated, created);
+  req.meter.count(METRIC.importEntriesWithLoss, withLoss);
+  req.meter.count(METRIC.importEntriesFailed, failed);
+  req.meter.count(METRIC.importFieldsDropped, dropped);
+  req.audit.touched(results.map((r) => r.written?.patientId));
 }
 
 function jsonBody(req: HttpRequest): unknown {

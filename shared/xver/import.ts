@@ -14,8 +14,8 @@ import { issue, operationOutcome, type OutcomeIssue } from '../fhir/outcome';
 import { isAuxiliaryType, PROJECTION_TYPES } from '../aux/accepted-types';
 import { badRequest } from '../http/errors';
 import { jsonDepth } from '../http/json-depth';
-import type { Logger } from '../log';
-import { MAX_BATCH_ENTRIES, type ParsedEntry } from '../observations/upload/bundle';
+import type { Logger } from '../telemetry/logger';
+import { assertBundleSize, type ParsedEntry } from '../observations/upload/bundle';
 import { processEntries, type EntryResult, type UploadRequest } from '../observations/upload/process';
 
 type Json = Record<string, unknown>;
@@ -47,9 +47,7 @@ export function importBundleEntries(body: unknown): unknown[] {
     throw badRequest('The Bundle has no entries: there is nothing to import.', 'required').at('Bundle.entry');
   }
   if (!Array.isArray(entries)) throw badRequest('Bundle.entry must be a list of entries.', 'structure').at('Bundle.entry');
-  if (entries.length > MAX_BATCH_ENTRIES) {
-    throw badRequest(`An import Bundle may carry at most ${MAX_BATCH_ENTRIES} entries (this one has ${entries.length}); split it.`, 'too-costly').at('Bundle.entry');
-  }
+  assertBundleSize(entries.length, 'An import Bundle');
   return entries.map((entry) => (isObject(entry) ? (entry.resource ?? null) : entry));
 }
 
@@ -107,7 +105,7 @@ export function importResult(result: EntryResult, prepared: PreparedImport): Ent
 /** Imports prepared entries through the normal create path, logging each dropped path once. */
 export async function importPrepared(prepared: readonly PreparedImport[], upload: UploadRequest, log?: Logger): Promise<EntryResult[]> {
   for (const p of prepared) {
-    for (const path of p.dropped) log?.warn({ event: 'r4-import-drop', type: p.type, path }, 'R4 import dropped a field');
+    for (const path of p.dropped) log?.warn('R4 import dropped a field', { event: 'r4-import-drop', type: p.type, path });
   }
   const results = await processEntries(
     prepared.map((p) => p.entry),

@@ -2,6 +2,7 @@
 import { freePort } from '../../local/engines';
 import { startGateway, type Gateway } from '../../local/gateway';
 import { loadHandlers } from '../../local/handlers';
+import type { RateLimit } from '../../local/rate-limit';
 import { buildPortalSite } from '../../scripts/portal-site';
 import { resetConfig } from '../../shared/config';
 import type { PortalConfig } from '../../shared/portal/config';
@@ -19,7 +20,7 @@ export function builtSite(): string {
  * starts, so call it before issuing tokens), and the absolute links it answers point back at it,
  * as they would at a deployment's own domain.
  */
-export async function startTestGateway(options: { portal?: PortalConfig; asSite?: boolean } = {}): Promise<Gateway> {
+export async function startTestGateway(options: { portal?: PortalConfig; asSite?: boolean; rateLimit?: RateLimit } = {}): Promise<Gateway> {
   const { asSite, ...rest } = options;
   let port = 0;
   if (asSite) {

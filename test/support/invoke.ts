@@ -1,7 +1,8 @@
 /** Calls a family's real handler in-process with an API Gateway v2 event, the way API Gateway would. */
 import { familyForPath, type Family } from '../../shared/http/families';
 import type { LambdaHandler } from '../../shared/http/handler';
-import { fromResult, lambdaContext, toEvent } from '../../local/api-gateway-event';
+import { fromResult, toEvent } from '../../local/api-gateway-event';
+import { invokeLambda } from '../../local/lambda-invoke';
 import { loadHandlers } from '../../local/handlers';
 
 export interface TestResponse {
@@ -35,7 +36,7 @@ export async function call(method: string, url: string, options: CallOptions = {
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
   const path = url.split('?')[0]!;
   const event = toEvent({ method, url, headers, ...(body !== undefined ? { body } : {}) });
-  const result = fromResult(await handlers[familyForPath(path)](event, lambdaContext('test')));
+  const result = fromResult(await invokeLambda(handlers[familyForPath(path)], event, 'test'));
   const text = result.body.toString('utf8');
   let json: unknown;
   try {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromResult, lambdaContext, toEvent } from '../../local/api-gateway-event';
+import { fromResult, toEvent } from '../../local/api-gateway-event';
+import { invokeLambda } from '../../local/lambda-invoke';
 import { conflict, fieldErrors } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/handler';
 import { json } from '../../shared/http/response';
@@ -28,7 +29,7 @@ const handler = createHandler({
 
 async function send(method: string, url: string, headers: Record<string, string> = {}, body?: string) {
   const event = toEvent({ method, url, headers: { host: 'localhost:8000', ...headers }, ...(body !== undefined ? { body } : {}) });
-  const out = fromResult(await handler(event, lambdaContext('test')));
+  const out = fromResult(await invokeLambda(handler, event, 'test'));
   const text = out.body.toString();
   return { ...out, text, json: text ? JSON.parse(text) : undefined };
 }

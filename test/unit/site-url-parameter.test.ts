@@ -5,7 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromResult, lambdaContext, toEvent } from '../../local/api-gateway-event';
+import { fromResult, toEvent } from '../../local/api-gateway-event';
+import { invokeLambda } from '../../local/lambda-invoke';
 import { config, resetConfig } from '../../shared/config';
 import { createHandler } from '../../shared/http/handler';
 import { json } from '../../shared/http/response';
@@ -50,7 +51,7 @@ const handler = createHandler({
 });
 
 const get = async () =>
-  fromResult(await handler(toEvent({ method: 'GET', url: '/api/v1/site', headers: { host: 'x' } }), lambdaContext('test')));
+  fromResult(await invokeLambda(handler, toEvent({ method: 'GET', url: '/api/v1/site', headers: { host: 'x' } }), 'test'));
 
 describe('site URL from SSM', () => {
   it('retries after a failed read and then reads the parameter once per process', async () => {

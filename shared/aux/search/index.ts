@@ -28,6 +28,12 @@ export interface SearchsetBundle extends Resource {
   entry: Array<Record<string, unknown>>;
 }
 
+/** A page of results, and whose data it holds (for the audit trail). */
+export interface AuxSearchResult {
+  bundle: SearchsetBundle;
+  patientIds: Id[];
+}
+
 /** Parameters that do not change which rows a search finds, or in what order. */
 const NOT_FINGERPRINTED = new Set([CURSOR_PARAM, '_count', '_total', '_summary', '_format', '_pretty']);
 
@@ -36,7 +42,7 @@ const NOT_FINGERPRINTED = new Set([CURSOR_PARAM, '_count', '_total', '_summary',
  * `params` are the query parameters as sent; `origin` is the public origin for links; `prefer` the
  * `Prefer` header (`handling=strict` turns ignored parameters into a 400).
  */
-export async function searchAuxiliary(caller: Caller, type: string, params: URLSearchParams, origin: string, prefer?: string): Promise<SearchsetBundle> {
+export async function searchAuxiliary(caller: Caller, type: string, params: URLSearchParams, origin: string, prefer?: string): Promise<AuxSearchResult> {
   assertAccepted(type);
   const search = parseAuxSearch(type, params, prefer);
   const fingerprint = searchFingerprint(type, params, NOT_FINGERPRINTED);
@@ -46,14 +52,14 @@ export async function searchAuxiliary(caller: Caller, type: string, params: URLS
   const outcome = ignoredOutcome(search);
 
   if (search.countOnly) {
-    return bundle({ total: await countMatches(walk, search.ids), links: [links.self()], entries: outcome });
+    return { bundle: bundle({ total: await countMatches(walk, search.ids), links: [links.self()], entries: outcome }), patientIds: [] };
   }
   const page = search.sort.length > 0 || search.ids !== undefined ? await collectedPage(walk, search, cursor) : await streamedPage(walk, search, cursor);
   const total = search.total === 'none' ? undefined : (page.total ?? (search.total ? await countMatches(walk, search.ids) : undefined));
-  const entries = await entriesOf(page.matches, type, origin);
+  const { entries, patientIds } = await entriesOf(page.matches, type, origin);
   const first = page.matches[0];
   const last = page.matches[page.matches.length - 1];
-  return bundle({
+  const found = bundle({
     ...(total === undefined ? {} : { total }),
     links: [
       links.self(),
@@ -62,6 +68,7 @@ export async function searchAuxiliary(caller: Caller, type: string, params: URLS
     ],
     entries: [...entries, ...outcome],
   });
+  return { bundle: found, patientIds };
 }
 
 interface Page {
@@ -117,19 +124,14 @@ async function collectedPage(walk: Walk, search: AuxSearch, cursor: Cursor | und
 }
 
 /** The page's resources, read by key (strongly consistent); a row deleted meanwhile drops out. */
-async function entriesOf(matches: readonly Match[], type: string, origin: string): Promise<Array<Record<string, unknown>>> {
+async function entriesOf(matches: readonly Match[], type: string, origin: string): Promise<{ entries: Array<Record<string, unknown>>; patientIds: Id[] }> {
   const rows = new Map((await getResourceRows(matches.map((m) => m.id))).map((r) => [r.id, r]));
-  const resources = await pMap(
-    matches,
-    async (m) => {
-      const row = rows.get(m.id);
-      return row && row.type === type ? loadResource(row) : undefined;
-    },
-    { concurrency: 8 },
-  );
-  return resources
-    .filter((r): r is Resource => r !== undefined)
-    .map((resource) => ({ fullUrl: `${origin}${FHIR_BASES[0]}/${type}/${String(resource.id)}`, resource, search: { mode: 'match' } }));
+  const found = matches.map((m) => rows.get(m.id)).filter((row) => row !== undefined && row.type === type);
+  const resources = await pMap(found, (row) => loadResource(row!), { concurrency: 8 });
+  return {
+    entries: resources.map((resource) => ({ fullUrl: `${origin}${FHIR_BASES[0]}/${type}/${String(resource.id)}`, resource, search: { mode: 'match' } })),
+    patientIds: found.map((row) => row!.patientId),
+  };
 }
 
 function ignoredOutcome(search: AuxSearch): Array<Record<string, unknown>> {

@@ -7,7 +7,8 @@
  */
 import { parseIdentifierToken, type IdentifierValue, type IdValues, type ScopeFilter } from '../../auth/scope';
 import type { Id } from '../../directory/model';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SOURCE_URI_PREFIX } from '../../fhir/constants';
+import { config } from '../../config';
+import { DEFAULT_PAGE_SIZE, SOURCE_URI_PREFIX } from '../../fhir/constants';
 import { parseSearch, parseSort, rejectUnknown, type Criterion, type SortSpec, type UnknownParam } from '../../fhir/search';
 import { splitUnescaped, unescapeValue } from '../../fhir/search/values';
 import { CURSOR_PARAM } from '../../fhir/searchset';
@@ -95,10 +96,11 @@ function applyResultParam(search: AuxSearch, name: string, value: string): void 
       search.sort.push(...parseSort(search.type, value));
       return;
     case '_count': {
-      if (!/^\d+$/.test(value.trim())) throw badRequest(`Invalid _count '${value}': expected a whole number from 0 to ${MAX_PAGE_SIZE}.`);
+      const max = config().maxPageSize;
+      if (!/^\d+$/.test(value.trim())) throw badRequest(`Invalid _count '${value}': expected a whole number from 0 to ${max}.`);
       const count = Number(value);
       if (count === 0) search.countOnly = true;
-      else search.count = Math.min(count, MAX_PAGE_SIZE);
+      else search.count = Math.min(count, max);
       return;
     }
     case '_summary':

@@ -74,6 +74,7 @@ export const patientEntry = entry(
     readOne: assertCanReadPatient,
     resource: patientResource,
     index: patientIndex,
+    patientOf: (patient) => patient.id,
   },
   '/api/v1/patients',
 );

@@ -25,6 +25,7 @@ import { badRequest, notFound } from '../../http/errors';
 import { FHIR_BASES } from '../../http/families';
 import type { HttpRequest } from '../../http/request';
 import { fhirJson, type HttpResponse } from '../../http/response';
+import { METRIC } from '../../telemetry/names';
 import { NATIVE_SOURCE_URI } from '../constants';
 import type { Criterion, SortSpec } from '../search/criteria';
 import type { SearchIndex } from '../search/index-values';
@@ -48,6 +49,8 @@ export interface Projection<T extends { id: Id }> {
   readOne: (caller: Caller, id: Id) => Promise<T>;
   resource: (entity: T) => FhirResource;
   index: (entity: T) => SearchIndex;
+  /** Whose patient data an entity is, for the audit trail (only Patient's resources are). */
+  patientOf?: (entity: T) => Id;
 }
 
 /** The scoping parameters of spec 4.4, common to the five types. */
@@ -208,10 +211,11 @@ export async function searchProjection<T extends { id: Id }>(projection: Project
   const { page, next, previous } = slice(rows, count, cursor, descending);
   const missing = page.filter((r) => !loaded.has(r.id)).map((r) => r.id);
   if (missing.length > 0) for (const entity of await projection.load(missing)) loaded.set(entity.id, entity);
-  const entries = page.flatMap((r) => {
-    const entity = loaded.get(r.id);
-    return entity ? [{ fullUrl: `${typeUrl}/${r.id}`, resource: projection.resource(entity) }] : [];
-  });
+  const served = page.flatMap((r) => loaded.get(r.id) ?? []);
+  const entries = served.map((entity) => ({ fullUrl: `${typeUrl}/${entity.id}`, resource: projection.resource(entity) }));
+  if (projection.patientOf) req.audit.touched(served.map(projection.patientOf));
+  req.meter.count(METRIC.searchPages);
+  req.meter.count(METRIC.searchRows, entries.length);
   return fhirJson(
     200,
     searchsetBundle({
@@ -230,5 +234,7 @@ export async function readProjection<T extends { id: Id }>(projection: Projectio
   const caller = await authenticate(req);
   const id = parseId(rawId);
   if (id === undefined) throw notFound(`${projection.type}/${rawId} not found.`);
-  return fhirJson(200, projection.resource(await projection.readOne(caller, id)));
+  const entity = await projection.readOne(caller, id);
+  if (projection.patientOf) req.audit.touched([projection.patientOf(entity)]);
+  return fhirJson(200, projection.resource(entity));
 }

@@ -70,8 +70,8 @@ export function errorRenderer(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewa
       const known = toHttpError(request.error);
       const error =
         known ?? new HttpError(500, `An unexpected error occurred (request ${ctx.requestId}).`, 'exception');
-      if (known) ctx.log.info({ status: known.status, error: known.message }, 'request refused');
-      else ctx.log.error({ err: request.error }, 'unexpected error');
+      if (known) ctx.log.info('request refused', { status: known.status, error: known.message });
+      else ctx.log.error('unexpected error', request.error instanceof Error ? request.error : String(request.error));
       request.response = toLambdaResult(renderError(error, dialectOf(request.event.rawPath ?? '/')));
     },
   };

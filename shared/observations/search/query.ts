@@ -8,7 +8,8 @@
  * parsed by the shared search primitives (`shared/fhir/search`).
  */
 import { parseIdentifierToken, type IdentifierValue, type ScopeFilter } from '../../auth/scope';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../fhir/constants';
+import { DEFAULT_PAGE_SIZE } from '../../fhir/constants';
+import { config } from '../../config';
 import { parseSearch, type DateQuery, type TokenQuery, type UnknownParam } from '../../fhir/search';
 import { CURSOR_PARAM } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
@@ -43,11 +44,11 @@ const SCOPE_CHAINS: Record<string, keyof ScopeFilter> = {
   '_has:Group:member:_id': 'study',
 };
 
-/** The page size: default 20, at most 1000; 0, negative or unreadable values get the default. */
+/** The page size: default 20, at most the configured maximum; 0, negative or unreadable values get the default. */
 export function pageSize(raw: string | undefined): number {
   const n = raw === undefined ? NaN : Number(raw);
   if (!Number.isInteger(n) || n <= 0) return DEFAULT_PAGE_SIZE;
-  return Math.min(n, MAX_PAGE_SIZE);
+  return Math.min(n, config().maxPageSize);
 }
 
 const SORTS: Record<string, Order> = {

@@ -5,11 +5,15 @@
  * object, no resource, a method other than POST, a URL naming another type), and the other entries
  * are processed as usual, as FHIR batch semantics ask.
  */
+import { config } from '../../config';
 import { issue, type OutcomeIssue } from '../../fhir/outcome';
-import { badRequest } from '../../http/errors';
+import { badRequest, HttpError } from '../../http/errors';
 
-/** Entries a batch may carry (the body limit of 5 MB allows about this many readings). */
-export const MAX_BATCH_ENTRIES = 1000;
+/** More entries than a Bundle may carry (`config().maxBundleEntries`) is a 413, before any entry is read. */
+export function assertBundleSize(entries: number, what: string): void {
+  const max = config().maxBundleEntries;
+  if (entries > max) throw new HttpError(413, `${what} may carry at most ${max} entries (this one has ${entries}); split it.`, 'too-costly').at('Bundle.entry');
+}
 
 export type ParsedEntry =
   | { ok: true; type: string; resource: unknown }
@@ -27,9 +31,7 @@ export function parseBatchBundle(body: unknown): ParsedEntry[] {
   }
   if (body.entry === undefined) return [];
   if (!Array.isArray(body.entry)) throw badRequest('Bundle.entry must be a list of entries.', 'structure').at('Bundle.entry');
-  if (body.entry.length > MAX_BATCH_ENTRIES) {
-    throw badRequest(`A batch may carry at most ${MAX_BATCH_ENTRIES} entries (this one has ${body.entry.length}); split it.`, 'too-costly').at('Bundle.entry');
-  }
+  assertBundleSize(body.entry.length, 'A batch');
   return body.entry.map((entry, i) => parseEntry(entry, `Bundle.entry[${i}]`));
 }
 

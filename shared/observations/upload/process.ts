@@ -39,6 +39,8 @@ export interface EntryResult {
   etag?: string;
   lastModified?: string;
   outcome?: OperationOutcome;
+  /** Where a stored entry went, and whose data it is (for the audit line and the metrics; never sent). */
+  written?: { store: 'native' | 'auxiliary'; patientId: number };
 }
 
 /** Checks of native entries run this many at a time (they await lookups remembered per request). */
@@ -94,8 +96,8 @@ async function auxiliaryResult(entry: { type: string; resource: unknown }, req: 
     ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}),
   });
   if (!created.ok) return { status: created.status, outcome: created.outcome };
-  const { status, resource, location, etag, lastModified } = created;
-  return shaped({ status, resource, location, etag, lastModified }, [], req.returnPreference);
+  const { status, resource, location, etag, lastModified, patientId } = created;
+  return shaped({ status, resource, location, etag, lastModified, written: { store: 'auxiliary', patientId } }, [], req.returnPreference);
 }
 
 function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code>, warnings: OutcomeIssue[], req: UploadRequest): EntryResult {
@@ -114,6 +116,7 @@ function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code
           location: `${req.origin}${req.base}/Observation/${o.id}`,
           etag: ETAG,
           lastModified: o.lastUpdated,
+          written: { store: 'native', patientId: o.patientId },
         },
         [...notes, ...warnings],
         req.returnPreference,

@@ -437,10 +437,10 @@ describe('Observation (for the native store, which routes non-mobile-health Obse
     expect(refused).toMatchObject({ ok: false, status: 400 });
 
     const params = new URLSearchParams(`_source=${SOURCE_URI_PREFIX}${w.aliceSource.id}&category=laboratory&value-quantity=gt7&date=2024-03`);
-    const bundle = await searchAuxiliary(caller, 'Observation', params, 'https://cdx.example.test');
+    const { bundle } = await searchAuxiliary(caller, 'Observation', params, 'https://cdx.example.test');
     expect(bundle.entry.map((e) => (e.resource as { id: string }).id)).toEqual([created.resource.id]);
     expect(bundle.link[0]!.url).toBe(`https://cdx.example.test/FHIR/R5/Observation?${params.toString()}`);
-    const none = await searchAuxiliary(caller, 'Observation', new URLSearchParams('value-quantity=lt7'), 'https://x');
+    const { bundle: none } = await searchAuxiliary(caller, 'Observation', new URLSearchParams('value-quantity=lt7'), 'https://x');
     expect(none.entry).toEqual([]);
   });
 });

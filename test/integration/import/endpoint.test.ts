@@ -4,7 +4,7 @@
  * path (auxiliary rows with the source's provenance, the native store for mobile-health
  * Observations), re-import, and every bad input: never a 5xx, nothing stored for a failed entry.
  */
-import { pino } from 'pino';
+import { Logger } from '@aws-lambda-powertools/logger';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuxiliaryResource } from '../../../shared/aux/create';
 import { importPrepared, prepareImport } from '../../../shared/xver/import';
@@ -12,6 +12,7 @@ import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
 import { auxItems, auxWorld, type AuxWorld } from '../../support/aux';
 import { makeFhirSource } from '../../support/directory';
 import { call } from '../../support/invoke';
+import { capturedLines } from '../../support/logs';
 import { observation, observationWorld, storedRows } from '../../support/observations';
 
 let world: AuxWorld;
@@ -83,12 +84,12 @@ describe('request-level gates', () => {
     expect((await importOne('Condition', [r4Condition()])).status).toBe(400);
   });
 
-  it('answers 400 for a Bundle with no entries or with more than 1,000', async () => {
+  it('answers 400 for a Bundle with no entries, 413 for one with more than 1,000', async () => {
     const none = await importBundle({ resourceType: 'Bundle', type: 'batch', entry: [] });
     expect(none.status).toBe(400);
     expect(none.json.issue[0].expression).toEqual(['Bundle.entry']);
     const tooMany = await importBundle(bundleOf(...Array.from({ length: 1001 }, () => r4Condition())));
-    expect(tooMany.status).toBe(400);
+    expect(tooMany.status).toBe(413);
     expect(tooMany.json.issue[0].diagnostics).toMatch(/at most 1000/);
   });
 });
@@ -308,24 +309,24 @@ describe('routing through the normal create path', () => {
 
 describe('logs', () => {
   it('writes one structured warn line per dropped path, with the request id, the type and the path, never the value', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const log = pino({ level: 'info', base: undefined, messageKey: 'message', formatters: { level: (label) => ({ level: label }) } }, {
-      write: (text: string) => lines.push(JSON.parse(text)),
-    }).child({ requestId: 'req-import-1' });
+    const log = new Logger({ serviceName: 'fhir-import', logLevel: 'INFO' });
+    log.setCorrelationId('req-import-1');
     const carePlan = { resourceType: 'CarePlan', status: 'active', intent: 'plan', subject: { reference: 'Patient/p1' }, activity: [{ detail: { description: 'SECRET-VALUE' } }] };
     const coverage = { resourceType: 'Coverage', status: 'active', beneficiary: { reference: 'Patient/p1' }, payor: [{ reference: 'Organization/SECRET-PAYOR' }] };
     const prepared = [prepareImport(carePlan, 'CarePlan'), prepareImport(coverage, 'Coverage')];
     const caller = { kind: 'patient' as const, userId: world.alice.userId!, patientId: world.alice.id, scopes: [] };
-    const results = await importPrepared(
-      prepared,
-      { caller, origin: 'http://localhost:8000', base: '/FHIR/R5', sourceHeader: String(world.aliceSource.id), auxiliary: { create: createAuxiliaryResource, observation: {} } },
-      log,
+    const { result: results, lines } = await capturedLines(() =>
+      importPrepared(
+        prepared,
+        { caller, origin: 'http://localhost:8000', base: '/FHIR/R5', sourceHeader: String(world.aliceSource.id), auxiliary: { create: createAuxiliaryResource, observation: {} } },
+        log,
+      ),
     );
     expect(results.map((r) => r.status)).toEqual([201, 400]);
     const drops = lines.filter((l) => l.event === 'r4-import-drop');
     expect(drops).toEqual([
-      { level: 'warn', time: expect.any(Number), requestId: 'req-import-1', event: 'r4-import-drop', type: 'CarePlan', path: 'CarePlan.activity', message: 'R4 import dropped a field' },
-      { level: 'warn', time: expect.any(Number), requestId: 'req-import-1', event: 'r4-import-drop', type: 'Coverage', path: 'Coverage.payor', message: 'R4 import dropped a field' },
+      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'CarePlan', path: 'CarePlan.activity', message: 'R4 import dropped a field' }),
+      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'Coverage', path: 'Coverage.payor', message: 'R4 import dropped a field' }),
     ]);
     expect(JSON.stringify(lines)).not.toMatch(/SECRET/);
   });

@@ -25,13 +25,19 @@ describe('a malformed request is a 400 OperationOutcome and stores nothing', () 
     ['a transaction Bundle', { resourceType: 'Bundle', type: 'transaction', entry: [] }],
     ['a collection Bundle', { resourceType: 'Bundle', type: 'collection', entry: [] }],
     ['entries that are not a list', { resourceType: 'Bundle', type: 'batch', entry: { resource: {} } }],
-    ['more entries than the limit', { resourceType: 'Bundle', type: 'batch', entry: Array.from({ length: 1001 }, () => ({ resource: { resourceType: 'Observation' } })) }],
   ];
   it.each(cases)('%s', async (_, body) => {
     const res = await post(body);
     expect(res.status).toBe(400);
     expect(res.json.resourceType).toBe('OperationOutcome');
     expect(res.json.issue[0].severity).toBe('error');
+  });
+
+  it('more entries than the limit is a 413', async () => {
+    const res = await post({ resourceType: 'Bundle', type: 'batch', entry: Array.from({ length: 1001 }, () => ({ resource: { resourceType: 'Observation' } })) });
+    expect(res.status).toBe(413);
+    expect(res.json.resourceType).toBe('OperationOutcome');
+    expect(res.json.issue[0]).toMatchObject({ severity: 'error', code: 'too-costly', expression: ['Bundle.entry'] });
   });
 
   it('JSON that does not parse', async () => {

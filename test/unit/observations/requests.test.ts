@@ -4,7 +4,8 @@ import { isHttpError } from '../../../shared/http/errors';
 import { routeObservation } from '../../../shared/observations/route';
 import { decodeCursor, encodeCursor, searchFingerprint } from '../../../shared/observations/search/cursor';
 import { DEFAULT_ORDER, pageSize, parseNativeQuery } from '../../../shared/observations/search/query';
-import { MAX_BATCH_ENTRIES, parseBatchBundle } from '../../../shared/observations/upload/bundle';
+import { parseBatchBundle } from '../../../shared/observations/upload/bundle';
+import { config, resetConfig } from '../../../shared/config';
 
 const status = (fn: () => unknown) => {
   try {
@@ -33,8 +34,22 @@ describe('a batch Bundle', () => {
     expect(status(() => parseBatchBundle({ resourceType: 'Patient' }))).toBe(400);
     expect(status(() => parseBatchBundle({ resourceType: 'Bundle', type: 'searchset' }))).toBe(400);
     expect(status(() => parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: 'x' }))).toBe(400);
-    expect(status(() => parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: Array(MAX_BATCH_ENTRIES + 1).fill(entry()) }))).toBe(400);
-    expect(parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: Array(MAX_BATCH_ENTRIES).fill(entry()) })).toHaveLength(MAX_BATCH_ENTRIES);
+    const max = config().maxBundleEntries;
+    expect(max).toBe(1000);
+    expect(status(() => parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: Array(max + 1).fill(entry()) }))).toBe(413);
+    expect(parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: Array(max).fill(entry()) })).toHaveLength(max);
+  });
+
+  it('takes its entry limit from MAX_BUNDLE_ENTRIES', () => {
+    process.env.MAX_BUNDLE_ENTRIES = '3';
+    resetConfig();
+    try {
+      expect(status(() => parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: Array(4).fill(entry()) }))).toBe(413);
+      expect(parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: Array(3).fill(entry()) })).toHaveLength(3);
+    } finally {
+      delete process.env.MAX_BUNDLE_ENTRIES;
+      resetConfig();
+    }
   });
 
   it('fails entries one by one', () => {

@@ -1,0 +1,92 @@
+/**
+ * The audit trail: one structured line per request that reads or writes protected data (every
+ * request that presented, or had to present, an access token), saying who, what, which patients,
+ * the result and the request id (the line's `correlation_id`). Never a payload: only ids.
+ *
+ * Authentication records the caller; handlers record the patients whose data they returned or
+ * wrote; the request middleware writes the line once the status is known, so a refused request is
+ * audited too.
+ */
+import type { Caller } from '../auth/caller';
+
+export type AuditAction = 'read' | 'search' | 'create' | 'update' | 'patch' | 'delete' | 'upload' | 'import';
+
+export interface AuditWho {
+  kind: 'patient' | 'practitioner' | 'anonymous';
+  userId?: number;
+  clientId?: string;
+}
+
+export interface AuditLine {
+  action: AuditAction;
+  resourceType: string;
+  /** The route template, e.g. `GET /FHIR/R5/{type}/{id}`. */
+  route: string;
+  who: AuditWho;
+  /** Ids of the patients whose data was returned or written, ascending. */
+  patients: number[];
+  /** The HTTP status answered. */
+  result: number;
+}
+
+export class AuditTrail {
+  #who: AuditWho | undefined;
+  readonly #patients = new Set<number>();
+
+  /** The request's caller, once its token holds. */
+  identified(caller: Caller): void {
+    this.#who = { kind: caller.kind, userId: caller.userId, ...(caller.clientId ? { clientId: caller.clientId } : {}) };
+  }
+
+  /** A request that presented no valid token for a protected resource. */
+  refused(): void {
+    this.#who ??= { kind: 'anonymous' };
+  }
+
+  /** Patients whose data this request returned or wrote. */
+  touched(patientIds: Iterable<number | undefined>): void {
+    for (const id of patientIds) if (id !== undefined && Number.isSafeInteger(id)) this.#patients.add(id);
+  }
+
+  /** The line for a finished request; none for a request that never asked who the caller was. */
+  line(request: { method: string; route: string; params: Readonly<Record<string, string>> }, status: number): AuditLine | undefined {
+    if (!this.#who) return undefined;
+    return {
+      action: actionOf(request.method, request.route),
+      resourceType: resourceTypeOf(request.route, request.params),
+      route: `${request.method} ${request.route}`,
+      who: this.#who,
+      patients: [...this.#patients].sort((a, b) => a - b),
+      result: status,
+    };
+  }
+}
+
+/** What a method on a route template does, in the audit's words. */
+export function actionOf(method: string, route: string): AuditAction {
+  // A route that ends in a parameter names one record (`{type}` names a collection).
+  const instance = /\{(?!type\})\w+\}$/.test(route);
+  switch (method) {
+    case 'GET':
+      return instance ? 'read' : 'search';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      if (route.startsWith('/fhir-import/')) return 'import';
+      if (route.endsWith('/_search')) return 'search';
+      if (/^\/(FHIR\/R5|fhir\/r5)$/.test(route)) return 'upload';
+      return 'create';
+  }
+}
+
+/** The FHIR type of a FHIR route, else the collection a management route names (`patients`). */
+export function resourceTypeOf(route: string, params: Readonly<Record<string, string>>): string {
+  if (Object.hasOwn(params, 'type')) return params.type!;
+  if (/^\/(FHIR\/R5|fhir\/r5)$/.test(route) || route === '/fhir-import/R4') return 'Bundle';
+  const collection = /^\/api\/v1\/([a-z_]+)/.exec(route);
+  return collection ? collection[1]! : route;
+}
