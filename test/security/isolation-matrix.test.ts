@@ -4,6 +4,7 @@
  * show no data of a patient the caller may not see, and a write the caller may not make must leave
  * every store as it was. A route without a row, or a row without a route, fails.
  */
+import pMap from 'p-map';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../functions/fhir/handler';
 import { auxiliaryHandlers } from '../../shared/aux/http';
@@ -100,14 +101,18 @@ describe('the leak check', () => {
   });
 });
 
+/** The first row of each route: the one also sent under every alias base. */
+const FIRST_ROWS = new Set(TABLE.filter((row, i) => TABLE.findIndex((r) => r.route === row.route) === i));
+
 /**
- * The bases a row is sent under: a FHIR read under the canonical base and every alias; a FHIR write
- * under the canonical base only, since the alias serves the very same code (checked above).
+ * The bases a row is sent under: a FHIR row under the canonical base and, for the first row of its
+ * route, under every alias too. The alias serves the very same code (checked above); that one row
+ * per route shows every caller reaches it the same way there.
  */
 function basesOf(row: Row): string[] {
   const path = row.route.split(' ')[1]!;
   if (path !== FHIR_BASE && !path.startsWith(`${FHIR_BASE}/`)) return [''];
-  return SAFE_METHODS.has(methodOf(row)) ? [FHIR_BASE, ...FHIR_ALIASES] : [FHIR_BASE];
+  return FIRST_ROWS.has(row) ? [FHIR_BASE, ...FHIR_ALIASES] : [FHIR_BASE];
 }
 
 const rebased = (path: string, base: string) => (base && base !== FHIR_BASE ? `${base}${path.slice(FHIR_BASE.length)}` : path);
@@ -158,6 +163,39 @@ async function runRow(row: Row): Promise<void> {
   expect.soft(storeChanges(before, await everyStoredRow()), `store changes after\n${refused.join('\n')}`).toEqual([]);
   for (const { caller, base } of runs.filter((r) => mayWrite(row, r.caller))) await runCase(row, caller, base);
 }
+
+/** Every method a client can send; HEAD included, since API Gateway passes it on. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+describe('every other method on every route path', () => {
+  it('is a 405 naming the methods the path has, for every caller, before anyone is asked, changing nothing', async () => {
+    const served = new Map<string, string[]>();
+    for (const { name } of servedRoutes()) {
+      const [method, template] = name.split(' ') as [string, string];
+      served.set(template, [...(served.get(template) ?? []), method]);
+    }
+    const probes = [...served].flatMap(([template, methods]) => {
+      const path = TABLE.find((row) => row.route.split(' ')[1] === template)!.send(world).path;
+      return METHODS.filter((m) => !methods.includes(m)).flatMap((method) => CALLERS.map((caller) => ({ caller, method, path, methods })));
+    });
+    const before = await everyStoredRow();
+    await pMap(
+      probes,
+      async ({ caller, method, path, methods }) => {
+        const res = await send(method, path, { path }, tokens[caller]);
+        cases += 1;
+        const about = `${caller}: ${method} ${path} -> ${res.status} ${res.text.slice(0, 200)}`;
+        expect.soft(res.status, about).toBe(405);
+        const allow = Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'allow')?.[1];
+        expect.soft(allow?.split(/,\s*/).sort(), about).toEqual([...methods].sort());
+        const markers = hiddenFrom(caller, world).flatMap((side) => markersOf(side, side === world.A ? 'A' : 'B'));
+        expect.soft(leaked(markers, path, [res.text, ...Object.values(res.headers)].join('\n')), `${about}\nleaks`).toEqual([]);
+      },
+      { concurrency: 16 },
+    );
+    expect(storeChanges(before, await everyStoredRow())).toEqual([]);
+  });
+});
 
 describe('every caller on every route', () => {
   it.each(TABLE.map((row) => [`${keyOf(row)}: ${row.does}`, row] as const))('%s', async (_name, row) => runRow(row));

@@ -183,6 +183,14 @@ export const TABLE: readonly Row[] = [
   // FHIR: creates.
   ...PROJECTIONS.map((type): Row => ({ route: 'POST /FHIR/R5/{type}', type, does: `create a ${type}`, send: () => fhirJson(`/${type}`, { resourceType: type }), expect: everyone(405) })),
   { route: 'POST /FHIR/R5/{type}', type: 'Observation', does: 'create a reading for A', send: (w) => fhirJson('/Observation', observation(w.A)), expect: WRITE_FOR_A(201) },
+  {
+    route: 'POST /FHIR/R5/{type}',
+    type: 'Observation',
+    does: "create a reading for B that reuses the identifier of A's reading",
+    send: (w) => fhirJson('/Observation', observation(w.B, { identifiers: [w.A.readingIdentifier] })),
+    // Identifiers are unique across the store: the 409 says so, and nothing about the holder.
+    expect: signedIn({ patientA: 403, patientB: 409, inOrg: 409, outOrg: 403, admin: 409, apiKey: 409 }),
+  },
   { route: 'POST /FHIR/R5/{type}', type: AUXILIARY_STAND_IN, does: "create a Condition through A's FHIR Source", send: (w) => fhirJson('/Condition', condition(), throughSource(w.A)), expect: WRITE_FOR_A(201) },
   {
     route: 'POST /FHIR/R5/{type}',
@@ -214,6 +222,22 @@ export const TABLE: readonly Row[] = [
   { route: 'DELETE /FHIR/R5/{type}/{id}', type: 'Observation', does: "delete A's lab Observation", send: (w) => get(fhir(`/Observation/${w.A.labObservationId}`)), expect: CHANGE_A_ROW(204), fresh: freshLabObservation },
   { route: 'PUT /FHIR/R5/{type}/{id}', type: AUXILIARY_STAND_IN, does: "replace A's Condition", send: (w) => fhirJson(`/Condition/${w.A.conditionId}`, condition({ id: w.A.conditionId })), expect: CHANGE_A_ROW(200) },
   { route: 'PATCH /FHIR/R5/{type}/{id}', type: AUXILIARY_STAND_IN, does: "patch A's Condition", send: (w) => fhirJson(`/Condition/${w.A.conditionId}`, { recordedDate: '2019-05-02T10:00:00+02:00' }, { 'content-type': 'application/merge-patch+json' }), expect: CHANGE_A_ROW(200) },
+  // A row stays with its FHIR Source, so it never changes hands: whoever can see it gets a 400.
+  {
+    route: 'PATCH /FHIR/R5/{type}/{id}',
+    type: AUXILIARY_STAND_IN,
+    does: "move A's Condition to B's FHIR Source (meta.source)",
+    send: (w) => fhirJson(`/Condition/${w.A.conditionId}`, { meta: { source: sourceUri(w.B.source.id) } }, { 'content-type': 'application/merge-patch+json' }),
+    expect: CHANGE_A_ROW(400),
+  },
+  {
+    route: 'PUT /FHIR/R5/{type}/{id}',
+    type: AUXILIARY_STAND_IN,
+    does: "replace A's Condition through B's FHIR Source",
+    send: (w) => fhirJson(`/Condition/${w.A.conditionId}`, condition({ id: w.A.conditionId }), throughSource(w.B)),
+    expect: CHANGE_A_ROW(400),
+  },
+  { route: 'DELETE /FHIR/R5/{type}/{id}', type: AUXILIARY_STAND_IN, does: "delete A's Condition through B's FHIR Source", send: (w) => ({ path: fhir(`/Condition/${w.A.conditionId}`), headers: throughSource(w.B) }), expect: CHANGE_A_ROW(400) },
   { route: 'DELETE /FHIR/R5/{type}/{id}', type: AUXILIARY_STAND_IN, does: "delete A's Condition", send: (w) => get(fhir(`/Condition/${w.A.conditionId}`)), expect: CHANGE_A_ROW(204), fresh: freshCondition },
 
   // R4 import: the FHIR Source header gates the whole request.

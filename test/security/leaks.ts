@@ -26,6 +26,7 @@ export function markersOf(side: PatientSide, name: string): Marker[] {
     { what: `${name}'s identifier`, pattern: exactly(side.identifier.value) },
     ...side.observationIds.map((id) => ({ what: `${name}'s reading ${id}`, pattern: new RegExp(`Observation/${id}(?!\\d)`) })),
     ...side.payloads.map((data, i) => ({ what: `${name}'s reading payload ${i}`, pattern: new RegExp(escape(data)) })),
+    { what: `${name}'s reading identifier`, pattern: exactly(side.readingIdentifier.value) },
     { what: `${name}'s Condition`, pattern: exactly(side.conditionId) },
     { what: `${name}'s lab Observation`, pattern: exactly(side.labObservationId) },
     { what: `${name}'s FHIR Source URI`, pattern: new RegExp(`${escape(SOURCE_URI_PREFIX)}${side.source.id}(?!\\d)`) },

@@ -3,7 +3,7 @@
  * table therefore owes: one per method and template, and for the FHIR `{type}` templates one per
  * resource type as isolation-table.ts explains. The alias base `/fhir/r5` is the same route list
  * again (shared/fhir/router.ts builds both from one loop): its routes are owed under the canonical
- * base; the test checks that they run the same code and sends every FHIR read under both.
+ * base; the test checks that they run the same code and sends the first row of each route under both.
  */
 import { routes as apiRoutes } from '../../functions/api/handler';
 import { registry, routes as fhirRoutes } from '../../functions/fhir/handler';

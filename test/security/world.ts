@@ -33,6 +33,8 @@ export interface PatientSide {
   observationIds: string[];
   /** Their Base64 payloads, unique to each reading. */
   payloads: string[];
+  /** The identifier of the first reading (identifiers are unique across the store). */
+  readingIdentifier: { system: string; value: string };
   /** UUIDs of auxiliary rows: a Condition and a lab Observation. */
   conditionId: string;
   labObservationId: string;
@@ -87,7 +89,8 @@ async function patientSide(o1: Organization, inOrg: Practitioner & WithToken, po
   const device = await makeDataSource({ codes: [HEART_RATE] });
   const study = await makeStudy({ organization: o1, codes: [HEART_RATE], patients: [patient], consent: true, dataSources: [device] });
   const source = await makeFhirSource({ patient, dataSource: device });
-  const readings = [observation({ patient, device }), observation({ patient, device })];
+  const readingIdentifier = { system: 'https://device.example.test/readings', value: `reading-${unique()}` };
+  const readings = [observation({ patient, device }, { identifiers: [readingIdentifier] }), observation({ patient, device })];
   const observationIds = idsOf(await upload(patient.token, readings));
   const payloads = readings.map((r) => (r.valueAttachment as { data: string }).data);
   const conditionId = created(await postAux('Condition', condition(), patient.token, source.id), 'Condition').id as string;
@@ -100,7 +103,7 @@ async function patientSide(o1: Organization, inOrg: Practitioner & WithToken, po
     readings: await nextPage(patient.token, '/FHIR/R5/Observation?_count=1'),
     conditions: await nextPage(patient.token, '/FHIR/R5/Condition?_count=1'),
   };
-  return { patient, study, device, source, observationIds, payloads, conditionId, labObservationId, identifier, invitationId, nextPages };
+  return { patient, study, device, source, observationIds, payloads, readingIdentifier, conditionId, labObservationId, identifier, invitationId, nextPages };
 }
 
 export async function buildWorld(): Promise<World> {
@@ -112,8 +115,7 @@ export async function buildWorld(): Promise<World> {
   const deactivatedPractitioner = await makePractitioner({ organizations: [o1] });
   const deactivatedPatient = (await makePatient({ organizations: [o1], login: true })) as Patient & WithToken;
   const portalClient = (await serviceClients()).portal.id;
-  const A = await patientSide(o1, inOrg, portalClient);
-  const B = await patientSide(o1, inOrg, portalClient);
+  const [A, B] = await Promise.all([patientSide(o1, inOrg, portalClient), patientSide(o1, inOrg, portalClient)]);
 
   created(await send('PATCH', `/api/v1/practitioners/${deactivatedPractitioner.id}`, admin.token, { is_active: false }), 'deactivation');
   // No endpoint deactivates a patient's login: the account is switched off in the directory.
