@@ -138,7 +138,7 @@ export const TABLE: readonly Row[] = [
   { route: 'GET /FHIR/R5/{type}', type: 'Group', does: "search the studies of patient A", send: (w) => get(fhir(`/Group?patient=${w.A.patient.id}`)), expect: SEARCH_NAMING_A },
   { route: 'GET /FHIR/R5/{type}', type: 'Observation', does: "search patient A's readings", send: (w) => get(fhir(`/Observation?patient=${w.A.patient.id}`)), expect: SEARCH_NAMING_A },
   { route: 'GET /FHIR/R5/{type}', type: 'Observation', does: "search the rows of A's FHIR Source", send: (w) => get(fhir(`/Observation?_source=${encodeURIComponent(sourceUri(w.A.source.id))}`)), expect: ANY_SIGNED_IN },
-  { route: 'GET /FHIR/R5/{type}', type: 'Patient', does: 'search Patient by A\'s id', send: (w) => get(fhir(`/Patient?_id=${w.A.patient.id}`)), expect: ANY_SIGNED_IN },
+  { route: 'GET /FHIR/R5/{type}', type: 'Patient', does: "search Patient by A's id", send: (w) => get(fhir(`/Patient?_id=${w.A.patient.id}`)), expect: ANY_SIGNED_IN },
   { route: 'GET /FHIR/R5/{type}', type: 'Patient', does: "search the patients of A's organization", send: (w) => get(fhir(`/Patient?patient.organization=${w.o1.id}`)), expect: SEARCH_NAMING_A },
   ...(['Practitioner', 'Organization', 'Device'] as const).map(
     (type): Row => ({ route: 'GET /FHIR/R5/{type}', type, does: `search the ${type} resources of patient A`, send: (w) => get(fhir(`/${type}?patient=${w.A.patient.id}`)), expect: SEARCH_NAMING_A }),
@@ -155,7 +155,7 @@ export const TABLE: readonly Row[] = [
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search the Conditions of A's organization", send: (w) => get(fhir(`/Condition?patient.organization=${w.o1.id}`)), expect: SEARCH_NAMING_A },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: 'search the Conditions of every FHIR Source', send: () => get(fhir(`/Condition?_source:below=${encodeURIComponent(SOURCE_URI_PREFIX)}`)), expect: ANY_SIGNED_IN },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search the Conditions of A's FHIR Source", send: (w) => get(fhir(`/Condition?_source=${encodeURIComponent(sourceUri(w.A.source.id))}`)), expect: ANY_SIGNED_IN },
-  { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search Conditions by the upstream subject A's and B's share", send: () => get(fhir(`/Condition?subject=${encodeURIComponent(UPSTREAM_SUBJECT)}`)), expect: ANY_SIGNED_IN },
+  { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search Conditions by the upstream subject that A's and B's share", send: () => get(fhir(`/Condition?subject=${encodeURIComponent(UPSTREAM_SUBJECT)}`)), expect: ANY_SIGNED_IN },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search A's Condition by id", send: (w) => get(fhir(`/Condition?_id=${w.A.conditionId}`)), expect: ANY_SIGNED_IN },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "follow the next link of A's Conditions", send: (w) => get(w.A.nextPages.conditions), expect: ANY_SIGNED_IN },
   ...[...PROJECTIONS, 'Observation', AUXILIARY_STAND_IN].map((type): Row => ({ route: 'POST /FHIR/R5/{type}/_search', type, does: `search ${type} by POST`, send: () => ({ path: fhir(`/${type}/_search`) }), expect: ANY_SIGNED_IN })),
