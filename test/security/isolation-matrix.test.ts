@@ -148,7 +148,20 @@ async function runCase(row: Row, caller: Caller, base: string): Promise<string> 
   const markers = hiddenFrom(caller, world).flatMap((side) => markersOf(side, side === world.A ? 'A' : 'B'));
   const answer = [res.text, ...Object.values(res.headers)].join('\n');
   expect.soft(leaked(markers, requestText(path, probe), answer), `${about}\nleaks`).toEqual([]);
+  const unseenMatches = hiddenMatches(res.json);
+  if (unseenMatches !== undefined) expect.soft(unseenMatches, `${about}\ntotal counts matches the caller is not shown`).toBe(0);
   return about;
+}
+
+/**
+ * A count is data too: a one-page searchset's `total` beyond the matches it shows counts what the
+ * caller was not shown. `undefined` for anything else (other answers, searches with more pages).
+ */
+function hiddenMatches(body: unknown): number | undefined {
+  const bundle = body as { resourceType?: string; type?: string; total?: number; link?: Array<{ relation: string }>; entry?: Array<{ search?: { mode?: string } }> };
+  if (bundle?.resourceType !== 'Bundle' || bundle.type !== 'searchset' || bundle.total === undefined) return undefined;
+  if (bundle.link?.some((l) => l.relation === 'next' || l.relation === 'previous')) return undefined;
+  return bundle.total - (bundle.entry ?? []).filter((e) => e.search?.mode !== 'outcome').length;
 }
 
 /**
