@@ -4,7 +4,10 @@ import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { createHandler } from '../../shared/http/handler';
 import { importRoutes } from '../../shared/xver/http';
 
-export const handler = createHandler({ family: 'fhir-import', routes: importRoutes({ create: createAuxiliaryResource, observation: {} }) });
+/** Every route this Lambda serves (the isolation matrix checks each has a row). */
+export const routes = importRoutes({ create: createAuxiliaryResource, observation: {} });
+
+export const handler = createHandler({ family: 'fhir-import', routes });
 
 // Imports validate and index with FHIRPath: start loading the engine during init, not on the first write.
 loadFhirPath().catch(() => undefined);

@@ -25,7 +25,10 @@ export const registry = createRegistry(
   observations.batch,
 );
 
-export const handler = createHandler({ family: 'fhir', routes: [...smartConfigurationRoutes(), ...fhirRoutes(registry)] });
+/** Every route this Lambda serves (the isolation matrix checks each has a row). */
+export const routes = [...smartConfigurationRoutes(), ...fhirRoutes(registry)];
+
+export const handler = createHandler({ family: 'fhir', routes });
 
 // Writes validate and index with FHIRPath: start loading the engine during init, not on the first write.
 loadFhirPath().catch(() => undefined);

@@ -2,4 +2,7 @@
 import { createHandler } from '../../shared/http/handler';
 import { oauthRoutes } from './routes';
 
-export const handler = createHandler({ family: 'oauth', routes: oauthRoutes() });
+/** Every route this Lambda serves (the isolation matrix checks each has a row). */
+export const routes = oauthRoutes();
+
+export const handler = createHandler({ family: 'oauth', routes });

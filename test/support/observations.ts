@@ -67,6 +67,11 @@ export function observation(world: Pick<ObservationWorld, 'patient' | 'device'>,
   };
 }
 
+/** An Observation that is not mobile-health coded (a lab result): the native store hands it to the auxiliary store. */
+export function labObservation(world: Pick<ObservationWorld, 'patient' | 'device'>): Record<string, unknown> {
+  return { ...recoded(observation(world), { system: 'http://loinc.org', code: '2345-7' }), valueQuantity: { value: 5.4, unit: 'mmol/L' }, valueAttachment: undefined };
+}
+
 export function batchOf(resources: readonly unknown[]): Record<string, unknown> {
   return { resourceType: 'Bundle', type: 'batch', entry: resources.map((resource) => ({ resource, request: { method: 'POST', url: 'Observation' } })) };
 }

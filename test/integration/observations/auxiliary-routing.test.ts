@@ -8,7 +8,7 @@ import { sourceUri } from '../../../shared/fhir/constants';
 import type { FhirSource } from '../../../shared/directory/model';
 import { call } from '../../support/invoke';
 import { makeFhirSource } from '../../support/directory';
-import { idsOf, matchIds, observation, observationWorld, recoded, search, statusesOf, upload, type ObservationWorld } from '../../support/observations';
+import { idsOf, labObservation, matchIds, observation, observationWorld, search, statusesOf, upload, type ObservationWorld } from '../../support/observations';
 
 let world: ObservationWorld;
 let source: FhirSource;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   source = await makeFhirSource({ patient: world.patient, dataSource: world.device });
 });
 
-const lab = () => ({ ...recoded(observation(world), { system: 'http://loinc.org', code: '2345-7' }), valueQuantity: { value: 5.4, unit: 'mmol/L' }, valueAttachment: undefined });
+const lab = () => labObservation(world);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('Observations that are not mobile-health coded', () => {
