@@ -3,7 +3,7 @@
  * defines the stack from the context settings (lib/settings.ts). Every synth runs cdk-nag's AWS
  * Solutions and HIPAA Security packs (lib/nag.ts): a finding neither fixed nor acknowledged stops it.
  */
-import { App } from 'aws-cdk-lib';
+import { App, type Environment } from 'aws-cdk-lib';
 import { BUNDLE_ROOT, bundleAll } from '../scripts/bundle';
 import { buildPortalSite } from '../scripts/portal-site';
 import { checkCompliance } from './nag';
@@ -17,15 +17,18 @@ export interface BuiltArtifacts {
   siteDir: string;
 }
 
-/** The stack around already built bundles and site, with the compliance checks registered on the app. */
-export function defineService(app: App, artifacts: BuiltArtifacts): ServiceStack {
+/**
+ * The stack around already built bundles and site, with the compliance checks registered on the
+ * app. The environment is the CLI's (the credentials' account and region) unless given.
+ */
+export function defineService(
+  app: App,
+  artifacts: BuiltArtifacts,
+  env: Environment = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+): ServiceStack {
   checkCompliance(app);
   const settings = readSettings(app.node);
-  return new ServiceStack(app, settings.stackName, {
-    ...artifacts,
-    settings,
-    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  });
+  return new ServiceStack(app, settings.stackName, { ...artifacts, settings, env });
 }
 
 export function buildApp(app = new App()): { app: App; stack: ServiceStack } {

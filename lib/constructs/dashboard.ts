@@ -56,7 +56,7 @@ export class ServiceDashboard extends Construct {
       widgets: [
         [new cw.AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: WIDTH, height: 4 })],
         [
-          graph('API requests', [props.api.metricCount({ period }), props.api.metricClientError({ period }), props.api.metricServerError({ period })], 8),
+          graph('API requests', [props.api.metricCount({ period, statistic: cw.Stats.SUM }), props.api.metricClientError({ period }), props.api.metricServerError({ period })], 8),
           graph('API 5xx (%)', [apiServerErrorRate(props.api, period)], 8, [line(t.api5xxPercent, 'alarm')]),
           graph('API latency (ms)', [props.api.metricLatency({ period, statistic: cw.Stats.p(50) }), props.api.metricLatency({ period, statistic: cw.Stats.p(99) })], 8),
         ],
