@@ -1,28 +1,39 @@
 /**
  * The CDK app: bundles the four handlers and builds the portal site with the local esbuild, then
- * defines the stack. Settings: `-c stackName=...`, `-c siteUrl=https://...`, `-c namePrefix=...`,
- * and the portal's launch configuration `-c smartIss=... -c smartClientId=... -c smartScopes='...'`.
+ * defines the stack from the context settings (lib/settings.ts). Every synth runs cdk-nag's AWS
+ * Solutions and HIPAA Security packs (lib/nag.ts): a finding neither fixed nor acknowledged stops it.
  */
-import { App } from 'aws-cdk-lib';
+import { App, type Environment } from 'aws-cdk-lib';
 import { BUNDLE_ROOT, bundleAll } from '../scripts/bundle';
 import { buildPortalSite } from '../scripts/portal-site';
-import { portalConfig } from '../shared/portal/config';
+import { checkCompliance } from './nag';
 import { ServiceStack } from './service-stack';
+import { readSettings } from './settings';
+
+export interface BuiltArtifacts {
+  /** Folder holding `<family>/index.mjs` bundles. */
+  bundleRoot: string;
+  /** Folder of the built static site. */
+  siteDir: string;
+}
+
+/**
+ * The stack around already built bundles and site, with the compliance checks registered on the
+ * app. The environment is the CLI's (the credentials' account and region) unless given.
+ */
+export function defineService(
+  app: App,
+  artifacts: BuiltArtifacts,
+  env: Environment = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+): ServiceStack {
+  checkCompliance(app);
+  const settings = readSettings(app.node);
+  return new ServiceStack(app, settings.stackName, { ...artifacts, settings, env });
+}
 
 export function buildApp(app = new App()): { app: App; stack: ServiceStack } {
   bundleAll(BUNDLE_ROOT);
-  const stackName = (app.node.tryGetContext('stackName') as string | undefined) ?? 'ClinicalDataExchange';
-  const siteUrl = app.node.tryGetContext('siteUrl') as string | undefined;
-  const namePrefix = app.node.tryGetContext('namePrefix') as string | undefined;
-  const context = (key: string) => app.node.tryGetContext(key) as string | undefined;
-  const stack = new ServiceStack(app, stackName, {
-    bundleRoot: BUNDLE_ROOT,
-    siteDir: buildPortalSite(),
-    portal: portalConfig({ iss: context('smartIss'), clientId: context('smartClientId'), scopes: context('smartScopes') }),
-    ...(siteUrl ? { siteUrl } : {}),
-    ...(namePrefix ? { namePrefix } : {}),
-    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  });
+  const stack = defineService(app, { bundleRoot: BUNDLE_ROOT, siteDir: buildPortalSite() });
   return { app, stack };
 }
 

@@ -1,55 +1,60 @@
-/** The whole service on AWS: tables, bucket, signing key, four Lambdas, the HTTP API and CloudFront. */
+/**
+ * The whole service on AWS: tables, buckets, keys, four Lambdas, the HTTP API, CloudFront, and
+ * what operates it (alarms, dashboard, saved log queries). lib/nag.ts acknowledges, with reasons,
+ * the cdk-nag findings the stack keeps on purpose.
+ */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { Functions } from './constructs/functions';
+import { AccessLogBucket, ACCESS_LOG_PREFIX } from './constructs/access-log-bucket';
+import { ServiceAlarms } from './constructs/alarms';
+import { ServiceDashboard } from './constructs/dashboard';
+import { DataKey } from './constructs/data-key';
+import { Functions, type SigningKeys } from './constructs/functions';
 import { ServiceHttpApi } from './constructs/http-api';
+import { LogQueries } from './constructs/log-queries';
 import { Portal } from './constructs/portal';
 import { Tables } from './constructs/tables';
-import type { PortalConfig } from '../shared/portal/config';
+import { FAMILIES } from '../shared/http/families';
+import { acknowledgeFindings } from './nag';
+import type { Settings } from './settings';
 
 export interface ServiceStackProps extends StackProps {
   /** Folder holding `<family>/index.mjs` bundles. */
   bundleRoot: string;
   /** Folder of the built static site (`scripts/portal-site.ts`). */
   siteDir: string;
-  /** The portal's launch configuration, deployed next to its pages. */
-  portal: PortalConfig;
-  /** Public origin (custom domain) for invitation links and token issuer; empty = the request's own host. */
-  siteUrl?: string;
-  /** Prefix of table names, so several stages can share an account. */
-  namePrefix?: string;
-  logRetention?: logs.RetentionDays;
+  settings: Settings;
 }
 
 export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
-    const namePrefix = props.namePrefix ?? `${id.toLowerCase()}-`;
-    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const { settings } = props;
+    const namePrefix = settings.namePrefix ?? `${id.toLowerCase()}-`;
 
     const { tables } = new Tables(this, 'tables', { namePrefix });
+    const { key: dataKey } = new DataKey(this, 'data-key');
+    const { bucket: accessLogs } = new AccessLogBucket(this, 'access-logs', { key: dataKey, retention: settings.logRetention });
 
     const auxBucket = new s3.Bucket(this, 'aux-bodies', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
+      encryption: s3.BucketEncryption.KMS,
+      encryptionKey: dataKey,
+      // One data key per bucket and period instead of a KMS request per object read or written.
+      bucketKeyEnabled: true,
       enforceSSL: true,
       versioned: true,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: ACCESS_LOG_PREFIX.auxBodies,
       // Versions kept after an overwrite or a deletion go after 35 days, like the tables' point-in-time recovery window.
       lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(35), expiredObjectDeleteMarker: true, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // Access tokens are signed inside KMS: the private key never leaves it.
-    const signingKey = new kms.Key(this, 'token-signing-key', {
-      description: 'Signs the access tokens of the clinical data exchange (ES256)',
-      keySpec: kms.KeySpec.ECC_NIST_P256,
-      keyUsage: kms.KeyUsage.SIGN_VERIFY,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    const signingKeys = tokenSigningKeys(this, settings.signingKeyGeneration);
 
     // The public origin reaches the functions through SSM (see shared/http/middleware/site-url.ts):
     // its name is fixed here, its value is written once the distribution exists.
@@ -59,9 +64,11 @@ export class ServiceStack extends Stack {
       bundleRoot: props.bundleRoot,
       tables,
       auxBucket,
-      signingKey,
-      logRetention,
+      signingKeys,
+      logKey: dataKey,
+      logRetention: settings.logRetention,
       siteUrlParameterName,
+      ...(settings.reservedConcurrency ? { reservedConcurrency: settings.reservedConcurrency } : {}),
       environment: {
         RESOURCE_PREFIX: namePrefix,
         OBSERVATIONS_TABLE: tables.observations.tableName,
@@ -73,21 +80,71 @@ export class ServiceStack extends Stack {
       },
     });
 
-    const { api } = new ServiceHttpApi(this, 'http', {
+    const http = new ServiceHttpApi(this, 'http', {
       functions: functions.byFamily,
-      logRetention,
-      throttle: { rate: 500, burst: 1000 },
+      logRetention: settings.logRetention,
+      logKey: dataKey,
+      throttle: settings.apiThrottle,
     });
+    const { api } = http;
 
-    const portal = new Portal(this, 'portal', { api, siteDir: props.siteDir, config: props.portal });
-    const siteUrl = props.siteUrl ?? `https://${portal.distribution.distributionDomainName}`;
+    const portal = new Portal(this, 'portal', {
+      api,
+      siteDir: props.siteDir,
+      config: settings.portal,
+      accessLogs,
+      ...(settings.siteUrl && settings.certificateArn ? { domain: { name: new URL(settings.siteUrl).hostname, certificateArn: settings.certificateArn } } : {}),
+      ...(settings.webAclArn ? { webAclArn: settings.webAclArn } : {}),
+    });
+    const siteUrl = settings.siteUrl ?? `https://${portal.distribution.distributionDomainName}`;
     new ssm.StringParameter(this, 'site-url', {
       parameterName: siteUrlParameterName,
       stringValue: siteUrl,
       description: 'Public origin of the clinical data exchange (token issuer, invitation links)',
     });
 
+    const alarms = new ServiceAlarms(this, 'alarms', {
+      api,
+      functions: functions.byFamily,
+      tables,
+      key: dataKey,
+      lambdaConcurrencyQuota: settings.lambdaConcurrencyQuota,
+      ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
+      ...(settings.reservedConcurrency ? { reservedConcurrency: settings.reservedConcurrency } : {}),
+    });
+    const { dashboard } = new ServiceDashboard(this, 'dashboard', {
+      api,
+      functions: functions.byFamily,
+      tables,
+      alarms: alarms.alarms,
+      lambdaConcurrencyQuota: settings.lambdaConcurrencyQuota,
+    });
+    new LogQueries(this, 'queries', { functionLogs: FAMILIES.map((f) => functions.logGroups[f]), accessLogs: http.accessLogs });
+
+    acknowledgeFindings({ stack: this, settings, functions, http, portal, auxBucket, accessLogs });
+
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'SiteUrl', { value: siteUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName });
   }
+}
+
+/**
+ * Access tokens are signed inside KMS: the private key never leaves it. Generation 1 is the key
+ * the stack always had (its construct id is kept so existing deployments keep their key); raising
+ * `signingKeyGeneration` adds a new key that signs from then on, while the one before it still
+ * verifies the tokens it signed (15 minutes at most). The key two generations back leaves the stack
+ * but is retained in KMS, for the operator to schedule its deletion (docs/operations.md).
+ */
+function tokenSigningKeys(stack: Stack, generation: number): SigningKeys {
+  const description = 'Signs the access tokens of the clinical data exchange (ES256)';
+  const key = (n: number) =>
+    new kms.Key(stack, n === 1 ? 'token-signing-key' : `token-signing-key-${n}`, {
+      description: n === 1 ? description : `${description}, generation ${n}`,
+      keySpec: kms.KeySpec.ECC_NIST_P256,
+      keyUsage: kms.KeyUsage.SIGN_VERIFY,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  return { current: key(generation), ...(generation > 1 ? { previous: key(generation - 1) } : {}) };
 }

@@ -1,7 +1,15 @@
-/** One HTTP API: every gateway route of the shared table to its family's Lambda. */
+/**
+ * One HTTP API: every gateway route of the shared table to its family's Lambda.
+ *
+ * HTTP APIs have no X-Ray tracing (only REST APIs do): traces start at the functions, which run with
+ * active tracing. What ties a request together instead is API Gateway's request id: the access log
+ * line carries it as `correlation_id`, and the functions log the same id under the same name (with
+ * their `xray_trace_id`), so one Logs Insights filter finds the gateway's line and the function's.
+ */
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
@@ -10,12 +18,15 @@ import { DEFAULT_ROUTE_FAMILY, GATEWAY_ROUTES, type Family } from '../../shared/
 export interface HttpApiProps {
   functions: Record<Family, lambda.IFunction>;
   logRetention: logs.RetentionDays;
+  /** Encrypts the access log group. */
+  logKey: kms.IKey;
   /** Steady-state requests a second and burst, per the whole API. */
   throttle: { rate: number; burst: number };
 }
 
 export class ServiceHttpApi extends Construct {
   readonly api: apigwv2.HttpApi;
+  readonly accessLogs: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: HttpApiProps) {
     super(scope, id);
@@ -40,8 +51,10 @@ export class ServiceHttpApi extends Construct {
     }
     const accessLogs = new logs.LogGroup(this, 'access-logs', {
       retention: props.logRetention,
+      encryptionKey: props.logKey,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    this.accessLogs = accessLogs;
     const stage = this.api.defaultStage!.node.defaultChild as apigwv2.CfnStage;
     stage.defaultRouteSettings = {
       throttlingRateLimit: props.throttle.rate,
@@ -50,14 +63,23 @@ export class ServiceHttpApi extends Construct {
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,
       format: JSON.stringify({
-        requestId: '$context.requestId',
+        correlation_id: '$context.requestId',
+        requestTime: '$context.requestTimeEpoch',
         ip: '$context.identity.sourceIp',
+        userAgent: '$context.identity.userAgent',
         method: '$context.httpMethod',
         path: '$context.path',
         routeKey: '$context.routeKey',
         status: '$context.status',
+        responseBytes: '$context.responseLength',
         latencyMs: '$context.responseLatency',
+        // The function's own time and status, and Lambda's request id (the function log's
+        // `function_request_id`): a gap between latencyMs and integrationLatencyMs is the gateway's.
+        integrationLatencyMs: '$context.integrationLatency',
+        integrationStatus: '$context.integration.status',
+        lambdaRequestId: '$context.integration.requestId',
         integrationError: '$context.integrationErrorMessage',
+        error: '$context.error.message',
       }),
     };
   }

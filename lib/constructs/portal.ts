@@ -4,14 +4,20 @@
  * also get the Content-Security-Policy built from the configured SMART server (the API's own
  * pages set theirs). Both run the viewer-request functions the local gateway mirrors. The
  * portal's launch configuration is deployed next to its pages as `clients/portal/config.json`.
+ *
+ * Viewers get TLS 1.2 at least when the distribution has its own domain and certificate: on the
+ * default `*.cloudfront.net` name CloudFront fixes the security policy (TLSv1) and no setting
+ * changes it. Requests are logged to the access-log bucket.
  */
 import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { ACCESS_LOG_PREFIX } from './access-log-bucket';
 import { cloudFrontApiPatterns } from '../../shared/http/families';
 import { contentSecurityPolicy, SECURITY_HEADERS, VIEWER_REQUEST_FUNCTION } from '../../shared/http/static-site';
 import { issOrigin, PORTAL_CONFIG_FILE, type PortalConfig } from '../../shared/portal/config';
@@ -27,6 +33,12 @@ export interface PortalProps {
   api: apigwv2.HttpApi;
   siteDir: string;
   config: PortalConfig;
+  /** Receives the bucket's server access logs and the distribution's standard logs. */
+  accessLogs: s3.IBucket;
+  /** The public host name and its ACM certificate (us-east-1); unset: the CloudFront domain. */
+  domain?: { name: string; certificateArn: string };
+  /** A WAF web ACL (scope CLOUDFRONT) to attach. */
+  webAclArn?: string;
 }
 
 export class Portal extends Construct {
@@ -39,6 +51,11 @@ export class Portal extends Construct {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
+      // A deployment that breaks the pages can be rolled back object by object for a week.
+      versioned: true,
+      lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(7), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      serverAccessLogsBucket: props.accessLogs,
+      serverAccessLogsPrefix: ACCESS_LOG_PREFIX.portalSite,
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: false,
     });
@@ -87,6 +104,17 @@ export class Portal extends Construct {
         functionAssociations: [{ function: staticRewrite, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: Object.fromEntries(cloudFrontApiPatterns().map((p) => [p, apiBehavior])),
+      enableLogging: true,
+      logBucket: props.accessLogs,
+      logFilePrefix: ACCESS_LOG_PREFIX.cloudFront,
+      ...(props.domain
+        ? {
+            domainNames: [props.domain.name],
+            certificate: acm.Certificate.fromCertificateArn(this, 'certificate', props.domain.certificateArn),
+            minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {}),
+      ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
     });
     new s3deploy.BucketDeployment(this, 'deploy', {
       sources: [s3deploy.Source.asset(props.siteDir), s3deploy.Source.jsonData(PORTAL_CONFIG_FILE, props.config)],
