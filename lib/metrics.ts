@@ -10,7 +10,7 @@ import { Duration } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type { Family } from '../shared/http/families';
+import { FHIR_BASES, familyForPath, IMPORT_BASE, type Family } from '../shared/http/families';
 import type { TableDefinition } from '../shared/store/tables';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '../shared/telemetry/names';
 
@@ -21,9 +21,9 @@ import { METRIC, METRICS_NAMESPACE, type MetricName } from '../shared/telemetry/
  */
 export const TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'] as const;
 
-/** The family whose endpoints take mobile-health uploads (batch and create), and the R4 import's. */
-export const UPLOAD_FAMILY: Family = 'fhir';
-export const IMPORT_FAMILY: Family = 'fhir-import';
+/** The family whose endpoints take mobile-health uploads (batch and create), and the R4 import's: the routing table's. */
+export const UPLOAD_FAMILY: Family = familyForPath(FHIR_BASES[0]);
+export const IMPORT_FAMILY: Family = familyForPath(IMPORT_BASE);
 
 /** Rates are only computed over this many entries in a period: two refusals out of three at night are not an incident. */
 export const RATE_MINIMUM_ENTRIES = { upload: 50, import: 20, apiRequests: 20 } as const;

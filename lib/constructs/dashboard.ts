@@ -91,10 +91,9 @@ export class ServiceDashboard extends Construct {
           graph('Auxiliary writes', [everyService(METRIC.auxiliaryWrites, period)], 8),
         ],
         [
-          graph('Authentication failures (401)', [everyService(METRIC.authenticationFailures, period)], 6),
-          graph('Rate limited (429)', [everyService(METRIC.rateLimited, period)], 6),
-          graph('Search pages', [everyService(METRIC.searchPages, period)], 6),
-          graph('Search rows', [everyService(METRIC.searchRows, period)], 6),
+          graph('Authentication failures (401)', [everyService(METRIC.authenticationFailures, period)], 8),
+          graph('Search pages', [everyService(METRIC.searchPages, period)], 8),
+          graph('Search rows', [everyService(METRIC.searchRows, period)], 8),
         ],
       ],
     });
