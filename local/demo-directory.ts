@@ -19,12 +19,17 @@ import { tokenCommand } from './commands';
 
 export const DEMO_PRACTITIONER_EMAIL = 'practitioner@example.org';
 export const DEMO_PATIENT_EMAIL = 'patient@example.org';
+/** The second organization's accounts (`demo-second-organization.ts`), to try the access rules across organizations. */
+export const OTHER_PRACTITIONER_EMAIL = 'clinician@lakeside.example.org';
+export const OTHER_PATIENT_EMAIL = 'jordan@lakeside.example.org';
 
 /** `npm run token -- <who>`: the words it understands besides an email address. */
-export const DEMO_ACCOUNTS: Record<string, string> = {
-  practitioner: DEMO_PRACTITIONER_EMAIL,
-  patient: DEMO_PATIENT_EMAIL,
-};
+export const DEMO_ACCOUNTS: ReadonlyMap<string, string> = new Map([
+  ['practitioner', DEMO_PRACTITIONER_EMAIL],
+  ['patient', DEMO_PATIENT_EMAIL],
+  ['other-practitioner', OTHER_PRACTITIONER_EMAIL],
+  ['other-patient', OTHER_PATIENT_EMAIL],
+]);
 
 export const demoDirectory: SeedStep = {
   name: 'directory',

@@ -54,7 +54,8 @@ const SECOND_PATIENT: readonly Plan[] = [
 
 const DAYS = 14;
 
-function observations(patientId: Id, deviceId: Id, plans: readonly Plan[], codes: readonly Code[], until: number, everyType: boolean): unknown[] {
+/** Readings of the plans for one patient, hourly steps back from `until` over the demo's days. */
+export function observations(patientId: Id, deviceId: Id, plans: readonly Plan[], codes: readonly Code[], until: number, everyType: boolean): unknown[] {
   const reading = (code: Code, options: SampleOptions) => ({
     resourceType: 'Observation',
     status: 'final',

@@ -10,6 +10,7 @@ import { demoAuxiliary } from './demo-auxiliary';
 import { demoDirectory } from './demo-directory';
 import { demoOAuth } from './demo-oauth';
 import { demoObservations } from './demo-observations';
+import { demoSecondOrganization } from './demo-second-organization';
 
 export interface SeedContext {
   /** Lines for the start banner (accounts, ids worth knowing). */
@@ -27,6 +28,7 @@ SEED_STEPS.push(demoDirectory);
 SEED_STEPS.push(demoOAuth);
 SEED_STEPS.push(demoAuxiliary);
 SEED_STEPS.push(demoObservations);
+SEED_STEPS.push(demoSecondOrganization);
 
 export async function seedDemoData(steps: readonly SeedStep[] = SEED_STEPS): Promise<{ seeded: boolean; notes: string[] }> {
   const table = config().directoryTable;

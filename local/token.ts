@@ -19,7 +19,7 @@ function fail(message: string): never {
 
 async function main() {
   const who = process.argv[2];
-  if (!who) fail(`usage: npm run --silent token -- <email | ${Object.keys(DEMO_ACCOUNTS).join(' | ')}>`);
+  if (!who) fail(`usage: npm run --silent token -- <email | ${[...DEMO_ACCOUNTS.keys()].join(' | ')}>`);
   const dataDir = process.env.DATA_DIR ?? DEFAULT_DATA_DIR;
   const running = readRuntimeInfo(dataDir);
   if (!running) {
@@ -40,7 +40,7 @@ async function main() {
     dataDir: running.dataDir,
     localCredentials: true,
   });
-  const email = DEMO_ACCOUNTS[who] ?? who;
+  const email = DEMO_ACCOUNTS.get(who) ?? who;
   const user = await getUserByEmail(email);
   if (!user) fail(`No account with email ${email}.`);
   if (!user.active) fail(`The account ${email} is deactivated.`);

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { authenticate } from '../../shared/auth/authenticate';
 import { requirePractitioner } from '../../shared/auth/scope';
 import { parseId } from '../../shared/directory/ids';
-import { notFound } from '../../shared/http/errors';
+import { forbidden, notFound } from '../../shared/http/errors';
 import { json, noContent } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
 import { createApiKey, deleteApiKey, listApiKeys } from '../../shared/oauth/api-keys';
@@ -29,6 +29,8 @@ export function practitionerClientRoutes(): Route[] {
       path: '/api/v1/practitioner_clients',
       handler: async (req) => {
         const caller = requirePractitioner(await authenticate(req));
+        // A key that could mint keys would outlive its own deletion: new keys need a signed-in practitioner.
+        if (caller.viaApiKey) throw forbidden('An API key cannot create API keys: sign in to create one.');
         const body = parseBody(CreateApiKey, req.body);
         return json(201, await createApiKey(caller.userId, body.name), { 'Cache-Control': 'no-store' });
       },

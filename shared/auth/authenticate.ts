@@ -8,6 +8,7 @@ import { unauthorized } from '../http/errors';
 import type { HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Caller, PatientCaller } from './caller';
+import { apiKeyGrantId } from '../oauth/grants';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */
@@ -41,7 +42,8 @@ export function callerOf(user: User, claims: AccessTokenClaims): Caller | undefi
     if (claims.patient !== undefined && claims.patient !== String(user.patientId)) return undefined;
     return { kind: 'patient', userId: user.id, patientId: user.patientId, scopes, ...client };
   }
-  return { kind: 'practitioner', userId: user.id, practitionerId: user.id, roles: user.roles, superuser: user.superuser, scopes, ...client };
+  const viaApiKey = claims.sid !== undefined && claims.sid === apiKeyGrantId(claims.client_id ?? '') ? { viaApiKey: true as const } : {};
+  return { kind: 'practitioner', userId: user.id, practitionerId: user.id, roles: user.roles, superuser: user.superuser, scopes, ...client, ...viaApiKey };
 }
 
 async function confirmedCaller(claims: AccessTokenClaims): Promise<Caller> {

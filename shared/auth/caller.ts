@@ -24,6 +24,8 @@ export interface PractitionerCaller extends CallerBase {
   /** Role per organization the practitioner belongs to directly. */
   roles: ReadonlyMap<Id, OrgRole>;
   superuser: boolean;
+  /** The token came from one of the practitioner's API keys (client credentials), not a sign-in. */
+  viaApiKey?: true;
 }
 
 export type Caller = PatientCaller | PractitionerCaller;

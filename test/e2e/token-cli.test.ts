@@ -79,9 +79,21 @@ describe('npm run token', () => {
     expect(await claimsOf(byEmail.stdout.trim())).toMatchObject({ sub: '1' });
   }, 60_000);
 
+  it("names the second organization's accounts: other-practitioner and other-patient", async () => {
+    const practitioner = token('other-practitioner');
+    expect(practitioner.status).toBe(0);
+    expect(await claimsOf(practitioner.stdout.trim())).toMatchObject({ kind: 'practitioner' });
+    expect((await claimsOf(practitioner.stdout.trim())).sub).not.toBe('1');
+    const patient = token('other-patient');
+    expect(patient.status).toBe(0);
+    expect(await claimsOf(patient.stdout.trim())).toMatchObject({ kind: 'patient', patient: '3' });
+  }, 60_000);
+
   it('fails clearly, with nothing on stdout, for an unknown account or another port', () => {
     const unknown = token('nobody@example.org');
     expect(unknown.status).toBe(1);
+    // A word that is a name on every plain object is no account either.
+    expect(token('constructor')).toMatchObject({ status: 1, stdout: '' });
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toContain('No account with email nobody@example.org');
     const wrongPort = token('practitioner', { PORT: String(port + 1) });

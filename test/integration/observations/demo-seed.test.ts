@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getUserByEmail } from '../../../shared/directory/users';
-import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from '../../../local/demo-directory';
+import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL, OTHER_PATIENT_EMAIL, OTHER_PRACTITIONER_EMAIL } from '../../../local/demo-directory';
+import { call } from '../../support/invoke';
 import { SEED_STEPS } from '../../../local/seed';
 import { tokenFor } from '../../support/directory';
 import { observation, search, statusesOf, TABLE_CODES, upload } from '../../support/observations';
@@ -33,5 +34,21 @@ describe('the demo data of npm start', () => {
     const world = { patient: { id: patientUser!.patientId! } as never, device: { id: 1 } as never };
     const res = await upload(patientToken, TABLE_CODES.map((code) => observation(world, { code })));
     expect(statusesOf(res)).toEqual(TABLE_CODES.map(() => '201 Created'));
+
+    // The second organization: each practitioner sees their own organization's patients and readings only.
+    const otherPractitioner = await getUserByEmail(OTHER_PRACTITIONER_EMAIL);
+    const otherPatientUser = await getUserByEmail(OTHER_PATIENT_EMAIL);
+    const jordan = otherPatientUser!.patientId!;
+    expect(ctx.notes.join('\n')).toContain('npm run --silent token -- other-practitioner');
+    const otherToken = await tokenFor(otherPractitioner as never);
+    const patientsOf = async (token: string) => (await call('GET', '/FHIR/R5/Patient', { token })).json.entry.map((e: any) => Number(e.resource.id));
+    expect(await patientsOf(otherToken)).toEqual([jordan]);
+    expect(await patientsOf(doctorToken)).not.toContain(jordan);
+    const jordansReadings = await search(otherToken, `patient=${jordan}&_summary=count`);
+    expect(jordansReadings.json.total).toBeGreaterThan(40);
+    expect((await search(otherToken, `patient=${patientUser!.patientId}`)).status).toBe(403);
+    expect((await search(doctorToken, `patient=${jordan}`)).status).toBe(403);
+    const jordanToken = await tokenFor({ id: jordan, userId: otherPatientUser!.id } as never);
+    expect((await search(jordanToken, '_summary=count')).json.total).toBe(jordansReadings.json.total);
   }, 120_000);
 });
