@@ -67,6 +67,21 @@ describe('deep nesting', () => {
   });
 });
 
+describe('impossible instants in searches', () => {
+  it.each(['2025-06-15T10:00:60Z', '2025-06-15T10:00:61Z', '2025-06-15T10:00:99Z'])('date=%s is a 400 OperationOutcome (a leap second is 23:59:60 UTC only)', async (value) => {
+    const native = await search(ow.patient.token, `date=${encodeURIComponent(value)}`);
+    expect(native.status).toBe(400);
+    expect(native.json.resourceType).toBe('OperationOutcome');
+    const auxiliary = await call('GET', `/FHIR/R5/Condition?recorded-date=${encodeURIComponent(value)}`, { token: aw.alice.token });
+    expect(auxiliary.status).toBe(400);
+    expect(auxiliary.json.resourceType).toBe('OperationOutcome');
+  });
+
+  it('date=2016-12-31T23:59:60Z, a real leap second, is a search like any other', async () => {
+    expect((await search(ow.patient.token, 'date=le2016-12-31T23:59:60Z')).status).toBe(200);
+  });
+});
+
 describe('edited cursors', () => {
   it('a well-formed cursor with a timestamp beyond the date range is a 400', async () => {
     const query = `patient=${ow.patient.id}&_count=1`;

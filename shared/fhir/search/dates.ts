@@ -51,14 +51,16 @@ export function dateRange(text: string): TimeRange | undefined {
   const day = Number(m[3]);
   if (day < 1 || day > daysIn(year, month)) return undefined;
   if (m[4] === undefined) return { lo: utc(year, month, day), hi: utc(year, month, day + 1) };
-  const [hour, minute] = [Number(m[4]), Number(m[5])];
-  const second = m[6] === undefined ? 0 : Math.min(Number(m[6]), 59); // a leap second :60 is the last second
+  const [hour, minute, second] = [Number(m[4]), Number(m[5]), m[6] === undefined ? 0 : Number(m[6])];
   if (hour > 23 || minute > 59 || second > 60) return undefined;
   const fraction = m[7] ?? '';
   const ms = fraction ? Math.floor(Number(`0.${fraction}`) * 1000) : 0;
   const offset = zoneOffsetMs(m[8]);
   if (offset === undefined) return undefined;
-  const lo = utc(year, month, day, hour, minute, second, ms) - offset;
+  // A leap second exists only as 23:59:60 UTC (as uploads accept it); it is read as the second before.
+  const leap = second === 60;
+  const lo = utc(year, month, day, hour, minute, leap ? 59 : second, ms) - offset;
+  if (leap && (lo - ms + 1000) % 86_400_000 !== 0) return undefined;
   return { lo, hi: lo + precisionMs(m[6] !== undefined, fraction.length) };
 }
 

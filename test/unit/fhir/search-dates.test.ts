@@ -23,6 +23,14 @@ describe('date ranges', () => {
     expect(dateRange('2013-01-14T00:30:00-05:30')!.lo).toBe(utc('2013-01-14T06:00:00Z'));
   });
 
+  it('take a leap second only where one can be, 23:59:60 UTC, as the second before it; never seconds past 60', () => {
+    expect(dateRange('2016-12-31T23:59:60Z')).toEqual({ lo: utc('2016-12-31T23:59:59Z'), hi: utc('2017-01-01T00:00:00Z') });
+    expect(dateRange('2016-12-31T18:59:60-05:00')).toEqual(dateRange('2016-12-31T23:59:60Z'));
+    for (const bad of ['2025-06-15T10:00:60Z', '2016-12-31T23:59:60+01:00', '2025-01-01T10:00:61Z', '2025-01-01T10:00:99Z']) {
+      expect(dateRange(bad), bad).toBeUndefined();
+    }
+  });
+
   it('reject what is not a calendar date', () => {
     for (const bad of ['2013-02-29', '2013-13', '2013-00-10', '2013-01-14T24:00:00Z', '2013-01-14T10:61Z', '13-01-14', 'yesterday', '2013-01-14T10:00:00+15:00', '']) {
       expect(dateRange(bad), bad).toBeUndefined();
