@@ -43,6 +43,20 @@ describe('prototype names as client text', () => {
   });
 });
 
+describe('prototype names as search parameter names', () => {
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('%s: an ignored chain on Observation (patient.<name>=), an ignored parameter on Condition (<name>=), a 400 under strict handling', async (key) => {
+    const native = await search(ow.patient.token, `patient.${key}=1`);
+    expect(native.status).toBe(200);
+    expect(JSON.stringify(native.json)).toContain(`patient.${key}`);
+    const auxiliary = await call('GET', `/FHIR/R5/Condition?${key}=1`, { token: aw.alice.token });
+    expect(auxiliary.status).toBe(200);
+    expect(auxiliary.json.resourceType).toBe('Bundle');
+    const strict = await call('GET', `/FHIR/R5/Condition?${key}=1`, { token: aw.alice.token, headers: { prefer: 'handling=strict' } });
+    expect(strict.status).toBe(400);
+    expect(strict.json.resourceType).toBe('OperationOutcome');
+  });
+});
+
 describe('deep nesting', () => {
   it('an /api/v1/ body nested 5,000 levels is a 400', async () => {
     const res = await call('POST', '/api/v1/patients', { token: ow.practitioner.token, body: nestedJson(5000), headers: { 'content-type': 'application/json' } });

@@ -36,16 +36,16 @@ export interface AuxSearch {
 }
 
 /** Scoping parameters (spec 4.3, 4.4) -> the scope filter field they fill. */
-const SCOPING: Record<string, keyof ScopeFilter> = {
-  patient: 'patient',
-  'patient:Patient': 'patient',
-  'patient.organization': 'organization',
-  'patient:Patient.organization': 'organization',
-  'patient._has:Group:member:_id': 'study',
-  '_has:Group:member:_id': 'study',
-  'patient.identifier': 'identifier',
-  'patient:Patient.identifier': 'identifier',
-};
+const SCOPING: ReadonlyMap<string, keyof ScopeFilter> = new Map([
+  ['patient', 'patient'],
+  ['patient:Patient', 'patient'],
+  ['patient.organization', 'organization'],
+  ['patient:Patient.organization', 'organization'],
+  ['patient._has:Group:member:_id', 'study'],
+  ['_has:Group:member:_id', 'study'],
+  ['patient.identifier', 'identifier'],
+  ['patient:Patient.identifier', 'identifier'],
+]);
 
 /** Accepted and without effect on the result (formatting of the response). */
 const HARMLESS = new Set(['_format', '_pretty']);
@@ -61,7 +61,7 @@ export function parseAuxSearch(type: string, params: URLSearchParams, prefer?: s
   const rest: Array<[string, string]> = [];
   let cursor: string | undefined;
   for (const [name, value] of params) {
-    const field = SCOPING[name.trim()];
+    const field = SCOPING.get(name.trim());
     if (field) scopeFields.push([field, alternatives(value)]);
     else if (name === CURSOR_PARAM) cursor = value;
     else rest.push([name, value]);

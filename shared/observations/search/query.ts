@@ -38,11 +38,12 @@ export interface NativeQuery {
   ignored: UnknownParam[];
 }
 
-const SCOPE_CHAINS: Record<string, keyof ScopeFilter> = {
-  organization: 'organization',
-  identifier: 'identifier',
-  '_has:Group:member:_id': 'study',
-};
+/** Chains of `patient` -> the scope filter field they fill (client text: looked up in a Map). */
+const SCOPE_CHAINS: ReadonlyMap<string, keyof ScopeFilter> = new Map([
+  ['organization', 'organization'],
+  ['identifier', 'identifier'],
+  ['_has:Group:member:_id', 'study'],
+]);
 
 /** The page size: default 20, at most the configured maximum; 0, negative or unreadable values get the default. */
 export function pageSize(raw: string | undefined): number {
@@ -51,12 +52,12 @@ export function pageSize(raw: string | undefined): number {
   return Math.min(n, config().maxPageSize);
 }
 
-const SORTS: Record<string, Order> = {
-  date: { kind: 'date', descending: false },
-  '-date': { kind: 'date', descending: true },
-  _lastUpdated: { kind: 'updated', descending: false },
-  '-_lastUpdated': { kind: 'updated', descending: true },
-};
+const SORTS: ReadonlyMap<string, Order> = new Map([
+  ['date', { kind: 'date', descending: false }],
+  ['-date', { kind: 'date', descending: true }],
+  ['_lastUpdated', { kind: 'updated', descending: false }],
+  ['-_lastUpdated', { kind: 'updated', descending: true }],
+]);
 
 /** Without `_sort`: patient by patient, each patient's newest readings first. */
 export const DEFAULT_ORDER: Order = { kind: 'patient', descending: true };
@@ -111,7 +112,7 @@ export function parseNativeQuery(params: URLSearchParams): NativeQuery {
   }
 
   for (const chained of parsed.chained) {
-    const field = chained.param === undefined || chained.param.code === 'patient' ? SCOPE_CHAINS[chained.chain] : undefined;
+    const field = chained.param === undefined || chained.param.code === 'patient' ? SCOPE_CHAINS.get(chained.chain) : undefined;
     const values = chained.values.length > 0 ? chained.values : [''];
     if (!field) q.ignored.push({ name: chained.name, reason: `the chain '${chained.name}' is not supported on mobile-health Observations` });
     else if (field === 'identifier') q.scope.push({ identifier: values.map((v): IdentifierValue => parseIdentifierToken(v)) });
@@ -134,7 +135,7 @@ function parseOrder(value: string, ignored: UnknownParam[]): Order {
   const [first, ...rest] = keys;
   if (rest.length > 0) ignored.push({ name: '_sort', reason: `only one sort key is applied; ${rest.join(', ')} ignored` });
   if (first === undefined) return DEFAULT_ORDER;
-  const order = Object.hasOwn(SORTS, first) ? SORTS[first] : undefined;
+  const order = SORTS.get(first);
   if (!order) ignored.push({ name: '_sort', reason: `cannot sort by '${first}' (use date, -date, _lastUpdated or -_lastUpdated)` });
   return order ?? DEFAULT_ORDER;
 }
