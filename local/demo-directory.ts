@@ -89,7 +89,7 @@ export const demoDirectory: SeedStep = {
       '  Demo accounts',
       `    practitioner  ${DEMO_PRACTITIONER_EMAIL}  password ${password}  (Practitioner/${practitioner.id}, manager of organizations ${health.id} and ${cardiology.id})`,
       `    patient       ${DEMO_PATIENT_EMAIL}  (Patient/${withLogin.id}, ${withLogin.nameGiven} ${withLogin.nameFamily}; signs in by invitation)`,
-      `    A token:      ${tokenCommand('practitioner')}   (or: patient, or an email; valid 15 min)`,
+      `    A token:      ${tokenCommand('practitioner')}   (or: patient, other-practitioner, other-patient, or an email; valid 15 min)`,
       `  Demo data      organizations ${health.id} (${health.name}) > ${cardiology.id} (${cardiology.name}); ` +
         `patients ${withLogin.id} (login), ${withoutLogin.id} (no login); study Group/${study.id} (${study.name}); ` +
         `data sources ${wearable.id} (personal_device), ${monitor.id} (medical_device), ${app.id} (patient_app); ${codes.length} codes`,
