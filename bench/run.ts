@@ -14,6 +14,7 @@ import { portalBench } from './portal';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
 import { observationsBench } from './observations';
+import { repostBench } from './repost';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
@@ -25,6 +26,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   validation: validationBench,
   aux: auxBench,
   observations: observationsBench,
+  repost: repostBench,
   import: importBench,
   portal: portalBench,
 };
