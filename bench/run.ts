@@ -7,6 +7,7 @@ import { auxBench } from './aux';
 import { coldStart } from './cold-start';
 import { httpLoad } from './http-load';
 import { importBench } from './import';
+import { loadBench } from './load';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
@@ -19,6 +20,7 @@ import { repostBench } from './repost';
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   'http-load': httpLoad,
+  load: loadBench,
   omh,
   patients,
   oauth,

@@ -3,7 +3,8 @@
  * memory is its own: the load generator, the fixtures and the final count run in this process, and
  * DynamoDB Local in its Java process. The child inherits this process's environment (engines,
  * table prefix, data folder with the token signing key, SITE_URL), plus a generous per-caller rate
- * limit so that the limiter is present but does not shape the run.
+ * limit so that the limiter is present but does not shape the run. Its logs are off unless
+ * `LOAD_GATEWAY_LOG_LEVEL` names a level (e.g. `error`, to see why a request failed).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +50,7 @@ export async function startLoadGateway(env: Record<string, string> = GENEROUS_RA
   const child = fork(fileURLToPath(new URL('./load-gateway-process.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
     // The child's tokens must name the issuer this process signs them with.
-    env: { ...process.env, SITE_URL: config().siteUrl, LOG_LEVEL: 'silent', ...env },
+    env: { ...process.env, SITE_URL: config().siteUrl, LOG_LEVEL: process.env.LOAD_GATEWAY_LOG_LEVEL ?? 'silent', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   try {

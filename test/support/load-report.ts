@@ -1,6 +1,8 @@
 /** A load run's report as table rows and as the one line to quote (`load-run.ts`). */
 import type { LoadReport, PhaseReport } from './load-run';
-import type { TrafficResult } from './load-traffic';
+import { isClientError, isRateLimited, isServerError, type TrafficResult } from './load-traffic';
+
+export { isClientError, isRateLimited, isServerError };
 
 const MB = 1024 * 1024;
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -10,9 +12,6 @@ export function answers(traffic: ReadonlyArray<Pick<TrafficResult, 'statuses'>>,
   return sum(traffic.flatMap((t) => Object.entries(t.statuses).filter(([code]) => status(code)).map(([, n]) => n)));
 }
 
-export const isRateLimited = (code: string) => code === '429';
-/** Neither a success nor the rate limiter. */
-export const isFailure = (code: string) => !code.startsWith('2') && code !== '429';
 
 export function allTraffic(report: LoadReport): TrafficResult[] {
   return report.phases.flatMap((p) => p.traffic);
@@ -29,8 +28,9 @@ export function trafficRows(report: LoadReport): Array<Record<string, string | n
       'readings/s': t.kind === 'searches' ? '' : ((t.created + t.existing) / p.seconds).toFixed(0),
       'p50 ms': t.p50.toFixed(0),
       'p99 ms': t.p99.toFixed(0),
-      '429': answers([t], isRateLimited),
-      'other non-2xx': answers([t], isFailure),
+      'rate-limited (429)': answers([t], isRateLimited),
+      'other 4xx': answers([t], isClientError),
+      '5xx': answers([t], isServerError),
       'no answer': t.errors,
       'phase s': p.seconds.toFixed(1),
       'gateway peak RSS MB': (p.memory.sampledPeak / MB).toFixed(0),
@@ -49,6 +49,11 @@ function phaseLine(p: PhaseReport): string {
   return `${p.name} ${(requests / p.seconds).toFixed(1)} req/s${uploading}${latency('devices')}${latency('searches')}`;
 }
 
+/** Failed answers kept by the run, for a message. */
+export function failureSamples(report: LoadReport): string[] {
+  return [...allTraffic(report).flatMap((t) => t.failures.map((f) => `${t.kind}: ${f}`)), ...report.settle.failures.map((f) => `settle: ${f}`)];
+}
+
 /** The line to quote. */
 export function summaryLine(report: LoadReport): string {
   const { count } = report;
@@ -60,8 +65,8 @@ export function summaryLine(report: LoadReport): string {
     report.phases.map(phaseLine).join('; '),
     `gateway peak RSS ${(report.gatewayPeakRss / MB).toFixed(0)} MB`,
     `${count.acknowledged} readings acknowledged, ${count.stored} stored, ${count.duplicates.length} duplicates, ${count.lost.length} lost, ${count.unacknowledged.length} stored unacknowledged`,
-    `retried readings: ${sum(retries.map((t) => t.existing))} found stored, ${sum(retries.map((t) => t.created))} stored by the retry (it overtook its first post)`,
-    `${report.settle.batches} batches re-posted after the phases`,
-    `${answers(traffic, isRateLimited)} x 429, ${answers(traffic, isFailure)} other failures`,
+    `retries: ${sum(retries.map((t) => t.overlapping))} posted while their first post was unanswered; their readings ${sum(retries.map((t) => t.existing))} found stored, ${sum(retries.map((t) => t.created))} stored by the retry`,
+    `${report.settle.batches} batches re-posted by their devices after the phases`,
+    `${answers(traffic, isRateLimited)} x 429, ${answers(traffic, isClientError)} x other 4xx, ${answers(traffic, isServerError)} x 5xx`,
   ].join('; ');
 }

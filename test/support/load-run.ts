@@ -12,7 +12,7 @@ import type { Fleet } from './load-fleet';
 import type { GatewayMemory, LoadGateway } from './load-gateway';
 import { LoadLedger } from './load-ledger';
 import { planUploads, type PlannedBatch, type UploadPlan } from './load-plan';
-import { deviceTraffic, retryTraffic, searchTraffic, type TrafficResult } from './load-traffic';
+import { deviceTraffic, FAILURES_KEPT, failureNote, isFailure, retryTraffic, searchTraffic, type TrafficResult } from './load-traffic';
 
 export type PhaseName = 'upload' | 'search' | 'mixed';
 
@@ -46,6 +46,8 @@ export interface SettleReport {
   statuses: Record<string, number>;
   /** Batches still not acknowledged in full after every attempt. */
   left: string[];
+  /** The first few failed answers (`failureNote`). */
+  failures: string[];
 }
 
 export interface LoadReport {
@@ -102,6 +104,7 @@ async function uploads(url: string, plan: UploadPlan, ledger: LoadLedger, option
 /** Posts every batch not yet acknowledged in full again, a few rounds, pausing longer each time. */
 async function settleAll(url: string, ledger: LoadLedger): Promise<SettleReport> {
   const statuses: Record<string, number> = {};
+  const failures: string[] = [];
   const settled = new Set<PlannedBatch>();
   for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt++) {
     const due = ledger.unacknowledged();
@@ -112,12 +115,15 @@ async function settleAll(url: string, ledger: LoadLedger): Promise<SettleReport>
       async (batch) => {
         settled.add(batch);
         ledger.postingAgain(batch);
+        const sentAt = performance.now();
         const res = await fetch(`${url}/FHIR/R5/`, { method: 'POST', headers: { authorization: `Bearer ${batch.patient.token}`, 'content-type': 'application/fhir+json' }, body: batch.body });
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-        ledger.answer(batch, res.status, await res.text(), true);
+        const body = await res.text();
+        if (isFailure(res.status) && failures.length < FAILURES_KEPT) failures.push(failureNote(res.status, performance.now() - sentAt, body));
+        ledger.answer(batch, res.status, body, true);
       },
       { concurrency: SETTLE_CONCURRENCY },
     );
   }
-  return { batches: settled.size, statuses, left: ledger.unacknowledged().map((b) => b.name) };
+  return { batches: settled.size, statuses, left: ledger.unacknowledged().map((b) => b.name), failures };
 }
