@@ -61,9 +61,9 @@ export function summaryLine(report: LoadReport): string {
   const traffic = [...allTraffic(report), { statuses: report.settle.statuses }];
   const retries = allTraffic(report).filter((t) => t.kind === 'retries');
   return [
-    `load: ${report.devices} devices x ${o.batches} batches of ${o.readings} readings a phase (every other batch retried: half re-sent after its answer, half after a lost one), ${o.searchConnections} search connections, phases ${o.phases.join(' + ')}`,
+    `load: ${report.devices} devices x ${o.batches} batch${o.batches === 1 ? '' : 'es'} of ${o.readings} readings a phase (every other batch retried: half re-sent after its answer, half after a lost one), ${o.searchConnections} search connections, phases ${o.phases.join(' + ')}`,
     report.phases.map(phaseLine).join('; '),
-    `gateway peak RSS ${(report.gatewayPeakRss / MB).toFixed(0)} MB`,
+    `gateway RSS ${(report.gatewayStartRss / MB).toFixed(0)} MB at the start, peak ${(report.gatewayPeakRss / MB).toFixed(0)} MB`,
     `${count.acknowledged} readings acknowledged, ${count.stored} stored, ${count.duplicates.length} duplicates, ${count.lost.length} lost, ${count.unacknowledged.length} stored unacknowledged`,
     `retries: ${sum(retries.map((t) => t.overlapping))} posted while their first post was unanswered; their readings ${sum(retries.map((t) => t.existing))} found stored, ${sum(retries.map((t) => t.created))} stored by the retry`,
     `${report.settle.batches} batches re-posted by their devices after the phases`,

@@ -56,7 +56,8 @@ export interface LoadReport {
   phases: PhaseReport[];
   settle: SettleReport;
   count: LoadCount;
-  /** The gateway's peak RSS over its whole life (bytes). */
+  /** The gateway's RSS before the first phase, and its peak over its whole life (bytes). */
+  gatewayStartRss: number;
   gatewayPeakRss: number;
 }
 
@@ -66,6 +67,7 @@ const SETTLE_CONCURRENCY = 8;
 export async function runLoad(gateway: LoadGateway, fleet: Fleet, options: LoadOptions): Promise<LoadReport> {
   const ledger = new LoadLedger();
   const limit = options.phaseSeconds;
+  const gatewayStartRss = (await gateway.memory()).rss;
   const plan = (phase: string, day: number) => planUploads(fleet, { phase, batches: options.batches, readings: options.readings, from: Date.UTC(2025, 0, day) });
   const search = () => searchTraffic(gateway.url, fleet, options.searchConnections, options.searches, limit);
   const traffic: Record<PhaseName, () => Promise<TrafficResult[]>> = {
@@ -80,7 +82,7 @@ export async function runLoad(gateway: LoadGateway, fleet: Fleet, options: LoadO
   for (const name of options.phases) phases.push(await phase(name, gateway, traffic[name]));
   const settle = await settleAll(gateway.url, ledger);
   const count = await countAgainstStore(ledger, fleet.patients.map((p) => p.id));
-  return { devices: fleet.patients.length, options, phases, settle, count, gatewayPeakRss: (await gateway.memory()).maxRss };
+  return { devices: fleet.patients.length, options, phases, settle, count, gatewayStartRss, gatewayPeakRss: (await gateway.memory()).maxRss };
 }
 
 async function phase(name: PhaseName, gateway: LoadGateway, traffic: () => Promise<TrafficResult[]>): Promise<PhaseReport> {
