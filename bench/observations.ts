@@ -12,39 +12,25 @@
  *    `_count` 20, 100 and 1000. Target: linear in N; N = 10,000 at 1000 a page under 1 s.
  */
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fromResult, lambdaContext, toEvent } from '../local/api-gateway-event';
-import { loadHandlers } from '../local/handlers';
 import { startRuntime } from '../local/runtime';
-import { issueAccessToken } from '../shared/auth/tokens';
 import pMap from 'p-map';
 import { config } from '../shared/config';
-import { ensureCodes } from '../shared/directory/code-table';
-import { DEMO_CODES, SEEDED_CODES } from '../shared/directory/codes';
-import { recordConsents } from '../shared/directory/consents';
-import { createDataSource } from '../shared/directory/data-sources';
-import type { Code, Id } from '../shared/directory/model';
-import { createOrganization } from '../shared/directory/organizations';
-import { createPatient } from '../shared/directory/patients';
-import { addStudyCode, createStudy, enrollPatients } from '../shared/directory/studies';
-import { createPractitioner } from '../shared/directory/users';
-import type { LambdaHandler } from '../shared/http/handler';
+import type { Id } from '../shared/directory/model';
 import { toItem } from '../shared/observations/items';
 import { effectiveSortKey, observationKeys } from '../shared/observations/keys';
 import { chunksOf } from '../shared/lists';
 import { dynamo } from '../shared/store/clients';
 import { sampleAttachment } from '../shared/omh/samples';
 import { liftEffectiveTime } from '../shared/omh/effective-time';
+import { HOUR, HR, invoke, postBatch, reading, send, world, type World } from './observation-world';
 import { median, percentile, printTable } from './table';
 
-const HR = 'omh:heart-rate:2.0';
 const UPLOAD_READINGS = Number(process.env.BENCH_UPLOAD_READINGS ?? 6000);
 const UPLOAD_BATCH = 500;
 const SEARCH_RUNS = Number(process.env.BENCH_SEARCH_RUNS ?? 300);
-const HOUR = 3_600_000;
 /**
  * `BENCH_ENGINE=disk|memory`: DynamoDB Local on disk (as `npm start` runs it; the default) or in
  * memory. The two engines rank conditional transactions and plain batch writes oppositely, so the
@@ -55,78 +41,11 @@ const ENGINE = process.env.BENCH_ENGINE === 'memory' ? 'memory' : 'disk';
 /** `BENCH_PARTS=search,upload,http` (all by default). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'search,upload,http').split(','));
 
-let handler: LambdaHandler;
-
-/** The handler's answer as API Gateway gets it (status and body text), without parsing it. */
-async function send(method: string, url: string, token: string, body?: unknown) {
-  const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/fhir+json';
-  const event = toEvent({ method, url, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  return fromResult(await handler(event, lambdaContext('bench')));
-}
-
-async function invoke(method: string, url: string, token: string, body?: unknown) {
-  const res = await send(method, url, token, body);
-  return { status: res.status, json: JSON.parse(res.body.toString('utf8')) };
-}
-
-interface World {
-  device: Id;
-  practitioner: string;
-  codes: Code[];
-  newPatient: () => Promise<Id>;
-  /** A patient with a login, and their access token. */
-  newPatientWithLogin: () => Promise<{ id: Id; token: string }>;
-}
-
-async function world(): Promise<World> {
-  const codes = await ensureCodes([...SEEDED_CODES, ...DEMO_CODES]);
-  const org = await createOrganization({ name: 'Bench', type: 'prov' });
-  const practitioner = await createPractitioner({ email: `bench-${randomUUID()}@example.test`, organizations: [{ organizationId: org.id, role: 'member' }] });
-  const device = await createDataSource({ name: 'Bench wearable', type: 'personal_device' });
-  const hr = codes.find((c) => c.code === HR)!;
-  const study = await createStudy({ organizationId: org.id, name: 'Bench', description: '' });
-  await addStudyCode(study.id, hr.id);
-  const { accessToken } = await issueAccessToken({ userId: practitioner.id, kind: 'practitioner', scope: 'openid', lifetimeSeconds: 3600 });
-  const enrolled = async (account?: { email: string }) => {
-    const patient = await createPatient({ nameFamily: 'Bench', nameGiven: 'P', organizationIds: [org.id], ...(account ? { account } : {}) });
-    await enrollPatients(study.id, [patient.id]);
-    await recordConsents(patient.id, [{ studyId: study.id, codeId: hr.id, consented: true }]);
-    return patient;
-  };
-  return {
-    device: device.id,
-    practitioner: accessToken,
-    codes,
-    newPatient: async () => (await enrolled()).id,
-    newPatientWithLogin: async () => {
-      const patient = await enrolled({ email: `bench-${randomUUID()}@example.test` });
-      const { accessToken } = await issueAccessToken({ userId: patient.userId!, kind: 'patient', patientId: patient.id, scope: 'openid', lifetimeSeconds: 3600 });
-      return { id: patient.id, token: accessToken };
-    },
-  };
-}
-
-function reading(w: World, patientId: Id, at: number) {
-  return {
-    resourceType: 'Observation',
-    status: 'final',
-    code: { coding: [{ system: 'https://w3id.org/openmhealth', code: HR }] },
-    subject: { reference: `Patient/${patientId}` },
-    device: { reference: `Device/${w.device}` },
-    valueAttachment: sampleAttachment(HR, { at, form: 'date_time' }),
-  };
-}
-
-const batch = (resources: unknown[]) => ({ resourceType: 'Bundle', type: 'batch', entry: resources.map((resource) => ({ resource, request: { method: 'POST', url: 'Observation' } })) });
-
 /** Uploads readings of a patient through the handler; returns readings per second. */
 async function uploadThroughHandler(w: World, patientId: Id, from: number, count: number, every = HOUR): Promise<number> {
   const started = performance.now();
   for (const chunk of chunksOf(Array.from({ length: count }, (_, i) => from + i * every), UPLOAD_BATCH)) {
-    const res = await invoke('POST', '/FHIR/R5', w.practitioner, batch(chunk.map((at) => reading(w, patientId, at))));
-    const created = res.json.entry.filter((e: { response: { status: string } }) => e.response.status === '201 Created').length;
-    if (res.status !== 200 || created !== chunk.length) throw new Error(`upload failed: ${JSON.stringify(res.json).slice(0, 400)}`);
+    await postBatch(w, chunk.map((at) => reading(w, patientId, at)), '201 Created');
   }
   return (count / (performance.now() - started)) * 1000;
 }
@@ -292,7 +211,6 @@ export async function observationsBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-observations-'));
   const runtime = await startRuntime({ dataDir, port: 0, seed: false, inMemory: ENGINE === 'memory' });
   try {
-    handler = (await loadHandlers()).fhir;
     const w = await world();
 
     // Searches first, while the table holds only the rows they count.

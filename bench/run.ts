@@ -7,6 +7,7 @@ import { auxBench } from './aux';
 import { coldStart } from './cold-start';
 import { httpLoad } from './http-load';
 import { importBench } from './import';
+import { loadBench } from './load';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
@@ -14,10 +15,12 @@ import { portalBench } from './portal';
 import { tokens } from './tokens';
 import { validationBench } from './validation';
 import { observationsBench } from './observations';
+import { repostBench } from './repost';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   'http-load': httpLoad,
+  load: loadBench,
   omh,
   patients,
   oauth,
@@ -25,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   validation: validationBench,
   aux: auxBench,
   observations: observationsBench,
+  repost: repostBench,
   import: importBench,
   portal: portalBench,
 };

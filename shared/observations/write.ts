@@ -1,6 +1,14 @@
 /**
  * Storing readings: never a second row for the same reading, never a silent loss.
  *
+ * 0. A device that retries re-sends readings already stored; they are looked up first (one
+ *    BatchGetItem per 100 readings, by the row key patient + `header.uuid`) and answer 'existing'
+ *    without any write: no id, no pointer, no transaction. A miss (a row another request is
+ *    writing right now, a read that failed) only sends the reading down the path below, whose
+ *    conditional put still refuses a second row. The read is strongly consistent, like every read
+ *    of this table: it adds one read unit per reading to a first upload, whose writes below take
+ *    about three write units per reading (a write unit is priced as five read units), and a retry
+ *    right after a lost answer finds its rows.
  * 1. Ids come from the `observation` counter in blocks of 1,000 (one counter write per block).
  * 2. The span statistics of each patient are raised first when a row needs it (`span-stats.ts`).
  * 3. The id pointers (read by id) are written with BatchWriteItem. A pointer whose reading turns out
@@ -23,7 +31,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import pMap from 'p-map';
 import { config } from '../config';
 import { rootLogger } from '../telemetry/logger';
-import { batchWriteAll, type WriteRequest } from '../store/batch';
+import { batchGetAll, batchWriteAll, type WriteRequest } from '../store/batch';
 import { dynamo } from '../store/clients';
 import { idBlocks } from '../store/counters';
 import { backoff, isRetryable, MAX_ATTEMPTS } from '../store/retry';
@@ -86,12 +94,21 @@ function pendingOf(observation: StoredObservation, index: number): Pending {
 /** Stores readings; one outcome per input, in input order. */
 export async function storeObservations(inputs: readonly NewObservation[]): Promise<WriteOutcome[]> {
   if (inputs.length === 0) return [];
-  const ids = await idBlocks('observation', OBSERVATION_ID_BLOCK).take(inputs.length);
-  const lastUpdated = new Date().toISOString();
   const outcomes = new Array<WriteOutcome>(inputs.length);
-  let pending: Pending[] = [];
+  const stored = await findStored(inputs);
+  const fresh: number[] = [];
   inputs.forEach((input, index) => {
-    const p = pendingOf({ ...input, id: ids[index]!, lastUpdated }, index);
+    const row = stored.get(keyId(observationKeys.observation(input.patientId, input.uuid)));
+    if (row) outcomes[index] = { kind: 'existing', observation: row };
+    else fresh.push(index);
+  });
+  if (fresh.length === 0) return outcomes;
+
+  const ids = await idBlocks('observation', OBSERVATION_ID_BLOCK).take(fresh.length);
+  const lastUpdated = new Date().toISOString();
+  let pending: Pending[] = [];
+  fresh.forEach((index, n) => {
+    const p = pendingOf({ ...inputs[index]!, id: ids[n]!, lastUpdated }, index);
     if (p.bytes > MAX_ITEM_BYTES) outcomes[index] = failed(413, `The reading is too large to store (${p.bytes} bytes; at most ${MAX_ITEM_BYTES}).`);
     else pending.push(p);
   });
@@ -110,8 +127,21 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
   // Only where the row is known not to carry the id: a failed write may still have landed (an answer
   // lost after the commit), and its retry must then find the row by that id.
   const unused = (o: WriteOutcome | undefined) => o?.kind === 'existing' || o?.kind === 'conflict';
-  await removeUnusedPointers(ids.filter((_, i) => unused(outcomes[i])));
+  await removeUnusedPointers(ids.filter((_, n) => unused(outcomes[fresh[n]!])));
   return outcomes;
+}
+
+/** Rows already stored for these readings, by row key (step 0 of the header). */
+async function findStored(inputs: readonly NewObservation[]): Promise<Map<string, StoredObservation>> {
+  const keys = inputs.map((input) => observationKeys.observation(input.patientId, input.uuid));
+  try {
+    const items = await batchGetAll(table(), keys);
+    return new Map(items.map((item) => [keyId(item as { pk: string; sk: string }), fromItem(item)]));
+  } catch (e) {
+    // Only a shortcut: without it every reading takes the write path, which settles duplicates too.
+    rootLogger().warn('looking up stored readings failed; writing all of them', e instanceof Error ? e : String(e));
+    return new Map();
+  }
 }
 
 async function writePointers(pending: Pending[], outcomes: WriteOutcome[]): Promise<Pending[]> {

@@ -43,9 +43,13 @@ export const BATCH_GET_LIMIT = 100;
 
 type Key = object;
 
-/** The items for `keys` (strongly consistent; missing ones absent), in no particular order. */
+/** The same key named twice makes BatchGetItem refuse the whole call; each is asked once. */
+const keyText = (key: Key) => JSON.stringify(Object.entries(key).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+/** The items for `keys` (strongly consistent; missing ones absent; a key named twice answered once), in no particular order. */
 export async function batchGetAll(table: string, keys: readonly Key[], concurrency = 4): Promise<Record<string, unknown>[]> {
-  const found = await pMap(chunksOf(keys, BATCH_GET_LIMIT), (chunk) => getChunk(table, chunk as Record<string, unknown>[]), { concurrency });
+  const distinct = [...new Map(keys.map((k) => [keyText(k), k])).values()] as Record<string, unknown>[];
+  const found = await pMap(chunksOf(distinct, BATCH_GET_LIMIT), (chunk) => getChunk(table, chunk), { concurrency });
   return found.flat();
 }
 

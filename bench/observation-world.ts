@@ -1,0 +1,97 @@
+/**
+ * What the observation benchmarks share: a directory world whose patients may upload heart-rate
+ * readings, the FHIR handler called in-process as API Gateway calls it, and the readings and batch
+ * Bundles a device sends.
+ */
+import { randomUUID } from 'node:crypto';
+import { fromResult, lambdaContext, toEvent } from '../local/api-gateway-event';
+import { loadHandlers } from '../local/handlers';
+import { issueAccessToken } from '../shared/auth/tokens';
+import { ensureCodes } from '../shared/directory/code-table';
+import { DEMO_CODES, SEEDED_CODES } from '../shared/directory/codes';
+import { recordConsents } from '../shared/directory/consents';
+import { createDataSource } from '../shared/directory/data-sources';
+import type { Code, Id } from '../shared/directory/model';
+import { createOrganization } from '../shared/directory/organizations';
+import { createPatient } from '../shared/directory/patients';
+import { addStudyCode, createStudy, enrollPatients } from '../shared/directory/studies';
+import { createPractitioner } from '../shared/directory/users';
+import type { LambdaHandler } from '../shared/http/handler';
+import { sampleAttachment } from '../shared/omh/samples';
+
+export const HR = 'omh:heart-rate:2.0';
+export const HOUR = 3_600_000;
+
+let handler: LambdaHandler | undefined;
+
+/** The handler's answer as API Gateway gets it (status and body text), without parsing it. */
+export async function send(method: string, url: string, token: string, body?: unknown) {
+  handler ??= (await loadHandlers()).fhir;
+  const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/fhir+json';
+  const event = toEvent({ method, url, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return fromResult(await handler(event, lambdaContext('bench')));
+}
+
+export async function invoke(method: string, url: string, token: string, body?: unknown) {
+  const res = await send(method, url, token, body);
+  return { status: res.status, json: JSON.parse(res.body.toString('utf8')) };
+}
+
+export interface World {
+  device: Id;
+  practitioner: string;
+  codes: Code[];
+  newPatient: () => Promise<Id>;
+  /** A patient with a login, and their access token. */
+  newPatientWithLogin: () => Promise<{ id: Id; token: string }>;
+}
+
+export async function world(): Promise<World> {
+  const codes = await ensureCodes([...SEEDED_CODES, ...DEMO_CODES]);
+  const org = await createOrganization({ name: 'Bench', type: 'prov' });
+  const practitioner = await createPractitioner({ email: `bench-${randomUUID()}@example.test`, organizations: [{ organizationId: org.id, role: 'member' }] });
+  const device = await createDataSource({ name: 'Bench wearable', type: 'personal_device' });
+  const hr = codes.find((c) => c.code === HR)!;
+  const study = await createStudy({ organizationId: org.id, name: 'Bench', description: '' });
+  await addStudyCode(study.id, hr.id);
+  const { accessToken } = await issueAccessToken({ userId: practitioner.id, kind: 'practitioner', scope: 'openid', lifetimeSeconds: 3600 });
+  const enrolled = async (account?: { email: string }) => {
+    const patient = await createPatient({ nameFamily: 'Bench', nameGiven: 'P', organizationIds: [org.id], ...(account ? { account } : {}) });
+    await enrollPatients(study.id, [patient.id]);
+    await recordConsents(patient.id, [{ studyId: study.id, codeId: hr.id, consented: true }]);
+    return patient;
+  };
+  return {
+    device: device.id,
+    practitioner: accessToken,
+    codes,
+    newPatient: async () => (await enrolled()).id,
+    newPatientWithLogin: async () => {
+      const patient = await enrolled({ email: `bench-${randomUUID()}@example.test` });
+      const { accessToken } = await issueAccessToken({ userId: patient.userId!, kind: 'patient', patientId: patient.id, scope: 'openid', lifetimeSeconds: 3600 });
+      return { id: patient.id, token: accessToken };
+    },
+  };
+}
+
+/** A heart-rate reading at `at`; the same `uuid` makes it the same reading again. */
+export function reading(w: World, patientId: Id, at: number, uuid?: string) {
+  return {
+    resourceType: 'Observation',
+    status: 'final',
+    code: { coding: [{ system: 'https://w3id.org/openmhealth', code: HR }] },
+    subject: { reference: `Patient/${patientId}` },
+    device: { reference: `Device/${w.device}` },
+    valueAttachment: sampleAttachment(HR, { at, form: 'date_time', ...(uuid ? { uuid } : {}) }),
+  };
+}
+
+export const batch = (resources: unknown[]) => ({ resourceType: 'Bundle', type: 'batch', entry: resources.map((resource) => ({ resource, request: { method: 'POST', url: 'Observation' } })) });
+
+/** Posts one batch through the handler as the practitioner; throws unless every entry answers `status`. */
+export async function postBatch(w: World, resources: unknown[], status: '201 Created' | '200 OK'): Promise<void> {
+  const res = await invoke('POST', '/FHIR/R5', w.practitioner, batch(resources));
+  const answered = res.json.entry?.filter((e: { response: { status: string } }) => e.response.status === status).length;
+  if (res.status !== 200 || answered !== resources.length) throw new Error(`upload failed (wanted ${status}): ${JSON.stringify(res.json).slice(0, 400)}`);
+}

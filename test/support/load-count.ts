@@ -1,0 +1,56 @@
+/**
+ * The count after a load run, against the store itself: the readings the devices were told are
+ * stored must be exactly the rows stored for their patients, each under the one id every answer
+ * named for it.
+ */
+import pMap from 'p-map';
+import { queryPartition } from '../../shared/observations/read';
+import type { LoadLedger } from './load-ledger';
+
+export interface LoadCount {
+  /** Readings acknowledged to the devices. */
+  acknowledged: number;
+  /** Rows stored for the devices' patients. */
+  stored: number;
+  /** Acknowledged, yet not stored (`patient/uuid`). */
+  lost: string[];
+  /** Stored, yet never acknowledged to the device. */
+  unacknowledged: string[];
+  /** Readings that answers named with more than one id, or stored under another id than answered. */
+  duplicates: string[];
+}
+
+const PAGE = 1000;
+
+/** `uuid -> id` of every row stored for the patient (pages of a key-condition Query). */
+export async function storedReadings(patientId: number): Promise<Map<string, string>> {
+  const rows = new Map<string, string>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await queryPartition({ patientId, index: 'byUpdated', ascending: true, attributes: ['uuid', 'id'] }, PAGE, start);
+    for (const item of page.items) rows.set(item.uuid as string, String(item.id));
+    start = page.next;
+  } while (start);
+  return rows;
+}
+
+export async function countAgainstStore(ledger: LoadLedger, patientIds: readonly number[]): Promise<LoadCount> {
+  const stored = new Map(await pMap(patientIds, async (id) => [id, await storedReadings(id)] as const, { concurrency: 8 }));
+  const count: LoadCount = { acknowledged: 0, stored: 0, lost: [], unacknowledged: [], duplicates: [] };
+  for (const record of ledger.readings.values()) {
+    const key = `${record.patientId}/${record.uuid}`;
+    const row = stored.get(record.patientId)?.get(record.uuid);
+    if (record.acknowledged) {
+      count.acknowledged += 1;
+      if (!row) count.lost.push(key);
+    }
+    if (record.ids.size > 1 || (row && record.ids.size > 0 && !record.ids.has(row))) count.duplicates.push(key);
+  }
+  for (const [patientId, rows] of stored) {
+    count.stored += rows.size;
+    for (const uuid of rows.keys()) {
+      if (!ledger.readings.get(`${patientId}/${uuid}`)?.acknowledged) count.unacknowledged.push(`${patientId}/${uuid}`);
+    }
+  }
+  return count;
+}
