@@ -16,7 +16,7 @@ process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 /** Lambda's key of the request id in the invoke context (a registered symbol, shared with the runtime). */
 const REQUEST_ID = Symbol.for('_AWS_LAMBDA_REQUEST_ID');
 
-export function invokeLambda(handler: LambdaHandler, event: APIGatewayProxyEventV2, functionName: string): Promise<APIGatewayProxyResultV2> {
-  const context = lambdaContext(functionName);
+export function invokeLambda(handler: LambdaHandler, event: APIGatewayProxyEventV2, functionName: string, timeoutMs?: number): Promise<APIGatewayProxyResultV2> {
+  const context = lambdaContext(functionName, timeoutMs);
   return store.run({ [REQUEST_ID]: context.awsRequestId }, () => handler(event, context));
 }

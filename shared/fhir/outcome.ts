@@ -23,6 +23,7 @@ export type IssueCode =
   | 'too-costly'
   | 'throttled'
   | 'transient'
+  | 'timeout'
   | 'business-rule'
   | 'exception'
   | 'informational';

@@ -79,7 +79,8 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
     return toLambdaResult(await match.route.handler(req));
   };
 
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base)
+  // A second before Lambda's own limit: time to render the 503 and write the request's log and metric lines.
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base, { timeoutEarlyInMillis: 1000 })
     .use(injectLambdaContext(log, { resetKeys: true }))
     // Never the response: its body is patient data, and traces are not where patient data goes.
     .use(captureLambdaHandler(tracer, { captureResponse: false }))

@@ -13,7 +13,10 @@ let s3Client: Promise<S3Client> | undefined;
 
 export function dynamo(): DynamoDBDocumentClient {
   if (!documentClient) {
-    const client = new DynamoDBClient({ maxAttempts: 6 });
+    // On Lambda one request runs at a time; the local gateway runs a hundred at once through one
+    // process, which the SDK's default of 50 sockets would queue.
+    const sockets = { maxSockets: 256, keepAlive: true };
+    const client = new DynamoDBClient({ maxAttempts: 6, requestHandler: { httpAgent: sockets, httpsAgent: sockets } });
     // The SDK's logger middleware copies every input and output through its sensitive-data filter
     // before it calls the logger, even the no-op one we run with: for a page of 1,000 rows that is
     // most of the client's own cost. Nothing here logs through the SDK, so it goes.

@@ -21,20 +21,28 @@ const handler = createHandler({
     },
     { method: 'GET', path: '/FHIR/R5/Thing/{id}', handler: async (req) => json(200, { id: req.params.id, q: req.query.getAll('q') }) },
     { method: 'GET', path: '/FHIR/R5/boom', handler: async () => { throw new Error('secret internal detail'); } },
+    { method: 'GET', path: '/FHIR/R5/slow', handler: () => new Promise(() => undefined) },
     { method: 'POST', path: '/api/v1/things', handler: async () => { throw fieldErrors({ dataSource: ['This field is required.'] }); } },
     { method: 'GET', path: '/api/v1/dup', handler: async () => { throw conflict('Already there.'); } },
     { method: 'POST', path: '/o/token/', handler: async (req) => json(200, { form: req.body }) },
   ],
 });
 
-async function send(method: string, url: string, headers: Record<string, string> = {}, body?: string) {
+async function send(method: string, url: string, headers: Record<string, string> = {}, body?: string, timeoutMs?: number) {
   const event = toEvent({ method, url, headers: { host: 'localhost:8000', ...headers }, ...(body !== undefined ? { body } : {}) });
-  const out = fromResult(await invokeLambda(handler, event, 'test'));
+  const out = fromResult(await invokeLambda(handler, event, 'test', timeoutMs));
   const text = out.body.toString();
   return { ...out, text, json: text ? JSON.parse(text) : undefined };
 }
 
 describe('shared HTTP layer', () => {
+  it('answers a request that runs out of the function\'s time with a 503 OperationOutcome and Retry-After, before Lambda would cut it off', async () => {
+    const res = await send('GET', '/FHIR/R5/slow', {}, undefined, 1300);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'timeout' }] });
+  });
+
   it('parses a JSON body and answers with a request id', async () => {
     stored = [];
     const res = await send('POST', '/FHIR/R5/Thing', { 'content-type': 'application/fhir+json' }, '{"a":1}');

@@ -21,9 +21,23 @@ function isMiddyHttpError(e: unknown): e is MiddyHttpError {
   return e instanceof Error && typeof (e as MiddyHttpError).statusCode === 'number';
 }
 
+/**
+ * A request that ran out of the function's time: stopped by middy just before Lambda would stop
+ * it, so the client hears a 503 it may retry instead of a gateway error. Work already sent to the
+ * stores may have been applied; a retry of an upload stores each reading once all the same.
+ */
+export const outOfTime = () =>
+  new HttpError(
+    503,
+    'The request took longer than the service allows and was stopped; part of it may have been applied. Send it again: readings already stored are answered, not stored twice.',
+    'timeout',
+    { headers: { 'Retry-After': '5' } },
+  );
+
 /** Turns any thrown value into an HttpError; `undefined` means an unexpected failure. */
 export function toHttpError(e: unknown): HttpError | undefined {
   if (isHttpError(e)) return e;
+  if (e instanceof Error && e.name === 'TimeoutError' && (e.cause as { package?: string } | undefined)?.package === '@middy/core') return outOfTime();
   if (isMiddyHttpError(e)) {
     const pkg = e.cause?.package ?? '';
     if (pkg.includes('json-body-parser') || pkg.includes('urlencode-body-parser')) {
