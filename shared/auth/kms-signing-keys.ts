@@ -6,6 +6,7 @@
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { base64url, calculateJwkThumbprint, importJWK, type JWK, type JWTPayload } from 'jose';
 import { createPublicKey } from 'node:crypto';
+import { traced } from '../telemetry/tracer';
 import { derToJose } from './der';
 import { TOKEN_ALG, type SigningKeyProvider, type VerificationKey } from './signing-keys';
 
@@ -26,7 +27,7 @@ export class KmsSigningKeys implements SigningKeyProvider {
   constructor(
     private readonly keyId: string,
     previousKeyIds: readonly string[] = [],
-    private readonly kms: KmsApi = new KMSClient({ maxAttempts: 4 }),
+    private readonly kms: KmsApi = traced(new KMSClient({ maxAttempts: 4 })),
   ) {
     this.keyIds = [keyId, ...previousKeyIds.filter((k) => k !== keyId)];
   }

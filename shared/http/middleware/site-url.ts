@@ -7,12 +7,13 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resetConfig } from '../../config';
+import { traced } from '../../telemetry/tracer';
 
 let loading: Promise<void> | undefined;
 
 async function loadSiteUrl(parameterName: string): Promise<void> {
   const { SSMClient, GetParameterCommand } = await import('@aws-sdk/client-ssm');
-  const client = new SSMClient({});
+  const client = traced(new SSMClient({}));
   try {
     const out = await client.send(new GetParameterCommand({ Name: parameterName }));
     const value = out.Parameter?.Value;
