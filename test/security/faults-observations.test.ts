@@ -1,0 +1,203 @@
+/**
+ * The batch upload of readings under faults injected at the SDK client layer: throttling, batch
+ * calls leaving half their items unprocessed on every other call, conditional checks lost to
+ * concurrent writers, answers lost after a commit, and an invocation stopped half-way through its
+ * transactions whose batch is then sent again. After each: every entry was stored once or
+ * reported failed, and the store holds exactly the acknowledged readings, each with its id pointer
+ * and identifier claims, and nothing else (no orphan pointer, no orphan claim).
+ * (test/integration/observations/faults.test.ts covers the single retries; this suite the
+ * combinations and the state they leave.)
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { asInvocation, injectFault, stopInvocation, throttling, type Fault } from '../support/faults';
+import { expectStoreMatches, Ledger } from '../support/ledger';
+import { observation, observationWorld, statusesOf, upload, type ObservationWorld } from '../support/observations';
+import type { TestResponse } from '../support/invoke';
+
+let world: ObservationWorld;
+let ledger: Ledger;
+const removals: Array<() => void> = [];
+const summary = { faults: 0, entries: 0, lost: 0, duplicated: 0 };
+
+beforeAll(async () => {
+  world = await observationWorld();
+  ledger = await Ledger.ofStore();
+});
+afterEach(async () => {
+  removals.splice(0).forEach((remove) => remove());
+  const found = await expectStoreMatches(ledger);
+  summary.lost += found.lost.length;
+  summary.duplicated += found.duplicated.length;
+});
+afterAll(() => {
+  console.log(`faults observations: ${summary.faults} faults injected, ${summary.entries} entries, ${summary.lost} rows lost, ${summary.duplicated} rows duplicated`);
+});
+
+let minute = 0;
+/** Readings at distinct instants, some with an identifier of their own. */
+const readings = (n: number) =>
+  Array.from({ length: n }, (_, i) =>
+    observation(world, { at: Date.UTC(2025, 5, 1, 0, minute++), ...(i % 3 === 0 ? { identifiers: [{ system: 'urn:fault-suite', value: `r-${minute}` }] } : {}) }),
+  );
+
+/** Installs a fault for the rest of the test, counting the times it fires. */
+function fault(decide: (command: Parameters<Fault>[0], call: number) => boolean, act: Fault): void {
+  const calls = new Map<string, number>();
+  removals.push(
+    injectFault(async (command, send) => {
+      const call = (calls.get(command.name) ?? 0) + 1;
+      calls.set(command.name, call);
+      if (!decide(command, call)) return send();
+      summary.faults += 1;
+      return act(command, send);
+    }),
+  );
+}
+
+async function sent(token: string, resources: readonly unknown[]): Promise<TestResponse> {
+  summary.entries += resources.length;
+  const res = await upload(token, resources);
+  expect(res.status, res.text.slice(0, 300)).toBe(200);
+  ledger.acknowledgeBundle(res);
+  return res;
+}
+
+const cancelled = (actions: number, code: (i: number) => string) =>
+  new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: Array.from({ length: actions }, (_, i) => ({ Code: code(i) })) });
+
+/** Keeps the first half of a batch call's items and answers the rest as unprocessed. */
+const halfUnprocessed: Fault = async (command, send) => {
+  if (command.name === 'BatchWriteItemCommand') {
+    const [table, requests] = Object.entries(command.input.RequestItems as Record<string, unknown[]>)[0]!;
+    const half = Math.ceil(requests.length / 2);
+    const output = await send({ RequestItems: { [table]: requests.slice(0, half) } });
+    return { ...output, UnprocessedItems: { [table]: requests.slice(half) } };
+  }
+  const [table, request] = Object.entries(command.input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!;
+  const half = Math.ceil(request.Keys.length / 2);
+  const output = await send({ RequestItems: { [table]: { ...request, Keys: request.Keys.slice(0, half) } } });
+  return { ...output, UnprocessedKeys: request.Keys.length > half ? { [table]: { ...request, Keys: request.Keys.slice(half) } } : {} };
+};
+
+describe('each entry stored once', () => {
+  it('with every other batch call leaving half its items or keys unprocessed', async () => {
+    fault((c, call) => (c.name === 'BatchWriteItemCommand' || c.name === 'BatchGetItemCommand') && call % 2 === 1, halfUnprocessed);
+    const res = await sent(world.patient.token, readings(120));
+    expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+  });
+
+  it('with every other transaction throttled', async () => {
+    fault((c, call) => c.name === 'TransactWriteItemsCommand' && call % 2 === 1, async () => {
+      throw throttling();
+    });
+    const res = await sent(world.patient.token, readings(150));
+    expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+  });
+
+  it('with every other transaction cancelled by a conflicting one, and the other batch calls throttled', async () => {
+    fault(
+      (c, call) => (c.name === 'TransactWriteItemsCommand' || c.name === 'BatchGetItemCommand' || c.name === 'BatchWriteItemCommand') && call % 2 === 1,
+      async (command) => {
+        if (command.name !== 'TransactWriteItemsCommand') throw throttling();
+        throw cancelled(command.input.TransactItems.length, (i) => (i === 0 ? 'TransactionConflict' : 'None'));
+      },
+    );
+    const res = await sent(world.patient.token, readings(120));
+    expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+  });
+
+  it('when the answer of every first transaction is lost after it committed', async () => {
+    fault(
+      (c, call) => c.name === 'TransactWriteItemsCommand' && call === 1,
+      async (_command, send) => {
+        await send();
+        throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', $retryable: {}, $metadata: {} });
+      },
+    );
+    const res = await sent(world.patient.token, readings(60));
+    expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+  });
+
+  it('when four requests race to store the same batch: each reading is created by one and found by the others', async () => {
+    const batch = readings(80);
+    const responses = await Promise.all([1, 2, 3, 4].map(() => sent(world.patient.token, batch)));
+    for (let i = 0; i < batch.length; i += 1) {
+      const statuses = responses.map((r) => statusesOf(r)[i]);
+      expect(statuses.filter((s) => s === '201 Created'), `entry ${i}: ${statuses.join(', ')}`).toHaveLength(1);
+      expect(statuses.filter((s) => s === '200 OK')).toHaveLength(3);
+      expect(new Set(responses.map((r) => r.json.entry[i].resource.id)).size).toBe(1);
+    }
+  });
+
+  it('when readings of two requests race for the same identifiers: one holds each identifier, the other is refused', async () => {
+    const shared = Array.from({ length: 30 }, (_, i) => ({ system: 'urn:race', value: `shared-${minute}-${i}` }));
+    const first = shared.map((identifier) => observation(world, { at: Date.UTC(2025, 6, 1, 0, minute++), identifiers: [identifier] }));
+    const second = shared.map((identifier) => observation(world, { at: Date.UTC(2025, 6, 1, 0, minute++), identifiers: [identifier] }));
+    const [a, b] = await Promise.all([sent(world.patient.token, first), sent(world.patient.token, second)]);
+    for (let i = 0; i < shared.length; i += 1) {
+      expect([statusesOf(a)[i], statusesOf(b)[i]].sort(), `identifier ${i}`).toEqual(['201 Created', '409 Conflict']);
+    }
+  });
+});
+
+describe('each entry reported failed, leaving nothing', () => {
+  it('when every transaction stays throttled; sent again, every entry is stored', async () => {
+    fault((c) => c.name === 'TransactWriteItemsCommand', async () => {
+      throw throttling();
+    });
+    const batch = readings(20);
+    const failed = await sent(world.patient.token, batch);
+    expect(new Set(statusesOf(failed))).toEqual(new Set(['503 Service Unavailable']));
+    await expectStoreMatches(ledger);
+    removals.splice(0).forEach((remove) => remove());
+    const again = await sent(world.patient.token, batch);
+    expect(new Set(statusesOf(again))).toEqual(new Set(['201 Created']));
+  }, 60_000);
+
+  it('when the id counter or the span statistics stay throttled', async () => {
+    fault((c) => c.name === 'UpdateItemCommand', async () => {
+      throw throttling();
+    });
+    // A reading spanning days raises the patient's span statistics; a fresh counter block is forced by the size.
+    const batch = [...readings(5), observation(world, { at: Date.UTC(2025, 7, 1), form: 'start_end', spanMinutes: 60 * 24 * 40 })];
+    const before = summary.faults;
+    summary.entries += batch.length;
+    const res = await upload(world.patient.token, batch);
+    expect(summary.faults).toBeGreaterThan(before);
+    expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
+    ledger.acknowledgeBundle(res);
+  }, 60_000);
+});
+
+describe('an invocation stopped half-way through its batch, and the batch sent again', () => {
+  it.each([
+    ['never sent', false],
+    ['sent, its answer lost', true],
+  ])('the second transaction %s: after the re-send, exactly one row per reading', async (_what, sending) => {
+    const batch = readings(150);
+    const stopper = stopInvocation('first', 'TransactWriteItemsCommand', 1, { sending });
+    removals.push(stopper.remove);
+    summary.entries += batch.length;
+    // Its answer is never read: the client saw the invocation time out.
+    void asInvocation('first', () => upload(world.patient.token, batch)).catch(() => undefined);
+    await stopper.stopped;
+    summary.faults += 1;
+    const again = await sent(world.patient.token, batch);
+    expect(statusesOf(again).every((s) => s === '201 Created' || s === '200 OK')).toBe(true);
+    expect(statusesOf(again)).toContain('200 OK');
+  });
+
+  it('stopped before its first transaction: after the re-send, exactly one row per reading', async () => {
+    const batch = readings(40);
+    const stopper = stopInvocation('before', 'TransactWriteItemsCommand', 0);
+    removals.push(stopper.remove);
+    summary.entries += batch.length;
+    // Its answer is never read: the client saw the invocation time out.
+    void asInvocation('before', () => upload(world.patient.token, batch)).catch(() => undefined);
+    await stopper.stopped;
+    summary.faults += 1;
+    const again = await sent(world.patient.token, batch);
+    expect(new Set(statusesOf(again))).toEqual(new Set(['201 Created']));
+  });
+});
