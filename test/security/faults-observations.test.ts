@@ -10,29 +10,22 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { asInvocation, injectFault, stopInvocation, throttling, type Fault } from '../support/faults';
-import { expectStoreMatches, Ledger } from '../support/ledger';
-import { observation, observationWorld, statusesOf, upload, type ObservationWorld } from '../support/observations';
+import { asInvocation, stopInvocation, throttling, type Fault } from '../support/faults';
+import { FaultSuite } from '../support/fault-suite';
+import { Ledger } from '../support/ledger';
+import { idsOf, matchIds, observation, observationWorld, search, statusesOf, upload, type ObservationWorld } from '../support/observations';
 import type { TestResponse } from '../support/invoke';
 
 let world: ObservationWorld;
 let ledger: Ledger;
-const removals: Array<() => void> = [];
-const summary = { faults: 0, entries: 0, lost: 0, duplicated: 0 };
+const suite = new FaultSuite('observations');
 
 beforeAll(async () => {
   world = await observationWorld();
   ledger = await Ledger.ofStore();
 });
-afterEach(async () => {
-  removals.splice(0).forEach((remove) => remove());
-  const found = await expectStoreMatches(ledger);
-  summary.lost += found.lost.length;
-  summary.duplicated += found.duplicated.length;
-});
-afterAll(() => {
-  console.log(`faults observations: ${summary.faults} faults injected, ${summary.entries} entries, ${summary.lost} rows lost, ${summary.duplicated} rows duplicated`);
-});
+afterEach(() => suite.settle(ledger));
+afterAll(() => console.log(suite.summary()));
 
 let minute = 0;
 /** Readings at distinct instants, some with an identifier of their own. */
@@ -41,22 +34,8 @@ const readings = (n: number) =>
     observation(world, { at: Date.UTC(2025, 5, 1, 0, minute++), ...(i % 3 === 0 ? { identifiers: [{ system: 'urn:fault-suite', value: `r-${minute}` }] } : {}) }),
   );
 
-/** Installs a fault for the rest of the test, counting the times it fires. */
-function fault(decide: (command: Parameters<Fault>[0], call: number) => boolean, act: Fault): void {
-  const calls = new Map<string, number>();
-  removals.push(
-    injectFault(async (command, send) => {
-      const call = (calls.get(command.name) ?? 0) + 1;
-      calls.set(command.name, call);
-      if (!decide(command, call)) return send();
-      summary.faults += 1;
-      return act(command, send);
-    }),
-  );
-}
-
 async function sent(token: string, resources: readonly unknown[]): Promise<TestResponse> {
-  summary.entries += resources.length;
+  suite.entries += resources.length;
   const res = await upload(token, resources);
   expect(res.status, res.text.slice(0, 300)).toBe(200);
   ledger.acknowledgeBundle(res);
@@ -81,35 +60,42 @@ const halfUnprocessed: Fault = async (command, send) => {
 };
 
 describe('each entry stored once', () => {
-  it('with every other batch call leaving half its items or keys unprocessed', async () => {
-    fault((c, call) => (c.name === 'BatchWriteItemCommand' || c.name === 'BatchGetItemCommand') && call % 2 === 1, halfUnprocessed);
-    const res = await sent(world.patient.token, readings(120));
+  it('with every other batch call leaving half its items or keys unprocessed, through the upload and its read-back', async () => {
+    const fired = suite.fault((c, nth) => (c.name === 'BatchWriteItemCommand' || c.name === 'BatchGetItemCommand') && nth % 2 === 1, halfUnprocessed);
+    const res = await sent(world.patient.token, readings(60));
     expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+    const byId = await search(world.practitioner.token, `_id=${idsOf(res).join(',')}&_count=100`);
+    expect(matchIds(byId).sort()).toEqual(idsOf(res).sort());
+    const byDate = await search(world.practitioner.token, `patient=${world.patient.id}&date=ge2025-06-01&date=lt2025-06-02&_count=1000`);
+    expect(matchIds(byDate)).toEqual(expect.arrayContaining(idsOf(res)));
+    expect(fired()).toBeGreaterThan(0);
   });
 
   it('with every other transaction throttled', async () => {
-    fault((c, call) => c.name === 'TransactWriteItemsCommand' && call % 2 === 1, async () => {
+    const fired = suite.fault((c, nth) => c.name === 'TransactWriteItemsCommand' && nth % 2 === 1, async () => {
       throw throttling();
     });
-    const res = await sent(world.patient.token, readings(150));
+    const res = await sent(world.patient.token, readings(120));
     expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+    expect(fired()).toBeGreaterThan(2);
   });
 
   it('with every other transaction cancelled by a conflicting one, and the other batch calls throttled', async () => {
-    fault(
-      (c, call) => (c.name === 'TransactWriteItemsCommand' || c.name === 'BatchGetItemCommand' || c.name === 'BatchWriteItemCommand') && call % 2 === 1,
+    const fired = suite.fault(
+      (c, nth) => (c.name === 'TransactWriteItemsCommand' || c.name === 'BatchGetItemCommand' || c.name === 'BatchWriteItemCommand') && nth % 2 === 1,
       async (command) => {
         if (command.name !== 'TransactWriteItemsCommand') throw throttling();
         throw cancelled(command.input.TransactItems.length, (i) => (i === 0 ? 'TransactionConflict' : 'None'));
       },
     );
-    const res = await sent(world.patient.token, readings(120));
+    const res = await sent(world.patient.token, readings(100));
     expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+    expect(fired()).toBeGreaterThan(2);
   });
 
   it('when the answer of every first transaction is lost after it committed', async () => {
-    fault(
-      (c, call) => c.name === 'TransactWriteItemsCommand' && call === 1,
+    const fired = suite.fault(
+      (c, nth) => c.name === 'TransactWriteItemsCommand' && nth === 1,
       async (_command, send) => {
         await send();
         throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', $retryable: {}, $metadata: {} });
@@ -117,6 +103,7 @@ describe('each entry stored once', () => {
     );
     const res = await sent(world.patient.token, readings(60));
     expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+    expect(fired()).toBe(1);
   });
 
   it('when four requests race to store the same batch: each reading is created by one and found by the others', async () => {
@@ -143,30 +130,29 @@ describe('each entry stored once', () => {
 
 describe('each entry reported failed, leaving nothing', () => {
   it('when every transaction stays throttled; sent again, every entry is stored', async () => {
-    fault((c) => c.name === 'TransactWriteItemsCommand', async () => {
+    suite.fault((c) => c.name === 'TransactWriteItemsCommand', async () => {
       throw throttling();
     });
     const batch = readings(20);
     const failed = await sent(world.patient.token, batch);
     expect(new Set(statusesOf(failed))).toEqual(new Set(['503 Service Unavailable']));
-    await expectStoreMatches(ledger);
-    removals.splice(0).forEach((remove) => remove());
+    await suite.settle(ledger);
     const again = await sent(world.patient.token, batch);
     expect(new Set(statusesOf(again))).toEqual(new Set(['201 Created']));
   }, 60_000);
 
-  it('when the id counter or the span statistics stay throttled', async () => {
-    fault((c) => c.name === 'UpdateItemCommand', async () => {
+  it('when the span statistics stay throttled; sent again, every entry is stored', async () => {
+    const fired = suite.fault((c) => c.name === 'UpdateItemCommand', async () => {
       throw throttling();
     });
-    // A reading spanning days raises the patient's span statistics; a fresh counter block is forced by the size.
+    // A reading spanning 40 days raises the patient's span statistics (an UpdateItem) before any row is written.
     const batch = [...readings(5), observation(world, { at: Date.UTC(2025, 7, 1), form: 'start_end', spanMinutes: 60 * 24 * 40 })];
-    const before = summary.faults;
-    summary.entries += batch.length;
-    const res = await upload(world.patient.token, batch);
-    expect(summary.faults).toBeGreaterThan(before);
-    expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
-    ledger.acknowledgeBundle(res);
+    const failed = await sent(world.patient.token, batch);
+    expect(fired()).toBeGreaterThan(0);
+    expect(new Set(statusesOf(failed))).toEqual(new Set(['503 Service Unavailable']));
+    await suite.settle(ledger);
+    const again = await sent(world.patient.token, batch);
+    expect(new Set(statusesOf(again))).toEqual(new Set(['201 Created']));
   }, 60_000);
 });
 
@@ -175,14 +161,14 @@ describe('an invocation stopped half-way through its batch, and the batch sent a
     ['never sent', false],
     ['sent, its answer lost', true],
   ])('the second transaction %s: after the re-send, exactly one row per reading', async (_what, sending) => {
-    const batch = readings(150);
-    const stopper = stopInvocation('first', 'TransactWriteItemsCommand', 1, { sending });
-    removals.push(stopper.remove);
-    summary.entries += batch.length;
+    const batch = readings(120);
+    const stopper = await stopInvocation('first', 'TransactWriteItemsCommand', 1, { sending });
+    suite.removeAfterTest(stopper.remove);
+    suite.entries += batch.length;
     // Its answer is never read: the client saw the invocation time out.
     void asInvocation('first', () => upload(world.patient.token, batch)).catch(() => undefined);
     await stopper.stopped;
-    summary.faults += 1;
+    suite.faults += 1;
     const again = await sent(world.patient.token, batch);
     expect(statusesOf(again).every((s) => s === '201 Created' || s === '200 OK')).toBe(true);
     expect(statusesOf(again)).toContain('200 OK');
@@ -190,13 +176,13 @@ describe('an invocation stopped half-way through its batch, and the batch sent a
 
   it('stopped before its first transaction: after the re-send, exactly one row per reading', async () => {
     const batch = readings(40);
-    const stopper = stopInvocation('before', 'TransactWriteItemsCommand', 0);
-    removals.push(stopper.remove);
-    summary.entries += batch.length;
+    const stopper = await stopInvocation('before', 'TransactWriteItemsCommand', 0);
+    suite.removeAfterTest(stopper.remove);
+    suite.entries += batch.length;
     // Its answer is never read: the client saw the invocation time out.
     void asInvocation('before', () => upload(world.patient.token, batch)).catch(() => undefined);
     await stopper.stopped;
-    summary.faults += 1;
+    suite.faults += 1;
     const again = await sent(world.patient.token, batch);
     expect(new Set(statusesOf(again))).toEqual(new Set(['201 Created']));
   });

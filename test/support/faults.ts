@@ -87,18 +87,18 @@ export class InvocationStopped extends Error {
 
 /**
  * Stops the named invocation half-way, as a Lambda killed by its timeout is: its first `allowed`
- * commands of kind `commandName` pass, and from the next one on, none of its commands reaches the
- * store again (each fails at once, so the process-wide caches it was filling are not left waiting
- * forever; what it does after that cannot change the store). With `sending`, the command that stops
- * it still reaches the store and only its answer is lost, so it may have landed. Other invocations
- * pass untouched.
+ * commands of kind `commandName` (DynamoDB or S3) pass, and from the next one on, none of its
+ * commands reaches either store again (each fails at once, so the process-wide caches it was
+ * filling are not left waiting forever; what it does after that cannot change the stores). With
+ * `sending`, the command that stops it still reaches the store and only its answer is lost, so it
+ * may have landed. Other invocations pass untouched.
  */
-export function stopInvocation(name: string, commandName: string, allowed: number, options: { sending?: boolean } = {}): Stopper {
+export async function stopInvocation(name: string, commandName: string, allowed: number, options: { sending?: boolean } = {}): Promise<Stopper> {
   let passed = 0;
   let frozen = false;
   let signal = () => undefined as void;
   const stopped = new Promise<void>((resolve) => (signal = resolve));
-  const remove = injectFault(async (command, send) => {
+  const stop: Fault = async (command, send) => {
     if (invocation.getStore() !== name) return send();
     if (!frozen && (command.name !== commandName || passed++ < allowed)) return send();
     const first = !frozen;
@@ -106,6 +106,7 @@ export function stopInvocation(name: string, commandName: string, allowed: numbe
     if (first && options.sending) await send().catch(() => undefined);
     signal();
     throw new InvocationStopped();
-  });
-  return { stopped, remove };
+  };
+  const removals = [injectFault(stop), await injectS3Fault(stop)];
+  return { stopped, remove: () => removals.forEach((remove) => remove()) };
 }
