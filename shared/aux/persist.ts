@@ -4,6 +4,7 @@
  * object is written before the table points at it, deleted again when the commit fails, and the
  * previous version's object is deleted only after the table has moved on.
  */
+import { randomBytes } from 'node:crypto';
 import { FHIR_BASES } from '../http/families';
 import type { HttpError } from '../http/errors';
 import type { Logger } from '../log';
@@ -18,10 +19,10 @@ export interface Written {
   resource: Resource;
 }
 
-/** Where the row's body goes: inline when it fits the item, else a new S3 object (written now). */
+/** Where the row's body goes: inline when it fits the item, else a new S3 object of this write alone (written now). */
 async function placeBody(head: RowHead, json: string): Promise<Pick<ResourceRow, 'body' | 'bodyKey'>> {
   if (!isTooLargeForItem(json)) return { body: json };
-  const key = bodyKeys.object(head.patientId, head.sourceId, head.id, head.version);
+  const key = bodyKeys.object(head.patientId, head.sourceId, head.id, head.version, randomBytes(6).toString('base64url'));
   await putBody(key, json);
   return { bodyKey: key };
 }
