@@ -7,6 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INLINE_BODY_LIMIT } from '../../../shared/aux/bodies';
 import { dynamo } from '../../../shared/store/clients';
 import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/aux';
+import { throttling } from '../../support/faults';
 import { call } from '../../support/invoke';
 
 let w: AuxWorld;
@@ -18,14 +19,14 @@ const large = (extra: Record<string, unknown> = {}) => condition({ note: [{ text
 
 const resourceItem = async (id: string) => (await auxItems()).find((i) => i.pk === `R#${id}`);
 
-/** Makes the next `TransactWriteItems` of the service's client fail, as a throttled or broken store would. */
+/** Makes the next `TransactWriteItems` of the service's client fail, as a store that stays throttled would. */
 function failNextTransaction(): void {
   const stack = dynamo().middlewareStack;
   stack.add(
     (next, context) => async (args) => {
       if (context.commandName?.startsWith('TransactWrite')) {
         stack.remove('fail-next-transaction');
-        throw new Error('injected: transaction failed');
+        throw throttling();
       }
       return next(args);
     },
@@ -84,7 +85,7 @@ describe('large bodies', () => {
     const [items, objects] = [await auxItems(), await bucketKeys()];
     failNextTransaction();
     const res = await postAux('Condition', large(), w.alice.token, w.aliceSource.id);
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     expect(await auxItems()).toEqual(items);
     expect(await bucketKeys()).toEqual(objects);
   });
@@ -95,7 +96,7 @@ describe('large bodies', () => {
     const [items, objects] = [await auxItems(), await bucketKeys()];
     failNextTransaction();
     const res = await call('PUT', `/FHIR/R5/Condition/${id}`, { token: w.alice.token, body: large({ id, recordedDate: '2001-01-01' }) });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     expect(await auxItems()).toEqual(items);
     expect(await bucketKeys()).toEqual(objects);
     expect((await call('GET', `/FHIR/R5/Condition/${id}`, { token: w.alice.token })).json).toEqual(created.json);
