@@ -15,7 +15,7 @@ import type { Logger } from '../log';
 import { assertNamedSourceIsRows, writableRow } from './access';
 import { isAuxiliaryType } from './accepted-types';
 import { backoff, MAX_ATTEMPTS } from '../store/retry';
-import { discardBody } from './bodies';
+import { discardPendingBody } from './pending-bodies';
 import { loadResource, persistNew, persistNextVersion, type Written } from './persist';
 import type { ResourceRow } from './rows';
 import { claimedId, commitDelete, getResourceRow, preconditionFailed, UpstreamIdTaken } from './store';
@@ -229,7 +229,7 @@ export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise
       if (await goAgain(error instanceof VersionChanged, attempt)) continue;
       throw error;
     }
-    await discardBody(row.bodyKey, ctx.log);
+    await discardPendingBody(row.patientId, row.bodyKey, ctx.log);
     return;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Bodies too large for a DynamoDB item live in S3, transparently: create, read, search, update
- * (to a small body and back) and delete keep the table and the bucket in step, and a failed
- * commit (injected) leaves neither half behind.
+ * (to a small body and back) and delete keep the table and the bucket in step, and a commit the
+ * store refuses (injected) leaves neither half behind.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INLINE_BODY_LIMIT } from '../../../shared/aux/bodies';
