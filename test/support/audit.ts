@@ -3,7 +3,8 @@
  * auxiliary table and every object of the bodies bucket, checked for the items that must come in
  * sets. A reading is its row, its id pointer and one claim per identifier; an auxiliary resource is
  * its resource item, its index item, its upstream claim and (when large) its S3 object. An item
- * of a set whose other members are missing is an orphan, and the audit names it.
+ * of a set whose other members are missing is an orphan, and the audit names it; so is an object
+ * that no resource points at unless the store lists it as pending (being written, or to delete).
  */
 import { config } from '../../shared/config';
 import { auxKeys } from '../../shared/aux/keys';
@@ -86,8 +87,10 @@ export interface AuxAudit {
   orphanUpstreamClaims: string[];
   /** Resources with an upstream id that no claim reserves. */
   unclaimedResources: string[];
-  /** Objects of the bucket that no resource points at. */
+  /** Objects of the bucket that no resource points at and no pending-body entry lists. */
   orphanBodies: string[];
+  /** Pending-body entries: objects being written or awaiting deletion (none once every write has settled and the sweep ran). */
+  pendingBodies: string[];
   /** Resources pointing at an object that is not in the bucket. */
   missingBodies: string[];
 }
@@ -97,6 +100,8 @@ export async function auditAux(): Promise<AuxAudit> {
   const resources = items.filter((i) => String(i.pk).startsWith('R#'));
   const index = items.filter((i) => String(i.pk).startsWith('P#'));
   const claims = items.filter((i) => String(i.pk).startsWith('U#'));
+  const pending = items.filter((i) => String(i.pk).startsWith('B#'));
+  const listed = new Set(pending.map((p) => String(p.sk)));
   const objects = new Set(await bucketKeys());
   const byId = new Map(resources.map((r) => [String(r.id), r]));
   const indexed = new Set<string>();
@@ -126,7 +131,8 @@ export async function auditAux(): Promise<AuxAudit> {
       return !holder || holder.upstreamId === undefined || claimKey(holder) !== keyOf(c);
     }).map(keyOf),
     unclaimedResources: resources.filter((r) => typeof r.upstreamId === 'string' && claimed.get(claimKey(r)) !== String(r.id)).map((r) => String(r.id)),
-    orphanBodies: [...objects].filter((key) => !referenced.has(key)),
+    orphanBodies: [...objects].filter((key) => !referenced.has(key) && !listed.has(key)),
+    pendingBodies: pending.map((p) => `${p.state} ${p.sk}`),
     missingBodies: [...referenced].filter((key) => !objects.has(key)),
   };
 }

@@ -39,9 +39,14 @@ export class FaultSuite {
     this.removals.push(remove);
   }
 
+  /** Removes the faults installed so far in this test. */
+  clearFaults(): void {
+    this.removals.splice(0).forEach((remove) => remove());
+  }
+
   /** Removes the test's faults, then checks the store; run after each test. */
   async settle(ledger: Ledger): Promise<void> {
-    this.removals.splice(0).forEach((remove) => remove());
+    this.clearFaults();
     const found = await expectStoreMatches(ledger);
     this.lost += found.lost.length;
     this.duplicated += found.duplicated.length;

@@ -127,6 +127,7 @@ export async function expectStoreMatches(ledger: Ledger): Promise<Discrepancies>
     orphanUpstreamClaims: [],
     unclaimedResources: [],
     orphanBodies: [],
+    pendingBodies: [],
     missingBodies: [],
   });
   expect(found).toEqual({ lost: [], duplicated: [], unacknowledged: [] });
