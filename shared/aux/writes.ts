@@ -140,8 +140,11 @@ export async function updateAuxiliary(ctx: AuxWriteContext, id: string, body: un
   return rewrite(ctx, id, async () => submitted);
 }
 
-/** Keys that are never FHIR element names and that merge-patch libraries refuse to copy. */
-const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Keys that are never FHIR element names and that the merge-patch library cannot take: it drops the
+ * first three, and calls the target's own `hasOwnProperty`, which a patch could replace by data.
+ */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty']);
 
 function assertSafePatch(value: unknown, path: string): void {
   if (Array.isArray(value)) value.forEach((v, i) => assertSafePatch(v, `${path}[${i}]`));
