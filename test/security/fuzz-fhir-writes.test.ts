@@ -6,12 +6,12 @@
  * the store holds exactly the resources the answers said were created, with no orphan item.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FhirSource } from '../../shared/directory/model';
 import { SOURCE_HEADER } from '../../shared/fhir/constants';
 import { condition, postAux } from '../support/aux';
 import { makeDataSource, makeFhirSource } from '../support/directory';
-import { CaseCount, expectWellFormed, fuzz } from '../support/fuzz';
+import { CaseCount, expectWellFormed, fuzz, fuzzTimeout } from '../support/fuzz';
 import { bodyText, hostileKey, hostileText, jsonObject, jsonValue, mutationsOf } from '../support/fuzz-inputs';
 import { call, type TestResponse } from '../support/invoke';
 import { expectStoreMatches, Ledger } from '../support/ledger';
@@ -34,6 +34,7 @@ beforeAll(async () => {
 afterAll(() => console.log(cases.line()));
 
 const QUICK = 25;
+vi.setConfig({ testTimeout: fuzzTimeout(QUICK * 2) });
 const fhirJson = (extra: Record<string, string> = {}) => ({ 'content-type': 'application/fhir+json', [SOURCE_HEADER]: String(source.id), ...extra });
 
 /** Sends one case and checks the answer; returns it for what the property checks beyond. */

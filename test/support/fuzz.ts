@@ -24,6 +24,9 @@ export function fuzzRuns(quick: number): number {
 
 export const fuzzSeed = (): number => positiveInteger(process.env.FUZZ_SEED) ?? DEFAULT_SEED;
 
+/** A test's time limit for `quick` cases (or the long form's), at a generous half second a case. */
+export const fuzzTimeout = (quick: number): number => Math.max(60_000, fuzzRuns(quick) * 500);
+
 /** Runs an asynchronous property for `fuzzRuns(quick)` cases; a failure names the seed and path that replay it. */
 export async function fuzz<T>(quick: number, input: fc.Arbitrary<T>, property: (value: T) => Promise<void>): Promise<void> {
   await fc.assert(fc.asyncProperty(input, property), { numRuns: fuzzRuns(quick), seed: fuzzSeed(), endOnFailure: true });
