@@ -3,7 +3,8 @@
  * for the long form, `FUZZ_SEED` to replay one), a count of the cases tried per endpoint printed as
  * one line per suite, and the property every answer must have: a well-formed 2xx, or a 4xx in the
  * dialect of its path (an OperationOutcome on FHIR paths; `{field: [messages]}` or `{detail}` on
- * `/api/v1/`; `{error, error_description}` under `/o/`), never a 5xx.
+ * `/api/v1/`, and also the portal's own `{error}` on `/api/v1/portal/`; `{error, error_description}`
+ * under `/o/`), never a 5xx.
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -49,7 +50,7 @@ export class CaseCount {
   }
 }
 
-export type Dialect = 'fhir' | 'api' | 'oauth';
+export type Dialect = 'fhir' | 'api' | 'portal' | 'oauth';
 
 const isTextList = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'string');
 
@@ -80,6 +81,9 @@ export function expectWellFormed(res: TestResponse, dialect: Dialect, what: stri
       break;
     case 'api':
       expect(typeof body?.detail === 'string' || isFieldErrors(body), seen).toBe(true);
+      break;
+    case 'portal':
+      expect(typeof body?.error === 'string' || typeof body?.detail === 'string' || isFieldErrors(body), seen).toBe(true);
       break;
     case 'oauth':
       expect(typeof body?.error, seen).toBe('string');
