@@ -96,7 +96,13 @@ function queryOf(names: readonly string[]): fc.Arbitrary<string> {
   });
   return fc.oneof(
     { weight: 5, arbitrary: fc.array(pair, { maxLength: 6 }).map((pairs) => pairs.join('&')) },
-    { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '&&&', '===', '?a=b', 'a=%E0%A4%A', '#x', '_count=1&_count=2', '+'.repeat(500), 'a='.repeat(300)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '%', '%zz', '&&&', '===', '?a=b', 'a=%E0%A4%A', '#x', '_count=1&_count=2', '+'.repeat(500), 'a='.repeat(300),
+        `${names[0]}=${'x,'.repeat(1000)}`, `${names[0]}=x&`.repeat(200), `_id=${Array.from({ length: 1500 }, (_, i) => i).join(',')}`, `date=${'ge2025,'.repeat(300)}`,
+      ),
+    },
   );
 }
 
