@@ -12,6 +12,7 @@ import { assertCanUseFhirSource } from '../auth/scope';
 import type { Caller } from '../auth/caller';
 import { badRequest, HttpError, notFound, unprocessable } from '../http/errors';
 import type { Logger } from '../log';
+import { shown } from '../shown';
 import { assertNamedSourceIsRows, writableRow } from './access';
 import { isAuxiliaryType } from './accepted-types';
 import { backoff, MAX_ATTEMPTS } from '../store/retry';
@@ -127,7 +128,7 @@ async function rewrite(ctx: AuxWriteContext, id: string, nextBody: (row: Resourc
 
 function assertSameId(type: string, id: string, resource: Resource, what: string): void {
   if (resource.id !== id) {
-    const found = resource.id === undefined ? 'no id' : `id '${String(resource.id)}'`;
+    const found = resource.id === undefined ? 'no id' : `id '${shown(resource.id)}'`;
     throw badRequest(`The ${what} has ${found}; it must keep the id of the URL, '${id}'.`).at(`${type}.id`);
   }
 }

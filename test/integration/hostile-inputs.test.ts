@@ -47,6 +47,24 @@ describe('prototype names as client text', () => {
     expect(res.json.resourceType).toBe('OperationOutcome');
   });
 
+  it('objects carrying toString as data, where messages quote the value, are a 400 that quotes them as JSON', async () => {
+    const created = await postAux('Condition', condition(), aw.alice.token, aw.aliceSource.id);
+    const evil = { toString: 'x', valueOf: 'y' };
+    const fhir = { 'content-type': 'application/fhir+json', [SOURCE_HEADER]: String(aw.aliceSource.id) };
+    const answers = [
+      await call('POST', '/FHIR/R5/Condition', { token: aw.alice.token, body: { resourceType: evil }, headers: fhir }),
+      await call('PUT', `/FHIR/R5/Condition/${created.json.id}`, { token: aw.alice.token, body: { ...condition(), id: evil }, headers: fhir }),
+      await call('POST', '/FHIR/R5/Condition', { token: aw.alice.token, body: condition({ clinicalStatus: { coding: [{ system: evil, code: 'active' }] } }), headers: fhir }),
+    ];
+    for (const res of answers) {
+      expect(res.status, res.text.slice(0, 200)).toBe(400);
+      expect(res.text).toContain(JSON.stringify(JSON.stringify(evil)).slice(1, -1));
+    }
+    const batch = await call('POST', '/FHIR/R5/', { token: aw.alice.token, body: { resourceType: 'Bundle', type: 'batch', entry: [{ request: { method: evil }, resource: condition() }] }, headers: fhir });
+    expect(batch.status).toBe(200);
+    expect(batch.json.entry[0].response.status).toBe('400 Bad Request');
+  });
+
   it.each(['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'])('an /api/v1/ body field named %s is an unknown field (400)', async (key) => {
     const res = await call('POST', '/api/v1/patients', { token: ow.practitioner.token, body: `{"${key}": 1}`, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);

@@ -7,6 +7,7 @@
  */
 import { issue, type OutcomeIssue } from '../../fhir/outcome';
 import { badRequest } from '../../http/errors';
+import { shown } from '../../shown';
 
 /** Entries a batch may carry (the body limit of 5 MB allows about this many readings). */
 export const MAX_BATCH_ENTRIES = 1000;
@@ -51,7 +52,7 @@ function parseEntry(entry: unknown, at: string): ParsedEntry {
   const request = entry.request;
   if (request !== undefined && !isObject(request)) return entryError('Bundle.entry.request must be an object.', `${at}.request`, 'structure');
   if (request?.method !== undefined && request.method !== 'POST') {
-    return entryError(`Only POST (create) entries are accepted in an upload batch, not ${String(request.method)}.`, `${at}.request.method`, 'not-supported');
+    return entryError(`Only POST (create) entries are accepted in an upload batch, not ${shown(request.method)}.`, `${at}.request.method`, 'not-supported');
   }
   const resource = entry.resource;
   if (!isObject(resource)) return entryError('The entry has no resource.', `${at}.resource`, 'required');
