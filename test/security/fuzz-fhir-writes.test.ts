@@ -58,7 +58,13 @@ function expectBatchResponse(res: TestResponse, entries: number | undefined): vo
   ledger.acknowledgeBundle(res);
 }
 
-const validBatch = () => batchOf([observation(world), observation(world, { code: 'omh:blood-pressure:4.0' }), condition({ id: `b-${Math.random()}` })]);
+let serial = 0;
+const validBatch = () =>
+  batchOf([
+    observation(world),
+    observation(world, { code: 'omh:blood-pressure:4.0', identifiers: [{ system: 'urn:fuzz', value: `r-${serial++}` }] }),
+    condition({ id: `b-${serial++}` }),
+  ]);
 const TYPES = ['Condition', 'Observation', 'QuestionnaireResponse', 'Patient', 'Bundle', 'Nonsense', '__proto__', 'constructor', 'condition'];
 
 describe('the batch upload', () => {

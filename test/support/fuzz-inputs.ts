@@ -22,6 +22,8 @@ export const hostileKey: fc.Arbitrary<string> = fc.oneof({ weight: 3, arbitrary:
 
 /** Strings far over any field's size, built once (fast-check only picks among them). */
 const HUGE = ['x'.repeat(70_000), '😀'.repeat(30_000), 'a\u0000'.repeat(5_000), '<script>'.repeat(10_000), '9'.repeat(400)];
+/** Strings within a field's size that grow past a key's once encoded (non-ASCII, and a URI's reserved characters). */
+const LONG = ['x'.repeat(3000), '😀'.repeat(128), `urn:${'a/'.repeat(126)}`, 'é'.repeat(256), '%'.repeat(700)];
 
 export const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.string({ maxLength: 40 }) },
@@ -34,6 +36,7 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.constantFrom(...HUGE) },
+  { weight: 1, arbitrary: fc.constantFrom(...LONG) },
 );
 
 const scalar: fc.Arbitrary<Json> = fc.oneof(
