@@ -75,9 +75,9 @@ describe('each entry stored once', () => {
     const fired = suite.fault((c, nth) => c.name === 'TransactWriteItemsCommand' && nth % 2 === 1, async () => {
       throw throttling();
     });
-    const res = await sent(world.patient.token, readings(120));
+    const res = await sent(world.patient.token, readings(80));
     expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
-    expect(fired()).toBeGreaterThan(2);
+    expect(fired()).toBeGreaterThan(0);
   });
 
   it('with every other transaction cancelled by a conflicting one, and the other batch calls throttled', async () => {
@@ -88,9 +88,9 @@ describe('each entry stored once', () => {
         throw cancelled(command.input.TransactItems.length, (i) => (i === 0 ? 'TransactionConflict' : 'None'));
       },
     );
-    const res = await sent(world.patient.token, readings(100));
+    const res = await sent(world.patient.token, readings(60));
     expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
-    expect(fired()).toBeGreaterThan(2);
+    expect(fired()).toBeGreaterThan(0);
   });
 
   it('when the answer of every first transaction is lost after it committed', async () => {
@@ -107,7 +107,7 @@ describe('each entry stored once', () => {
   });
 
   it('when four requests race to store the same batch: each reading is created by one and found by the others', async () => {
-    const batch = readings(80);
+    const batch = readings(40);
     const responses = await Promise.all([1, 2, 3, 4].map(() => sent(world.patient.token, batch)));
     for (let i = 0; i < batch.length; i += 1) {
       const statuses = responses.map((r) => statusesOf(r)[i]);
@@ -161,7 +161,7 @@ describe('an invocation stopped half-way through its batch, and the batch sent a
     ['never sent', false],
     ['sent, its answer lost', true],
   ])('the second transaction %s: after the re-send, exactly one row per reading', async (_what, sending) => {
-    const batch = readings(120);
+    const batch = readings(100);
     const stopper = await stopInvocation('first', 'TransactWriteItemsCommand', 1, { sending });
     suite.removeAfterTest(stopper.remove);
     suite.entries += batch.length;
