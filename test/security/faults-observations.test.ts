@@ -8,9 +8,8 @@
  * (test/integration/observations/faults.test.ts covers the single retries; this suite the
  * combinations and the state they leave.)
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { asInvocation, stopInvocation, throttling, type Fault } from '../support/faults';
+import { asInvocation, cancelled, halfUnprocessed, stopInvocation, throttling } from '../support/faults';
 import { FaultSuite } from '../support/fault-suite';
 import { Ledger } from '../support/ledger';
 import { idsOf, matchIds, observation, observationWorld, search, statusesOf, upload, type ObservationWorld } from '../support/observations';
@@ -41,23 +40,6 @@ async function sent(token: string, resources: readonly unknown[]): Promise<TestR
   ledger.acknowledgeBundle(res);
   return res;
 }
-
-const cancelled = (actions: number, code: (i: number) => string) =>
-  new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: Array.from({ length: actions }, (_, i) => ({ Code: code(i) })) });
-
-/** Keeps the first half of a batch call's items and answers the rest as unprocessed. */
-const halfUnprocessed: Fault = async (command, send) => {
-  if (command.name === 'BatchWriteItemCommand') {
-    const [table, requests] = Object.entries(command.input.RequestItems as Record<string, unknown[]>)[0]!;
-    const half = Math.ceil(requests.length / 2);
-    const output = await send({ RequestItems: { [table]: requests.slice(0, half) } });
-    return { ...output, UnprocessedItems: { [table]: requests.slice(half) } };
-  }
-  const [table, request] = Object.entries(command.input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!;
-  const half = Math.ceil(request.Keys.length / 2);
-  const output = await send({ RequestItems: { [table]: { ...request, Keys: request.Keys.slice(0, half) } } });
-  return { ...output, UnprocessedKeys: request.Keys.length > half ? { [table]: { ...request, Keys: request.Keys.slice(half) } } : {} };
-};
 
 describe('each entry stored once', () => {
   it('with every other batch call leaving half its items or keys unprocessed, through the upload and its read-back', async () => {

@@ -5,6 +5,7 @@
  * (or s3rver) as usual.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { dynamo, s3 } from '../../shared/store/clients';
 
 export interface SentCommand {
@@ -63,6 +64,25 @@ export function throttling(): Error {
 export function s3Unavailable(): Error {
   return Object.assign(new Error('Please reduce your request rate.'), { name: 'SlowDown', $retryable: {}, $metadata: { httpStatusCode: 503 } });
 }
+
+/** A transaction cancelled with these reasons (`code(i)` for the i-th action), as DynamoDB answers one. */
+export function cancelled(actions: number, code: (i: number) => string): TransactionCanceledException {
+  return new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: Array.from({ length: actions }, (_, i) => ({ Code: code(i) })) });
+}
+
+/** Sends the first half of a batch call's items (or keys) and answers the rest as unprocessed. */
+export const halfUnprocessed: Fault = async (command, send) => {
+  if (command.name === 'BatchWriteItemCommand') {
+    const [table, requests] = Object.entries(command.input.RequestItems as Record<string, unknown[]>)[0]!;
+    const half = Math.ceil(requests.length / 2);
+    const output = await send({ RequestItems: { [table]: requests.slice(0, half) } });
+    return { ...output, UnprocessedItems: { [table]: requests.slice(half) } };
+  }
+  const [table, request] = Object.entries(command.input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!;
+  const half = Math.ceil(request.Keys.length / 2);
+  const output = await send({ RequestItems: { [table]: { ...request, Keys: request.Keys.slice(0, half) } } });
+  return { ...output, UnprocessedKeys: request.Keys.length > half ? { [table]: { ...request, Keys: request.Keys.slice(half) } } : {} };
+};
 
 const invocation = new AsyncLocalStorage<string>();
 
