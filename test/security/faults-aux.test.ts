@@ -164,6 +164,18 @@ describe('the table failing after the body went to S3', () => {
     await sweepOnceAbandoned();
   });
 
+  it('deleting the FHIR Source removes what such a write left listed, with its object', async () => {
+    const other = await makeFhirSource({ patient: world.patient, dataSource: await makeDataSource({ type: 'patient_app' }) });
+    suite.fault((c) => c.name === 'TransactWriteItemsCommand', async () => {
+      throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', $retryable: {} });
+    });
+    suite.entries += 1;
+    expectUnavailable(await postAux('Condition', conditionOf(true), world.patient.token, other.id));
+    expect((await auditAux()).pendingBodies).toHaveLength(1);
+    suite.clearFaults();
+    expect((await call('DELETE', `/api/v1/fhir_sources/${other.id}`, { token: world.patient.token })).status).toBe(204);
+  });
+
   it('every other transaction throttled in a batch: each entry stored or 503; sent again, each stored once', async () => {
     const fired = suite.fault((c, nth) => c.name === 'TransactWriteItemsCommand' && nth % 2 === 1, async () => {
       throw throttling();
