@@ -1,6 +1,6 @@
 /**
  * Fuzzing every FHIR write: the batch upload `POST /FHIR/R5/`, the auxiliary create, update, merge
- * patch and JSON Patch, with bodies of any shape (hostile keys, deep nesting, huge strings, text that
+ * patch and JSON Patch (of Conditions, and of an Observation the native store hands over), with bodies of any shape (hostile keys, deep nesting, huge strings, text that
  * is not JSON) and with mutations of valid resources (readings, their Base64 payloads, Conditions).
  * Every answer is a well-formed 2xx or a 4xx OperationOutcome, never a 5xx; and after each property
  * the store holds exactly the resources the answers said were created, with no orphan item.
@@ -20,15 +20,16 @@ import { batchOf, observation, observationWorld, type ObservationWorld } from '.
 let world: ObservationWorld;
 let source: FhirSource;
 let ledger: Ledger;
-/** Conditions the updates and patches aim at. */
-let targets: string[];
+/** Stored resources the updates and patches aim at: Conditions, and a non-mobile-health Observation (which the native store hands to the auxiliary one). */
+let targets: Array<{ type: string; id: string; valid: () => Record<string, unknown> }>;
 const cases = new CaseCount('FHIR writes');
 
 beforeAll(async () => {
   world = await observationWorld();
   source = await makeFhirSource({ patient: world.patient, dataSource: await makeDataSource({ type: 'patient_app' }) });
   targets = [];
-  for (let i = 0; i < 3; i += 1) targets.push((await postAux('Condition', condition(), world.patient.token, source.id)).json.id);
+  for (let i = 0; i < 2; i += 1) targets.push({ type: 'Condition', id: (await postAux('Condition', condition(), world.patient.token, source.id)).json.id, valid: () => condition() });
+  targets.push({ type: 'Observation', id: (await postAux('Observation', labResult(), world.patient.token, source.id)).json.id, valid: labResult });
   ledger = await Ledger.ofStore();
 });
 afterAll(() => console.log(cases.line()));
@@ -65,6 +66,9 @@ const validBatch = () =>
     observation(world, { code: 'omh:blood-pressure:4.0', identifiers: [{ system: 'urn:fuzz', value: `r-${serial++}` }] }),
     condition({ id: `b-${serial++}` }),
   ]);
+/** A laboratory Observation (not mobile-health coded): the auxiliary store keeps it. */
+const labResult = () => ({ resourceType: 'Observation', status: 'final', code: { text: 'HbA1c' }, subject: { reference: 'Patient/x' }, effectiveDateTime: '2024-05-01', valueQuantity: { value: 6.1, unit: '%' } });
+
 const TYPES = ['Condition', 'Observation', 'QuestionnaireResponse', 'Patient', 'Bundle', 'Nonsense', '__proto__', 'constructor', 'condition'];
 
 describe('the batch upload', () => {
@@ -108,25 +112,26 @@ describe('the auxiliary create', () => {
   });
 });
 
-describe('updates and patches of a stored Condition', () => {
+describe('updates and patches of a stored resource', () => {
   const target = fc.nat().map((n) => targets[n % targets.length]!);
+  const urlOf = (t: { type: string; id: string }) => `/FHIR/R5/${t.type}/${t.id}`;
 
   it('PUT answers mutated resources and any body well', async () => {
     const body = fc.oneof(
-      fc.tuple(target, mutationsOf(() => condition())).map(([id, resource]) => [id, JSON.stringify(resource)] as const),
-      fc.tuple(target, mutationsOf(() => condition())).map(([id, resource]) => [id, JSON.stringify({ ...(resource as object), id })] as const),
+      target.chain((t) => mutationsOf(t.valid).map((resource) => [t, JSON.stringify(resource)] as const)),
+      target.chain((t) => mutationsOf(t.valid).map((resource) => [t, JSON.stringify({ ...(resource as object), id: t.id })] as const)),
       fc.tuple(target, bodyText),
     );
-    await fuzz(QUICK, body, async ([id, text]) => {
-      await sent('update', 'PUT', `/FHIR/R5/Condition/${id}`, text);
+    await fuzz(QUICK, body, async ([t, text]) => {
+      await sent('update', 'PUT', urlOf(t), text);
     });
     await expectStoreMatches(ledger);
   });
 
   it('PATCH answers any merge patch well', async () => {
     const patch = fc.oneof(jsonObject.map((o) => JSON.stringify(o)), bodyText);
-    await fuzz(QUICK, fc.tuple(target, patch), async ([id, text]) => {
-      await sent('merge patch', 'PATCH', `/FHIR/R5/Condition/${id}`, text, fhirJson({ 'content-type': 'application/merge-patch+json' }));
+    await fuzz(QUICK, fc.tuple(target, patch), async ([t, text]) => {
+      await sent('merge patch', 'PATCH', urlOf(t), text, fhirJson({ 'content-type': 'application/merge-patch+json' }));
     });
     await expectStoreMatches(ledger);
   });
@@ -142,8 +147,8 @@ describe('updates and patches of a stored Condition', () => {
       { requiredKeys: ['op', 'path'] },
     );
     const patch = fc.oneof({ weight: 4, arbitrary: fc.array(operation, { maxLength: 4 }).map((ops) => JSON.stringify(ops)) }, { weight: 1, arbitrary: bodyText });
-    await fuzz(QUICK * 2, fc.tuple(target, patch), async ([id, text]) => {
-      await sent('JSON Patch', 'PATCH', `/FHIR/R5/Condition/${id}`, text, fhirJson({ 'content-type': 'application/json-patch+json' }));
+    await fuzz(QUICK * 2, fc.tuple(target, patch), async ([t, text]) => {
+      await sent('JSON Patch', 'PATCH', urlOf(t), text, fhirJson({ 'content-type': 'application/json-patch+json' }));
     });
     await expectStoreMatches(ledger);
   });
