@@ -37,7 +37,8 @@ export const auxKeys = {
   sourceTypePrefix: (sourceId: Id, type: string) => `${sourceId}#${type}#`,
   /** Prefix of all of a source's index items in the `bySource` index. */
   sourcePrefix: (sourceId: Id) => `${sourceId}#`,
-  pendingBody: (patientId: Id, bodyKey: string): Key => ({ pk: `B#${patientId}`, sk: bodyKey }),
+  pendingPartition: (patientId: Id) => `B#${patientId}`,
+  pendingBody: (patientId: Id, bodyKey: string): Key => ({ pk: auxKeys.pendingPartition(patientId), sk: bodyKey }),
   upstreamClaim: (sourceId: Id, type: string, upstreamId: string): Key => ({
     pk: `U#${sourceId}#${type}#${keyText(upstreamId)}`,
     sk: 'U',

@@ -54,15 +54,22 @@ export async function discardPendingBody(patientId: Id, bodyKey: string | undefi
   }
 }
 
-async function pendingOf(patientId: Id, keyPrefix?: string): Promise<Array<{ bodyKey: string; state: PendingState; since: string }>> {
-  const entries: Array<{ bodyKey: string; state: PendingState; since: string }> = [];
+interface PendingEntry {
+  bodyKey: string;
+  state: PendingState;
+  /** ISO instant the entry was written. */
+  since: string;
+}
+
+async function pendingOf(patientId: Id, keyPrefix?: string): Promise<PendingEntry[]> {
+  const entries: PendingEntry[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const out = await dynamo().send(
       new QueryCommand({
         TableName: table(),
         KeyConditionExpression: keyPrefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': auxKeys.pendingBody(patientId, '').pk, ...(keyPrefix === undefined ? {} : { ':prefix': keyPrefix }) },
+        ExpressionAttributeValues: { ':pk': auxKeys.pendingPartition(patientId), ...(keyPrefix === undefined ? {} : { ':prefix': keyPrefix }) },
         ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),

@@ -12,8 +12,8 @@
  *    existing row (`ALL_OLD`), so a duplicate answers with the id it already has. The actions of a
  *    cancelled transaction that did not fail are retried; rows whose keys repeat within one request
  *    wait for a later round, since one transaction may not touch an item twice.
- * 4. Throttling, transaction conflicts and unprocessed batch items are retried with backoff; what
- *    still fails is reported per reading (503), never dropped silently.
+ * 4. Throttling and transaction conflicts are retried with backoff; what still fails is reported
+ *    per reading (503), never dropped silently.
  */
 import { createHash } from 'node:crypto';
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
