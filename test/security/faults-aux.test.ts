@@ -257,6 +257,26 @@ describe('an invocation stopped half-way through a batch of large bodies, and th
   });
 });
 
+describe('an R4 import stopped half-way, and sent again', () => {
+  it('its second commit sent, the answer lost: after the re-send, each resource stored once', async () => {
+    const bundle = { resourceType: 'Bundle', type: 'batch', entry: Array.from({ length: 8 }, (_, i) => ({ resource: conditionOf(i % 2 === 0) })) };
+    const send = () => call('POST', '/fhir-import/R4', { token: world.patient.token, body: bundle, headers: headers() });
+    const stopper = await stopInvocation('import', 'TransactWriteItemsCommand', 1, { sending: true });
+    suite.removeAfterTest(stopper.remove);
+    suite.entries += bundle.entry.length;
+    // Its answer is never read: the client saw the invocation time out.
+    void asInvocation('import', send).catch(() => undefined);
+    await stopper.stopped;
+    suite.faults += 1;
+    suite.entries += bundle.entry.length;
+    const again = await send();
+    expect(again.status).toBe(200);
+    ledger.acknowledgeBundle(again);
+    expect(statusesOf(again).every((s) => s === '201 Created' || s === '200 OK')).toBe(true);
+    await sweepOnceAbandoned();
+  });
+});
+
 /** The sweep as the next large write of the patient runs it, once the longest an invocation can run has gone by. */
 async function sweepOnceAbandoned(): Promise<void> {
   expect((await auditAux()).orphanBodies, 'every object is a row\'s or listed').toEqual([]);
