@@ -12,11 +12,13 @@ import type { ResourceRow } from './rows';
 /** FHIR's id syntax: anything else cannot be a stored id. */
 const ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
+export const isFhirId = (text: string): boolean => ID.test(text);
+
 export const rowNotFound = (type: string, id: string) => notFound(`${type}/${id} not found.`).at(type);
 
 /** The row of that type and id if the caller may read it; 404 otherwise. */
 export async function visibleRow(caller: Caller, type: string, id: string): Promise<ResourceRow> {
-  const row = ID.test(id) ? await getResourceRow(id) : undefined;
+  const row = isFhirId(id) ? await getResourceRow(id) : undefined;
   if (!row || row.type !== type || !(await canReadPatient(caller, row.patientId))) throw rowNotFound(type, id);
   return row;
 }

@@ -1,8 +1,9 @@
 /**
- * Bodies too large for a DynamoDB item, in S3. Objects are immutable (each version of a resource
+ * Bodies too large for a DynamoDB item, in S3. Objects are immutable (each write of a resource
  * is a new key), so the table never points at a half-written object: a write puts the object
- * first and commits the table after; a failed commit deletes the new object; the old version's
- * object is deleted only once the table no longer points at it.
+ * first and commits the table after; a refused commit deletes the new object; the old version's
+ * object is deleted only once the table no longer points at it. Until then, and while it is
+ * written, an object is listed in the table (`pending-bodies.ts`).
  */
 import { config } from '../config';
 import { s3 } from '../store/clients';
@@ -37,16 +38,6 @@ export async function getBody(key: string): Promise<string> {
 export async function deleteBody(key: string): Promise<void> {
   const { DeleteObjectCommand } = await sdk();
   await (await s3()).send(new DeleteObjectCommand({ Bucket: config().auxBucket, Key: key }));
-}
-
-/** Deletes a body whose row is gone or was never committed; a failure only leaves garbage, so it is logged, not raised. */
-export async function discardBody(key: string | undefined, log?: Pick<Logger, 'warn'>): Promise<void> {
-  if (key === undefined) return;
-  try {
-    await deleteBody(key);
-  } catch (error) {
-    log?.warn('could not delete an unreferenced auxiliary body; the next sweep of its source removes it', { bodyKey: key, error: error instanceof Error ? error.message : String(error) });
-  }
 }
 
 /** Deletes every object under a prefix (a source's or a patient's bodies); returns how many. */

@@ -1,6 +1,6 @@
 /**
  * Deleting everything stored through a FHIR Source, or for a patient: every row's items (resource,
- * index, upstream claim) and every body in S3. Call these AFTER deleting the FHIR Source (or the
+ * index, upstream claim), every body in S3 and the pending-body entries of those objects. Call these AFTER deleting the FHIR Source (or the
  * patient) record: every auxiliary write checks in its transaction that both still exist, so once
  * the record is gone no new row can land, and this sweep finds all there is. Both are idempotent:
  * re-running after a failure finishes the job (the S3 sweep is by prefix, so it also removes
@@ -12,6 +12,7 @@ import type { Id } from '../directory/model';
 import { config } from '../config';
 import { deleteBodiesUnder } from './bodies';
 import { auxKeys, bodyKeys, type Key } from './keys';
+import { forgetPendingBodies } from './pending-bodies';
 import { claimKeyOf, indexKeyOf, type IndexRow } from './rows';
 import { segmentRows, type Segment } from './store';
 
@@ -33,13 +34,17 @@ export async function deleteAuxiliaryRowsOfSource(sourceId: Id, patientId?: Id):
     throw new Error(`deleteAuxiliaryRowsOfSource(${sourceId}): the source is gone; pass its patient id to find its rows`);
   }
   const rows = await deleteRowsOf({ patientId: owner, sourceId });
-  return { rows, bodies: await deleteBodiesUnder(bodyKeys.ofSource(owner, sourceId)) };
+  const bodies = await deleteBodiesUnder(bodyKeys.ofSource(owner, sourceId));
+  await forgetPendingBodies(owner, bodyKeys.ofSource(owner, sourceId));
+  return { rows, bodies };
 }
 
 /** Deletes every auxiliary row of the patient (through all of their sources), and their bodies. */
 export async function deleteAuxiliaryRowsOfPatient(patientId: Id): Promise<AuxDeletion> {
   const rows = await deleteRowsOf({ patientId });
-  return { rows, bodies: await deleteBodiesUnder(bodyKeys.ofPatient(patientId)) };
+  const bodies = await deleteBodiesUnder(bodyKeys.ofPatient(patientId));
+  await forgetPendingBodies(patientId);
+  return { rows, bodies };
 }
 
 /** Deletes the rows of a segment a page of index items at a time; returns how many. */

@@ -4,6 +4,7 @@
  */
 import { operationOutcome } from '../fhir/outcome';
 import { isHttpError } from '../http/errors';
+import { busyAs503 } from './busy';
 import { versionHeaders } from './persist';
 import type { AuxCreateResult, CreateAuxiliaryResource } from './types';
 import { createAuxiliary } from './writes';
@@ -16,7 +17,9 @@ export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Pro
     );
     const { etag, location } = versionHeaders(row, req.origin);
     return { ok: true, status, resource, etag, location, lastModified: row.lastUpdated, patientId: row.patientId };
-  } catch (error) {
+  } catch (thrown) {
+    // A busy store is this entry's 503; the rest of the batch goes on.
+    const error = busyAs503(thrown);
     if (isHttpError(error)) return { ok: false, status: error.status, outcome: operationOutcome(error.issues) };
     throw error;
   }

@@ -9,10 +9,14 @@
  *   `bySource`. The sort key changes with each update (written in the same transaction).
  * - upstream claim `U#<sourceId>#<Type>#<upstream id> / U`: the submitted id, unique per source
  *   and type, so a re-posted resource updates its row instead of duplicating it.
+ * - pending body `B#<patientId> / <object key>`: an S3 object that no row points at, being written
+ *   or to be deleted (see `pending-bodies.ts`).
  *
- * Bodies too large for an item live at `aux/<patientId>/<sourceId>/<uuid>/<version>.json`: an
- * object is never overwritten (a new version is a new key), and a source's or a patient's objects
- * share a prefix, so deleting them is a sweep that also finds leftovers of interrupted writes.
+ * Bodies too large for an item live at `aux/<patientId>/<sourceId>/<uuid>/<version>.<attempt>.json`:
+ * an object is never overwritten (each write attempt is a new key: two writers racing to the same
+ * next version must not share an object, or the loser's cleanup would delete the winner's body),
+ * and a source's or a patient's objects share a prefix, so deleting them is a sweep that also
+ * finds leftovers of interrupted writes (which the pending bodies list as well).
  */
 import { keyText, type Key } from '../directory/keys';
 import type { Id } from '../directory/model';
@@ -33,6 +37,8 @@ export const auxKeys = {
   sourceTypePrefix: (sourceId: Id, type: string) => `${sourceId}#${type}#`,
   /** Prefix of all of a source's index items in the `bySource` index. */
   sourcePrefix: (sourceId: Id) => `${sourceId}#`,
+  pendingPartition: (patientId: Id) => `B#${patientId}`,
+  pendingBody: (patientId: Id, bodyKey: string): Key => ({ pk: auxKeys.pendingPartition(patientId), sk: bodyKey }),
   upstreamClaim: (sourceId: Id, type: string, upstreamId: string): Key => ({
     pk: `U#${sourceId}#${type}#${keyText(upstreamId)}`,
     sk: 'U',
@@ -45,7 +51,8 @@ export function indexSkOfSourceSk(srcSk: string): string {
 }
 
 export const bodyKeys = {
-  object: (patientId: Id, sourceId: Id, id: string, version: number) => `aux/${patientId}/${sourceId}/${id}/${version}.json`,
+  /** `attempt` tells apart the writes of one version (URL-safe text, e.g. random). */
+  object: (patientId: Id, sourceId: Id, id: string, version: number, attempt: string) => `aux/${patientId}/${sourceId}/${id}/${version}.${attempt}.json`,
   ofSource: (patientId: Id, sourceId: Id) => `aux/${patientId}/${sourceId}/`,
   ofPatient: (patientId: Id) => `aux/${patientId}/`,
 };

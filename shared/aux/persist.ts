@@ -1,16 +1,20 @@
 /**
  * Writing a version of a row: the stored copy is prepared (stamped and indexed), its body placed
  * inline or in S3, then the table committed. Order and cleanup keep both halves whole: the S3
- * object is written before the table points at it, deleted again when the commit fails, and the
- * previous version's object is deleted only after the table has moved on.
+ * object is listed as pending and written before the table points at it, deleted again when the
+ * commit is refused, and the previous version's object is deleted only after the table has moved
+ * on (`pending-bodies.ts` keeps every object no row points at findable until it is gone).
  */
+import { randomBytes } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { FHIR_BASES } from '../http/families';
-import type { HttpError } from '../http/errors';
+import { isHttpError, type HttpError } from '../http/errors';
 import type { Logger } from '../telemetry/logger';
-import { discardBody, getBody, isTooLargeForItem, putBody } from './bodies';
+import { getBody, isTooLargeForItem, putBody } from './bodies';
 import { bodyKeys } from './keys';
+import { discardPendingBody, recordWriting, sweepPendingBodies } from './pending-bodies';
 import type { ResourceRow, RowHead } from './rows';
-import { commitCreate, commitUpdate } from './store';
+import { commitCreate, commitUpdate, getResourceRow } from './store';
 import { prepareStored, type Resource } from './submission';
 
 export interface Written {
@@ -18,11 +22,23 @@ export interface Written {
   resource: Resource;
 }
 
-/** Where the row's body goes: inline when it fits the item, else a new S3 object (written now). */
-async function placeBody(head: RowHead, json: string): Promise<Pick<ResourceRow, 'body' | 'bodyKey'>> {
+/**
+ * Where the row's body goes: inline when it fits the item, else a new S3 object of this write alone,
+ * written now and listed as pending until the commit takes it (the patient's due leftovers are
+ * swept first).
+ */
+async function placeBody(head: RowHead, json: string, log?: Logger): Promise<Pick<ResourceRow, 'body' | 'bodyKey'>> {
   if (!isTooLargeForItem(json)) return { body: json };
-  const key = bodyKeys.object(head.patientId, head.sourceId, head.id, head.version);
-  await putBody(key, json);
+  await sweepPendingBodies(head.patientId, log);
+  const key = bodyKeys.object(head.patientId, head.sourceId, head.id, head.version, randomBytes(6).toString('base64url'));
+  await recordWriting(head.patientId, key);
+  try {
+    await putBody(key, json);
+  } catch (error) {
+    // The object may exist all the same (an answer lost after S3 stored it).
+    await discardPendingBody(head.patientId, key, log);
+    throw error;
+  }
   return { bodyKey: key };
 }
 
@@ -32,13 +48,8 @@ const nowInstant = () => new Date().toISOString();
 export async function persistNew(head: Omit<RowHead, 'version' | 'lastUpdated'>, submitted: Resource, origin: string, log?: Logger): Promise<Written> {
   const full: RowHead = { ...head, version: 1, lastUpdated: nowInstant() };
   const prepared = await prepareStored(submitted, full, origin);
-  const row: ResourceRow = { ...full, ...(await placeBody(full, prepared.json)) };
-  try {
-    await commitCreate(row, prepared.index);
-  } catch (error) {
-    await discardBody(row.bodyKey, log);
-    throw error;
-  }
+  const row: ResourceRow = { ...full, ...(await placeBody(full, prepared.json, log)) };
+  await commitWithBody(row, () => commitCreate(row, prepared.index), log);
   return { row, resource: prepared.resource };
 }
 
@@ -59,15 +70,42 @@ export async function persistNextVersion(
     lastUpdated: lastUpdated > current.lastUpdated ? lastUpdated : new Date(Date.parse(current.lastUpdated) + 1).toISOString(),
   };
   const prepared = await prepareStored(submitted, next, origin);
-  const row: ResourceRow = { ...next, ...(await placeBody(next, prepared.json)) };
+  const row: ResourceRow = { ...next, ...(await placeBody(next, prepared.json, log)) };
+  await commitWithBody(row, () => commitUpdate(current, row, prepared.index, onConflict), log);
+  await discardPendingBody(current.patientId, current.bodyKey, log);
+  return { row, resource: prepared.resource };
+}
+
+/**
+ * Runs the table commit of a row whose body may be a new S3 object. When the commit fails, the
+ * object goes only once the row is known not to point at it. A refusal the store gave (a failed
+ * condition, a cancelled transaction, a throttled or invalid request) wrote nothing. Any other
+ * failure (a timeout, a lost answer, a server error) may have come after the commit landed, so the
+ * row is read back: a commit that landed counts as done (deleting its object would leave a stored
+ * row without its body); one that did not, or whose fate cannot be read, keeps its object listed
+ * as pending, since the write may still land: a later sweep deletes it once it cannot.
+ */
+async function commitWithBody(row: ResourceRow, commit: () => Promise<void>, log?: Logger): Promise<void> {
   try {
-    await commitUpdate(current, row, prepared.index, onConflict);
+    await commit();
   } catch (error) {
-    await discardBody(row.bodyKey, log);
+    if (wasRefused(error)) {
+      await discardPendingBody(row.patientId, row.bodyKey, log);
+      throw error;
+    }
+    if (await landed(row)) return;
     throw error;
   }
-  if (current.bodyKey) await discardBody(current.bodyKey, log);
-  return { row, resource: prepared.resource };
+}
+
+function wasRefused(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode ?? 0;
+  return isHttpError(error) || error instanceof TransactionCanceledException || (status >= 400 && status < 500);
+}
+
+async function landed(row: ResourceRow): Promise<boolean> {
+  const stored = await getResourceRow(row.id).catch(() => undefined);
+  return stored?.version === row.version && stored.lastUpdated === row.lastUpdated;
 }
 
 /** The stored resource of a row, from the item or from S3. */

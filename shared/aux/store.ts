@@ -1,8 +1,9 @@
 /**
  * The auxiliary table's operations: key reads (GetItem, BatchGetItem, Query on the base table or
  * the `bySource` local index, all strongly consistent) and the all-or-nothing writes of a row
- * (its resource item, its index item and its upstream claim in one transaction, with conditions
- * on the FHIR Source and the patient so nothing lands for a source or patient deleted meanwhile).
+ * (its resource item, its index item, its upstream claim and the pending-body entries of the
+ * objects it takes or leaves, in one transaction, with conditions on the FHIR Source and the
+ * patient so nothing lands for a source or patient deleted meanwhile).
  * Nothing here scans.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -14,6 +15,7 @@ import type { SearchIndex } from '../fhir/search';
 import { badRequest, conflict, HttpError } from '../http/errors';
 import { dynamo } from '../store/clients';
 import { auxKeys, SOURCE_INDEX, type Key } from './keys';
+import { pendingBodyItem } from './pending-bodies';
 import { claimKeyOf, indexItem, indexKeyOf, indexRowOf, resourceItem, resourceRowOf, type IndexRow, type ResourceRow } from './rows';
 
 const table = () => config().auxTable;
@@ -131,8 +133,19 @@ export async function commitCreate(row: ResourceRow, index: SearchIndex): Promis
     aux.putNew(resourceItem(row), () => conflict(`Resource id ${row.id} already exists.`)),
     aux.put(indexItem(row, index)),
     ...(claim ? [aux.putNew({ ...claim, id: row.id }, () => new UpstreamIdTaken())] : []),
+    ...bodyTaken(row),
     ...ownerChecks(row),
   ]);
+}
+
+/** The row now points at its new object: it is no longer pending. */
+function bodyTaken(row: ResourceRow): Write[] {
+  return row.bodyKey === undefined ? [] : [aux.remove(auxKeys.pendingBody(row.patientId, row.bodyKey))];
+}
+
+/** The row no longer points at this object: it is listed for deletion. */
+function bodyLeft(row: ResourceRow): Write[] {
+  return row.bodyKey === undefined ? [] : [aux.put(pendingBodyItem(row.patientId, row.bodyKey, 'discarded'))];
 }
 
 /** The row read must still be the current one (same version), else the write is refused. */
@@ -149,6 +162,8 @@ export async function commitUpdate(previous: ResourceRow, next: ResourceRow, ind
     aux.put(resourceItem(next), versioned, versioned.onConflict),
     ...(moved ? [aux.remove(oldIndex)] : []),
     aux.put(indexItem(next, index)),
+    ...bodyTaken(next),
+    ...bodyLeft(previous),
     ...ownerChecks(next),
   ]);
 }
@@ -161,5 +176,6 @@ export async function commitDelete(row: ResourceRow, onConflict: () => HttpError
     aux.remove(auxKeys.resource(row.id), versioned, versioned.onConflict),
     aux.remove(indexKeyOf(row)),
     ...(claim ? [aux.remove(claim)] : []),
+    ...bodyLeft(row),
   ]);
 }

@@ -10,6 +10,7 @@ import { extractSearchIndex, type SearchIndex } from '../fhir/search';
 import { hasErrors, validateResource } from '../fhir/validation';
 import { badRequest, HttpError, unprocessable } from '../http/errors';
 import { FHIR_BASES } from '../http/families';
+import { shown } from '../shown';
 import type { RowHead } from './rows';
 
 export type Resource = Record<string, unknown>;
@@ -22,7 +23,7 @@ export function asResourceOf(type: string, body: unknown): Resource {
   const declared = body.resourceType;
   if (declared === undefined) throw badRequest(`resourceType is missing: expected '${type}'.`, 'required').at(`${type}.resourceType`);
   if (declared !== type) {
-    throw badRequest(`resourceType '${String(declared)}' does not match the type of the URL, ${type}.`, 'invalid').at(`${type}.resourceType`);
+    throw badRequest(`resourceType '${shown(declared)}' does not match the type of the URL, ${type}.`, 'invalid').at(`${type}.resourceType`);
   }
   return body;
 }

@@ -12,10 +12,11 @@ import { assertCanUseFhirSource } from '../auth/scope';
 import type { Caller } from '../auth/caller';
 import { badRequest, HttpError, notFound, unprocessable } from '../http/errors';
 import type { Logger } from '../telemetry/logger';
+import { shown } from '../shown';
 import { assertNamedSourceIsRows, writableRow } from './access';
 import { isAuxiliaryType } from './accepted-types';
 import { backoff, MAX_ATTEMPTS } from '../store/retry';
-import { discardBody } from './bodies';
+import { discardPendingBody } from './pending-bodies';
 import { loadResource, persistNew, persistNextVersion, type Written } from './persist';
 import type { ResourceRow } from './rows';
 import { claimedId, commitDelete, getResourceRow, preconditionFailed, UpstreamIdTaken } from './store';
@@ -127,7 +128,7 @@ async function rewrite(ctx: AuxWriteContext, id: string, nextBody: (row: Resourc
 
 function assertSameId(type: string, id: string, resource: Resource, what: string): void {
   if (resource.id !== id) {
-    const found = resource.id === undefined ? 'no id' : `id '${String(resource.id)}'`;
+    const found = resource.id === undefined ? 'no id' : `id '${shown(resource.id)}'`;
     throw badRequest(`The ${what} has ${found}; it must keep the id of the URL, '${id}'.`).at(`${type}.id`);
   }
 }
@@ -140,8 +141,11 @@ export async function updateAuxiliary(ctx: AuxWriteContext, id: string, body: un
   return rewrite(ctx, id, async () => submitted);
 }
 
-/** Keys that are never FHIR element names and that merge-patch libraries refuse to copy. */
-const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Keys that are never FHIR element names and that the merge-patch library cannot take: it drops the
+ * first three, and calls the target's own `hasOwnProperty`, which a patch could replace by data.
+ */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty']);
 
 function assertSafePatch(value: unknown, path: string): void {
   if (Array.isArray(value)) value.forEach((v, i) => assertSafePatch(v, `${path}[${i}]`));
@@ -229,7 +233,7 @@ export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise
       if (await goAgain(error instanceof VersionChanged, attempt)) continue;
       throw error;
     }
-    await discardBody(row.bodyKey, ctx.log);
+    await discardPendingBody(row.patientId, row.bodyKey, ctx.log);
     return { patientId: row.patientId };
   }
 }

@@ -6,7 +6,8 @@
  * items in each organization's / study's partition, written in one transaction: one GetItem tells
  * who may see a patient, one Query lists an organization's patients, both strongly consistent.
  */
-import { badRequest, conflict, notFound } from '../http/errors';
+import { badRequest, conflict, fieldErrors, notFound } from '../http/errors';
+import { fitsPartitionKey } from '../store/key-limits';
 import {
   assertKeyText,
   batchGet,
@@ -76,7 +77,9 @@ function normalizeIdentifiers(identifiers: readonly Identifier[] | undefined): I
     const identifier = { system: raw.system.trim(), value: raw.value.trim() };
     assertKeyText('identifiers.system', identifier.system);
     assertKeyText('identifiers.value', identifier.value);
-    seen.set(keys.patientIdentifier(identifier.system, identifier.value).pk, identifier);
+    const claim = keys.patientIdentifier(identifier.system, identifier.value).pk;
+    if (!fitsPartitionKey(claim)) throw fieldErrors({ identifiers: ['An identifier\'s system and value are too long together to be stored; shorten either.'] });
+    seen.set(claim, identifier);
   }
   return [...seen.values()];
 }
@@ -219,14 +222,16 @@ export async function addPatientIdentifier(id: Id, identifier: Identifier): Prom
 /** The patient holding this identifier, if any (system and value both exact). */
 export async function findPatientByIdentifier(system: string, value: string): Promise<Id | undefined> {
   if (!system || !value) return undefined;
-  const claim = await getItem(keys.patientIdentifier(system, value));
+  const key = keys.patientIdentifier(system, value);
+  if (!fitsPartitionKey(key.pk)) return undefined;
+  const claim = await getItem(key);
   return claim?.patientId as Id | undefined;
 }
 
 /** Patients holding an identifier with this value in any system (index read: eventually consistent). */
 export async function findPatientsByIdentifierValue(value: string): Promise<Id[]> {
-  if (!value) return [];
   const index = indexes.identifierValue(value);
+  if (!value || !fitsPartitionKey(index.pk)) return [];
   const items = await queryAll({ index: index.name, pk: index.pk, attributes: ['patientId'] });
   return [...new Set(items.map((i) => i.patientId as Id))].sort((a, b) => a - b);
 }

@@ -11,18 +11,17 @@
  *    right after a lost answer finds its rows.
  * 1. Ids come from the `observation` counter in blocks of 1,000 (one counter write per block).
  * 2. The span statistics of each patient are raised first when a row needs it (`span-stats.ts`).
- * 3. The id pointers (read by id) are written with BatchWriteItem. A pointer whose reading turns out
- *    to be a duplicate is removed afterwards; one left behind by a crash is harmless, because a read
- *    by id checks that the row it reaches carries that id.
- * 4. The rows go in TransactWriteItems of up to 100 actions: each row a put conditional on its key
- *    (patient + `header.uuid`) being free, each of its identifiers a claim conditional on being
- *    free. DynamoDB refuses a second row for a reading and a second holder of an identifier, across
+ * 3. The rows go in TransactWriteItems of up to 100 actions: each row a put conditional on its key
+ *    (patient + `header.uuid`) being free, its id pointer (read by id), and each of its identifiers
+ *    a claim conditional on being free. The pointer commits with its row or not at all, so neither a
+ *    duplicate, nor a failed write, nor an invocation stopped half-way leaves a pointer without its
+ *    row. DynamoDB refuses a second row for a reading and a second holder of an identifier, across
  *    requests and processes; the cancellation reasons name the actions that failed and return the
  *    existing row (`ALL_OLD`), so a duplicate answers with the id it already has. The actions of a
  *    cancelled transaction that did not fail are retried; rows whose keys repeat within one request
  *    wait for a later round, since one transaction may not touch an item twice.
- * 5. Throttling, transaction conflicts and unprocessed batch items are retried with backoff; what
- *    still fails is reported per reading (503), never dropped silently.
+ * 4. Throttling and transaction conflicts are retried with backoff; what still fails is reported
+ *    per reading (503), never dropped silently.
  */
 import { createHash } from 'node:crypto';
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
@@ -31,7 +30,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import pMap from 'p-map';
 import { config } from '../config';
 import { rootLogger } from '../telemetry/logger';
-import { batchGetAll, batchWriteAll, type WriteRequest } from '../store/batch';
+import { batchGetAll } from '../store/batch';
 import { dynamo } from '../store/clients';
 import { idBlocks } from '../store/counters';
 import { backoff, isRetryable, MAX_ATTEMPTS } from '../store/retry';
@@ -67,7 +66,7 @@ interface Pending {
   index: number;
   observation: StoredObservation;
   item: ObservationItem;
-  /** The row's put first, then one claim per identifier. */
+  /** The row's put first, then its id pointer, then one claim per identifier. */
   actions: TransactItem[];
   /** Keys the actions touch, to keep two actions on one item out of a transaction. */
   keys: string[];
@@ -84,11 +83,14 @@ function pendingOf(observation: StoredObservation, index: number): Pending {
     id: observation.id,
     patientId: observation.patientId,
   }));
-  const actions: TransactItem[] = [item, ...claims].map((Item) => ({
+  const pointer = { ...observationKeys.pointer(observation.id), patientId: observation.patientId, uuid: observation.uuid };
+  const conditional = (Item: Record<string, unknown>): TransactItem => ({
     Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
-  }));
-  const keys = [item, ...claims].map((i) => keyId(i as { pk: string; sk: string }));
-  return { index, observation, item, actions, keys, bytes: itemBytes(item) + 200 * claims.length };
+  });
+  // The id is fresh from the counter, so its pointer needs no condition.
+  const actions: TransactItem[] = [conditional(item), { Put: { TableName: table(), Item: pointer } }, ...claims.map(conditional)];
+  const keys = [item, pointer, ...claims].map((i) => keyId(i as { pk: string; sk: string }));
+  return { index, observation, item, actions, keys, bytes: itemBytes(item) + 200 * (1 + claims.length) };
 }
 
 /** Stores readings; one outcome per input, in input order. */
@@ -117,17 +119,12 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
   for (const p of pending) spans.set(p.observation.patientId, Math.max(spans.get(p.observation.patientId) ?? 1, spanOf(p.observation.effective)));
   await raiseSpans(spans);
 
-  pending = await writePointers(pending, outcomes);
   while (pending.length > 0) {
     const { round, later } = splitRound(pending);
     const groups = groupForTransactions(round);
     await pMap(groups, (group) => runTransaction(group, outcomes), { concurrency: TRANSACTION_CONCURRENCY });
     pending = later;
   }
-  // Only where the row is known not to carry the id: a failed write may still have landed (an answer
-  // lost after the commit), and its retry must then find the row by that id.
-  const unused = (o: WriteOutcome | undefined) => o?.kind === 'existing' || o?.kind === 'conflict';
-  await removeUnusedPointers(ids.filter((_, n) => unused(outcomes[fresh[n]!])));
   return outcomes;
 }
 
@@ -142,24 +139,6 @@ async function findStored(inputs: readonly NewObservation[]): Promise<Map<string
     rootLogger().warn('looking up stored readings failed; writing all of them', e instanceof Error ? e : String(e));
     return new Map();
   }
-}
-
-async function writePointers(pending: Pending[], outcomes: WriteOutcome[]): Promise<Pending[]> {
-  const requests: WriteRequest[] = pending.map((p) => ({
-    PutRequest: { Item: { ...observationKeys.pointer(p.observation.id), patientId: p.observation.patientId, uuid: p.observation.uuid } },
-  }));
-  const unwritten = new Set((await batchWriteAll(table(), requests)).map((r) => r.PutRequest?.Item?.pk as string));
-  return pending.filter((p) => {
-    if (!unwritten.has(observationKeys.pointer(p.observation.id).pk)) return true;
-    outcomes[p.index] = failed(503, BUSY);
-    return false;
-  });
-}
-
-async function removeUnusedPointers(ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
-  // Best effort: a pointer left behind leads to a row with another id, which a read treats as absent.
-  await batchWriteAll(table(), ids.map((id) => ({ DeleteRequest: { Key: observationKeys.pointer(id) } }))).catch(() => undefined);
 }
 
 /** Readings whose keys are all new to this round; the others wait for the next round. */
@@ -239,6 +218,9 @@ async function runTransaction(group: Pending[], outcomes: WriteOutcome[]): Promi
   }
 }
 
+/** Where a reading's identifier claims start among its actions (after the row's put and its pointer). */
+const FIRST_CLAIM = 2;
+
 const BUSY = 'The store is busy; the reading was not stored. Please retry.';
 
 const failed = (status: 413 | 500 | 503, reason: string): WriteOutcome => ({ kind: 'failed', status, reason });
@@ -261,10 +243,11 @@ function settleCancelled(group: Pending[], reasons: CancellationReason[], outcom
       else retry.push(p);
       continue;
     }
-    const claim = own.findIndex((r, i) => i > 0 && failedCondition(r));
-    if (claim > 0) {
+    // The row's put and its pointer come first; the identifier claims follow.
+    const claim = own.findIndex((r, i) => i >= FIRST_CLAIM && failedCondition(r));
+    if (claim >= FIRST_CLAIM) {
       const holder = own[claim]!.Item ? Number(unmarshall(own[claim]!.Item).id) : 0;
-      outcomes[p.index] = { kind: 'conflict', identifier: p.observation.identifiers[claim - 1]!, heldBy: holder };
+      outcomes[p.index] = { kind: 'conflict', identifier: p.observation.identifiers[claim - FIRST_CLAIM]!, heldBy: holder };
       continue;
     }
     retry.push(p);

@@ -1,12 +1,13 @@
 /**
- * Inputs that once reached a 500, each now a clear 4xx in its path's dialect: prototype names as
- * client text (a sort key, body fields), JSON nested past the edge limit (an `/api/v1/` body, a
- * FHIR merge patch), an Observation cursor whose timestamp lies outside the date range; and
- * request headers that once chose the origin of absolute links.
+ * Inputs that once reached a 500, each now a clear 4xx in its path's dialect (or, for a search, no
+ * match): prototype names as client text (a sort key, body fields, a merge patch key), JSON nested
+ * past the edge limit (an `/api/v1/` body, a FHIR merge patch), an Observation cursor whose
+ * timestamp lies outside the date range, text too long to be part of a key (ids and identifiers
+ * searched for or stored); and request headers that once chose the origin of absolute links.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config';
-import { SOURCE_HEADER } from '../../shared/fhir/constants';
+import { SOURCE_HEADER, sourceUri } from '../../shared/fhir/constants';
 import { CURSOR_PARAM } from '../../shared/fhir/searchset';
 import { requestOrigin } from '../../shared/http/request';
 import { encodeCursor, searchFingerprint } from '../../shared/observations/search/cursor';
@@ -35,6 +36,35 @@ describe('prototype names as client text', () => {
     expect(JSON.stringify(res.json)).toContain(`cannot sort by '${key}'`);
   });
 
+  it('a merge patch that sets hasOwnProperty and then removes an element is a 400', async () => {
+    const created = await postAux('Condition', condition(), aw.alice.token, aw.aliceSource.id);
+    const res = await call('PATCH', `/FHIR/R5/Condition/${created.json.id}`, {
+      token: aw.alice.token,
+      body: '{"note": {"hasOwnProperty": 1, "text": null}}',
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.resourceType).toBe('OperationOutcome');
+  });
+
+  it('objects carrying toString as data, where messages quote the value, are a 400 that quotes them as JSON', async () => {
+    const created = await postAux('Condition', condition(), aw.alice.token, aw.aliceSource.id);
+    const evil = { toString: 'x', valueOf: 'y' };
+    const fhir = { 'content-type': 'application/fhir+json', [SOURCE_HEADER]: String(aw.aliceSource.id) };
+    const answers = [
+      await call('POST', '/FHIR/R5/Condition', { token: aw.alice.token, body: { resourceType: evil }, headers: fhir }),
+      await call('PUT', `/FHIR/R5/Condition/${created.json.id}`, { token: aw.alice.token, body: { ...condition(), id: evil }, headers: fhir }),
+      await call('POST', '/FHIR/R5/Condition', { token: aw.alice.token, body: condition({ clinicalStatus: { coding: [{ system: evil, code: 'active' }] } }), headers: fhir }),
+    ];
+    for (const res of answers) {
+      expect(res.status, res.text.slice(0, 200)).toBe(400);
+      expect(res.text).toContain(JSON.stringify(JSON.stringify(evil)).slice(1, -1));
+    }
+    const batch = await call('POST', '/FHIR/R5/', { token: aw.alice.token, body: { resourceType: 'Bundle', type: 'batch', entry: [{ request: { method: evil }, resource: condition() }] }, headers: fhir });
+    expect(batch.status).toBe(200);
+    expect(batch.json.entry[0].response.status).toBe('400 Bad Request');
+  });
+
   it.each(['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'])('an /api/v1/ body field named %s is an unknown field (400)', async (key) => {
     const res = await call('POST', '/api/v1/patients', { token: ow.practitioner.token, body: `{"${key}": 1}`, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
@@ -54,6 +84,41 @@ describe('prototype names as search parameter names', () => {
     const strict = await call('GET', `/FHIR/R5/Condition?${key}=1`, { token: aw.alice.token, headers: { prefer: 'handling=strict' } });
     expect(strict.status).toBe(400);
     expect(strict.json.resourceType).toBe('OperationOutcome');
+  });
+});
+
+describe('text too long to be part of a key', () => {
+  const long = 'x'.repeat(3000);
+  // 128 emoji are 256 UTF-16 units (the longest identifier value the API takes), 1,536 characters once encoded in a key.
+  const longSystem = `urn:${'a/'.repeat(126)}`;
+  const longValue = '😀'.repeat(128);
+
+  it('an _id or patient.identifier no row could have finds nothing', async () => {
+    const source = encodeURIComponent(sourceUri(aw.aliceSource.id));
+    for (const query of [`Condition?_id=${long}`, `Observation?_source=${source}&_id=${long}`, `Observation?patient.identifier=urn:a|${long}`, `Patient?identifier=urn:a|${long}`, `Condition?patient.identifier=urn:a|${long}`, `Group?patient.identifier=urn:a|${long}`]) {
+      const res = await call('GET', `/FHIR/R5/${query}`, { token: aw.doctor.token });
+      expect(res.status, query.slice(0, 40)).toBe(200);
+      expect(res.json.entry.filter((e: any) => e.search?.mode !== 'outcome'), query.slice(0, 40)).toEqual([]);
+    }
+  });
+
+  it('a reading whose identifier is too long to claim is refused (400), the others stored', async () => {
+    const res = await upload(ow.patient.token, [observation(ow, { identifiers: [{ system: 'urn:a', value: long }] }), observation(ow)]);
+    expect(res.json.entry.map((e: any) => e.response.status)).toEqual(['400 Bad Request', '201 Created']);
+    expect(res.json.entry[0].response.outcome.issue[0]).toMatchObject({ code: 'too-long', expression: ['Observation.identifier[0]'] });
+  });
+
+  it('a patient identifier too long to claim is a 400 on create and on the portal call', async () => {
+    const json = { 'content-type': 'application/json' };
+    const created = await call('POST', '/api/v1/patients', {
+      token: ow.practitioner.token,
+      body: { organization_id: ow.organization.id, telecom_email: 'long-id@example.test', name_family: 'F', name_given: 'G', identifiers: [{ system: longSystem, value: longValue }] },
+      headers: json,
+    });
+    expect(created.status).toBe(400);
+    expect(created.json.identifiers).toEqual([expect.stringContaining('too long')]);
+    const portal = await call('POST', '/api/v1/portal/identifier', { token: ow.patient.token, body: { system: longSystem, value: longValue }, headers: json });
+    expect(portal.status).toBe(400);
   });
 });
 

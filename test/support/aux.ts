@@ -4,8 +4,6 @@
  * table and the bucket hold (through clients of their own, so a test can list everything while
  * the service's own client refuses to scan).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../shared/config';
 import type { FhirSource, Organization, Patient, Practitioner } from '../../shared/directory/model';
@@ -13,6 +11,7 @@ import { SOURCE_HEADER } from '../../shared/fhir/constants';
 import { dynamo } from '../../shared/store/clients';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, type WithToken } from './directory';
 import { call, type CallOptions } from './invoke';
+import { tableItems } from './store';
 
 export interface AuxWorld {
   org: Organization;
@@ -57,19 +56,9 @@ export function postAux(type: string, body: unknown, token: string, source?: num
   });
 }
 
-let rawTable: DynamoDBDocumentClient | undefined;
-
 /** Every item of the auxiliary table (a Scan through a client of the test's own). */
-export async function auxItems(): Promise<Record<string, unknown>[]> {
-  rawTable ??= DynamoDBDocumentClient.from(new DynamoDBClient({}));
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await rawTable.send(new ScanCommand({ TableName: config().auxTable, ...(start ? { ExclusiveStartKey: start } : {}) }));
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+export function auxItems(): Promise<Record<string, unknown>[]> {
+  return tableItems(config().auxTable);
 }
 
 let rawBucket: S3Client | undefined;

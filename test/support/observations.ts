@@ -72,8 +72,10 @@ export function labObservation(world: Pick<ObservationWorld, 'patient' | 'device
   return { ...recoded(observation(world), { system: 'http://loinc.org', code: '2345-7' }), valueQuantity: { value: 5.4, unit: 'mmol/L' }, valueAttachment: undefined };
 }
 
+/** A batch Bundle creating each resource (an entry's URL names its resource's type). */
 export function batchOf(resources: readonly unknown[]): Record<string, unknown> {
-  return { resourceType: 'Bundle', type: 'batch', entry: resources.map((resource) => ({ resource, request: { method: 'POST', url: 'Observation' } })) };
+  const typeOf = (resource: unknown) => ((resource as { resourceType?: unknown })?.resourceType as string | undefined) ?? 'Observation';
+  return { resourceType: 'Bundle', type: 'batch', entry: resources.map((resource) => ({ resource, request: { method: 'POST', url: typeOf(resource) } })) };
 }
 
 export function upload(token: string, resources: readonly unknown[], headers: Record<string, string> = {}): Promise<TestResponse> {

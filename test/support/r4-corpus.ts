@@ -26,13 +26,27 @@ export interface CorpusExample {
   resource: Json;
 }
 
+const corpusDir = () => dirname(createRequire(import.meta.url).resolve('hl7.fhir.r4.examples/package.json'));
+
 export function r4Corpus(): CorpusExample[] {
-  const dir = dirname(createRequire(import.meta.url).resolve('hl7.fhir.r4.examples/package.json'));
+  const dir = corpusDir();
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json') && f !== 'package.json')
     .sort()
     .map((file) => ({ file, resource: JSON.parse(readFileSync(join(dir, file), 'utf8')) as Json }))
     .filter(({ resource }) => typeof resource.resourceType === 'string' && !CONFORMANCE.has(resource.resourceType) && !isDefinitionBundle(resource));
+}
+
+/** The first `perType` examples of each type (by file name), read without the rest of the corpus. */
+export function r4ExamplesOf(types: readonly string[], perType: number): CorpusExample[] {
+  const dir = corpusDir();
+  const files = readdirSync(dir).sort();
+  return types.flatMap((type) =>
+    files
+      .filter((f) => f.startsWith(`${type}-`) && f.endsWith('.json'))
+      .slice(0, perType)
+      .map((file) => ({ file, resource: JSON.parse(readFileSync(join(dir, file), 'utf8')) as Json })),
+  );
 }
 
 /** The specification's own Bundles of definitions (all StructureDefinitions, all ValueSets, ...). */

@@ -13,6 +13,7 @@ import { parseSearch, parseSort, rejectUnknown, type Criterion, type SortSpec, t
 import { splitUnescaped, unescapeValue } from '../../fhir/search/values';
 import { CURSOR_PARAM } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
+import { isFhirId } from '../access';
 
 export type TotalMode = 'none' | 'estimate' | 'accurate';
 
@@ -167,12 +168,15 @@ function exactSources(criteria: readonly Criterion[]): Id[] | undefined {
   );
 }
 
-/** Ids named by `_id` (no modifier; a value with a system cannot match an id). */
+/**
+ * Ids named by `_id` (no modifier; a value with a system cannot match an id, nor can text outside
+ * FHIR's id syntax, which is never looked up: it could not even be a key).
+ */
 function exactIds(criteria: readonly Criterion[]): string[] | undefined {
   return intersectAll(
     criteria.flatMap((c) =>
       c.kind === 'token' && c.param.code === '_id' && c.modifier === undefined
-        ? [c.values.flatMap((v) => (v.code !== undefined && (v.system === undefined || v.system === null) ? [v.code] : []))]
+        ? [c.values.flatMap((v) => (v.code !== undefined && (v.system === undefined || v.system === null) && isFhirId(v.code) ? [v.code] : []))]
         : [],
     ),
   );

@@ -3,6 +3,7 @@
  * standard publishes no expansion for is checked by its grammar (see `CodeGrammar`).
  */
 import { codeSetHas, codeSetMembership, type Binding, type CodeGrammar } from '../definitions';
+import { shown } from '../../shown';
 
 type Json = Record<string, any>;
 
@@ -82,10 +83,10 @@ export function bindingProblems(binding: Binding, type: string, value: unknown, 
   if (coded.some((c) => codeAllowed(binding, c.system, c.code, ucum))) return [];
   const prefix = type === 'CodeableReference' ? '.concept' : '';
   if (coded.length === 0) return [{ message: `a coding from the required value set ${vs} is needed`, at: prefix }];
-  const shown = coded.map(codingText).join(', ');
-  return [{ message: `none of the codings (${shown}) is in the required value set ${vs}${allowedCodesHint(binding)}`, at: `${prefix}.coding` }];
+  const listed = coded.map(codingText).join(', ');
+  return [{ message: `none of the codings (${listed}) is in the required value set ${vs}${allowedCodesHint(binding)}`, at: `${prefix}.coding` }];
 }
 
 function codingText(c: Json): string {
-  return c.system ? `${c.system}|${c.code}` : `'${c.code}'`;
+  return c.system ? `${shown(c.system)}|${c.code}` : `'${c.code}'`;
 }

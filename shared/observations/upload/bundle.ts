@@ -8,6 +8,7 @@
 import { config } from '../../config';
 import { issue, type OutcomeIssue } from '../../fhir/outcome';
 import { badRequest, HttpError } from '../../http/errors';
+import { shown } from '../../shown';
 
 /** More entries than a Bundle may carry (`config().maxBundleEntries`) is a 413, before any entry is read. */
 export function assertBundleSize(entries: number, what: string): void {
@@ -53,7 +54,7 @@ function parseEntry(entry: unknown, at: string): ParsedEntry {
   const request = entry.request;
   if (request !== undefined && !isObject(request)) return entryError('Bundle.entry.request must be an object.', `${at}.request`, 'structure');
   if (request?.method !== undefined && request.method !== 'POST') {
-    return entryError(`Only POST (create) entries are accepted in an upload batch, not ${String(request.method)}.`, `${at}.request.method`, 'not-supported');
+    return entryError(`Only POST (create) entries are accepted in an upload batch, not ${shown(request.method)}.`, `${at}.request.method`, 'not-supported');
   }
   const resource = entry.resource;
   if (!isObject(resource)) return entryError('The entry has no resource.', `${at}.resource`, 'required');

@@ -15,6 +15,7 @@ import type { AuxiliaryStore } from '../auxiliary';
 import { codesById } from '../code-table-cache';
 import { ETAG, toFhirObservation } from '../projection';
 import { routeObservation } from '../route';
+import { isRetryable } from '../../store/retry';
 import { storeObservations, type WriteOutcome } from '../write';
 import type { ParsedEntry } from './bundle';
 import { checkNativeObservation, uploadContext, type EntryCheck } from './native-entry';
@@ -70,7 +71,7 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
       if (check.ok) valid.push({ index, check });
       else results[index] = { status: check.status, outcome: operationOutcome(check.issues) };
     });
-    const writing = storeObservations(valid.map((v) => v.check.observation)).then(async (written) => {
+    const writing = storeObservations(valid.map((v) => v.check.observation)).catch((error) => busyOutcomes(error, valid.length)).then(async (written) => {
       const codes = await codesById(written.flatMap((w) => (w.kind === 'existing' ? [w.observation.codeId] : [])));
       written.forEach((outcome, n) => {
         const { index, check } = valid[n]!;
@@ -85,6 +86,17 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
 
   await pMap(auxiliary, async (i) => (results[i] = await auxiliaryResult(entries[i] as { type: string; resource: unknown }, req)), { concurrency: AUX_CONCURRENCY });
   return results;
+}
+
+/**
+ * A store call that failed before it wrote a row (the id counter or the span statistics stayed
+ * throttled) leaves its readings unstored: each is reported as such (503), like a reading whose own
+ * transaction stayed throttled, and the rest of the batch keeps its results. Other errors stay
+ * unexpected.
+ */
+function busyOutcomes(error: unknown, count: number): WriteOutcome[] {
+  if (!isRetryable(error)) throw error;
+  return Array.from({ length: count }, () => ({ kind: 'failed', status: 503, reason: 'The store is busy; the reading was not stored. Please retry.' }));
 }
 
 async function auxiliaryResult(entry: { type: string; resource: unknown }, req: UploadRequest): Promise<EntryResult> {

@@ -1,13 +1,13 @@
 /**
  * The write path under injected faults (a middleware on the real client answers instead of
- * DynamoDB, or changes what is sent): unprocessed batch items and throttled or conflicting
- * transactions are retried until stored; what still fails is reported per entry and nothing of it
- * remains.
+ * DynamoDB, or changes what is sent): throttled or conflicting transactions are retried until
+ * stored; what still fails is reported per entry and nothing of it remains. (The combinations of
+ * faults, and the state they leave, are test/security/faults-observations.test.ts.)
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../support/invoke';
-import { injectFault, throttling } from '../../support/faults';
+import { injectFault, recordCommands, throttling } from '../../support/faults';
 import { idsOf, observation, observationWorld, statusesOf, storedRows, upload, type ObservationWorld } from '../../support/observations';
 
 let world: ObservationWorld;
@@ -27,18 +27,19 @@ async function allReadable(ids: string[]) {
 }
 
 describe('retried until stored', () => {
-  it('BatchWriteItem leaving half its items unprocessed, three times', async () => {
-    let faults = 3;
-    remove = injectFault(async (command, send) => {
-      if (command.name !== 'BatchWriteItemCommand' || faults-- <= 0) return send();
-      const [table, requests] = Object.entries(command.input.RequestItems as Record<string, unknown[]>)[0]!;
-      const half = Math.ceil(requests.length / 2);
-      const output = await send({ RequestItems: { [table]: requests.slice(0, half) } });
-      return { ...output, UnprocessedItems: { [table]: requests.slice(half) } };
-    });
+  it('each row and its id pointer are written by one transaction, so neither lands without the other', async () => {
+    const recorder = recordCommands();
+    remove = recorder.stop;
     const res = await upload(world.patient.token, readings(30));
     expect(statusesOf(res).every((s) => s === '201 Created')).toBe(true);
-    expect(faults).toBeLessThan(0);
+    const transactions = recorder.commands
+      .filter((c) => c.name === 'TransactWriteItemsCommand')
+      .map((t) => (t.input.TransactItems as any[]).map((action) => (action.Put?.Item ?? {}) as Record<string, unknown>));
+    for (const id of idsOf(res)) {
+      const written = transactions.find((items) => items.some((item) => item.pk === `O#${id}`));
+      expect(written?.some((item) => item.id === Number(id) && String(item.sk).startsWith('U#')), id).toBe(true);
+    }
+    expect(recorder.commands.map((c) => c.name)).not.toContain('BatchWriteItemCommand');
     await allReadable(idsOf(res));
   });
 
@@ -76,21 +77,5 @@ describe('reported per entry when it keeps failing', () => {
     expect(statusesOf(res)).toEqual(['503 Service Unavailable', '503 Service Unavailable', '503 Service Unavailable']);
     expect(res.json.entry[0].response.outcome.issue[0]).toMatchObject({ severity: 'error', code: 'transient' });
     expect((await storedRows(world.patient.id)).length).toBe(before);
-  }, 60_000);
-
-  it('pointers that stay unprocessed: those readings answer 503, the others are stored', async () => {
-    remove = injectFault(async (command, send) => {
-      if (command.name !== 'BatchWriteItemCommand') return send();
-      const [table, requests] = Object.entries(command.input.RequestItems as Record<string, any[]>)[0]!;
-      const stuck = requests.filter((r) => r.PutRequest?.Item?.pk === 'O#stuck' || r.PutRequest?.Item?.uuid?.startsWith('00000000'));
-      const rest = requests.filter((r) => !stuck.includes(r));
-      const output = rest.length > 0 ? await send({ RequestItems: { [table]: rest } }) : {};
-      return { ...output, UnprocessedItems: stuck.length > 0 ? { [table]: stuck } : {} };
-    });
-    const stuck = observation(world, { uuid: '00000000-0000-4000-8000-000000000001' });
-    const before = (await storedRows(world.patient.id)).length;
-    const res = await upload(world.patient.token, [observation(world), stuck, observation(world)]);
-    expect(statusesOf(res)).toEqual(['201 Created', '503 Service Unavailable', '201 Created']);
-    expect((await storedRows(world.patient.id)).length).toBe(before + 2);
   }, 60_000);
 });
