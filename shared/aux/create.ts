@@ -4,7 +4,7 @@
  */
 import { operationOutcome } from '../fhir/outcome';
 import { isHttpError } from '../http/errors';
-import { busyAs503 } from './busy';
+import { busyAs503 } from '../store/busy';
 import { versionHeaders } from './persist';
 import type { AuxCreateResult, CreateAuxiliaryResource } from './types';
 import { createAuxiliary } from './writes';

@@ -14,7 +14,6 @@ import type { HttpRequest } from '../http/request';
 import { fhirJson, noContent, type HttpResponse } from '../http/response';
 import { METRIC } from '../telemetry/names';
 import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, type AuxiliaryType } from './accepted-types';
-import { answeringBusyAs503 } from './busy';
 import { versionHeaders, type Written } from './persist';
 import { readAuxiliary } from './read';
 import { searchAuxiliary } from './search';
@@ -51,21 +50,8 @@ const PATIENT_PARAM: SearchParamCapability = {
 
 const SOURCE_DOC = `The FHIR Source: ${SOURCE_URI_PREFIX}<id> for one source, _source:below=${SOURCE_URI_PREFIX} for all of them.`;
 
-/** The interactions of a type; each answers 503 where a busy store would have made it fail (`busy.ts`). */
+/** The interactions of a type (a busy store is a 503 through the error renderer, as on every path). */
 export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandlers> {
-  const h = interactionsOf(type);
-  return {
-    read: answeringBusyAs503(h.read),
-    vread: answeringBusyAs503(h.vread),
-    search: answeringBusyAs503(h.search),
-    create: answeringBusyAs503(h.create),
-    update: answeringBusyAs503(h.update),
-    patch: answeringBusyAs503(h.patch),
-    delete: answeringBusyAs503(h.delete),
-  };
-}
-
-function interactionsOf(type: AuxiliaryType): Required<FhirTypeHandlers> {
   return {
     read: async (req, id) => {
       const found = await readAuxiliary(await authenticate(req), type, id, req.origin);

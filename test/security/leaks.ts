@@ -19,12 +19,13 @@ const exactly = (text: string) => new RegExp(`(?<![\\w-])${escape(text)}(?![\\w-
 export function markersOf(side: PatientSide, name: string): Marker[] {
   const { patient } = side;
   return [
-    { what: `${name}'s patient reference`, pattern: new RegExp(`Patient/${patient.id}(?!\\d)`) },
+    { what: `${name}'s patient reference`, pattern: new RegExp(`Patient/${patient.id}(?![\\w-])`) },
     { what: `${name}'s patient id as a field`, pattern: new RegExp(`"patient(Id)?"\\s*:\\s*"?${patient.id}(?!\\d)`) },
     { what: `${name}'s family name`, pattern: exactly(patient.nameFamily!) },
     { what: `${name}'s email`, pattern: exactly(patient.telecomEmail!) },
     { what: `${name}'s identifier`, pattern: exactly(side.identifier.value) },
-    ...side.observationIds.map((id) => ({ what: `${name}'s reading ${id}`, pattern: new RegExp(`Observation/${id}(?!\\d)`) })),
+    // Not the start of an auxiliary row's UUID (`Observation/3f2a...`): a reading's id is a whole number.
+    ...side.observationIds.map((id) => ({ what: `${name}'s reading ${id}`, pattern: new RegExp(`Observation/${id}(?![\\w-])`) })),
     ...side.payloads.map((data, i) => ({ what: `${name}'s reading payload ${i}`, pattern: new RegExp(escape(data)) })),
     { what: `${name}'s reading identifier`, pattern: exactly(side.readingIdentifier.value) },
     { what: `${name}'s Condition`, pattern: exactly(side.conditionId) },

@@ -10,6 +10,7 @@ import { badRequest, HttpError, isHttpError, unsupportedMediaType } from '../err
 import { dialectOf } from '../families';
 import type { Dialect } from '../request';
 import { APP_JSON, FHIR_JSON, toLambdaResult, type HttpResponse } from '../response';
+import { busyAs503 } from '../../store/busy';
 import { contextOf } from './request-context';
 
 interface MiddyHttpError extends Error {
@@ -37,6 +38,8 @@ export const outOfTime = () =>
 /** Turns any thrown value into an HttpError; `undefined` means an unexpected failure. */
 export function toHttpError(e: unknown): HttpError | undefined {
   if (isHttpError(e)) return e;
+  const busy = busyAs503(e);
+  if (isHttpError(busy)) return busy;
   if (e instanceof Error && e.name === 'TimeoutError' && (e.cause as { package?: string } | undefined)?.package === '@middy/core') return outOfTime();
   if (isMiddyHttpError(e)) {
     const pkg = e.cause?.package ?? '';

@@ -79,3 +79,19 @@ describe('reported per entry when it keeps failing', () => {
     expect((await storedRows(world.patient.id)).length).toBe(before);
   }, 60_000);
 });
+
+describe('a store that stays busy on any path', () => {
+  it('answers 503 with Retry-After in the path\'s own error shape, never a 500', async () => {
+    const [first] = idsOf(await upload(world.patient.token, [observation(world)]));
+    remove = injectFault(async () => {
+      throw throttling();
+    });
+    const read = await call('GET', `/FHIR/R5/Observation/${first}`, { token: world.patient.token });
+    expect(read.status).toBe(503);
+    expect(read.headers['retry-after']).toBe('1');
+    expect(read.json).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'transient' }] });
+    const managed = await call('GET', '/api/v1/patients', { token: world.practitioner.token });
+    expect(managed.status).toBe(503);
+    expect(managed.json).toEqual({ detail: 'The store is busy; please retry.' });
+  });
+});

@@ -1,11 +1,12 @@
 /**
- * The auxiliary store's answer when DynamoDB or S3 stays busy after the SDK's own retries
- * (throttling, a 5xx, S3's SlowDown, transactions that kept colliding): a 503 the client may retry,
- * with the usual OperationOutcome, instead of an unexpected 500. Every other error passes as it is.
+ * The answer when DynamoDB or S3 stays busy after the SDK's own retries (throttling, a 5xx, S3's
+ * SlowDown, transactions that kept colliding): a 503 the client may retry, with the usual error
+ * body, instead of an unexpected 500. The error renderer applies it to every request; a batch applies
+ * it to each entry, so the other entries keep their results. Every other error passes as it is.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { HttpError, isHttpError } from '../http/errors';
-import { isRetryable } from '../store/retry';
+import { isRetryable } from './retry';
 
 /** Cancellation reasons that say "not now" rather than "not this". */
 const PASSING = new Set(['None', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
@@ -19,15 +20,4 @@ function isBusy(error: unknown): boolean {
 export function busyAs503(error: unknown): unknown {
   if (isHttpError(error) || !isBusy(error)) return error;
   return new HttpError(503, 'The store is busy; please retry.', 'transient', { cause: error, headers: { 'Retry-After': '1' } });
-}
-
-/** The handler, answering 503 where it would have failed on a busy store. */
-export function answeringBusyAs503<A extends unknown[], R>(handler: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  return async (...args) => {
-    try {
-      return await handler(...args);
-    } catch (error) {
-      throw busyAs503(error);
-    }
-  };
 }
