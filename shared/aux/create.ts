@@ -2,9 +2,10 @@
  * The auxiliary create, as the native Observation store and the R4 import call it: a result value
  * instead of a thrown error, so a batch can report each entry on its own.
  */
-import { operationOutcome } from '../fhir/outcome';
+import { issue, operationOutcome } from '../fhir/outcome';
 import { isHttpError } from '../http/errors';
 import { busyAs503 } from '../store/busy';
+import { rootLogger } from '../telemetry/logger';
 import { versionHeaders } from './persist';
 import type { AuxCreateResult, CreateAuxiliaryResource } from './types';
 import { createAuxiliary } from './writes';
@@ -18,9 +19,11 @@ export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Pro
     const { etag, location } = versionHeaders(row, req.origin);
     return { ok: true, status, resource, etag, location, lastModified: row.lastUpdated, patientId: row.patientId };
   } catch (thrown) {
-    // A busy store is this entry's 503; the rest of the batch goes on.
+    // A busy store is this entry's 503, and a failure nobody foresaw this entry's 500 (logged with its
+    // stack): the rest of the batch goes on and keeps its results.
     const error = busyAs503(thrown);
     if (isHttpError(error)) return { ok: false, status: error.status, outcome: operationOutcome(error.issues) };
-    throw error;
+    rootLogger().error('auxiliary create failed unexpectedly', error instanceof Error ? error : String(error));
+    return { ok: false, status: 500, outcome: operationOutcome([issue('error', 'exception', 'The resource could not be stored because of an unexpected error.')]) };
   }
 };

@@ -31,6 +31,7 @@ import pMap from 'p-map';
 import { config } from '../config';
 import { rootLogger } from '../telemetry/logger';
 import { batchGetAll } from '../store/batch';
+import { PASSING_CANCELLATIONS } from '../store/busy';
 import { dynamo } from '../store/clients';
 import { idBlocks } from '../store/counters';
 import { backoff, isRetryable, MAX_ATTEMPTS } from '../store/retry';
@@ -250,7 +251,15 @@ function settleCancelled(group: Pending[], reasons: CancellationReason[], outcom
       outcomes[p.index] = { kind: 'conflict', identifier: p.observation.identifiers[claim - FIRST_CLAIM]!, heldBy: holder };
       continue;
     }
+    // Anything but "not now" (a validation error, say) will not change on a retry.
+    const refusal = own.find((r) => r.Code !== 'ConditionalCheckFailed' && !PASSING_CANCELLATIONS.has(r.Code ?? 'None'));
+    if (refusal) {
+      rootLogger().error('observation transaction refused', { reason: refusal.Code, message: refusal.Message });
+      outcomes[p.index] = failed(500, 'The store refused the reading.');
+      continue;
+    }
     retry.push(p);
   }
   return retry;
 }
+

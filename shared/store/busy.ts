@@ -8,11 +8,11 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { HttpError, isHttpError } from '../http/errors';
 import { isRetryable } from './retry';
 
-/** Cancellation reasons that say "not now" rather than "not this". */
-const PASSING = new Set(['None', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+/** Cancellation reasons of a transaction that say "not now" rather than "not this": worth sending it again. */
+export const PASSING_CANCELLATIONS: ReadonlySet<string> = new Set(['None', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 function isBusy(error: unknown): boolean {
-  if (error instanceof TransactionCanceledException) return (error.CancellationReasons ?? []).every((r) => PASSING.has(r.Code ?? 'None'));
+  if (error instanceof TransactionCanceledException) return (error.CancellationReasons ?? []).every((r) => PASSING_CANCELLATIONS.has(r.Code ?? 'None'));
   return isRetryable(error);
 }
 

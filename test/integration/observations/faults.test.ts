@@ -8,7 +8,10 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../support/invoke';
 import { injectFault, recordCommands, throttling } from '../../support/faults';
-import { idsOf, observation, observationWorld, statusesOf, storedRows, upload, type ObservationWorld } from '../../support/observations';
+import { config } from '../../../shared/config';
+import { SOURCE_HEADER } from '../../../shared/fhir/constants';
+import { makeFhirSource } from '../../support/directory';
+import { idsOf, labObservation, observation, observationWorld, statusesOf, storedRows, upload, type ObservationWorld } from '../../support/observations';
 
 let world: ObservationWorld;
 let remove: (() => void) | undefined;
@@ -78,6 +81,43 @@ describe('reported per entry when it keeps failing', () => {
     expect(res.json.entry[0].response.outcome.issue[0]).toMatchObject({ severity: 'error', code: 'transient' });
     expect((await storedRows(world.patient.id)).length).toBe(before);
   }, 60_000);
+});
+
+describe('refused for good', () => {
+  it('a transaction cancelled for a reason a retry cannot change is that reading\'s 500 at once, the others stored', async () => {
+    let transactions = 0;
+    remove = injectFault(async (command, send) => {
+      if (command.name !== 'TransactWriteItemsCommand') return send();
+      transactions += 1;
+      if (transactions > 1) return send();
+      const actions = command.input.TransactItems.length;
+      throw new TransactionCanceledException({
+        message: 'Transaction cancelled',
+        $metadata: {},
+        CancellationReasons: Array.from({ length: actions }, (_, i) => ({ Code: i === 0 ? 'ValidationError' : 'None', Message: 'Item size has exceeded the maximum allowed size' })),
+      });
+    });
+    const before = (await storedRows(world.patient.id)).length;
+    const res = await upload(world.patient.token, readings(3));
+    expect(statusesOf(res)).toEqual(['500 Internal Server Error', '201 Created', '201 Created']);
+    expect(transactions).toBe(2);
+    expect((await storedRows(world.patient.id)).length).toBe(before + 2);
+  });
+
+  it('an auxiliary entry that fails unexpectedly is that entry\'s 500; the batch and its readings go on', async () => {
+    const lab = labObservation(world);
+    const source = await makeFhirSource({ patient: world.patient, dataSource: world.device });
+    remove = injectFault(async (command, send) => {
+      const items = command.name === 'TransactWriteItemsCommand' ? (command.input.TransactItems as Array<{ Put?: { TableName?: string } }>) : [];
+      if (items.some((i) => i.Put?.TableName === config().auxTable)) throw Object.assign(new Error('An unforeseen failure'), { name: 'UnforeseenError' });
+      return send();
+    });
+    const res = await upload(world.patient.token, [lab, ...readings(2)], { [SOURCE_HEADER]: String(source.id) });
+    expect(res.status).toBe(200);
+    expect(statusesOf(res)).toEqual(['500 Internal Server Error', '201 Created', '201 Created']);
+    expect(res.json.entry[0].response.outcome.issue[0]).toMatchObject({ severity: 'error', code: 'exception' });
+    expect(JSON.stringify(res.json)).not.toContain('unforeseen');
+  });
 });
 
 describe('a store that stays busy on any path', () => {
