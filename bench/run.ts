@@ -5,6 +5,7 @@
  */
 import { auxBench } from './aux';
 import { coldStart } from './cold-start';
+import { fuzzBench } from './fuzz';
 import { httpLoad } from './http-load';
 import { importBench } from './import';
 import { loadBench } from './load';
@@ -17,29 +18,30 @@ import { validationBench } from './validation';
 import { observationsBench } from './observations';
 import { repostBench } from './repost';
 
-const BENCHMARKS: Record<string, () => Promise<void>> = {
-  'cold-start': coldStart,
-  'http-load': httpLoad,
-  load: loadBench,
-  omh,
-  patients,
-  oauth,
-  tokens,
-  validation: validationBench,
-  aux: auxBench,
-  observations: observationsBench,
-  repost: repostBench,
-  import: importBench,
-  portal: portalBench,
-};
+const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
+  ['cold-start', coldStart],
+  ['http-load', httpLoad],
+  ['load', loadBench],
+  ['omh', omh],
+  ['patients', patients],
+  ['oauth', oauth],
+  ['tokens', tokens],
+  ['validation', validationBench],
+  ['aux', auxBench],
+  ['observations', observationsBench],
+  ['repost', repostBench],
+  ['import', importBench],
+  ['portal', portalBench],
+  ['fuzz', fuzzBench],
+]);
 
 async function main() {
   const wanted = process.argv.slice(2);
-  const names = wanted.length > 0 ? wanted : Object.keys(BENCHMARKS);
+  const names = wanted.length > 0 ? wanted : [...BENCHMARKS.keys()];
   for (const name of names) {
-    const run = BENCHMARKS[name];
+    const run = BENCHMARKS.get(name);
     if (!run) {
-      console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+      console.error(`unknown benchmark ${name}; known: ${[...BENCHMARKS.keys()].join(', ')}`);
       process.exit(2);
     }
     await run();
