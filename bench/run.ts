@@ -3,7 +3,7 @@
  * Benchmarks are measurements, not tests: they compare our path with the raw store operation in
  * the same run, because this machine is noisy.
  */
-import { auxBench } from './aux';
+import { auxBench } from './auxiliary';
 import { coldStart } from './cold-start';
 import { fuzzBench } from './fuzz';
 import { httpLoad } from './http-load';

@@ -3,7 +3,7 @@
  * patient app) and two clinical resources stored through it, so reads and searches of the
  * auxiliary store have something to find and writes have a source to name.
  */
-import { createAuxiliary } from '../shared/aux/writes';
+import { createAuxiliary } from '../shared/auxiliary/writes';
 import type { PatientCaller } from '../shared/auth/caller';
 import { listDataSources } from '../shared/directory/data-sources';
 import { createFhirSource } from '../shared/directory/fhir-sources';

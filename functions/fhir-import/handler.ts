@@ -1,5 +1,5 @@
 /** Lambda of the `fhir-import` family: `POST /fhir-import/R4` (a Bundle) and `POST /fhir-import/R4/<Type>` (one resource). */
-import { createAuxiliaryResource } from '../../shared/aux/create';
+import { createAuxiliaryResource } from '../../shared/auxiliary/create';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { createHandler } from '../../shared/http/handler';
 import { importRoutes } from '../../shared/xver/http';

@@ -1,6 +1,6 @@
 /** Lambda of the `fhir` family: `/FHIR/R5/*` and `/fhir/r5/*`. */
-import { createAuxiliaryResource } from '../../shared/aux/create';
-import { auxiliaryHandlers, auxiliaryTypeEntries } from '../../shared/aux/http';
+import { createAuxiliaryResource } from '../../shared/auxiliary/create';
+import { auxiliaryHandlers, auxiliaryTypeEntries } from '../../shared/auxiliary/http';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { deviceEntry, groupEntry, organizationEntry, patientEntry, practitionerEntry } from '../../shared/fhir/projections/entries';
 import { createRegistry } from '../../shared/fhir/registry';

@@ -4,7 +4,7 @@
  * writes of auxiliary (UUID) ids. The auxiliary store provides the functions (`shared/aux`); a
  * deployment without it answers 501 with an OperationOutcome that says so.
  */
-import type { CreateAuxiliaryResource } from '../aux/types';
+import type { CreateAuxiliaryResource } from '../auxiliary/types';
 import type { FhirTypeHandlers } from '../fhir/registry';
 import { issue, operationOutcome } from '../fhir/outcome';
 import { HttpError } from '../http/errors';

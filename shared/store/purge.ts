@@ -11,7 +11,7 @@
  * deletes the directory record (while a retry can still find it) and once more after (for writes
  * that raced with the first pass).
  */
-import { deleteAuxiliaryRowsOfPatient, deleteAuxiliaryRowsOfSource } from '../aux/cleanup';
+import { deleteAuxiliaryRowsOfPatient, deleteAuxiliaryRowsOfSource } from '../auxiliary/cleanup';
 import type { FhirSource, Id } from '../directory/model';
 import { deletePatientObservations } from '../observations/delete';
 

@@ -11,7 +11,7 @@ import { convertR4Resource } from './convert';
 import { droppedPaths } from './loss';
 import { isKnownResourceType } from '../fhir/definitions';
 import { issue, operationOutcome, type OutcomeIssue } from '../fhir/outcome';
-import { isAuxiliaryType, PROJECTION_TYPES } from '../aux/accepted-types';
+import { isAuxiliaryType, PROJECTION_TYPES } from '../auxiliary/accepted-types';
 import { badRequest } from '../http/errors';
 import { jsonDepth } from '../http/json-depth';
 import type { Logger } from '../telemetry/logger';

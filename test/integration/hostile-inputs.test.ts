@@ -11,7 +11,7 @@ import { SOURCE_HEADER, sourceUri } from '../../shared/fhir/constants';
 import { CURSOR_PARAM } from '../../shared/fhir/searchset';
 import { requestOrigin } from '../../shared/http/request';
 import { encodeCursor, searchFingerprint } from '../../shared/observations/search/cursor';
-import { auxWorld, condition, postAux, type AuxWorld } from '../support/aux';
+import { auxWorld, condition, postAux, type AuxWorld } from '../support/auxiliary';
 import { call } from '../support/invoke';
 import { observation, observationWorld, search, upload, type ObservationWorld } from '../support/observations';
 

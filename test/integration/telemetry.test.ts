@@ -8,7 +8,7 @@ import { resetConfig } from '../../shared/config';
 import { SOURCE_HEADER } from '../../shared/fhir/constants';
 import { resetLoggers } from '../../shared/telemetry/logger';
 import { LOG_MESSAGE, METRIC } from '../../shared/telemetry/names';
-import { auxWorld, condition, postAux, type AuxWorld } from '../support/aux';
+import { auxWorld, condition, postAux, type AuxWorld } from '../support/auxiliary';
 import { makePatient, makeStudy, type WithToken } from '../support/directory';
 import { call, type TestResponse } from '../support/invoke';
 import { capturedLines, metricTotals } from '../support/logs';

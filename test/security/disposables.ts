@@ -3,7 +3,7 @@
  * something does it to one of these, so the world every other row probes stays whole; each returns
  * the world with that one piece swapped for a fresh one of the same kind (and owner).
  */
-import { postAux, condition } from '../support/aux';
+import { postAux, condition } from '../support/auxiliary';
 import { makeDataSource, makeFhirSource, makePatient, makePractitioner, makeStudy, type WithToken } from '../support/directory';
 import { invite } from '../support/oauth';
 import { labObservation } from '../support/observations';

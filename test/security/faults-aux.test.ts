@@ -8,11 +8,11 @@
  * its upstream claim and (when large) its one S3 object, and nothing else.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { INLINE_BODY_LIMIT } from '../../shared/aux/bodies';
-import { ABANDONED_AFTER_MS, sweepPendingBodies } from '../../shared/aux/pending-bodies';
+import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/bodies';
+import { ABANDONED_AFTER_MS, sweepPendingBodies } from '../../shared/auxiliary/pending-bodies';
 import type { FhirSource } from '../../shared/directory/model';
 import { SOURCE_HEADER } from '../../shared/fhir/constants';
-import { condition, postAux } from '../support/aux';
+import { condition, postAux } from '../support/auxiliary';
 import { auditAux } from '../support/audit';
 import { makeDataSource, makeFhirSource } from '../support/directory';
 import { FaultSuite } from '../support/fault-suite';

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FhirSource } from '../../shared/directory/model';
 import { SOURCE_HEADER } from '../../shared/fhir/constants';
-import { condition, postAux } from '../support/aux';
+import { condition, postAux } from '../support/auxiliary';
 import { makeDataSource, makeFhirSource } from '../support/directory';
 import { CaseCount, expectWellFormed, fuzz, fuzzTimeout } from '../support/fuzz';
 import { bodyText, hostileKey, hostileText, jsonObject, jsonValue, mutationsOf } from '../support/fuzz-inputs';

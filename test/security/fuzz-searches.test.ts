@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FhirSource, Study } from '../../shared/directory/model';
 import { sourceUri } from '../../shared/fhir/constants';
-import { condition, postAux } from '../support/aux';
+import { condition, postAux } from '../support/auxiliary';
 import { makeDataSource, makeFhirSource, makeStudy } from '../support/directory';
 import { CaseCount, expectSearchset, expectWellFormed, fuzz, fuzzTimeout, type Dialect } from '../support/fuzz';
 import { hostileKey, hostileText, mutationsOf } from '../support/fuzz-inputs';

@@ -7,7 +7,7 @@
 import pMap from 'p-map';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../functions/fhir/handler';
-import { auxiliaryHandlers } from '../../shared/aux/http';
+import { auxiliaryHandlers } from '../../shared/auxiliary/http';
 import { familyForPath } from '../../shared/http/families';
 import type { Route } from '../../shared/http/router';
 import { call } from '../support/invoke';

@@ -19,11 +19,11 @@
  * offer are a 405 before anyone is asked.
  */
 import { randomUUID } from 'node:crypto';
-import { PROJECTION_TYPES } from '../../shared/aux/accepted-types';
+import { PROJECTION_TYPES } from '../../shared/auxiliary/accepted-types';
 import { OMH_SYSTEM, SOURCE_HEADER, SOURCE_URI_PREFIX, sourceUri } from '../../shared/fhir/constants';
 import { config } from '../../shared/config';
 import { CALLBACK_PATH, WEB_CLIENT_ID } from '../../shared/oauth/service-clients';
-import { condition } from '../support/aux';
+import { condition } from '../support/auxiliary';
 import { batchOf, labObservation, observation } from '../support/observations';
 import { pkcePair } from '../support/oauth';
 import {

@@ -9,7 +9,7 @@ import { routes as apiRoutes } from '../../functions/api/handler';
 import { registry, routes as fhirRoutes } from '../../functions/fhir/handler';
 import { routes as importRoutes } from '../../functions/fhir-import/handler';
 import { routes as oauthRoutes } from '../../functions/oauth/handler';
-import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, PROJECTION_TYPES } from '../../shared/aux/accepted-types';
+import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, PROJECTION_TYPES } from '../../shared/auxiliary/accepted-types';
 import { FHIR_BASES, type Family } from '../../shared/http/families';
 import { Router, type Route } from '../../shared/http/router';
 

@@ -15,7 +15,7 @@ import { expect } from 'vitest';
 import { updateUser } from '../../shared/directory/users';
 import type { Code, DataSource, FhirSource, Identifier, Organization, Patient, Practitioner, Study } from '../../shared/directory/model';
 import { send } from '../support/api';
-import { condition, postAux } from '../support/aux';
+import { condition, postAux } from '../support/auxiliary';
 import { code, makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, makeStudy, type WithToken } from '../support/directory';
 import { call } from '../support/invoke';
 import { invite, postForm, serviceClients } from '../support/oauth';

@@ -7,9 +7,9 @@
  * that no resource points at unless the store lists it as pending (being written, or to delete).
  */
 import { config } from '../../shared/config';
-import { auxKeys } from '../../shared/aux/keys';
+import { auxKeys } from '../../shared/auxiliary/keys';
 import { observationKeys } from '../../shared/observations/keys';
-import { bucketKeys } from './aux';
+import { bucketKeys } from './auxiliary';
 import { tableItems } from './store';
 
 type Item = Record<string, any>;

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { isAuxiliaryType } from '../../shared/aux/accepted-types';
+import { isAuxiliaryType } from '../../shared/auxiliary/accepted-types';
 import { hasErrors, validateResource } from '../../shared/fhir/validation';
 import type { OutcomeIssue } from '../../shared/fhir/outcome';
 import { convertR4Resource } from '../../shared/xver/convert';

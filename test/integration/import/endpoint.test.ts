@@ -6,10 +6,10 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAuxiliaryResource } from '../../../shared/aux/create';
+import { createAuxiliaryResource } from '../../../shared/auxiliary/create';
 import { importPrepared, prepareImport } from '../../../shared/xver/import';
 import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
-import { auxItems, auxWorld, type AuxWorld } from '../../support/aux';
+import { auxItems, auxWorld, type AuxWorld } from '../../support/auxiliary';
 import { makeFhirSource } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { capturedLines } from '../../support/logs';

@@ -6,16 +6,16 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAuxiliaryResource } from '../../../shared/aux/create';
-import { encodeCursor, searchFingerprint } from '../../../shared/aux/search/order';
-import { searchAuxiliary } from '../../../shared/aux/search';
+import { createAuxiliaryResource } from '../../../shared/auxiliary/create';
+import { encodeCursor, searchFingerprint } from '../../../shared/auxiliary/search/order';
+import { searchAuxiliary } from '../../../shared/auxiliary/search';
 import { callerFromToken } from '../../../shared/auth/authenticate';
 import type { FhirSource, Patient } from '../../../shared/directory/model';
 import { NATIVE_SOURCE_URI, SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
 import { validateResource } from '../../../shared/fhir/validation';
 import { dynamo } from '../../../shared/store/clients';
 import { config } from '../../../shared/config';
-import { auxWorld, condition, forbidScans, postAux, type AuxWorld } from '../../support/aux';
+import { auxWorld, condition, forbidScans, postAux, type AuxWorld } from '../../support/auxiliary';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, makeStudy, type WithToken } from '../../support/directory';
 import { call } from '../../support/invoke';
 

@@ -1,6 +1,6 @@
 /** Parsing an auxiliary search: scoping parameters, `_source` and `_id` restrictions, result parameters, what is ignored. */
 import { describe, expect, it } from 'vitest';
-import { isStrict, parseAuxSearch, sourceIdOfUri } from '../../../shared/aux/search/params';
+import { isStrict, parseAuxSearch, sourceIdOfUri } from '../../../shared/auxiliary/search/params';
 import { SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
 import { isHttpError } from '../../../shared/http/errors';
 

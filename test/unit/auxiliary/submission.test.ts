@@ -1,6 +1,6 @@
 /** What a write submits: the resource check, the FHIR Source it names, and the stored copy with its index. */
 import { describe, expect, it } from 'vitest';
-import { asResourceOf, namedSourceId, prepareStored } from '../../../shared/aux/submission';
+import { asResourceOf, namedSourceId, prepareStored } from '../../../shared/auxiliary/submission';
 import { SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
 import { isHttpError } from '../../../shared/http/errors';
 

@@ -1,6 +1,6 @@
 /** The result order of auxiliary searches and the cursors that mark a place in it. */
 import { describe, expect, it } from 'vitest';
-import { comparePositions, decodeCursor, encodeCursor, searchFingerprint, type Position } from '../../../shared/aux/search/order';
+import { comparePositions, decodeCursor, encodeCursor, searchFingerprint, type Position } from '../../../shared/auxiliary/search/order';
 import { parseSort } from '../../../shared/fhir/search';
 import { isHttpError } from '../../../shared/http/errors';
 

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_HEADER, SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
-import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/aux';
+import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/auxiliary';
 import { makeOrganization, makePractitioner } from '../../support/directory';
 import { call } from '../../support/invoke';
 

@@ -4,9 +4,9 @@
  * it; any other type is a 404 on every method.
  */
 import { describe, expect, it } from 'vitest';
-import { AUXILIARY_TYPES } from '../../../shared/aux/accepted-types';
+import { AUXILIARY_TYPES } from '../../../shared/auxiliary/accepted-types';
 import { searchParamCapabilities } from '../../../shared/fhir/search';
-import { auxWorld } from '../../support/aux';
+import { auxWorld } from '../../support/auxiliary';
 import { call } from '../../support/invoke';
 
 const served = AUXILIARY_TYPES.filter((t) => t !== 'Observation');

@@ -4,9 +4,9 @@
  * store refuses (injected) leaves neither half behind.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { INLINE_BODY_LIMIT } from '../../../shared/aux/bodies';
+import { INLINE_BODY_LIMIT } from '../../../shared/auxiliary/bodies';
 import { dynamo } from '../../../shared/store/clients';
-import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/aux';
+import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/auxiliary';
 import { throttling } from '../../support/faults';
 import { call } from '../../support/invoke';
 

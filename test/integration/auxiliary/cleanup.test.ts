@@ -4,11 +4,11 @@
  * source record is gone no write can land through it, even one that passed its checks before.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deleteAuxiliaryRowsOfPatient, deleteAuxiliaryRowsOfSource } from '../../../shared/aux/cleanup';
-import { INLINE_BODY_LIMIT } from '../../../shared/aux/bodies';
-import { persistNew } from '../../../shared/aux/persist';
+import { deleteAuxiliaryRowsOfPatient, deleteAuxiliaryRowsOfSource } from '../../../shared/auxiliary/cleanup';
+import { INLINE_BODY_LIMIT } from '../../../shared/auxiliary/bodies';
+import { persistNew } from '../../../shared/auxiliary/persist';
 import { deleteFhirSource } from '../../../shared/directory/fhir-sources';
-import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/aux';
+import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/auxiliary';
 import { makeDataSource, makeFhirSource } from '../../support/directory';
 import { call } from '../../support/invoke';
 
