@@ -76,6 +76,7 @@ export class ServiceStack extends Stack {
         DIRECTORY_TABLE: tables.directory.tableName,
         AUX_BUCKET: auxBucket.bucketName,
         SITE_URL_PARAMETER: siteUrlParameterName,
+        SERVICE_NAMESPACE: settings.namespace,
         LOG_LEVEL: 'info',
       },
     });

@@ -12,6 +12,12 @@ export interface Settings {
   stackName: string;
   /** Public origin (custom domain) for invitation links and the token issuer. */
   siteUrl?: string;
+  /**
+   * The URI under which the service names its own things (the native source, FHIR Source URIs, the
+   * model code system). Required: stored resources carry it, so it is chosen at the first deployment
+   * and never changed after (a change would orphan every stored `meta.source` and `_source` search).
+   */
+  namespace: string;
   /** Prefix of table names, so several stages can share an account. */
   namePrefix?: string;
   portal: PortalConfig;
@@ -104,6 +110,19 @@ function logRetention(node: Node): logs.RetentionDays {
   return n as logs.RetentionDays;
 }
 
+/** An absolute http(s) URI without query, fragment or trailing slash, e.g. https://fhir.example.org/ns. */
+const NAMESPACE_PATTERN = /^https?:\/\/[a-z0-9.-]+(:\d+)?(\/[\w.~%!$&'()*+,;=:@-]+)*$/i;
+
+function namespace(node: Node): string {
+  const value = matching(node, 'namespace', NAMESPACE_PATTERN, 'an absolute http(s) URI without a query, fragment or trailing slash, such as https://fhir.example.org/ns');
+  if (value === undefined) {
+    throw new Error(
+      "CDK context 'namespace' is not set: choose the URI under which this deployment names its own data (for example -c namespace=https://fhir.your-organization.org/ns, or in cdk.json), once: stored resources carry it, so it must never change after the first deployment.",
+    );
+  }
+  return value;
+}
+
 export function readSettings(node: Node): Settings {
   const siteUrl = matching(node, 'siteUrl', /^https:\/\/[a-z0-9.-]+(:\d+)?\/?$/i, 'an https:// origin such as https://exchange.example.org');
   const certificateArn = matching(node, 'certificateArn', /^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/, 'an ACM certificate ARN in us-east-1 (CloudFront reads certificates only there)');
@@ -115,6 +134,7 @@ export function readSettings(node: Node): Settings {
   const reserved = reservedConcurrency(node);
   return {
     stackName: text(node, 'stackName') ?? 'ClinicalDataExchange',
+    namespace: namespace(node),
     portal: portalConfig({ iss: text(node, 'smartIss'), clientId: text(node, 'smartClientId'), scopes: text(node, 'smartScopes') }),
     logRetention: logRetention(node),
     lambdaConcurrencyQuota: positiveInteger(node, 'lambdaConcurrencyQuota', DEFAULT_LAMBDA_CONCURRENCY_QUOTA),

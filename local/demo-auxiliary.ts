@@ -8,7 +8,7 @@ import type { PatientCaller } from '../shared/auth/caller';
 import { listDataSources } from '../shared/directory/data-sources';
 import { createFhirSource } from '../shared/directory/fhir-sources';
 import { getUserByEmail } from '../shared/directory/users';
-import { SOURCE_URI_PREFIX } from '../shared/fhir/constants';
+import { sourceUri } from '../shared/fhir/constants';
 import { DEMO_PATIENT_EMAIL } from './demo-directory';
 import type { SeedStep } from './seed';
 
@@ -44,7 +44,7 @@ export const demoAuxiliary: SeedStep = {
       await createAuxiliary({ caller, type: resource.resourceType, origin: '', sourceHeader: String(source.id) }, resource);
     }
     ctx.notes.push(
-      `  Auxiliary      FHIR Source ${source.id} of patient ${user.patientId} (${SOURCE_URI_PREFIX}${source.id}) holds a Condition and an AllergyIntolerance;`,
+      `  Auxiliary      FHIR Source ${source.id} of patient ${user.patientId} (${sourceUri(source.id)}) holds a Condition and an AllergyIntolerance;`,
       `                 write more with POST /FHIR/R5/<Type> and the header X-SVC-FHIR-Source-ID: ${source.id}`,
     );
   },

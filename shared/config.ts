@@ -14,6 +14,12 @@ export interface Config {
   readonly auxBucket: string;
   /** Public origin of the service (scheme://host[:port]), used in links, invitations and token issuer. */
   readonly siteUrl: string;
+  /**
+   * The URI under which the service names what is its own (the native source, the FHIR Source
+   * prefix, the model code system). Stored resources carry these URIs, so a deployment chooses it
+   * once and never changes it (see `shared/fhir/constants.ts`).
+   */
+  readonly namespace: string;
   /** Largest request body accepted, in bytes (API Gateway allows 10 MB, Lambda 6 MB). */
   readonly maxBodyBytes: number;
   /** Deepest nesting of objects and lists a JSON body may have (400 beyond it). */
@@ -34,6 +40,8 @@ export interface Config {
   readonly previousSigningKeyIds: readonly string[];
 }
 
+/** The local runtime's and the tests' namespace: a documentation domain (RFC 2606); the stack always sets its own. */
+export const LOCAL_NAMESPACE = 'https://cdx.example.org/fhir';
 const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 /** Far deeper than any FHIR resource or management body (the standard's examples nest at most 16). */
 const DEFAULT_MAX_JSON_DEPTH = 100;
@@ -63,6 +71,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     directoryTable: env.DIRECTORY_TABLE ?? `${prefix}directory`,
     auxBucket: env.AUX_BUCKET ?? `${prefix}aux-bodies`,
     siteUrl: (env.SITE_URL ?? 'http://localhost:8000').replace(/\/+$/, ''),
+    namespace: (env.SERVICE_NAMESPACE || LOCAL_NAMESPACE).replace(/\/+$/, ''),
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES),
     maxJsonDepth: positiveInt(env.MAX_JSON_DEPTH, DEFAULT_MAX_JSON_DEPTH),
     maxBundleEntries: positiveInt(env.MAX_BUNDLE_ENTRIES, DEFAULT_MAX_BUNDLE_ENTRIES),

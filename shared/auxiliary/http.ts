@@ -5,7 +5,7 @@
  * auxiliary rows (`auxiliaryHandlers('Observation')`).
  */
 import { authenticate } from '../auth/authenticate';
-import { SOURCE_HEADER, SOURCE_URI_PREFIX } from '../fhir/constants';
+import { SOURCE_HEADER, sourceUriPrefix } from '../fhir/constants';
 import { issue, operationOutcome } from '../fhir/outcome';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
 import { searchParamCapabilities } from '../fhir/search';
@@ -27,7 +27,7 @@ export function auxiliaryTypeEntries(): FhirTypeEntry[] {
 export function auxiliaryTypeEntry(type: AuxiliaryType): FhirTypeEntry {
   return {
     type,
-    documentation: `Stored as submitted through a FHIR Source (X-SVC-FHIR-Source-ID, or meta.source = ${SOURCE_URI_PREFIX}<id>); ids are UUIDs.`,
+    documentation: `Stored as submitted through a FHIR Source (X-SVC-FHIR-Source-ID, or meta.source = ${sourceUriPrefix()}<id>); ids are UUIDs.`,
     searchParams: () => auxiliarySearchParams(type),
     handlers: auxiliaryHandlers(type),
   };
@@ -37,7 +37,7 @@ export function auxiliaryTypeEntry(type: AuxiliaryType): FhirTypeEntry {
 export function auxiliarySearchParams(type: string): SearchParamCapability[] {
   const own = searchParamCapabilities(type)
     .filter((p) => p.name !== 'patient')
-    .map((p) => (p.name === '_source' ? { ...p, documentation: SOURCE_DOC } : p));
+    .map((p) => (p.name === '_source' ? { ...p, documentation: sourceDoc() } : p));
   return [PATIENT_PARAM, ...own];
 }
 
@@ -48,7 +48,7 @@ const PATIENT_PARAM: SearchParamCapability = {
     "The owning patient: this service's patient id (12 or Patient/12), whatever the resource's own subject says. Chains: patient.organization=<organization id>, patient.identifier=<system>|<value>, patient._has:Group:member:_id=<study id>.",
 };
 
-const SOURCE_DOC = `The FHIR Source: ${SOURCE_URI_PREFIX}<id> for one source, _source:below=${SOURCE_URI_PREFIX} for all of them.`;
+const sourceDoc = (): string => `The FHIR Source: ${sourceUriPrefix()}<id> for one source, _source:below=${sourceUriPrefix()} for all of them.`;
 
 /** The interactions of a type (a busy store is a 503 through the error renderer, as on every path). */
 export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandlers> {

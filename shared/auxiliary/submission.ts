@@ -5,7 +5,7 @@
  * extracted once, here, from that stored copy.
  */
 import { config } from '../config';
-import { SOURCE_URI_PREFIX, sourceUri } from '../fhir/constants';
+import { sourceUri, sourceUriPrefix } from '../fhir/constants';
 import { extractSearchIndex, type SearchIndex } from '../fhir/search';
 import { hasErrors, validateResource } from '../fhir/validation';
 import { badRequest, HttpError, unprocessable } from '../http/errors';
@@ -40,13 +40,14 @@ export async function assertValidR5(type: string, resource: Resource): Promise<v
 
 /**
  * The FHIR Source a write names: the `X-SVC-FHIR-Source-ID` header, else the resource's own
- * `meta.source` when it is `{SOURCE_URI_PREFIX}<id>`. Undefined when neither names one.
+ * `meta.source` when it is `{sourceUriPrefix()}<id>`. Undefined when neither names one.
  */
 export function namedSourceId(sourceHeader: string | undefined, resource: Resource): string | undefined {
   const header = sourceHeader?.trim();
   if (header) return header;
   const source = isObject(resource.meta) ? resource.meta.source : undefined;
-  if (typeof source === 'string' && source.startsWith(SOURCE_URI_PREFIX)) return source.slice(SOURCE_URI_PREFIX.length);
+  const prefix = sourceUriPrefix();
+  if (typeof source === 'string' && source.startsWith(prefix)) return source.slice(prefix.length);
   return undefined;
 }
 

@@ -1,21 +1,28 @@
 /** Fixed FHIR facts of this service, in one place. */
+import { config } from '../config';
 
 export const FHIR_VERSION = '5.0.0';
 
 /** Code system of mobile-health (Open mHealth) observation codes; routes an Observation to the native store. */
 export const OMH_SYSTEM = 'https://w3id.org/openmhealth';
 
-/** `meta.source` of everything the service itself holds (native observations and projections). */
-export const NATIVE_SOURCE_URI = 'https://cdx.example.org/fhir/native';
+/*
+ * The service's own URIs live under the deployment's namespace (`SERVICE_NAMESPACE`, CDK context
+ * `namespace`) rather than a fixed domain, so no deployment stamps a domain it does not own into
+ * stored data. They are functions because the namespace is a setting read at run time.
+ */
 
-/** A FHIR Source's URI is this prefix followed by its numeric id (spec 2.5). */
-export const SOURCE_URI_PREFIX = 'https://cdx.example.org/fhir/fhir-source/';
+/** `meta.source` of everything the service itself holds (native observations and projections). */
+export const nativeSourceUri = (): string => `${config().namespace}/native`;
+
+/** A FHIR Source's URI is this prefix followed by its numeric id (spec 2.5: it ends with `/fhir-source/`). */
+export const sourceUriPrefix = (): string => `${config().namespace}/fhir-source/`;
 
 /** Header that names the FHIR Source of an auxiliary write (spec 4.1); ignored on reads. */
 export const SOURCE_HEADER = 'x-svc-fhir-source-id';
 
 /** Code system of the service's own model concepts used in projections (study, data source). */
-export const MODEL_CODE_SYSTEM = 'https://cdx.example.org/fhir/CodeSystem/model';
+export const modelCodeSystem = (): string => `${config().namespace}/CodeSystem/model`;
 
 /** Page size of a FHIR search without `_count` (spec 8 leaves it open; this matches the reference); the largest is `config().maxPageSize`. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -24,5 +31,5 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_ID_LENGTH = 64;
 
 export function sourceUri(sourceId: string | number): string {
-  return `${SOURCE_URI_PREFIX}${sourceId}`;
+  return `${sourceUriPrefix()}${sourceId}`;
 }

@@ -5,7 +5,7 @@
  */
 import { assertCanReadPatient } from '../auth/scope';
 import { authenticate, authorizedRead } from '../auth/authenticate';
-import { NATIVE_SOURCE_URI, SOURCE_HEADER } from '../fhir/constants';
+import { nativeSourceUri, SOURCE_HEADER } from '../fhir/constants';
 import { operationOutcome } from '../fhir/outcome';
 import { parsePrefer } from '../fhir/prefer';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
@@ -61,7 +61,7 @@ function createResponse(result: EntryResult): HttpResponse {
 function sourceOf(params: URLSearchParams): 'native' | 'auxiliary' {
   const sources = [...params].filter(([k]) => k === '_source' || k.startsWith('_source:'));
   if (sources.length === 0) return 'native';
-  return sources.every(([k, v]) => k === '_source' && v === NATIVE_SOURCE_URI) ? 'native' : 'auxiliary';
+  return sources.every(([k, v]) => k === '_source' && v === nativeSourceUri()) ? 'native' : 'auxiliary';
 }
 
 /** The auxiliary store's handler of an interaction (501 when the deployment has none). */

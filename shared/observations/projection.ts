@@ -4,7 +4,7 @@
  * effective time, and the payload attachment byte for byte.
  */
 import type { Code } from '../directory/model';
-import { NATIVE_SOURCE_URI } from '../fhir/constants';
+import { nativeSourceUri } from '../fhir/constants';
 import { fhirEffective } from '../omh/effective-time';
 import type { StoredObservation } from './model';
 
@@ -14,7 +14,7 @@ export function toFhirObservation(o: StoredObservation, code: Code): FhirObserva
   return {
     resourceType: 'Observation',
     id: String(o.id),
-    meta: { lastUpdated: o.lastUpdated, source: NATIVE_SOURCE_URI },
+    meta: { lastUpdated: o.lastUpdated, source: nativeSourceUri() },
     ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
     status: o.status,
     code: { coding: [{ system: code.system, code: code.code, display: code.display }] },

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
 import { getOAuthClient } from '../../shared/directory/oauth-clients';
 import { getPatient } from '../../shared/directory/patients';
-import { SOURCE_URI_PREFIX } from '../../shared/fhir/constants';
+import { sourceUriPrefix } from '../../shared/fhir/constants';
 import { resetClock, useClock } from '../../shared/oauth/clock';
 import { cancelInvitation, issueInvitation } from '../../shared/oauth/invitations';
 import { PORTAL_CLIENT_ID } from '../../shared/oauth/service-clients';
@@ -197,7 +197,7 @@ describe('portal problems: the service session', () => {
     // The restart reused the run's source, and each record is there once.
     expect(await listFhirSourcesOfPatient(patient.id)).toHaveLength(1);
     const doctor = await makePractitioner({ organizations: (await getPatient(patient.id))!.organizationIds.map((id) => ({ id })) });
-    const res = await fetch(`${suite.world.gateway.url}/FHIR/R5/Observation?_source=${encodeURIComponent(`${SOURCE_URI_PREFIX}${sources[0]!.id}`)}&_count=100&_total=accurate`, {
+    const res = await fetch(`${suite.world.gateway.url}/FHIR/R5/Observation?_source=${encodeURIComponent(`${sourceUriPrefix()}${sources[0]!.id}`)}&_count=100&_total=accurate`, {
       headers: { authorization: `Bearer ${doctor.token}` },
     });
     const bundle: any = await res.json();

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../local/runtime';
 import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
 import { getPatient } from '../../shared/directory/patients';
-import { SOURCE_URI_PREFIX } from '../../shared/fhir/constants';
+import { sourceUriPrefix } from '../../shared/fhir/constants';
 import { LONG_ID } from '../fixtures/smart-server';
 import { makePractitioner } from '../support/directory';
 import { counts, FLOW_TIMEOUT, inviteAgain, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';
@@ -63,7 +63,7 @@ describe('patient portal, R4 hospital', () => {
     const doctor = await makePractitioner({ organizations: after.organizationIds.map((id) => ({ id })) });
     const rows = await sourceRows(suite.world, source!.id, doctor.token);
     expect(rows).toHaveLength(COUNT - 1);
-    for (const row of rows) expect(row.meta.source).toBe(`${SOURCE_URI_PREFIX}${source!.id}`);
+    for (const row of rows) expect(row.meta.source).toBe(`${sourceUriPrefix()}${source!.id}`);
     expect(rows.find((r) => r.identifier?.some((i: any) => i.value === LONG_ID))?.identifier).toContainEqual({ system: suite.world.fixture.iss, value: LONG_ID });
     expect(rows.some((r) => '_issued' in r)).toBe(false);
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
 import { getPatient } from '../../shared/directory/patients';
-import { SOURCE_URI_PREFIX } from '../../shared/fhir/constants';
+import { sourceUriPrefix } from '../../shared/fhir/constants';
 import { PROBLEMS } from '../../shared/portal/messages';
 import { LONG_ID } from '../fixtures/smart-server';
 import { makePractitioner } from '../support/directory';
@@ -40,7 +40,7 @@ describe('patient portal, R5 hospital', () => {
     const doctor = await makePractitioner({ organizations: after.organizationIds.map((id) => ({ id })) });
     const rows = await sourceRows(suite.world, sources[0]!.id, doctor.token);
     expect(rows).toHaveLength(COUNT - 1);
-    for (const row of rows) expect(row.meta.source).toBe(`${SOURCE_URI_PREFIX}${sources[0]!.id}`);
+    for (const row of rows) expect(row.meta.source).toBe(`${sourceUriPrefix()}${sources[0]!.id}`);
     const long = rows.find((r) => r.identifier?.some((i: any) => i.value === LONG_ID));
     expect(long?.identifier).toContainEqual({ system: suite.world.fixture.iss, value: LONG_ID });
     expect(rows.some((r) => r.status === 'bogus')).toBe(false);

@@ -13,6 +13,9 @@ import { defineService } from '../../lib/app';
 import type { ServiceStack } from '../../lib/service-stack';
 import { FAMILIES } from '../../shared/http/families';
 
+/** The context every synth needs besides the SMART settings. */
+export const NAMESPACE = 'https://fhir.test.example/ns';
+
 export const SMART = { smartIss: 'https://ehr.example.org/api/FHIR/R4', smartClientId: 'portal-app-1', smartScopes: 'openid launch/patient patient/Observation.read' };
 
 export type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any>; DependsOn?: string[] };
@@ -49,7 +52,7 @@ export function synthesize(context: Record<string, string> = {}, env?: Environme
   mkdirSync(siteDir);
   writeFileSync(join(siteDir, 'index.html'), '<!doctype html><title>placeholder</title>\n');
   const outdir = join(root, 'cdk.out');
-  const app = new App({ outdir, context: { ...SMART, ...context } });
+  const app = new App({ outdir, context: { ...SMART, namespace: NAMESPACE, ...context } });
   const stack = defineService(app, { bundleRoot, siteDir }, env);
   return synthesized(stack, outdir, () => rmSync(root, { recursive: true, force: true }));
 }

@@ -3,9 +3,9 @@ import { App } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RESERVED_CONCURRENCY, readSettings } from '../../lib/settings';
 import { FAMILIES } from '../../shared/http/families';
-import { synthesize, type Synthesized } from './fixture';
+import { NAMESPACE, synthesize, type Synthesized } from './fixture';
 
-const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
+const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context: { namespace: NAMESPACE, ...context } }).node);
 const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0b9a1c3e-1111-2222-3333-444455556666';
 const WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/exchange/0b9a1c3e-1111-2222-3333-444455556666';
 
@@ -35,6 +35,14 @@ describe('settings', () => {
     expect(() => settingsOf({ siteUrl: 'http://x.example.org' })).toThrow(/siteUrl/);
     expect(() => settingsOf({ signingKeyGeneration: '0' })).toThrow(/signingKeyGeneration/);
     expect(() => settingsOf({ apiRateLimit: 'fast' })).toThrow(/apiRateLimit/);
+  });
+
+  it('require the namespace, once chosen the prefix of every URI of its own, and refuse one that is not a plain absolute URI', () => {
+    expect(settingsOf({}).namespace).toBe(NAMESPACE);
+    expect(() => readSettings(new App({ context: {} }).node)).toThrow(/'namespace' is not set.*never change/);
+    for (const bad of ['fhir.example.org/ns', 'https://fhir.example.org/ns/', 'https://fhir.example.org/ns?x=1', 'https://fhir.example.org/ns#a', 'urn:x'])
+      expect(() => settingsOf({ namespace: bad }), bad).toThrow(/namespace/);
+    expect(settingsOf({ namespace: 'https://fhir.example.org' }).namespace).toBe('https://fhir.example.org');
   });
 
   it('keep the API burst at twice the rate unless it is set', () => {

@@ -12,14 +12,14 @@ import { buildApp } from '../../lib/app';
 import { FAMILIES, GATEWAY_ROUTES } from '../../shared/http/families';
 import { TABLES } from '../../shared/store/tables';
 import { cfnLint, cfnLintRequired, findCfnLint } from './cfn-lint';
-import { SMART, synthesized, type Resource, type Synthesized } from './fixture';
+import { NAMESPACE, SMART, synthesized, type Resource, type Synthesized } from './fixture';
 
 let synth: Synthesized;
 let template: Template;
 const outdir = mkdtempSync(join(tmpdir(), 'cdx-cdk-'));
 
 beforeAll(() => {
-  const { stack } = buildApp(new App({ outdir, context: SMART }));
+  const { stack } = buildApp(new App({ outdir, context: { ...SMART, namespace: NAMESPACE } }));
   synth = synthesized(stack, outdir, () => rmSync(outdir, { recursive: true, force: true }));
   template = synth.template;
 });
@@ -181,6 +181,12 @@ describe('stack', () => {
     const readers = statementsWith(familyPolicies(), 'ssm:GetParameter');
     expect(readers).toHaveLength(4);
     expect(JSON.stringify(readers[0]!.Properties.PolicyDocument)).toContain('parameter/ClinicalDataExchange/site-url');
+  });
+
+  it('gives every function the namespace chosen at deployment', () => {
+    const fns = resources('AWS::Lambda::Function').filter((f) => String(f.Properties.Description).startsWith('Clinical data exchange:'));
+    expect(fns).toHaveLength(4);
+    for (const fn of fns) expect(fn.Properties.Environment.Variables.SERVICE_NAMESPACE).toBe(NAMESPACE);
   });
 
   it('keeps auxiliary bodies private, versioned and encrypted with the data key, expiring old versions, and lets only the api family list them', () => {

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PROJECTION_TYPES } from '../../shared/auxiliary/accepted-types';
-import { OMH_SYSTEM, SOURCE_HEADER, SOURCE_URI_PREFIX, sourceUri } from '../../shared/fhir/constants';
+import { OMH_SYSTEM, SOURCE_HEADER, sourceUriPrefix, sourceUri } from '../../shared/fhir/constants';
 import { config } from '../../shared/config';
 import { CALLBACK_PATH, WEB_CLIENT_ID } from '../../shared/oauth/service-clients';
 import { condition } from '../support/auxiliary';
@@ -153,7 +153,7 @@ export const TABLE: readonly Row[] = [
   { route: 'GET /FHIR/R5/{type}', type: 'Observation', does: "follow the next link of A's readings", send: (w) => get(w.A.nextPages.readings), expect: ANY_SIGNED_IN },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search patient A's Conditions", send: (w) => get(fhir(`/Condition?patient=${w.A.patient.id}`)), expect: SEARCH_NAMING_A },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search the Conditions of A's organization", send: (w) => get(fhir(`/Condition?patient.organization=${w.o1.id}`)), expect: SEARCH_NAMING_A },
-  { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: 'search the Conditions of every FHIR Source', send: () => get(fhir(`/Condition?_source:below=${encodeURIComponent(SOURCE_URI_PREFIX)}`)), expect: ANY_SIGNED_IN },
+  { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: 'search the Conditions of every FHIR Source', send: () => get(fhir(`/Condition?_source:below=${encodeURIComponent(sourceUriPrefix())}`)), expect: ANY_SIGNED_IN },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search the Conditions of A's FHIR Source", send: (w) => get(fhir(`/Condition?_source=${encodeURIComponent(sourceUri(w.A.source.id))}`)), expect: ANY_SIGNED_IN },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search Conditions by the upstream subject that A's and B's share", send: () => get(fhir(`/Condition?subject=${encodeURIComponent(UPSTREAM_SUBJECT)}`)), expect: ANY_SIGNED_IN },
   { route: 'GET /FHIR/R5/{type}', type: 'Condition', does: "search A's Condition by id", send: (w) => get(fhir(`/Condition?_id=${w.A.conditionId}`)), expect: ANY_SIGNED_IN },

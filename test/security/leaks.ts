@@ -3,7 +3,7 @@
  * a caller who may not see that patient. An answer may repeat what its request said (a 404 naming
  * the id asked for); anything beyond that is a leak.
  */
-import { SOURCE_URI_PREFIX } from '../../shared/fhir/constants';
+import { sourceUriPrefix } from '../../shared/fhir/constants';
 import type { PatientSide } from './world';
 
 export interface Marker {
@@ -30,7 +30,7 @@ export function markersOf(side: PatientSide, name: string): Marker[] {
     { what: `${name}'s reading identifier`, pattern: exactly(side.readingIdentifier.value) },
     { what: `${name}'s Condition`, pattern: exactly(side.conditionId) },
     { what: `${name}'s lab Observation`, pattern: exactly(side.labObservationId) },
-    { what: `${name}'s FHIR Source URI`, pattern: new RegExp(`${escape(SOURCE_URI_PREFIX)}${side.source.id}(?!\\d)`) },
+    { what: `${name}'s FHIR Source URI`, pattern: new RegExp(`${escape(sourceUriPrefix())}${side.source.id}(?!\\d)`) },
   ];
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { SOURCE_URI_PREFIX } from '../../shared/fhir/constants';
+import { sourceUriPrefix } from '../../shared/fhir/constants';
 import { resetConfig } from '../../shared/config';
 import { getOAuthClient } from '../../shared/directory/oauth-clients';
 import type { Patient } from '../../shared/directory/model';
@@ -61,7 +61,7 @@ export function portalSuite(options: SmartFixtureOptions): { world: PortalWorld;
 /** The Observations stored under one FHIR Source, read back through the FHIR API (every page). */
 export async function sourceRows(world: PortalWorld, sourceId: number, token: string): Promise<Array<Record<string, any>>> {
   const rows: Array<Record<string, any>> = [];
-  let next: string | undefined = `${world.gateway.url}/FHIR/R5/Observation?_source=${encodeURIComponent(`${SOURCE_URI_PREFIX}${sourceId}`)}&_count=100`;
+  let next: string | undefined = `${world.gateway.url}/FHIR/R5/Observation?_source=${encodeURIComponent(`${sourceUriPrefix()}${sourceId}`)}&_count=100`;
   while (next) {
     const res = await fetch(next, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);

@@ -8,7 +8,7 @@
 import { parseIdentifierToken, type IdentifierValue, type IdValues, type ScopeFilter } from '../../auth/scope';
 import type { Id } from '../../directory/model';
 import { config } from '../../config';
-import { DEFAULT_PAGE_SIZE, SOURCE_URI_PREFIX } from '../../fhir/constants';
+import { DEFAULT_PAGE_SIZE, sourceUriPrefix } from '../../fhir/constants';
 import { parseSearch, parseSort, rejectUnknown, type Criterion, type SortSpec, type UnknownParam } from '../../fhir/search';
 import { splitUnescaped, unescapeValue } from '../../fhir/search/values';
 import { CURSOR_PARAM } from '../../fhir/searchset';
@@ -145,12 +145,12 @@ function newFilter(filters: ScopeFilter[]): ScopeFilter {
   return filter;
 }
 
-const SOURCE_ID = new RegExp(`^${SOURCE_URI_PREFIX.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(\\d{1,15})$`);
-
-/** The numeric id of a FHIR Source URI (`{prefix}<id>`), if the value is one. */
+/** The numeric id of a FHIR Source URI (`{prefix}<id>`, at most 15 digits), if the value is one. */
 export function sourceIdOfUri(uri: string): Id | undefined {
-  const m = SOURCE_ID.exec(uri);
-  return m ? Number(m[1]) : undefined;
+  const prefix = sourceUriPrefix();
+  if (!uri.startsWith(prefix)) return undefined;
+  const digits = uri.slice(prefix.length);
+  return /^\d{1,15}$/.test(digits) ? Number(digits) : undefined;
 }
 
 /**

@@ -5,12 +5,12 @@
  * empty, as R5 requires (`ele-1`).
  */
 import { ORGANIZATION_TYPES, ORGANIZATION_TYPE_SYSTEM, type DataSource, type DataSourceType, type Organization, type Patient, type Practitioner, type Study } from '../../directory/model';
-import { MODEL_CODE_SYSTEM, NATIVE_SOURCE_URI } from '../constants';
+import { modelCodeSystem, nativeSourceUri } from '../constants';
 
 export type FhirResource = Record<string, unknown> & { resourceType: string; id: string };
 
 function meta(updatedAt: string) {
-  return { lastUpdated: updatedAt, source: NATIVE_SOURCE_URI };
+  return { lastUpdated: updatedAt, source: nativeSourceUri() };
 }
 
 function humanName(family: string, given: string) {
@@ -58,8 +58,8 @@ export function organizationResource(org: Organization): FhirResource {
 }
 
 /** The model code of a study (`Group.code`), and of every data source (`Device.type`). */
-export const STUDY_CODE = { system: MODEL_CODE_SYSTEM, code: 'study', display: 'Study' };
-export const DATA_SOURCE_CODE = { system: MODEL_CODE_SYSTEM, code: 'data-source', display: 'Data source' };
+export const studyCode = () => ({ system: modelCodeSystem(), code: 'study', display: 'Study' });
+export const dataSourceCode = () => ({ system: modelCodeSystem(), code: 'data-source', display: 'Data source' });
 
 const DATA_SOURCE_TYPE_DISPLAY: Record<DataSourceType, string> = {
   personal_device: 'Personal device',
@@ -80,7 +80,7 @@ export function groupResource(study: Study): FhirResource {
     active: true,
     type: 'person',
     membership: 'enumerated',
-    code: { coding: [STUDY_CODE] },
+    code: { coding: [studyCode()] },
     name: study.name,
     ...(study.description ? { description: study.description } : {}),
     managingEntity: { reference: `Organization/${study.organizationId}` },
@@ -96,8 +96,8 @@ export function deviceResource(source: DataSource): FhirResource {
     name: [{ value: source.name, type: 'user-friendly-name' }],
     status: 'active',
     type: [
-      { coding: [DATA_SOURCE_CODE] },
-      { coding: [{ system: MODEL_CODE_SYSTEM, code: source.type, display: DATA_SOURCE_TYPE_DISPLAY[source.type] }] },
+      { coding: [dataSourceCode()] },
+      { coding: [{ system: modelCodeSystem(), code: source.type, display: DATA_SOURCE_TYPE_DISPLAY[source.type] }] },
     ],
   };
 }

@@ -9,8 +9,8 @@ import { ORGANIZATION_TYPE_SYSTEM } from '../../directory/model';
 import { dateRange } from '../search/dates';
 import type { ReferenceValue, SearchIndex, StringValue, TokenValue } from '../search/index-values';
 import { normaliseText } from '../search/text';
-import { DATA_SOURCE_CODE, STUDY_CODE } from './resources';
-import { MODEL_CODE_SYSTEM } from '../constants';
+import { dataSourceCode, studyCode } from './resources';
+import { modelCodeSystem } from '../constants';
 
 const str = (...values: string[]): StringValue[] => values.filter((v) => v.length > 0).map((v) => ({ v, n: normaliseText(v) }));
 const date = (text: string | undefined) => {
@@ -59,7 +59,7 @@ export function groupIndex(study: Study): SearchIndex {
   return {
     ...common(study),
     name: str(study.name),
-    code: [token(STUDY_CODE.system, STUDY_CODE.code)],
+    code: [token(modelCodeSystem(), studyCode().code)],
     type: [token('http://hl7.org/fhir/group-type', 'person')],
     membership: [token('http://hl7.org/fhir/group-membership-basis', 'enumerated')],
     'managing-entity': [reference('Organization', study.organizationId)],
@@ -71,7 +71,7 @@ export function deviceIndex(source: DataSource): SearchIndex {
   return {
     ...common(source),
     'device-name': str(source.name),
-    type: [token(DATA_SOURCE_CODE.system, DATA_SOURCE_CODE.code), token(MODEL_CODE_SYSTEM, source.type)],
+    type: [token(modelCodeSystem(), dataSourceCode().code), token(modelCodeSystem(), source.type)],
     status: [token('http://hl7.org/fhir/FHIR-device-status', 'active')],
     identifier: [],
   };

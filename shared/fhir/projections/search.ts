@@ -26,7 +26,7 @@ import { FHIR_BASES } from '../../http/families';
 import type { HttpRequest } from '../../http/request';
 import { fhirJson, type HttpResponse } from '../../http/response';
 import { METRIC } from '../../telemetry/names';
-import { NATIVE_SOURCE_URI } from '../constants';
+import { nativeSourceUri } from '../constants';
 import type { Criterion, SortSpec } from '../search/criteria';
 import type { SearchIndex } from '../search/index-values';
 import { matchesAll } from '../search/match';
@@ -94,7 +94,7 @@ function parseQuery<T extends { id: Id }>(projection: Projection<T>, params: URL
       if (name === '_sort') out.sort.push(...parseSort(projection.type, value));
       out.self.append(name, value);
     } else if (name === '_source' || name.startsWith('_source:')) {
-      out.otherSource ||= !(name === '_source' && value === NATIVE_SOURCE_URI);
+      out.otherSource ||= !(name === '_source' && value === nativeSourceUri());
       out.self.append(name, value);
     } else if (Object.hasOwn(scopingNames, name)) {
       const field = scopingNames[name]!;

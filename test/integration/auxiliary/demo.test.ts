@@ -4,7 +4,7 @@ import { demoAuxiliary } from '../../../local/demo-auxiliary';
 import { DEMO_PATIENT_EMAIL, demoDirectory } from '../../../local/demo-directory';
 import { getPatient } from '../../../shared/directory/patients';
 import { getUserByEmail } from '../../../shared/directory/users';
-import { SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
+import { sourceUriPrefix } from '../../../shared/fhir/constants';
 import { tokenFor } from '../../support/directory';
 import { call } from '../../support/invoke';
 
@@ -17,7 +17,7 @@ describe('demo auxiliary data', () => {
     expect(sourceId).toBeDefined();
     const user = await getUserByEmail(DEMO_PATIENT_EMAIL);
     const token = await tokenFor((await getPatient(user!.patientId!))!);
-    const conditions = await call('GET', `/FHIR/R5/Condition?_source=${SOURCE_URI_PREFIX}${sourceId}`, { token });
+    const conditions = await call('GET', `/FHIR/R5/Condition?_source=${sourceUriPrefix()}${sourceId}`, { token });
     expect(conditions.json.entry.map((e: any) => e.resource.code.text)).toEqual(['High blood pressure']);
     const allergies = await call('GET', '/FHIR/R5/AllergyIntolerance?code=91936005', { token });
     expect(allergies.json.total).toBe(1);

@@ -11,7 +11,7 @@ import { encodeCursor, searchFingerprint } from '../../../shared/auxiliary/searc
 import { searchAuxiliary } from '../../../shared/auxiliary/search';
 import { callerFromToken } from '../../../shared/auth/authenticate';
 import type { FhirSource, Patient } from '../../../shared/directory/model';
-import { NATIVE_SOURCE_URI, SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
+import { nativeSourceUri, sourceUriPrefix } from '../../../shared/fhir/constants';
 import { validateResource } from '../../../shared/fhir/validation';
 import { dynamo } from '../../../shared/store/clients';
 import { config } from '../../../shared/config';
@@ -208,17 +208,17 @@ describe('_id, _lastUpdated, _source', () => {
   });
 
   it('_source: one source, all sources below the prefix; other values and unreachable sources give nothing', async () => {
-    expect(await sorted(`Condition?_source=${SOURCE_URI_PREFIX}${w.aliceSource.id}`)).toEqual(['c1', 'c2', 'c3']);
-    expect(await sorted(`Condition?_source=${SOURCE_URI_PREFIX}${w.bobSource.id}`)).toEqual([]);
-    expect(await sorted(`Condition?_source=${SOURCE_URI_PREFIX}${w.bobSource.id}`, w.doctor.token)).toEqual(['c4']);
-    expect(await sorted(`Condition?_source=${SOURCE_URI_PREFIX}${w.aliceSource.id},${SOURCE_URI_PREFIX}${w.bobSource.id}`, w.doctor.token)).toEqual(['c1', 'c2', 'c3', 'c4']);
-    expect(await sorted(`Condition?_source=${SOURCE_URI_PREFIX}${carolSource.id}`, w.doctor.token)).toEqual([]);
-    expect(await sorted(`Condition?_source:below=${SOURCE_URI_PREFIX}`, w.doctor.token)).toEqual(['c1', 'c2', 'c3', 'c4']);
-    expect(await sorted(`Condition?_source:below=${SOURCE_URI_PREFIX.slice(0, -1)}`)).toEqual(['c1', 'c2', 'c3']);
-    expect(await sorted(`Condition?_source=${NATIVE_SOURCE_URI}`)).toEqual([]);
+    expect(await sorted(`Condition?_source=${sourceUriPrefix()}${w.aliceSource.id}`)).toEqual(['c1', 'c2', 'c3']);
+    expect(await sorted(`Condition?_source=${sourceUriPrefix()}${w.bobSource.id}`)).toEqual([]);
+    expect(await sorted(`Condition?_source=${sourceUriPrefix()}${w.bobSource.id}`, w.doctor.token)).toEqual(['c4']);
+    expect(await sorted(`Condition?_source=${sourceUriPrefix()}${w.aliceSource.id},${sourceUriPrefix()}${w.bobSource.id}`, w.doctor.token)).toEqual(['c1', 'c2', 'c3', 'c4']);
+    expect(await sorted(`Condition?_source=${sourceUriPrefix()}${carolSource.id}`, w.doctor.token)).toEqual([]);
+    expect(await sorted(`Condition?_source:below=${sourceUriPrefix()}`, w.doctor.token)).toEqual(['c1', 'c2', 'c3', 'c4']);
+    expect(await sorted(`Condition?_source:below=${sourceUriPrefix().slice(0, -1)}`)).toEqual(['c1', 'c2', 'c3']);
+    expect(await sorted(`Condition?_source=${nativeSourceUri()}`)).toEqual([]);
     expect(await sorted('Condition?_source=https://elsewhere.example.test/x')).toEqual([]);
     // The source header is ignored on reads.
-    const res = await search(`Condition?_source=${SOURCE_URI_PREFIX}${w.aliceSource.id}`, w.alice.token, { 'x-svc-fhir-source-id': String(w.bobSource.id) });
+    const res = await search(`Condition?_source=${sourceUriPrefix()}${w.aliceSource.id}`, w.alice.token, { 'x-svc-fhir-source-id': String(w.bobSource.id) });
     expect(res.json.total).toBe(3);
   });
 });
@@ -436,7 +436,7 @@ describe('Observation (for the native store, which routes non-mobile-health Obse
     const refused = await createAuxiliaryResource({ caller, type: 'Observation', resource: { ...lab, status: 'done' }, origin: 'https://x' });
     expect(refused).toMatchObject({ ok: false, status: 400 });
 
-    const params = new URLSearchParams(`_source=${SOURCE_URI_PREFIX}${w.aliceSource.id}&category=laboratory&value-quantity=gt7&date=2024-03`);
+    const params = new URLSearchParams(`_source=${sourceUriPrefix()}${w.aliceSource.id}&category=laboratory&value-quantity=gt7&date=2024-03`);
     const { bundle } = await searchAuxiliary(caller, 'Observation', params, 'https://cdx.example.test');
     expect(bundle.entry.map((e) => (e.resource as { id: string }).id)).toEqual([created.resource.id]);
     expect(bundle.link[0]!.url).toBe(`https://cdx.example.test/FHIR/R5/Observation?${params.toString()}`);

@@ -4,7 +4,7 @@
  * every bad input of the issue, each proven to store nothing (table and bucket).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SOURCE_HEADER, SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
+import { SOURCE_HEADER, sourceUriPrefix } from '../../../shared/fhir/constants';
 import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/auxiliary';
 import { makeOrganization, makePractitioner } from '../../support/directory';
 import { call } from '../../support/invoke';
@@ -30,7 +30,7 @@ describe('create', () => {
       tag: [{ code: 'imported' }],
       versionId: '1',
       lastUpdated: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      source: `${SOURCE_URI_PREFIX}${w.aliceSource.id}`,
+      source: `${sourceUriPrefix()}${w.aliceSource.id}`,
     });
     expect(body.code.text).toBe('Type 2 diabetes');
     expect(res.headers.location).toBe(`http://localhost:8000/FHIR/R5/Condition/${body.id}/_history/1`);
@@ -45,7 +45,7 @@ describe('create', () => {
     expect(JSON.parse(String(resource.body))).toEqual(body);
     const index = JSON.parse(String(items.find((i) => String(i.pk).startsWith('P#'))!.idx));
     expect(index.code).toContainEqual({ s: 'http://snomed.info/sct', c: '44054006', t: 'diabetes mellitus type 2' });
-    expect(index._source).toEqual([`${SOURCE_URI_PREFIX}${w.aliceSource.id}`]);
+    expect(index._source).toEqual([`${sourceUriPrefix()}${w.aliceSource.id}`]);
 
     const read = await call('GET', `/FHIR/R5/Condition/${body.id}`, { token: w.alice.token });
     expect(read.status).toBe(200);
@@ -54,14 +54,14 @@ describe('create', () => {
   });
 
   it("names the source by the resource's own meta.source, and the header wins over it", async () => {
-    const byMeta = await postAux('Condition', condition({ meta: { source: `${SOURCE_URI_PREFIX}${w.aliceSource.id}` } }), w.alice.token);
+    const byMeta = await postAux('Condition', condition({ meta: { source: `${sourceUriPrefix()}${w.aliceSource.id}` } }), w.alice.token);
     expect(byMeta.status).toBe(201);
-    expect(byMeta.json.meta.source).toBe(`${SOURCE_URI_PREFIX}${w.aliceSource.id}`);
+    expect(byMeta.json.meta.source).toBe(`${sourceUriPrefix()}${w.aliceSource.id}`);
 
     // Header names Alice's source, meta.source Bob's: the header decides (and Alice may use it).
-    const both = await postAux('Condition', condition({ meta: { source: `${SOURCE_URI_PREFIX}${w.bobSource.id}` } }), w.alice.token, w.aliceSource.id);
+    const both = await postAux('Condition', condition({ meta: { source: `${sourceUriPrefix()}${w.bobSource.id}` } }), w.alice.token, w.aliceSource.id);
     expect(both.status).toBe(201);
-    expect(both.json.meta.source).toBe(`${SOURCE_URI_PREFIX}${w.aliceSource.id}`);
+    expect(both.json.meta.source).toBe(`${sourceUriPrefix()}${w.aliceSource.id}`);
     expect((await itemsOf(both.json.id))[0]).toMatchObject({ patientId: w.alice.id });
   });
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NATIVE_SOURCE_URI } from '../../../shared/fhir/constants';
+import { nativeSourceUri } from '../../../shared/fhir/constants';
 import { PREFIXES } from '../../../shared/fhir/search/criteria';
 import { dateRange } from '../../../shared/fhir/search/dates';
 import { dateMatches } from '../../../shared/fhir/search/match';
@@ -337,7 +337,7 @@ describe('totals, unknown parameters, the searchset shape', () => {
   });
 
   it('_source naming the native source reads the native store', async () => {
-    expect(await found(alice.token!, `_source=${encodeURIComponent(NATIVE_SOURCE_URI)}&code=${HR}`)).toEqual(named('aHr1', 'aHr2'));
+    expect(await found(alice.token!, `_source=${encodeURIComponent(nativeSourceUri())}&code=${HR}`)).toEqual(named('aHr1', 'aHr2'));
   });
 });
 

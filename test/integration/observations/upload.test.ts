@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateResource, hasErrors } from '../../../shared/fhir/validation';
-import { NATIVE_SOURCE_URI } from '../../../shared/fhir/constants';
+import { nativeSourceUri } from '../../../shared/fhir/constants';
 import { formsFor } from '../../../shared/omh/samples';
 import { call } from '../../support/invoke';
 import { batchOf, idsOf, observation, observationWorld, recoded, statusesOf, storedRows, TABLE_CODES, upload, type ObservationWorld } from '../../support/observations';
@@ -40,7 +40,7 @@ describe('batch upload', () => {
     expect(resource).toMatchObject({
       resourceType: 'Observation',
       status: 'preliminary',
-      meta: { source: NATIVE_SOURCE_URI },
+      meta: { source: nativeSourceUri() },
       code: { coding: [{ system: 'https://w3id.org/openmhealth', code: 'omh:blood-pressure:4.0', display: 'Blood pressure' }] },
       subject: { reference: `Patient/${world.patient.id}` },
       device: { reference: `Device/${world.device.id}` },

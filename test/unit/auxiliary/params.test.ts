@@ -1,7 +1,7 @@
 /** Parsing an auxiliary search: scoping parameters, `_source` and `_id` restrictions, result parameters, what is ignored. */
 import { describe, expect, it } from 'vitest';
 import { isStrict, parseAuxSearch, sourceIdOfUri } from '../../../shared/auxiliary/search/params';
-import { SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
+import { sourceUriPrefix } from '../../../shared/fhir/constants';
 import { isHttpError } from '../../../shared/http/errors';
 
 const parse = (query: string, prefer?: string) => parseAuxSearch('Condition', new URLSearchParams(query), prefer);
@@ -34,12 +34,12 @@ describe('parseAuxSearch', () => {
 
   it('restricts to the FHIR Sources _source names exactly (OR within, AND across)', () => {
     expect(parse('').sourceIds).toBeUndefined();
-    expect(parse(`_source=${SOURCE_URI_PREFIX}5,${SOURCE_URI_PREFIX}6`).sourceIds).toEqual([5, 6]);
-    expect(parse(`_source=${SOURCE_URI_PREFIX}5,https://other/x`).sourceIds).toEqual([5]);
-    expect(parse(`_source=${SOURCE_URI_PREFIX}5,${SOURCE_URI_PREFIX}6&_source=${SOURCE_URI_PREFIX}6`).sourceIds).toEqual([6]);
+    expect(parse(`_source=${sourceUriPrefix()}5,${sourceUriPrefix()}6`).sourceIds).toEqual([5, 6]);
+    expect(parse(`_source=${sourceUriPrefix()}5,https://other/x`).sourceIds).toEqual([5]);
+    expect(parse(`_source=${sourceUriPrefix()}5,${sourceUriPrefix()}6&_source=${sourceUriPrefix()}6`).sourceIds).toEqual([6]);
     expect(parse('_source=https://other/x').sourceIds).toEqual([]);
-    expect(parse(`_source:below=${SOURCE_URI_PREFIX}`).sourceIds).toBeUndefined();
-    expect(parse(`_source:below=${SOURCE_URI_PREFIX}`).criteria).toHaveLength(1);
+    expect(parse(`_source:below=${sourceUriPrefix()}`).sourceIds).toBeUndefined();
+    expect(parse(`_source:below=${sourceUriPrefix()}`).criteria).toHaveLength(1);
   });
 
   it('collects the ids _id names, unless negated', () => {
@@ -89,9 +89,9 @@ describe('helpers', () => {
   });
 
   it('sourceIdOfUri accepts only the prefix followed by digits', () => {
-    expect(sourceIdOfUri(`${SOURCE_URI_PREFIX}42`)).toBe(42);
-    expect(sourceIdOfUri(`${SOURCE_URI_PREFIX}42/x`)).toBeUndefined();
-    expect(sourceIdOfUri(`${SOURCE_URI_PREFIX}`)).toBeUndefined();
+    expect(sourceIdOfUri(`${sourceUriPrefix()}42`)).toBe(42);
+    expect(sourceIdOfUri(`${sourceUriPrefix()}42/x`)).toBeUndefined();
+    expect(sourceIdOfUri(`${sourceUriPrefix()}`)).toBeUndefined();
     expect(sourceIdOfUri('https://elsewhere/fhir-source/42')).toBeUndefined();
   });
 });

@@ -1,12 +1,12 @@
 /** What a write submits: the resource check, the FHIR Source it names, and the stored copy with its index. */
 import { describe, expect, it } from 'vitest';
 import { asResourceOf, namedSourceId, prepareStored } from '../../../shared/auxiliary/submission';
-import { SOURCE_URI_PREFIX } from '../../../shared/fhir/constants';
+import { sourceUriPrefix } from '../../../shared/fhir/constants';
 import { isHttpError } from '../../../shared/http/errors';
 
 describe('namedSourceId', () => {
   it('takes the header, else meta.source under the source prefix', () => {
-    const withMeta = { resourceType: 'Condition', meta: { source: `${SOURCE_URI_PREFIX}12` } };
+    const withMeta = { resourceType: 'Condition', meta: { source: `${sourceUriPrefix()}12` } };
     expect(namedSourceId(' 7 ', withMeta)).toBe('7');
     expect(namedSourceId('', withMeta)).toBe('12');
     expect(namedSourceId(undefined, withMeta)).toBe('12');
@@ -44,14 +44,14 @@ describe('prepareStored', () => {
     expect(prepared.resource).toEqual({
       resourceType: 'Condition',
       id: head.id,
-      meta: { versionId: '2', source: `${SOURCE_URI_PREFIX}12`, tag: [{ code: 't' }], lastUpdated: head.lastUpdated },
+      meta: { versionId: '2', source: `${sourceUriPrefix()}12`, tag: [{ code: 't' }], lastUpdated: head.lastUpdated },
       subject: submitted.subject,
       code: submitted.code,
     });
     expect(Object.keys(prepared.resource).slice(0, 3)).toEqual(['resourceType', 'id', 'meta']);
     expect(JSON.parse(prepared.json)).toEqual(prepared.resource);
     expect(prepared.index._id).toEqual([{ c: head.id }]);
-    expect(prepared.index._source).toEqual([`${SOURCE_URI_PREFIX}12`]);
+    expect(prepared.index._source).toEqual([`${sourceUriPrefix()}12`]);
     expect(prepared.index.subject).toEqual([{ r: 'Patient/abc', t: 'Patient', i: 'abc' }]);
     expect(submitted.id).toBe('upstream');
   });
