@@ -10,7 +10,7 @@ import { createFhirSource } from '../shared/directory/fhir-sources';
 import { getUserByEmail } from '../shared/directory/users';
 import { sourceUri } from '../shared/fhir/constants';
 import { DEMO_PATIENT_EMAIL } from './demo-directory';
-import type { SeedStep } from './seed';
+import type { SeedStep } from './seed-step';
 
 const RESOURCES = [
   {

@@ -14,7 +14,7 @@ import { createOrganization } from '../shared/directory/organizations';
 import { createPatient } from '../shared/directory/patients';
 import { addStudyCode, addStudyDataSource, createStudy, enrollPatients } from '../shared/directory/studies';
 import { createPractitioner } from '../shared/directory/users';
-import type { SeedStep } from './seed';
+import type { SeedStep } from './seed-step';
 import { tokenCommand } from './commands';
 
 export const DEMO_PRACTITIONER_EMAIL = 'practitioner@example.org';

@@ -9,7 +9,7 @@ import { getUserByEmail } from '../shared/directory/users';
 import { issueInvitation } from '../shared/oauth/invitations';
 import { ensureServiceClients, PORTAL_CLIENT_ID, WEB_CLIENT_ID } from '../shared/oauth/service-clients';
 import { DEMO_PRACTITIONER_EMAIL } from './demo-directory';
-import type { SeedStep } from './seed';
+import type { SeedStep } from './seed-step';
 
 /** The demo patient without a login (see `demo-directory.ts`). */
 const INVITED_PATIENT = { system: 'https://demo.example.org/mrn', value: 'MRN-0002' };

@@ -20,7 +20,7 @@ import { AUXILIARY_NOT_AVAILABLE } from '../shared/observations/auxiliary';
 import { processEntries } from '../shared/observations/upload/process';
 import { sampleAttachment, formsFor, type EffectiveForm, type SampleOptions } from '../shared/omh/samples';
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from './demo-directory';
-import type { SeedStep } from './seed';
+import type { SeedStep } from './seed-step';
 import { tokenCommand } from './commands';
 
 const HOUR = 3_600_000;

@@ -22,7 +22,7 @@ import { processEntries } from '../shared/observations/upload/process';
 import { tokenCommand } from './commands';
 import { OTHER_PATIENT_EMAIL, OTHER_PRACTITIONER_EMAIL } from './demo-directory';
 import { observations } from './demo-observations';
-import type { SeedStep } from './seed';
+import type { SeedStep } from './seed-step';
 
 const HOUR = 3_600_000;
 const PLAN = [

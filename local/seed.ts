@@ -11,13 +11,7 @@ import { demoDirectory } from './demo-directory';
 import { demoOAuth } from './demo-oauth';
 import { demoObservations } from './demo-observations';
 import { demoSecondOrganization } from './demo-second-organization';
-
-export interface SeedContext {
-  /** Lines for the start banner (accounts, ids worth knowing). */
-  notes: string[];
-}
-
-export type SeedStep = { name: string; run: (ctx: SeedContext) => Promise<void> };
+import type { SeedContext, SeedStep } from './seed-step';
 
 const SEED_VERSION = 1;
 const MARKER = { pk: 'SEED', sk: 'SEED' };

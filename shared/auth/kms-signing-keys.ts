@@ -8,7 +8,7 @@ import { base64url, calculateJwkThumbprint, importJWK, type JWK, type JWTPayload
 import { createPublicKey } from 'node:crypto';
 import { traced } from '../telemetry/tracer';
 import { derToJose } from './der';
-import { TOKEN_ALG, type SigningKeyProvider, type VerificationKey } from './signing-keys';
+import { TOKEN_ALG, type SigningKeyProvider, type VerificationKey } from './signing-key-provider';
 
 /** The part of the KMS client this provider uses (a test double can stand in). */
 export type KmsApi = Pick<KMSClient, 'send'>;

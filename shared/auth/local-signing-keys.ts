@@ -9,7 +9,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT,
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TOKEN_ALG, type SigningKeyProvider, type VerificationKey } from './signing-keys';
+import { TOKEN_ALG, type SigningKeyProvider, type VerificationKey } from './signing-key-provider';
 
 const FILE = /^signing-(\d{13})-[A-Za-z0-9_-]+\.jwk\.json$/;
 

@@ -4,27 +4,8 @@
  * never sits in code or in an environment variable, and every key is named by its JWK thumbprint
  * (`kid`), so a rotation keeps earlier tokens verifiable while they live.
  */
-import type { JWK, JWTPayload } from 'jose';
 import { config } from '../config';
-
-export const TOKEN_ALG = 'ES256';
-
-/** A public key tokens may be verified with. */
-export interface VerificationKey {
-  kid: string;
-  /** Public JWK with `kid`, `alg` and `use` (as published in a JWKS). */
-  jwk: JWK;
-  key: CryptoKey;
-}
-
-export interface SigningKeyProvider {
-  /** Signs the payload as a compact JWS (ES256) whose header carries `typ` and the current `kid`. */
-  sign(payload: JWTPayload, typ: string): Promise<string>;
-  /** The key with this `kid`, if it belongs to the current key set. */
-  verificationKey(kid: string): Promise<VerificationKey | undefined>;
-  /** Every key of the current key set (current first), for the JWKS endpoint. */
-  verificationKeys(): Promise<VerificationKey[]>;
-}
+import type { SigningKeyProvider } from './signing-key-provider';
 
 let provider: SigningKeyProvider | undefined;
 let providerFor: string | undefined;

@@ -10,7 +10,8 @@ import { config } from '../config';
 import { unauthorized } from '../http/errors';
 import type { Id, UserKind } from '../directory/model';
 import { ACCESS_TOKEN_SECONDS, CLOCK_TOLERANCE_SECONDS } from './lifetimes';
-import { signingKeys, TOKEN_ALG } from './signing-keys';
+import { TOKEN_ALG } from './signing-key-provider';
+import { signingKeys } from './signing-keys';
 
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
 

@@ -7,7 +7,6 @@
  */
 import { config } from '../config';
 import { s3 } from '../store/clients';
-import type { Logger } from '../telemetry/logger';
 
 /** The S3 SDK, loaded with the client on first use (see `s3()`). */
 const sdk = () => import('@aws-sdk/client-s3');

@@ -1,6 +1,6 @@
 /** The R5 CapabilityStatement, generated from the registry the FHIR router dispatches with. */
 import { config } from '../config';
-import { OAUTH_PATHS } from '../oauth/discovery';
+import { OAUTH_PATHS } from '../http/families';
 import { FHIR_VERSION } from './constants';
 import { interactionsOf, type FhirRegistry } from './registry';
 

@@ -16,6 +16,14 @@ export interface GatewayRoute {
 export const FHIR_BASES = ['/FHIR/R5', '/fhir/r5'] as const;
 export const IMPORT_BASE = '/fhir-import/R4';
 export const API_BASE = '/api/v1';
+/** The OAuth endpoints, named here because the discovery documents and the FHIR CapabilityStatement both publish them. */
+export const OAUTH_PATHS = {
+  authorize: '/o/authorize/',
+  token: '/o/token/',
+  revoke: '/o/revoke_token/',
+  jwks: '/o/.well-known/jwks.json',
+  userinfo: '/o/userinfo/',
+} as const;
 
 export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   ...FHIR_BASES.flatMap((base) => [

@@ -4,8 +4,10 @@
  * also under each FHIR base), and the JWKS of the token-signing keys. All absolute URLs come from
  * the site-URL setting, which is also the token issuer.
  */
-import { signingKeys, TOKEN_ALG } from '../auth/signing-keys';
+import { TOKEN_ALG } from '../auth/signing-key-provider';
+import { signingKeys } from '../auth/signing-keys';
 import { config } from '../config';
+import { OAUTH_PATHS } from '../http/families';
 import { SUPPORTED_SCOPES } from './scopes';
 import { S256 } from './pkce';
 
@@ -14,14 +16,6 @@ export const DISCOVERY_CACHE = { 'Cache-Control': 'public, max-age=300' };
 
 /** The grants `/o/token/` answers. */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
-
-export const OAUTH_PATHS = {
-  authorize: '/o/authorize/',
-  token: '/o/token/',
-  revoke: '/o/revoke_token/',
-  jwks: '/o/.well-known/jwks.json',
-  userinfo: '/o/userinfo/',
-} as const;
 
 export function oauthEndpoints() {
   const site = config().siteUrl;

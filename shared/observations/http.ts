@@ -15,7 +15,7 @@ import type { HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } from './auxiliary';
 import { codesById } from './code-table-cache';
-import { ETAG, toFhirObservation } from './projection';
+import { ETAG, toFhirObservation } from './fhir-observation';
 import { readObservation } from './read';
 import { searchsetBundle } from './search/bundle';
 import { searchFingerprint } from './search/cursor';

@@ -7,8 +7,6 @@
  * wrote; the request middleware writes the line once the status is known, so a refused request is
  * audited too.
  */
-import type { Caller } from '../auth/caller';
-
 export type AuditAction = 'read' | 'search' | 'create' | 'update' | 'patch' | 'delete' | 'upload' | 'import';
 
 export interface AuditWho {
@@ -33,8 +31,8 @@ export class AuditTrail {
   #who: AuditWho | undefined;
   readonly #patients = new Set<number>();
 
-  /** The request's caller, once its token holds. */
-  identified(caller: Caller): void {
+  /** The request's caller (an auth `Caller`: telemetry names only the fields it records), once its token holds. */
+  identified(caller: { kind: 'patient' | 'practitioner'; userId: number; clientId?: string }): void {
     this.#who = { kind: caller.kind, userId: caller.userId, ...(caller.clientId ? { clientId: caller.clientId } : {}) };
   }
 

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
 import { getPatient } from '../../shared/directory/patients';
 import { sourceUriPrefix } from '../../shared/fhir/constants';
-import { PROBLEMS } from '../../shared/portal/messages';
 import { LONG_ID } from '../fixtures/smart-server';
 import { makePractitioner } from '../support/directory';
 import { counts, FLOW_TIMEOUT, inviteAgain, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';

@@ -11,7 +11,6 @@ export interface TestResponse {
   /** `Set-Cookie` values. */
   cookies: string[];
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 

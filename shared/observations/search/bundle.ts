@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Code } from '../../directory/model';
 import { issue, operationOutcome } from '../../fhir/outcome';
 import type { UnknownParam } from '../../fhir/search';
-import { toFhirObservation } from '../projection';
+import { toFhirObservation } from '../fhir-observation';
 import { encodeCursor, type Cursor } from './cursor';
 import type { SearchPage } from './execute';
 import { CURSOR_PARAM } from '../../fhir/searchset';

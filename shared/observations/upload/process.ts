@@ -13,7 +13,7 @@ import { issue, operationOutcome, type OperationOutcome, type OutcomeIssue } fro
 import type { ReturnPreference } from '../../fhir/prefer';
 import type { AuxiliaryStore } from '../auxiliary';
 import { codesById } from '../code-table-cache';
-import { ETAG, toFhirObservation } from '../projection';
+import { ETAG, toFhirObservation } from '../fhir-observation';
 import { routeObservation } from '../route';
 import { isRetryable } from '../../store/retry';
 import { storeObservations, type WriteOutcome } from '../write';

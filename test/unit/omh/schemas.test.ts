@@ -228,9 +228,6 @@ function withMember(body: JsonObject, path: string, value: unknown): JsonObject 
   return body;
 }
 
-const memberOf = (body: JsonObject, path: string): unknown =>
-  path.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], body);
-
 function issues(code: string, body: unknown) {
   const schema = schemaForCode(code);
   if (!schema) throw new Error(`no schema for ${code}`);
