@@ -1,8 +1,7 @@
 /**
  * The FHIR interactions of the auxiliary types, as registry entries: each handler authenticates,
- * calls the domain, and turns its result into headers (`Location`, `ETag`, `Last-Modified`) and a
- * body (honouring `Prefer: return=...`). The same handlers serve the native Observation store's
- * auxiliary rows (`auxiliaryHandlers('Observation')`).
+ * calls the domain, and answers a write as every write is answered (`shared/fhir/write-response.ts`).
+ * The same handlers serve the native Observation store's auxiliary rows (`auxiliaryHandlers('Observation')`).
  */
 import { authenticate } from '../auth/authenticate';
 import { SOURCE_HEADER, SOURCE_URI_PREFIX } from '../fhir/constants';

@@ -1,8 +1,8 @@
 /** Read by id: one strongly consistent GetItem (and the S3 object of a large body). */
 import type { Caller } from '../auth/caller';
 import type { Id } from '../directory/model';
+import { etagOf, httpDate } from '../fhir/version-headers';
 import { visibleRow } from './access';
-import { etagOf, httpDate } from '../fhir/write-response';
 import { loadResource } from './persist';
 import type { Resource } from './submission';
 

@@ -2,7 +2,7 @@
  * The answer to every write (a create, an update or patch, each entry of a batch or an import):
  * shaped once here so a client hears the same thing whichever path stored its resource. The
  * location is absolute, under the base the client used; the validators come from the resource's
- * `meta`; `Prefer: return=` picks the body.
+ * `meta` (`version-headers.ts`); `Prefer: return=` picks the body.
  */
 import { STATUS_CODES } from 'node:http';
 import type { HttpRequest } from '../http/request';
@@ -10,6 +10,7 @@ import { fhirJson, type HttpResponse } from '../http/response';
 import { issue, operationOutcome, type OperationOutcome, type OutcomeIssue } from './outcome';
 import { parsePrefer, type ReturnPreference } from './prefer';
 import { baseOf } from './router';
+import { etagOf, httpDate, metaOf } from './version-headers';
 
 /** Where a write's answer points, and what body its client prefers. */
 export interface WriteTarget {
@@ -44,37 +45,6 @@ export interface WrittenResource {
 export function writeTargetOf(req: HttpRequest): WriteTarget {
   const preference = parsePrefer(req.headers['prefer']).return;
   return { origin: req.origin, base: baseOf(req.path), ...(preference ? { returnPreference: preference } : {}) };
-}
-
-interface Meta {
-  versionId?: string;
-  lastUpdated?: string;
-}
-
-function metaOf(resource: Record<string, unknown>): Meta {
-  const meta = resource.meta;
-  return typeof meta === 'object' && meta !== null ? (meta as Meta) : {};
-}
-
-/** The weak validator of a version: a FHIR ETag is `W/"<versionId>"`. */
-export const etagOf = (versionId: string) => `W/"${versionId}"`;
-/** An instant (`meta.lastUpdated`) as an HTTP date (`Last-Modified`). */
-export const httpDate = (instant: string) => new Date(instant).toUTCString();
-
-/** `ETag` (`W/"<versionId>"`) and, when the instant is known, `Last-Modified` (an HTTP date) of a version. */
-export function versionHeaders(versionId: string, lastUpdated: string | undefined): Record<string, string> {
-  return { ETag: etagOf(versionId), ...(lastUpdated ? { 'Last-Modified': httpDate(lastUpdated) } : {}) };
-}
-
-/**
- * The version headers of a resource read, from its meta. A resource that keeps no versions (a
- * projection of a directory entity, changed in place) is named by the instant of its last change,
- * so the tag still changes whenever the resource does.
- */
-export function versionHeadersOf(resource: Record<string, unknown>): Record<string, string> {
-  const { versionId, lastUpdated } = metaOf(resource);
-  const version = versionId ?? lastUpdated;
-  return version ? versionHeaders(version, lastUpdated) : {};
 }
 
 /**

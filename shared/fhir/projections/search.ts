@@ -34,7 +34,7 @@ import { parseSearch, RESULT_PARAMETERS } from '../search/parse';
 import { parseSort, sortKey } from '../search/sort';
 import { splitUnescaped, unescapeValue } from '../search/values';
 import { CURSOR_PARAM, decodeCursor, pageSizeOf, searchsetBundle, type Cursor, type SortValue } from '../searchset';
-import { versionHeadersOf } from '../write-response';
+import { versionHeadersOf } from '../version-headers';
 import type { FhirResource } from './resources';
 
 export interface Projection<T extends { id: Id }> {

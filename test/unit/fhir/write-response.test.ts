@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { issue } from '../../../shared/fhir/outcome';
 import { parsePrefer } from '../../../shared/fhir/prefer';
-import { batchResponse, shapeWrite, versionHeadersOf, writeHttpResponse, type WriteTarget } from '../../../shared/fhir/write-response';
+import { versionHeadersOf } from '../../../shared/fhir/version-headers';
+import { batchResponse, shapeWrite, writeHttpResponse, type WriteTarget } from '../../../shared/fhir/write-response';
 
 const lastUpdated = '2026-01-02T03:04:05.678Z';
 const condition = { resourceType: 'Condition', id: 'c1', meta: { versionId: '3', lastUpdated } };
