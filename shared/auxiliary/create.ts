@@ -6,7 +6,6 @@ import { issue, operationOutcome } from '../fhir/outcome';
 import { isHttpError } from '../http/errors';
 import { busyAs503 } from '../store/busy';
 import { rootLogger } from '../telemetry/logger';
-import { versionHeaders } from './persist';
 import type { AuxCreateResult, CreateAuxiliaryResource } from './types';
 import { createAuxiliary } from './writes';
 
@@ -16,8 +15,7 @@ export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Pro
       { caller: req.caller, type: req.type, origin: req.origin, ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}) },
       req.resource,
     );
-    const { etag, location } = versionHeaders(row, req.origin);
-    return { ok: true, status, resource, etag, location, lastModified: row.lastUpdated, patientId: row.patientId };
+    return { ok: true, status, resource, patientId: row.patientId };
   } catch (thrown) {
     // A busy store is this entry's 503, and a failure nobody foresaw this entry's 500 (logged with its
     // stack): the rest of the batch goes on and keeps its results.

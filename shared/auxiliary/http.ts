@@ -1,20 +1,19 @@
 /**
  * The FHIR interactions of the auxiliary types, as registry entries: each handler authenticates,
- * calls the domain, and turns its result into headers (`Location`, `ETag`, `Last-Modified`) and a
- * body (honouring `Prefer: return=...`). The same handlers serve the native Observation store's
- * auxiliary rows (`auxiliaryHandlers('Observation')`).
+ * calls the domain, and answers a write as every write is answered (`shared/fhir/write-response.ts`).
+ * The same handlers serve the native Observation store's auxiliary rows (`auxiliaryHandlers('Observation')`).
  */
 import { authenticate } from '../auth/authenticate';
 import { SOURCE_HEADER, sourceUriPrefix } from '../fhir/constants';
-import { issue, operationOutcome } from '../fhir/outcome';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
 import { searchParamCapabilities } from '../fhir/search';
+import { shapeWrite, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
 import { badRequest, notFound, unsupportedMediaType } from '../http/errors';
 import type { HttpRequest } from '../http/request';
 import { fhirJson, noContent, type HttpResponse } from '../http/response';
 import { METRIC } from '../telemetry/names';
 import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, type AuxiliaryType } from './accepted-types';
-import { versionHeaders, type Written } from './persist';
+import type { Written } from './persist';
 import { readAuxiliary } from './read';
 import { searchAuxiliary } from './search';
 import { createAuxiliary, deleteAuxiliary, jsonPatchAuxiliary, patchAuxiliary, updateAuxiliary, type AuxWriteContext } from './writes';
@@ -129,16 +128,8 @@ function noneMatch(req: HttpRequest, etag: string): boolean {
   return header.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag.replace(/^W\//, ''));
 }
 
-/** The answer to a write: the resource, nothing, or an OperationOutcome, as `Prefer: return=` asks. */
+/** The answer to a write, shaped as every write's is. */
 function writtenResponse(req: HttpRequest, status: number, written: Written): HttpResponse {
   recordWrite(req, written.row.patientId);
-  const { etag, lastModified, location } = versionHeaders(written.row, req.origin);
-  const headers = { ETag: etag, 'Last-Modified': lastModified, ...(status === 201 ? { Location: location } : { 'Content-Location': location }) };
-  const wanted = /return\s*=\s*"?(minimal|representation|OperationOutcome)"?/i.exec(req.headers['prefer'] ?? '')?.[1]?.toLowerCase();
-  if (wanted === 'minimal') return { status, headers };
-  if (wanted === 'operationoutcome') {
-    const what = status === 201 ? 'Created' : 'Updated';
-    return fhirJson(status, operationOutcome([issue('information', 'informational', `${what} ${written.row.type}/${written.row.id} version ${written.row.version}.`)]), headers);
-  }
-  return fhirJson(status, written.resource, headers);
+  return writeHttpResponse(shapeWrite({ status, resource: written.resource }, writeTargetOf(req)));
 }

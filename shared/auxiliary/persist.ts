@@ -7,7 +7,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { FHIR_BASES } from '../http/families';
 import { isHttpError, type HttpError } from '../http/errors';
 import type { Logger } from '../telemetry/logger';
 import { getBody, isTooLargeForItem, putBody } from './bodies';
@@ -15,11 +14,11 @@ import { bodyKeys } from './keys';
 import { discardPendingBody, recordWriting, sweepPendingBodies } from './pending-bodies';
 import type { ResourceRow, RowHead } from './rows';
 import { commitCreate, commitUpdate, getResourceRow } from './store';
-import { prepareStored, type Resource } from './submission';
+import { prepareStored, type Resource, type StoredResource } from './submission';
 
 export interface Written {
   row: ResourceRow;
-  resource: Resource;
+  resource: StoredResource;
 }
 
 /**
@@ -115,11 +114,3 @@ export async function loadResource(row: ResourceRow): Promise<Resource> {
   return JSON.parse(json) as Resource;
 }
 
-/** HTTP validators and the canonical URL of a row's current version. */
-export function versionHeaders(row: RowHead, origin: string) {
-  return {
-    etag: `W/"${row.version}"`,
-    lastModified: new Date(row.lastUpdated).toUTCString(),
-    location: `${origin}${FHIR_BASES[0]}/${row.type}/${row.id}/_history/${row.version}`,
-  };
-}

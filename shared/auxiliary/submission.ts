@@ -15,6 +15,9 @@ import type { RowHead } from './rows';
 
 export type Resource = Record<string, unknown>;
 
+/** A resource as stored: its type, the row's id, and the meta the service stamps. */
+export type StoredResource = Resource & { resourceType: string; id: string };
+
 const isObject = (v: unknown): v is Resource => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The body as a resource object of the expected type (400 for anything else). */
@@ -57,7 +60,7 @@ export function upstreamIdOf(resource: Resource): string | undefined {
 }
 
 export interface Prepared {
-  resource: Resource;
+  resource: StoredResource;
   /** The stored JSON text. */
   json: string;
   index: SearchIndex;
@@ -68,9 +71,10 @@ const MAX_INDEX_BYTES = 300 * 1024;
 
 /** The stored copy of a submitted resource under a row's id, version and source, with its index. */
 export async function prepareStored(submitted: Resource, head: RowHead, origin?: string): Promise<Prepared> {
-  const { resourceType, id: _id, meta, ...rest } = submitted;
-  const resource: Resource = {
-    resourceType,
+  // The submitted resourceType is the row's type (`asResourceOf` checked it).
+  const { resourceType: _type, id: _id, meta, ...rest } = submitted;
+  const resource: StoredResource = {
+    resourceType: head.type,
     id: head.id,
     meta: { ...(isObject(meta) ? meta : {}), versionId: String(head.version), lastUpdated: head.lastUpdated, source: sourceUri(head.sourceId) },
     ...rest,

@@ -25,5 +25,5 @@ export function toFhirObservation(o: StoredObservation, code: Code): FhirObserva
   };
 }
 
-/** Weak ETag of a stored reading: rows are written once, so every row is version 1. */
-export const ETAG = 'W/"1"';
+/** The version of every stored reading: rows are written once (its meta carries no versionId). */
+export const READING_VERSION = '1';

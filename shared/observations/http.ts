@@ -6,8 +6,9 @@
 import { assertCanReadPatient } from '../auth/scope';
 import { authenticate, authorizedRead } from '../auth/authenticate';
 import { nativeSourceUri, SOURCE_HEADER } from '../fhir/constants';
-import { operationOutcome } from '../fhir/outcome';
 import { parsePrefer } from '../fhir/prefer';
+import { versionHeaders } from '../fhir/version-headers';
+import { batchResponse, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
 import { baseOf } from '../fhir/router';
 import { badRequest, methodNotAllowed, notFound } from '../http/errors';
@@ -15,46 +16,28 @@ import type { HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } from './auxiliary';
 import { codesById } from './code-table-cache';
-import { ETAG, toFhirObservation } from './fhir-observation';
+import { READING_VERSION, toFhirObservation } from './fhir-observation';
 import { readObservation } from './read';
 import { searchsetBundle } from './search/bundle';
 import { searchFingerprint } from './search/cursor';
 import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
 import { parseNativeQuery, type NativeQuery } from './search/query';
 import { parseBatchBundle } from './upload/bundle';
-import { batchResponse, processEntries, type EntryResult, type UploadRequest } from './upload/process';
+import { processEntries, type UploadRequest } from './upload/process';
 import { recordUpload } from './upload/record';
 import { METRIC } from '../telemetry/names';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NATIVE_ID = /^[1-9][0-9]{0,15}$/;
 
-function versionHeaders(lastModified: string): Record<string, string> {
-  return { ETag: ETAG, 'Last-Modified': new Date(lastModified).toUTCString() };
-}
-
 async function uploadRequest(req: HttpRequest, auxiliary: AuxiliaryStore): Promise<UploadRequest> {
   const caller = await authenticate(req);
-  const prefer = parsePrefer(req.headers['prefer']);
   return {
     caller,
-    origin: req.origin,
-    base: baseOf(req.path),
+    ...writeTargetOf(req),
     auxiliary,
     ...(req.headers[SOURCE_HEADER] !== undefined ? { sourceHeader: req.headers[SOURCE_HEADER] } : {}),
-    ...(prefer.return ? { returnPreference: prefer.return } : {}),
   };
-}
-
-/** A single create's answer from its entry result. */
-function createResponse(result: EntryResult): HttpResponse {
-  if (result.status >= 400) return fhirJson(result.status, result.outcome ?? operationOutcome([]));
-  const headers: Record<string, string> = {
-    ...(result.location ? { Location: result.location } : {}),
-    ...(result.lastModified ? versionHeaders(result.lastModified) : {}),
-  };
-  const body = result.resource ?? result.outcome;
-  return body === undefined ? { status: result.status, headers } : fhirJson(result.status, body, headers);
 }
 
 /** `_source` absent or naming the native store reads it; any other value (or `_source:below`) is the auxiliary store's. */
@@ -118,7 +101,7 @@ async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Pr
     });
     req.audit.touched([observation.patientId]);
     const code = (await codesById([observation.codeId])).get(observation.codeId)!;
-    return fhirJson(200, toFhirObservation(observation, code), versionHeaders(observation.lastUpdated));
+    return fhirJson(200, toFhirObservation(observation, code), versionHeaders(READING_VERSION, observation.lastUpdated));
   });
 }
 
@@ -173,7 +156,7 @@ export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_A
           if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be an Observation resource.', 'structure');
           const results = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
           recordUpload(req, results);
-          return createResponse(results[0]!);
+          return writeHttpResponse(results[0]!);
         },
       },
     },

@@ -7,14 +7,14 @@
 import { authenticate } from '../auth/authenticate';
 import { assertCanUseFhirSource } from '../auth/scope';
 import { SOURCE_HEADER } from '../fhir/constants';
-import { parsePrefer } from '../fhir/prefer';
+import { batchResponse, writeTargetOf } from '../fhir/write-response';
 import { badRequest } from '../http/errors';
-import { FHIR_BASES, IMPORT_BASE } from '../http/families';
+import { IMPORT_BASE } from '../http/families';
 import type { HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import type { Route } from '../http/router';
 import type { AuxiliaryStore } from '../observations/auxiliary';
-import { batchResponse, type EntryResult } from '../observations/upload/process';
+import type { EntryResult } from '../observations/upload/process';
 import { METRIC } from '../telemetry/names';
 import { importBundleEntries, importPrepared, prepareImport, type PreparedImport } from './import';
 
@@ -34,12 +34,8 @@ async function importRequest(req: HttpRequest, auxiliary: AuxiliaryStore, inputs
   }
   await assertCanUseFhirSource(caller, sourceHeader);
   const prepared = inputs.map((input) => prepareImport(input.resource, input.at, input.urlType));
-  const preference = parsePrefer(req.headers['prefer']).return;
-  const results = await importPrepared(
-    prepared,
-    { caller, origin: req.origin, base: FHIR_BASES[0], sourceHeader, auxiliary, ...(preference ? { returnPreference: preference } : {}) },
-    req.log,
-  );
+  // The import has no FHIR base of its own: its Locations are under the canonical one.
+  const results = await importPrepared(prepared, { caller, ...writeTargetOf(req), sourceHeader, auxiliary }, req.log);
   recordImport(req, prepared, results);
   return fhirJson(200, batchResponse(results));
 }

@@ -34,6 +34,7 @@ import { parseSearch, RESULT_PARAMETERS } from '../search/parse';
 import { parseSort, sortKey } from '../search/sort';
 import { splitUnescaped, unescapeValue } from '../search/values';
 import { CURSOR_PARAM, decodeCursor, pageSizeOf, searchsetBundle, type Cursor, type SortValue } from '../searchset';
+import { versionHeadersOf } from '../version-headers';
 import type { FhirResource } from './resources';
 
 export interface Projection<T extends { id: Id }> {
@@ -236,5 +237,6 @@ export async function readProjection<T extends { id: Id }>(projection: Projectio
   if (id === undefined) throw notFound(`${projection.type}/${rawId} not found.`);
   const entity = await projection.readOne(caller, id);
   if (projection.patientOf) req.audit.touched([projection.patientOf(entity)]);
-  return fhirJson(200, projection.resource(entity));
+  const resource = projection.resource(entity);
+  return fhirJson(200, resource, versionHeadersOf(resource));
 }

@@ -4,42 +4,30 @@
  * store call; everything else goes to the auxiliary store. Each entry gets its own result, in the
  * order given; a failed entry leaves nothing behind and does not stop the others.
  */
-import { STATUS_CODES } from 'node:http';
 import type { Caller } from '../../auth/caller';
 import pMap from 'p-map';
 import { chunksOf } from '../../lists';
 import type { Code } from '../../directory/model';
-import { issue, operationOutcome, type OperationOutcome, type OutcomeIssue } from '../../fhir/outcome';
-import type { ReturnPreference } from '../../fhir/prefer';
+import { issue, operationOutcome, type OutcomeIssue } from '../../fhir/outcome';
+import { shapeWrite, type WriteResult, type WriteTarget } from '../../fhir/write-response';
 import type { AuxiliaryStore } from '../auxiliary';
 import { codesById } from '../code-table-cache';
-import { ETAG, toFhirObservation } from '../fhir-observation';
+import { READING_VERSION, toFhirObservation } from '../fhir-observation';
 import { routeObservation } from '../route';
 import { isRetryable } from '../../store/retry';
 import { storeObservations, type WriteOutcome } from '../write';
 import type { ParsedEntry } from './bundle';
 import { checkNativeObservation, uploadContext, type EntryCheck } from './native-entry';
 
-export interface UploadRequest {
+export interface UploadRequest extends WriteTarget {
   caller: Caller;
-  /** scheme://host of the request, for absolute locations. */
-  origin: string;
-  /** FHIR base path the client used (`/FHIR/R5` or `/fhir/r5`). */
-  base: string;
   /** X-SVC-FHIR-Source-ID, for auxiliary creates. */
   sourceHeader?: string;
-  returnPreference?: ReturnPreference;
   auxiliary: AuxiliaryStore;
 }
 
 /** One entry's answer: a status, and (on success) the resource with its location and version. */
-export interface EntryResult {
-  status: number;
-  resource?: Record<string, unknown>;
-  location?: string;
-  etag?: string;
-  lastModified?: string;
-  outcome?: OperationOutcome;
+export interface EntryResult extends WriteResult {
   /** Where a stored entry went, and whose data it is (for the audit line and the metrics; never sent). */
   written?: { store: 'native' | 'auxiliary'; patientId: number };
 }
@@ -108,8 +96,8 @@ async function auxiliaryResult(entry: { type: string; resource: unknown }, req: 
     ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}),
   });
   if (!created.ok) return { status: created.status, outcome: created.outcome };
-  const { status, resource, location, etag, lastModified, patientId } = created;
-  return shaped({ status, resource, location, etag, lastModified, written: { store: 'auxiliary', patientId } }, [], req.returnPreference);
+  const { status, resource, patientId } = created;
+  return { ...shapeWrite({ status, resource }, req), written: { store: 'auxiliary', patientId } };
 }
 
 function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code>, warnings: OutcomeIssue[], req: UploadRequest): EntryResult {
@@ -121,18 +109,11 @@ function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code
       const notes = existing
         ? [issue('information', 'duplicate', `This reading (header.uuid ${o.uuid}) is already stored as Observation/${o.id}; nothing was added.`)]
         : [];
-      return shaped(
-        {
-          status: existing ? 200 : 201,
-          resource: toFhirObservation(o, existing ? (codes.get(o.codeId) ?? code) : code),
-          location: `${req.origin}${req.base}/Observation/${o.id}`,
-          etag: ETAG,
-          lastModified: o.lastUpdated,
-          written: { store: 'native', patientId: o.patientId },
-        },
-        [...notes, ...warnings],
-        req.returnPreference,
-      );
+      const resource = toFhirObservation(o, existing ? (codes.get(o.codeId) ?? code) : code);
+      return {
+        ...shapeWrite({ status: existing ? 200 : 201, resource, versionId: READING_VERSION, notes: [...notes, ...warnings] }, req),
+        written: { store: 'native', patientId: o.patientId },
+      };
     }
     case 'conflict': {
       const { system, value } = outcome.identifier;
@@ -143,43 +124,4 @@ function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code
     case 'failed':
       return { status: outcome.status, outcome: operationOutcome([issue('error', outcome.status === 413 ? 'too-long' : 'transient', outcome.reason)]) };
   }
-}
-
-/** A success as the client prefers it: the resource (default), nothing, or an outcome. */
-function shaped(result: EntryResult, notes: OutcomeIssue[], preference: ReturnPreference | undefined): EntryResult {
-  const { resource, ...rest } = result;
-  const outcome = notes.length > 0 ? { outcome: operationOutcome(notes) } : {};
-  if (preference === 'minimal') return { ...rest, ...outcome };
-  if (preference === 'OperationOutcome') {
-    const done = issue('information', 'informational', `${STATUS_CODES[result.status]}: ${result.location ?? ''}`.trim());
-    return { ...rest, outcome: operationOutcome([done, ...notes]) };
-  }
-  return { ...rest, ...(resource ? { resource } : {}), ...outcome };
-}
-
-/** `201 Created`, `422 Unprocessable Entity`, ... */
-export function statusLine(status: number): string {
-  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
-}
-
-/** The batch-response Bundle: one entry per request entry, in order. */
-export function batchResponse(results: readonly EntryResult[]): Record<string, unknown> {
-  return {
-    resourceType: 'Bundle',
-    type: 'batch-response',
-    ...(results.length > 0 ? { entry: results.map(entryOf) } : {}),
-  };
-}
-
-function entryOf(r: EntryResult): Record<string, unknown> {
-  return {
-      ...(r.resource ? { resource: r.resource } : {}),
-      response: {
-        status: statusLine(r.status),
-        ...(r.location ? { location: r.location } : {}),
-        ...(r.etag ? { etag: r.etag } : {}),
-        ...(r.lastModified ? { lastModified: r.lastModified } : {}),
-        ...(r.outcome ? { outcome: r.outcome } : {}),
-      },
-  };
 }
