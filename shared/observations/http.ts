@@ -1,17 +1,19 @@
 /**
  * The Observation endpoints of the FHIR family, as thin handlers over the domain: the batch upload
  * at the base, create, search (`_source` naming a FHIR Source goes to the auxiliary store), and read
- * by id (UUIDs are auxiliary rows). Every handler authenticates first.
+ * by id (UUIDs are auxiliary rows). The type is `delegated`: each handler picks the store first, then
+ * its reads take the fast path (`authorizedRead`), a change of a stored reading is a 405 asked of
+ * no one, and everything else runs with the caller (`withCaller`).
  */
 import { assertCanReadPatient } from '../auth/scope';
-import { authenticate, authorizedRead } from '../auth/authenticate';
+import { authorizedRead, withCaller } from '../auth/authenticate';
 import { NATIVE_SOURCE_URI, SOURCE_HEADER } from '../fhir/constants';
 import { operationOutcome } from '../fhir/outcome';
 import { parsePrefer } from '../fhir/prefer';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
 import { baseOf } from '../fhir/router';
 import { badRequest, methodNotAllowed, notFound } from '../http/errors';
-import type { HttpRequest } from '../http/request';
+import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } from './auxiliary';
 import { codesById } from './code-table-cache';
@@ -33,8 +35,8 @@ function versionHeaders(lastModified: string): Record<string, string> {
   return { ETag: ETAG, 'Last-Modified': new Date(lastModified).toUTCString() };
 }
 
-async function uploadRequest(req: HttpRequest, auxiliary: AuxiliaryStore): Promise<UploadRequest> {
-  const caller = await authenticate(req);
+function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryStore): UploadRequest {
+  const { caller } = req;
   const prefer = parsePrefer(req.headers['prefer']);
   return {
     caller,
@@ -81,7 +83,7 @@ function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error:
 }
 
 async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (sourceOf(params) === 'auxiliary') return auxiliaryHandler(auxiliary, 'search')(req, params);
+  if (sourceOf(params) === 'auxiliary') return withCaller(req, auxiliaryHandler(auxiliary, 'search'), params);
   const parsed = parsedQuery(params);
   const fingerprint = searchFingerprint(params);
   const now = Date.now();
@@ -108,7 +110,7 @@ async function search(req: HttpRequest, params: URLSearchParams, auxiliary: Auxi
 }
 
 async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (UUID.test(id)) return auxiliaryHandler(auxiliary, 'read')(req, id);
+  if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, 'read'), id);
   return authorizedRead(req, async (caller) => {
     const missing = () => notFound(`Observation ${id} not found.`);
     const observation = NATIVE_ID.test(id) ? await readObservation(Number(id)) : undefined;
@@ -125,14 +127,14 @@ async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Pr
 /** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does. */
 function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryStore) {
   return async (req: HttpRequest, id: string): Promise<HttpResponse> => {
-    if (UUID.test(id)) return auxiliaryHandler(auxiliary, interaction)(req, id);
+    if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, interaction), id);
     throw methodNotAllowed(req.method, req.path, ['GET'], 'A stored mobile-health reading is never changed: post a new reading instead.');
   };
 }
 
 /** `GET Observation/<id>/_history/<version>`: a stored reading has only version 1. */
 async function vread(req: HttpRequest, id: string, versionId: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (UUID.test(id)) return auxiliaryHandler(auxiliary, 'vread')(req, id, versionId);
+  if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, 'vread'), id, versionId);
   if (versionId !== '1') throw notFound(`Version ${versionId} of Observation/${id} does not exist: stored readings have only version 1.`);
   return read(req, id, auxiliary);
 }
@@ -153,13 +155,14 @@ const SEARCH_PARAMS: readonly SearchParamCapability[] = [
 /** The Observation type of the FHIR registry and the batch upload, over an auxiliary store. */
 export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_AVAILABLE): {
   entry: FhirTypeEntry;
-  batch: (req: HttpRequest) => Promise<HttpResponse>;
+  batch: (req: AuthedRequest) => Promise<HttpResponse>;
 } {
   return {
     entry: {
       type: 'Observation',
       documentation: 'Mobile-health Observations (Open mHealth / IEEE 1752 payloads) are stored natively; other Observations in the auxiliary store.',
       searchParams: () => SEARCH_PARAMS,
+      auth: 'delegated',
       handlers: {
         search: (req, params) => search(req, params, auxiliary),
         read: (req, id) => read(req, id, auxiliary),
@@ -167,18 +170,18 @@ export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_A
         update: writeOf('update', auxiliary),
         patch: writeOf('patch', auxiliary),
         delete: writeOf('delete', auxiliary),
-        create: async (req) => {
-          const upload = await uploadRequest(req, auxiliary);
+        create: (open) => withCaller(open, async (req) => {
+          const upload = uploadRequest(req, auxiliary);
           const body = req.body;
           if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be an Observation resource.', 'structure');
           const results = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
           recordUpload(req, results);
           return createResponse(results[0]!);
-        },
+        }),
       },
     },
     batch: async (req) => {
-      const upload = await uploadRequest(req, auxiliary);
+      const upload = uploadRequest(req, auxiliary);
       const results = await processEntries(parseBatchBundle(req.body), upload);
       recordUpload(req, results);
       return fhirJson(200, batchResponse(results));
