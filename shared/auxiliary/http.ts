@@ -1,8 +1,8 @@
 /**
  * The FHIR interactions of the auxiliary types, as registry entries: each handler, given the
- * caller, calls the domain, and turns its result into headers (`Location`, `ETag`, `Last-Modified`) and a
- * body (honouring `Prefer: return=...`). The same handlers serve the native Observation store's
- * auxiliary rows (`auxiliaryHandlers('Observation')`).
+ * caller, calls the domain, and turns its result into headers (`Location`, `ETag`,
+ * `Last-Modified`) and a body (honouring `Prefer: return=...`). The same handlers serve the native
+ * Observation store's auxiliary rows (`auxiliaryHandlers('Observation')`).
  */
 import { SOURCE_HEADER, SOURCE_URI_PREFIX } from '../fhir/constants';
 import { issue, operationOutcome } from '../fhir/outcome';

@@ -7,7 +7,7 @@ import { methodNotAllowed, notFound } from '../http/errors';
 import { FHIR_BASES } from '../http/families';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
-import type { Route } from '../http/router';
+import type { Route, RouteAccess } from '../http/router';
 import { capabilityStatement } from './capability-statement';
 import type { FhirRegistry, FhirTypeEntry, FhirTypeHandlers } from './registry';
 
@@ -86,6 +86,10 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
     }
     return text;
   };
+  // A registry without a batch endpoint answers a POST at the base with a 405, asking no one.
+  const batch: RouteAccess = registry.batch
+    ? { auth: 'caller', handler: registry.batch }
+    : { auth: 'none', handler: async (req) => Promise.reject(methodNotAllowed(req.method, req.path, [])) };
   const routes: Route[] = [];
   for (const base of FHIR_BASES) {
     routes.push(
@@ -95,9 +99,7 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
         auth: 'none',
         handler: async (req) => fhirJson(200, statementFor(`${req.origin}${baseOf(req.path)}`), { 'Cache-Control': 'public, max-age=3600' }),
       },
-      registry.batch
-        ? { method: 'POST', path: base, auth: 'caller', handler: registry.batch }
-        : { method: 'POST', path: base, auth: 'none', handler: async (req) => { throw methodNotAllowed(req.method, req.path, []); } },
+      { method: 'POST', path: base, ...batch },
       {
         method: 'GET',
         path: `${base}/{type}`,
