@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { fromResult, toEvent } from '../../../local/api-gateway-event';
 import { invokeLambda } from '../../../local/lambda-invoke';
+import { registry as served, routes as fhirFamilyRoutes } from '../../../functions/fhir/handler';
+import { routes as importRoutes } from '../../../functions/fhir-import/handler';
 import type { Caller } from '../../../shared/auth/caller';
 import { createRegistry } from '../../../shared/fhir/registry';
 import { fhirRoutes } from '../../../shared/fhir/router';
@@ -108,5 +110,15 @@ describe('a route that needs a caller', () => {
     expect(replace.status).toBe(405);
     expect(replace.headers['allow']).toBe('GET');
     expect(reached).toEqual([]);
+  });
+});
+
+describe('the served route tables', () => {
+  it('open only discovery on the FHIR family, need a caller for every type but Observation (which picks its store first), and for both imports', () => {
+    expect([...served.types.values()].filter((entry) => entry.auth !== 'caller').map((entry) => entry.type)).toEqual(['Observation']);
+    expect(importRoutes.map((route) => route.auth)).toEqual(['caller', 'caller']);
+    expect(fhirFamilyRoutes.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.path}`).sort()).toEqual(
+      ['/FHIR/R5', '/fhir/r5'].flatMap((base) => [`GET ${base}/.well-known/smart-configuration`, `GET ${base}/metadata`, `OPTIONS ${base}/.well-known/smart-configuration`]).sort(),
+    );
   });
 });
