@@ -3,7 +3,6 @@
  * an invitation token redeems it (`POST /api/v1/invitation/<token>`, no authentication, no body).
  */
 import * as z from 'zod/mini';
-import { authenticate } from '../../shared/auth/authenticate';
 import { assertCanReadPatient, assertCanWriteForPatient, requirePractitioner } from '../../shared/auth/scope';
 import { parseId } from '../../shared/directory/ids';
 import { fieldErrors, notFound } from '../../shared/http/errors';
@@ -38,8 +37,9 @@ export function invitationRoutes(): Route[] {
     {
       method: 'POST',
       path: '/api/v1/invitation',
+      auth: 'caller',
       handler: async (req) => {
-        const caller = requirePractitioner(await authenticate(req));
+        const caller = requirePractitioner(req.caller);
         const body = parseBody(CreateInvitation, req.body);
         const patient = await assertCanWriteForPatient(caller, body.patient_id);
         await ensureServiceClients();
@@ -52,8 +52,9 @@ export function invitationRoutes(): Route[] {
     {
       method: 'GET',
       path: '/api/v1/invitation',
+      auth: 'caller',
       handler: async (req) => {
-        const caller = requirePractitioner(await authenticate(req));
+        const caller = requirePractitioner(req.caller);
         const raw = req.query.get('patient_id') ?? req.query.get('patientId');
         if (raw === null) throw fieldErrors({ patientId: ['This field is required.'] });
         const patientId = parseId(raw);
@@ -66,13 +67,15 @@ export function invitationRoutes(): Route[] {
     {
       method: 'POST',
       path: '/api/v1/invitation/{ref}',
+      auth: 'none',
       handler: async (req) => json(200, await redeemInvitation(req.params.ref!), { 'Cache-Control': 'no-store' }),
     },
     {
       method: 'DELETE',
       path: '/api/v1/invitation/{ref}',
+      auth: 'caller',
       handler: async (req) => {
-        const caller = requirePractitioner(await authenticate(req));
+        const caller = requirePractitioner(req.caller);
         const id = parseId(req.params.ref);
         const invitation = id === undefined ? undefined : await getInvitation(id);
         if (!invitation) throw notFound(`Invitation ${req.params.ref} not found.`);

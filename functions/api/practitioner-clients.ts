@@ -1,6 +1,5 @@
 /** `/api/v1/practitioner_clients`: a practitioner's own API keys (client credentials). */
 import * as z from 'zod/mini';
-import { authenticate } from '../../shared/auth/authenticate';
 import { requirePractitioner } from '../../shared/auth/scope';
 import { parseId } from '../../shared/directory/ids';
 import { forbidden, notFound } from '../../shared/http/errors';
@@ -19,16 +18,18 @@ export function practitionerClientRoutes(): Route[] {
     {
       method: 'GET',
       path: '/api/v1/practitioner_clients',
+      auth: 'caller',
       handler: async (req) => {
-        const caller = requirePractitioner(await authenticate(req));
+        const caller = requirePractitioner(req.caller);
         return json(200, listOf(req, await listApiKeys(caller.userId)));
       },
     },
     {
       method: 'POST',
       path: '/api/v1/practitioner_clients',
+      auth: 'caller',
       handler: async (req) => {
-        const caller = requirePractitioner(await authenticate(req));
+        const caller = requirePractitioner(req.caller);
         // A key that could mint keys would outlive its own deletion: new keys need a signed-in practitioner.
         if (caller.viaApiKey) throw forbidden('An API key cannot create API keys: sign in to create one.');
         const body = parseBody(CreateApiKey, req.body);
@@ -38,8 +39,9 @@ export function practitionerClientRoutes(): Route[] {
     {
       method: 'DELETE',
       path: '/api/v1/practitioner_clients/{id}',
+      auth: 'caller',
       handler: async (req) => {
-        const caller = requirePractitioner(await authenticate(req));
+        const caller = requirePractitioner(req.caller);
         const id = parseId(req.params.id);
         if (id === undefined) throw notFound(`API key ${req.params.id} not found.`);
         await deleteApiKey(caller.userId, id);

@@ -16,6 +16,7 @@ export function apiRoutes(): Route[] {
     {
       method: 'GET',
       path: '/health',
+      auth: 'none',
       handler: async () => json(200, { status: 'ok', version: config().release }, { 'Cache-Control': 'no-store' }),
     },
     ...patientRoutes,

@@ -1,8 +1,7 @@
 /**
- * What every `/api/v1/` route does before its domain call: authenticate the caller, read ids from
- * the path (a malformed id is a 404, as for a missing one), and parse the query string.
+ * What every `/api/v1/` route does around its domain call: audit whose data it served, read ids
+ * from the path (a malformed id is a 404, as for a missing one), and parse the query string.
  */
-import { authenticate } from '../auth/authenticate';
 import { isPatient, type Caller } from '../auth/caller';
 import { parseId } from '../directory/ids';
 import type { Id, Page, Paging } from '../directory/model';
@@ -17,17 +16,18 @@ import { listBody, pagingOf, type PagingStyle } from './list';
 export type CallerHandler = (req: HttpRequest, caller: Caller) => Promise<HttpResponse>;
 
 /**
- * A route whose handler runs only for an authenticated caller (401 otherwise). What it served is
- * audited here: a patient's requests concern their own data, and a route under
- * `/api/v1/patients/{id}` the patient it names.
+ * A route whose handler runs only for an authenticated caller (401 otherwise, where the route is
+ * dispatched). What it served is audited here: a patient's requests concern their own data, and
+ * a route under `/api/v1/patients/{id}` the patient it names.
  */
 export function authed(method: Method, path: string, handler: CallerHandler): Route {
   const namesPatient = path.startsWith(`${PATIENTS}/{id}`);
   return {
     method,
     path,
+    auth: 'caller',
     handler: async (req) => {
-      const caller = await authenticate(req);
+      const { caller } = req;
       const response = await handler(req, caller);
       if (response.status < 400) req.audit.touched([isPatient(caller) ? caller.patientId : undefined, namesPatient ? pathId(req) : undefined]);
       return response;

@@ -5,7 +5,7 @@
 import { getUser } from '../directory/users';
 import type { Id, User } from '../directory/model';
 import { unauthorized } from '../http/errors';
-import type { HttpRequest } from '../http/request';
+import type { AuthedRequest, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Caller, PatientCaller } from './caller';
 import { apiKeyGrantId } from '../oauth/grants';
@@ -85,6 +85,16 @@ async function audited(req: Credentials, caller: Promise<Caller>): Promise<Calle
 /** The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise. */
 export async function authenticate(req: Credentials): Promise<Caller> {
   return audited(req, requestClaims(req).then(confirmedCaller));
+}
+
+/**
+ * Runs a handler that needs a caller, handing it the request's caller; without one, a 401 before
+ * it runs. Where routes are dispatched (shared/http/dispatch.ts, the FHIR router) and where a
+ * handler hands a request on to another store's (the Observation type): never inside a handler.
+ */
+export async function withCaller<A extends unknown[], R>(req: HttpRequest, handler: (req: AuthedRequest, ...args: A) => Promise<R>, ...args: A): Promise<R> {
+  const caller = await authenticate(req);
+  return handler({ ...req, caller }, ...args);
 }
 
 /** The patient caller a signed patient token names, before the account is looked up. */

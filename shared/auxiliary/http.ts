@@ -1,15 +1,15 @@
 /**
- * The FHIR interactions of the auxiliary types, as registry entries: each handler authenticates,
- * calls the domain, and answers a write as every write is answered (`shared/fhir/write-response.ts`).
- * The same handlers serve the native Observation store's auxiliary rows (`auxiliaryHandlers('Observation')`).
+ * The FHIR interactions of the auxiliary types, as registry entries: each handler, given the
+ * caller, calls the domain, and answers a write as every write is answered
+ * (`shared/fhir/write-response.ts`). The same handlers serve the native Observation store's
+ * auxiliary rows (`auxiliaryHandlers('Observation')`).
  */
-import { authenticate } from '../auth/authenticate';
 import { SOURCE_HEADER, sourceUriPrefix } from '../fhir/constants';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
 import { searchParamCapabilities } from '../fhir/search';
 import { shapeWrite, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
 import { badRequest, notFound, unsupportedMediaType } from '../http/errors';
-import type { HttpRequest } from '../http/request';
+import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, noContent, type HttpResponse } from '../http/response';
 import { METRIC } from '../telemetry/names';
 import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, type AuxiliaryType } from './accepted-types';
@@ -28,6 +28,7 @@ export function auxiliaryTypeEntry(type: AuxiliaryType): FhirTypeEntry {
     type,
     documentation: `Stored as submitted through a FHIR Source (X-SVC-FHIR-Source-ID, or meta.source = ${sourceUriPrefix()}<id>); ids are UUIDs.`,
     searchParams: () => auxiliarySearchParams(type),
+    auth: 'caller',
     handlers: auxiliaryHandlers(type),
   };
 }
@@ -53,14 +54,14 @@ const sourceDoc = (): string => `The FHIR Source: ${sourceUriPrefix()}<id> for o
 export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandlers> {
   return {
     read: async (req, id) => {
-      const found = await readAuxiliary(await authenticate(req), type, id, req.origin);
+      const found = await readAuxiliary(req.caller, type, id, req.origin);
       req.audit.touched([found.patientId]);
       const headers = { ETag: found.etag, 'Last-Modified': found.lastModified };
       if (noneMatch(req, found.etag)) return { status: 304, headers };
       return fhirJson(200, found.resource, headers);
     },
     vread: async (req, id, versionId) => {
-      const found = await readAuxiliary(await authenticate(req), type, id, req.origin);
+      const found = await readAuxiliary(req.caller, type, id, req.origin);
       req.audit.touched([found.patientId]);
       if (versionId !== found.versionId) {
         throw notFound(`Version ${versionId} of ${type}/${id} is not available: only the current version (${found.versionId}) is kept.`);
@@ -68,40 +69,38 @@ export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandler
       return fhirJson(200, found.resource, { ETag: found.etag, 'Last-Modified': found.lastModified });
     },
     search: async (req, params) => {
-      const caller = await authenticate(req);
-      const { bundle, patientIds } = await searchAuxiliary(caller, type, params, req.origin, req.headers['prefer']);
+      const { bundle, patientIds } = await searchAuxiliary(req.caller, type, params, req.origin, req.headers['prefer']);
       req.audit.touched(patientIds);
       req.meter.count(METRIC.searchPages);
       req.meter.count(METRIC.searchRows, patientIds.length);
       return fhirJson(200, bundle);
     },
     create: async (req) => {
-      const ctx = await writeContext(req, type);
+      const ctx = writeContext(req, type);
       const written = await createAuxiliary(ctx, resourceBody(req));
       return writtenResponse(req, written.status, written);
     },
     update: async (req, id) => {
-      const ctx = await writeContext(req, type);
+      const ctx = writeContext(req, type);
       return writtenResponse(req, 200, await updateAuxiliary(ctx, id, resourceBody(req)));
     },
     patch: async (req, id) => {
-      const ctx = await writeContext(req, type);
+      const ctx = writeContext(req, type);
       const patch = resourceBody(req);
       const jsonPatch = /^application\/json-patch\+json\s*($|;)/i.test(req.headers['content-type'] ?? '');
       return writtenResponse(req, 200, await (jsonPatch ? jsonPatchAuxiliary(ctx, id, patch) : patchAuxiliary(ctx, id, patch)));
     },
     delete: async (req, id) => {
-      const { patientId } = await deleteAuxiliary(await writeContext(req, type), id);
+      const { patientId } = await deleteAuxiliary(writeContext(req, type), id);
       recordWrite(req, patientId);
       return noContent();
     },
   };
 }
 
-async function writeContext(req: HttpRequest, type: string): Promise<AuxWriteContext> {
-  const caller = await authenticate(req);
+function writeContext(req: AuthedRequest, type: string): AuxWriteContext {
   return {
-    caller,
+    caller: req.caller,
     type,
     origin: req.origin,
     log: req.log,

@@ -2,7 +2,7 @@
  * What the FHIR endpoint serves, type by type. The FHIR router dispatches through this registry
  * and the CapabilityStatement is generated from it, so the statement lists exactly what works.
  */
-import type { HttpRequest } from '../http/request';
+import type { AuthedRequest, HttpRequest } from '../http/request';
 import type { HttpResponse } from '../http/response';
 
 export type SearchParamType = 'number' | 'date' | 'string' | 'token' | 'reference' | 'composite' | 'quantity' | 'uri' | 'special';
@@ -17,31 +17,42 @@ export interface SearchParamCapability {
 
 export type TypeInteraction = 'read' | 'vread' | 'search-type' | 'create' | 'update' | 'patch' | 'delete';
 
-/** One resource type's handlers; an absent handler is an interaction the type does not offer (405). */
-export interface FhirTypeHandlers {
-  read?: (req: HttpRequest, id: string) => Promise<HttpResponse>;
+/**
+ * One resource type's handlers, for requests `R` (by default with their caller); an absent handler
+ * is an interaction the type does not offer (405).
+ */
+export interface FhirTypeHandlers<R extends HttpRequest = AuthedRequest> {
+  read?: (req: R, id: string) => Promise<HttpResponse>;
   /** `GET <Type>/<id>/_history/<versionId>` */
-  vread?: (req: HttpRequest, id: string, versionId: string) => Promise<HttpResponse>;
-  search?: (req: HttpRequest, params: URLSearchParams) => Promise<HttpResponse>;
-  create?: (req: HttpRequest) => Promise<HttpResponse>;
-  update?: (req: HttpRequest, id: string) => Promise<HttpResponse>;
-  patch?: (req: HttpRequest, id: string) => Promise<HttpResponse>;
-  delete?: (req: HttpRequest, id: string) => Promise<HttpResponse>;
+  vread?: (req: R, id: string, versionId: string) => Promise<HttpResponse>;
+  search?: (req: R, params: URLSearchParams) => Promise<HttpResponse>;
+  create?: (req: R) => Promise<HttpResponse>;
+  update?: (req: R, id: string) => Promise<HttpResponse>;
+  patch?: (req: R, id: string) => Promise<HttpResponse>;
+  delete?: (req: R, id: string) => Promise<HttpResponse>;
 }
 
-export interface FhirTypeEntry {
+/**
+ * Who reaches a type's handlers (the FHIR router enforces it, after its 404 and 405):
+ * - `'caller'`: an authenticated caller only, whom the handlers receive; anyone else gets a 401.
+ * - `'delegated'`: anyone, to handlers that choose per request between an answer that needs no
+ *   caller (405 for a change of a stored reading), the fast read path (`authorizedRead`) and a
+ *   handler that needs a caller (`withCaller`): the Observation type, served by two stores.
+ */
+export type FhirTypeAccess = { auth: 'caller'; handlers: FhirTypeHandlers<AuthedRequest> } | { auth: 'delegated'; handlers: FhirTypeHandlers<HttpRequest> };
+
+export type FhirTypeEntry = FhirTypeAccess & {
   type: string;
   /** Where writes go instead, for the 405 text of read-only types. */
   readOnlyHint?: string;
   documentation?: string;
   searchParams: () => readonly SearchParamCapability[];
-  handlers: FhirTypeHandlers;
-}
+};
 
 export interface FhirRegistry {
   types: ReadonlyMap<string, FhirTypeEntry>;
-  /** `POST /FHIR/R5/` with a batch Bundle. */
-  batch?: (req: HttpRequest) => Promise<HttpResponse>;
+  /** `POST /FHIR/R5/` with a batch Bundle, for an authenticated caller. */
+  batch?: (req: AuthedRequest) => Promise<HttpResponse>;
 }
 
 export function interactionsOf(entry: FhirTypeEntry): TypeInteraction[] {

@@ -2,11 +2,12 @@
  * The FHIR REST surface as routes over a registry of types, for both bases (`/FHIR/R5` and the
  * `/fhir/r5` alias). Transport-free: the family handler wraps it in the shared middlewares.
  */
+import { withCaller } from '../auth/authenticate';
 import { methodNotAllowed, notFound } from '../http/errors';
 import { FHIR_BASES } from '../http/families';
-import type { HttpRequest } from '../http/request';
+import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
-import type { Route } from '../http/router';
+import type { Route, RouteAccess } from '../http/router';
 import { capabilityStatement } from './capability-statement';
 import type { FhirRegistry, FhirTypeEntry, FhirTypeHandlers } from './registry';
 
@@ -27,14 +28,27 @@ type Interaction = keyof FhirTypeHandlers;
 const TYPE_LEVEL: readonly Interaction[] = ['search', 'create'];
 const INSTANCE_LEVEL: readonly Interaction[] = ['read', 'update', 'patch', 'delete'];
 
+/** What an interaction's handler takes after the request. */
+type ArgsOf<K extends Interaction> = NonNullable<FhirTypeHandlers[K]> extends (req: never, ...args: infer A) => unknown ? A : never;
+type Handler<R extends HttpRequest, K extends Interaction> = (req: R, ...args: ArgsOf<K>) => Promise<HttpResponse>;
+
+/**
+ * The type's handler of an interaction, run as its entry says: for an entry that needs a caller,
+ * with the caller (a 401 otherwise), after the 404 and 405 that need none.
+ */
 function handlerOf<K extends Interaction>(
   req: HttpRequest,
   entry: FhirTypeEntry,
   interaction: K,
   level: readonly Interaction[] = [interaction],
-): NonNullable<FhirTypeHandlers[K]> {
-  const handler = entry.handlers[interaction];
-  if (handler) return handler as NonNullable<FhirTypeHandlers[K]>;
+): Handler<HttpRequest, K> {
+  if (entry.auth === 'caller') {
+    const handler = entry.handlers[interaction] as Handler<AuthedRequest, K> | undefined;
+    if (handler) return (r, ...args) => withCaller(r, handler, ...args);
+  } else {
+    const handler = entry.handlers[interaction] as Handler<HttpRequest, K> | undefined;
+    if (handler) return handler;
+  }
   // `Allow` names the methods of this path only (a search's POST lives at `_search`).
   const allowed = level.filter((i) => entry.handlers[i]).map((i) => METHODS_OF[i][0]!);
   throw methodNotAllowed(req.method, req.path, [...new Set(allowed)], entry.readOnlyHint);
@@ -72,25 +86,24 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
     }
     return text;
   };
+  // A registry without a batch endpoint answers a POST at the base with a 405, asking no one.
+  const batch: RouteAccess = registry.batch
+    ? { auth: 'caller', handler: registry.batch }
+    : { auth: 'none', handler: async (req) => Promise.reject(methodNotAllowed(req.method, req.path, [])) };
   const routes: Route[] = [];
   for (const base of FHIR_BASES) {
     routes.push(
       {
         method: 'GET',
         path: `${base}/metadata`,
+        auth: 'none',
         handler: async (req) => fhirJson(200, statementFor(`${req.origin}${baseOf(req.path)}`), { 'Cache-Control': 'public, max-age=3600' }),
       },
-      {
-        method: 'POST',
-        path: base,
-        handler: async (req): Promise<HttpResponse> => {
-          if (!registry.batch) throw methodNotAllowed(req.method, req.path, []);
-          return registry.batch(req);
-        },
-      },
+      { method: 'POST', path: base, ...batch },
       {
         method: 'GET',
         path: `${base}/{type}`,
+        auth: 'delegated',
         handler: async (req) => {
           const entry = entryFor(registry, req.params.type!);
           return handlerOf(req, entry, 'search', TYPE_LEVEL)(req, searchParamsOf(req));
@@ -99,6 +112,7 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
       {
         method: 'POST',
         path: `${base}/{type}/_search`,
+        auth: 'delegated',
         handler: async (req) => {
           const entry = entryFor(registry, req.params.type!);
           return handlerOf(req, entry, 'search')(req, searchParamsOf(req));
@@ -107,17 +121,20 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
       {
         method: 'POST',
         path: `${base}/{type}`,
+        auth: 'delegated',
         handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'create', TYPE_LEVEL)(req),
       },
       {
         method: 'GET',
         path: `${base}/{type}/{id}/_history/{vid}`,
+        auth: 'delegated',
         handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'vread')(req, req.params.id!, req.params.vid!),
       },
       ...(['read', 'update', 'patch', 'delete'] as const).map(
         (interaction): Route => ({
           method: METHODS_OF[interaction][0] as Route['method'],
           path: `${base}/{type}/{id}`,
+          auth: 'delegated',
           handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), interaction, INSTANCE_LEVEL)(req, req.params.id!),
         }),
       ),

@@ -3,8 +3,7 @@
  * discovery documents. No cookies are involved there, so any origin may call them. The sign-in
  * page is a navigation and gets no CORS at all.
  */
-import { isHttpError } from './errors';
-import type { Method, Route, RouteHandler } from './router';
+import type { Method, Route, RouteAccess } from './router';
 import { noContent } from './response';
 
 const CORS_HEADERS = {
@@ -13,24 +12,14 @@ const CORS_HEADERS = {
   'Access-Control-Max-Age': '600',
 };
 
-function withCors(handler: RouteHandler, methods: string): RouteHandler {
-  const headers = { ...CORS_HEADERS, 'Access-Control-Allow-Methods': methods };
-  return async (req) => {
-    try {
-      const res = await handler(req);
-      return { ...res, headers: { ...res.headers, ...headers } };
-    } catch (e) {
-      // Errors must carry the headers too, or a browser hides them from the app.
-      if (isHttpError(e)) Object.assign(e.headers, headers);
-      throw e;
-    }
-  };
-}
-
-/** The routes of one path with CORS on each, plus the preflight (`OPTIONS`). */
-export function corsRoutes(path: string, handlers: Partial<Record<Exclude<Method, 'OPTIONS'>, RouteHandler>>): Route[] {
+/**
+ * The routes of one path with CORS on each, plus the preflight (`OPTIONS`). The headers are the
+ * route's, so errors carry them too (a 401 included), or a browser hides them from the app.
+ */
+export function corsRoutes(path: string, handlers: Partial<Record<Exclude<Method, 'OPTIONS'>, RouteAccess>>): Route[] {
   const methods = [...Object.keys(handlers), 'OPTIONS'].join(', ');
-  const routes: Route[] = Object.entries(handlers).map(([method, handler]) => ({ method: method as Method, path, handler: withCors(handler!, methods) }));
-  routes.push({ method: 'OPTIONS', path, handler: withCors(async () => noContent(), methods) });
+  const headers = { ...CORS_HEADERS, 'Access-Control-Allow-Methods': methods };
+  const routes: Route[] = Object.entries(handlers).map(([method, access]) => ({ ...access!, method: method as Method, path, headers }));
+  routes.push({ method: 'OPTIONS', path, auth: 'none', handler: async () => noContent(), headers });
   return routes;
 }

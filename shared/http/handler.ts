@@ -1,6 +1,7 @@
 /**
  * Builds an endpoint family's Lambda handler: middy with the shared middlewares around a router.
- * Route handlers receive a parsed HttpRequest and return an HttpResponse; they never see the event.
+ * Route handlers receive a parsed HttpRequest (with its caller, on routes that need one) and
+ * return an HttpResponse; they never see the event.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
@@ -8,6 +9,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { config } from '../config';
+import { dispatch } from './dispatch';
 import { methodNotAllowed, notFound, unsupportedMediaType } from './errors';
 import { dialectOf } from './families';
 import { bodyLimit } from './middleware/body-limit';
@@ -76,7 +78,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
       meter: ctx.meter,
       audit: ctx.audit,
     };
-    return toLambdaResult(await match.route.handler(req));
+    return toLambdaResult(await dispatch(match.route, req));
   };
 
   // A second before Lambda's own limit: time to render the 503 and write the request's log and metric lines.

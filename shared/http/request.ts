@@ -1,5 +1,6 @@
 /** The transport-free request every route handler receives, parsed once from the API Gateway event. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { Caller } from '../auth/caller';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Logger } from '../telemetry/logger';
 import type { Meter } from '../telemetry/metrics';
@@ -35,6 +36,11 @@ export interface HttpRequest {
   readonly meter: Meter;
   /** Who asked and which patients' data this request touched (one audit line when it ends). */
   readonly audit: AuditTrail;
+}
+
+/** A request whose caller was authenticated before its handler ran (a route with `auth: 'caller'`). */
+export interface AuthedRequest extends HttpRequest {
+  readonly caller: Caller;
 }
 
 export function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {

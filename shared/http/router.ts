@@ -2,26 +2,39 @@
  * A small path router: `{name}` matches one segment, `{name+}` the rest of the path. A path that
  * matches with another method is a 405 with `Allow`; a path that matches nothing is a 404.
  */
-import type { HttpRequest } from './request';
+import type { AuthedRequest, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export type RouteHandler = (req: HttpRequest) => Promise<HttpResponse>;
+export type CallerRouteHandler = (req: AuthedRequest) => Promise<HttpResponse>;
 
-export interface Route {
+/**
+ * Who reaches a route's handler (shared/http/dispatch.ts):
+ * - `'caller'`: an authenticated caller only, whom the handler receives; anyone else gets a 401
+ *   before the handler runs. A handler that takes an `AuthedRequest` can be registered no other way.
+ * - `'none'`: anyone (health, discovery, sign-in, the token endpoints, metadata).
+ * - `'delegated'`: anyone, to a handler that first answers what needs no caller (an unknown FHIR
+ *   type's 404, an interaction the type lacks 405), then hands the request to a handler that
+ *   declares its own access (the FHIR registry's entries, shared/fhir/registry.ts).
+ */
+export type RouteAccess = { auth: 'caller'; handler: CallerRouteHandler } | { auth: 'none' | 'delegated'; handler: RouteHandler };
+
+export type Route = RouteAccess & {
   method: Method;
   /** e.g. `/api/v1/patients/{id}`; a trailing slash is optional when matching. */
   path: string;
-  handler: RouteHandler;
-}
+  /** Headers every answer carries, refusals included (CORS: a browser hides an answer without them from the app). */
+  headers?: Readonly<Record<string, string>>;
+};
 
 type Segment = { literal: string } | { param: string; rest: boolean };
 
-interface CompiledRoute extends Route {
+type CompiledRoute = Route & {
   segments: Segment[];
   specificity: number;
-}
+};
 
 export type Match =
   | { kind: 'found'; route: Route; params: Record<string, string> }

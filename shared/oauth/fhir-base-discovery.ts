@@ -7,6 +7,6 @@ import { DISCOVERY_CACHE, smartConfiguration } from './discovery';
 
 export function smartConfigurationRoutes(): Route[] {
   return FHIR_BASES.flatMap((base) =>
-    corsRoutes(`${base}/.well-known/smart-configuration`, { GET: async () => json(200, smartConfiguration(), DISCOVERY_CACHE) }),
+    corsRoutes(`${base}/.well-known/smart-configuration`, { GET: { auth: 'none', handler: async () => json(200, smartConfiguration(), DISCOVERY_CACHE) } }),
   );
 }

@@ -1,10 +1,12 @@
 /**
  * The Observation endpoints of the FHIR family, as thin handlers over the domain: the batch upload
  * at the base, create, search (`_source` naming a FHIR Source goes to the auxiliary store), and read
- * by id (UUIDs are auxiliary rows). Every handler authenticates first.
+ * by id (UUIDs are auxiliary rows). The type is `delegated`: each handler picks the store first, then
+ * its reads take the fast path (`authorizedRead`), a change of a stored reading is a 405 asked of
+ * no one, and everything else runs with the caller (`withCaller`).
  */
 import { assertCanReadPatient } from '../auth/scope';
-import { authenticate, authorizedRead } from '../auth/authenticate';
+import { authorizedRead, withCaller } from '../auth/authenticate';
 import { nativeSourceUri, SOURCE_HEADER } from '../fhir/constants';
 import { parsePrefer } from '../fhir/prefer';
 import { versionHeaders } from '../fhir/version-headers';
@@ -12,7 +14,7 @@ import { batchResponse, writeHttpResponse, writeTargetOf } from '../fhir/write-r
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
 import { baseOf } from '../fhir/router';
 import { badRequest, methodNotAllowed, notFound } from '../http/errors';
-import type { HttpRequest } from '../http/request';
+import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } from './auxiliary';
 import { codesById } from './code-table-cache';
@@ -30,8 +32,8 @@ import { METRIC } from '../telemetry/names';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NATIVE_ID = /^[1-9][0-9]{0,15}$/;
 
-async function uploadRequest(req: HttpRequest, auxiliary: AuxiliaryStore): Promise<UploadRequest> {
-  const caller = await authenticate(req);
+function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryStore): UploadRequest {
+  const { caller } = req;
   return {
     caller,
     ...writeTargetOf(req),
@@ -64,7 +66,7 @@ function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error:
 }
 
 async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (sourceOf(params) === 'auxiliary') return auxiliaryHandler(auxiliary, 'search')(req, params);
+  if (sourceOf(params) === 'auxiliary') return withCaller(req, auxiliaryHandler(auxiliary, 'search'), params);
   const parsed = parsedQuery(params);
   const fingerprint = searchFingerprint(params);
   const now = Date.now();
@@ -91,7 +93,7 @@ async function search(req: HttpRequest, params: URLSearchParams, auxiliary: Auxi
 }
 
 async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (UUID.test(id)) return auxiliaryHandler(auxiliary, 'read')(req, id);
+  if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, 'read'), id);
   return authorizedRead(req, async (caller) => {
     const missing = () => notFound(`Observation ${id} not found.`);
     const observation = NATIVE_ID.test(id) ? await readObservation(Number(id)) : undefined;
@@ -108,14 +110,14 @@ async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Pr
 /** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does. */
 function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryStore) {
   return async (req: HttpRequest, id: string): Promise<HttpResponse> => {
-    if (UUID.test(id)) return auxiliaryHandler(auxiliary, interaction)(req, id);
+    if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, interaction), id);
     throw methodNotAllowed(req.method, req.path, ['GET'], 'A stored mobile-health reading is never changed: post a new reading instead.');
   };
 }
 
 /** `GET Observation/<id>/_history/<version>`: a stored reading has only version 1. */
 async function vread(req: HttpRequest, id: string, versionId: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (UUID.test(id)) return auxiliaryHandler(auxiliary, 'vread')(req, id, versionId);
+  if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, 'vread'), id, versionId);
   if (versionId !== '1') throw notFound(`Version ${versionId} of Observation/${id} does not exist: stored readings have only version 1.`);
   return read(req, id, auxiliary);
 }
@@ -136,13 +138,14 @@ const SEARCH_PARAMS: readonly SearchParamCapability[] = [
 /** The Observation type of the FHIR registry and the batch upload, over an auxiliary store. */
 export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_AVAILABLE): {
   entry: FhirTypeEntry;
-  batch: (req: HttpRequest) => Promise<HttpResponse>;
+  batch: (req: AuthedRequest) => Promise<HttpResponse>;
 } {
   return {
     entry: {
       type: 'Observation',
       documentation: 'Mobile-health Observations (Open mHealth / IEEE 1752 payloads) are stored natively; other Observations in the auxiliary store.',
       searchParams: () => SEARCH_PARAMS,
+      auth: 'delegated',
       handlers: {
         search: (req, params) => search(req, params, auxiliary),
         read: (req, id) => read(req, id, auxiliary),
@@ -150,18 +153,18 @@ export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_A
         update: writeOf('update', auxiliary),
         patch: writeOf('patch', auxiliary),
         delete: writeOf('delete', auxiliary),
-        create: async (req) => {
-          const upload = await uploadRequest(req, auxiliary);
+        create: (open) => withCaller(open, async (req) => {
+          const upload = uploadRequest(req, auxiliary);
           const body = req.body;
           if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be an Observation resource.', 'structure');
           const results = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
           recordUpload(req, results);
           return writeHttpResponse(results[0]!);
-        },
+        }),
       },
     },
     batch: async (req) => {
-      const upload = await uploadRequest(req, auxiliary);
+      const upload = uploadRequest(req, auxiliary);
       const results = await processEntries(parseBatchBundle(req.body), upload);
       recordUpload(req, results);
       return fhirJson(200, batchResponse(results));

@@ -4,13 +4,12 @@
  * (the router's). The FHIR Source header gates the whole request: missing or unknown 400, not the
  * caller's to use 403. Then always 200 with a `batch-response` Bundle, one entry per resource.
  */
-import { authenticate } from '../auth/authenticate';
 import { assertCanUseFhirSource } from '../auth/scope';
 import { SOURCE_HEADER } from '../fhir/constants';
 import { batchResponse, writeTargetOf } from '../fhir/write-response';
 import { badRequest } from '../http/errors';
 import { IMPORT_BASE } from '../http/families';
-import type { HttpRequest } from '../http/request';
+import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import type { Route } from '../http/router';
 import type { AuxiliaryStore } from '../observations/auxiliary';
@@ -25,8 +24,8 @@ interface ImportInput {
   urlType?: string;
 }
 
-async function importRequest(req: HttpRequest, auxiliary: AuxiliaryStore, inputsOf: () => ImportInput[]): Promise<HttpResponse> {
-  const caller = await authenticate(req);
+async function importRequest(req: AuthedRequest, auxiliary: AuxiliaryStore, inputsOf: () => ImportInput[]): Promise<HttpResponse> {
+  const { caller } = req;
   const inputs = inputsOf();
   const sourceHeader = req.headers[SOURCE_HEADER]?.trim();
   if (!sourceHeader) {
@@ -69,13 +68,14 @@ function jsonBody(req: HttpRequest): unknown {
 }
 
 export function importRoutes(auxiliary: AuxiliaryStore): Route[] {
-  const bundle = async (req: HttpRequest) =>
+  const bundle = async (req: AuthedRequest) =>
     importRequest(req, auxiliary, () => importBundleEntries(jsonBody(req)).map((resource, i) => ({ resource, at: `Bundle.entry[${i}].resource` })));
   return [
-    { method: 'POST', path: IMPORT_BASE, handler: bundle },
+    { method: 'POST', path: IMPORT_BASE, auth: 'caller', handler: bundle },
     {
       method: 'POST',
       path: `${IMPORT_BASE}/{type}`,
+      auth: 'caller',
       handler: async (req) => {
         const type = req.params.type!;
         return importRequest(req, auxiliary, () => [{ resource: jsonBody(req), at: type, urlType: type }]);

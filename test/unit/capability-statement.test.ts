@@ -10,9 +10,10 @@ describe('CapabilityStatement', () => {
       {
         type: 'Observation',
         searchParams: () => [{ name: 'code', type: 'token' }],
+        auth: 'caller',
         handlers: { read: ok, search: ok, create: ok },
       },
-      { type: 'Patient', searchParams: () => [], handlers: { read: ok } },
+      { type: 'Patient', searchParams: () => [], auth: 'caller', handlers: { read: ok } },
     ],
     ok,
   );

@@ -14,17 +14,18 @@ const handler = createHandler({
     {
       method: 'POST',
       path: '/FHIR/R5/Thing',
+      auth: 'none',
       handler: async (req) => {
         stored.push(req.body);
         return json(201, { received: req.body });
       },
     },
-    { method: 'GET', path: '/FHIR/R5/Thing/{id}', handler: async (req) => json(200, { id: req.params.id, q: req.query.getAll('q') }) },
-    { method: 'GET', path: '/FHIR/R5/boom', handler: async () => { throw new Error('secret internal detail'); } },
-    { method: 'GET', path: '/FHIR/R5/slow', handler: () => new Promise(() => undefined) },
-    { method: 'POST', path: '/api/v1/things', handler: async () => { throw fieldErrors({ dataSource: ['This field is required.'] }); } },
-    { method: 'GET', path: '/api/v1/dup', handler: async () => { throw conflict('Already there.'); } },
-    { method: 'POST', path: '/o/token/', handler: async (req) => json(200, { form: req.body }) },
+    { method: 'GET', path: '/FHIR/R5/Thing/{id}', auth: 'none', handler: async (req) => json(200, { id: req.params.id, q: req.query.getAll('q') }) },
+    { method: 'GET', path: '/FHIR/R5/boom', auth: 'none', handler: async () => { throw new Error('secret internal detail'); } },
+    { method: 'GET', path: '/FHIR/R5/slow', auth: 'none', handler: () => new Promise(() => undefined) },
+    { method: 'POST', path: '/api/v1/things', auth: 'none', handler: async () => { throw fieldErrors({ dataSource: ['This field is required.'] }); } },
+    { method: 'GET', path: '/api/v1/dup', auth: 'none', handler: async () => { throw conflict('Already there.'); } },
+    { method: 'POST', path: '/o/token/', auth: 'none', handler: async (req) => json(200, { form: req.body }) },
   ],
 });
 

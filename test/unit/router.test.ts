@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { Router, type Route } from '../../shared/http/router';
+import { Router, type RouteHandler } from '../../shared/http/router';
 import { json } from '../../shared/http/response';
 
-const h = (name: string): Route['handler'] => async () => json(200, { name });
+const h = (name: string): RouteHandler => async () => json(200, { name });
 
 describe('Router', () => {
   const router = new Router([
-    { method: 'GET', path: '/FHIR/R5/metadata', handler: h('metadata') },
-    { method: 'GET', path: '/FHIR/R5/{type}', handler: h('search') },
-    { method: 'POST', path: '/FHIR/R5/{type}', handler: h('create') },
-    { method: 'GET', path: '/FHIR/R5/{type}/{id}', handler: h('read') },
-    { method: 'POST', path: '/FHIR/R5/{type}/_search', handler: h('search-post') },
-    { method: 'GET', path: '/files/{rest+}', handler: h('files') },
+    { method: 'GET', path: '/FHIR/R5/metadata', auth: 'none', handler: h('metadata') },
+    { method: 'GET', path: '/FHIR/R5/{type}', auth: 'none', handler: h('search') },
+    { method: 'POST', path: '/FHIR/R5/{type}', auth: 'none', handler: h('create') },
+    { method: 'GET', path: '/FHIR/R5/{type}/{id}', auth: 'none', handler: h('read') },
+    { method: 'POST', path: '/FHIR/R5/{type}/_search', auth: 'none', handler: h('search-post') },
+    { method: 'GET', path: '/files/{rest+}', auth: 'none', handler: h('files') },
   ]);
 
   it('prefers literal segments over parameters', () => {

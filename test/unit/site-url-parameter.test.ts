@@ -47,7 +47,7 @@ afterAll(() => {
 
 const handler = createHandler({
   family: 'test',
-  routes: [{ method: 'GET', path: '/api/v1/site', handler: async () => json(200, { siteUrl: config().siteUrl }) }],
+  routes: [{ method: 'GET', path: '/api/v1/site', auth: 'none', handler: async () => json(200, { siteUrl: config().siteUrl }) }],
 });
 
 const get = async () =>

@@ -55,6 +55,7 @@ function entry<T extends { id: Id }>(projection: Projection<T>, managedAt: strin
     readOnlyHint: `${projection.type} is a read-only projection here; manage it through ${managedAt}.`,
     documentation: `Read-only projection; managed through ${managedAt}.`,
     searchParams: () => capabilities(projection as unknown as Projection<{ id: Id }>),
+    auth: 'caller',
     handlers: {
       read: (req, id) => readProjection(projection, req, id),
       search: (req, params) => searchProjection(projection, req, params),

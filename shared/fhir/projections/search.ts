@@ -16,14 +16,13 @@
  * type does not support are ignored and left out of the `self` link (`Prefer: handling=strict`
  * makes them a 400). Another patient's rows never come back: the id set is the caller's scope.
  */
-import { authenticate } from '../../auth/authenticate';
 import type { Caller } from '../../auth/caller';
 import { parseIdentifierToken, type ScopeFilter } from '../../auth/scope';
 import { parseId } from '../../directory/ids';
 import type { Id } from '../../directory/model';
 import { badRequest, notFound } from '../../http/errors';
 import { FHIR_BASES } from '../../http/families';
-import type { HttpRequest } from '../../http/request';
+import type { AuthedRequest } from '../../http/request';
 import { fhirJson, type HttpResponse } from '../../http/response';
 import { METRIC } from '../../telemetry/names';
 import { nativeSourceUri } from '../constants';
@@ -179,8 +178,8 @@ async function scopedIds<T extends { id: Id }>(projection: Projection<T>, caller
   return ids;
 }
 
-export async function searchProjection<T extends { id: Id }>(projection: Projection<T>, req: HttpRequest, params: URLSearchParams): Promise<HttpResponse> {
-  const caller = await authenticate(req);
+export async function searchProjection<T extends { id: Id }>(projection: Projection<T>, req: AuthedRequest, params: URLSearchParams): Promise<HttpResponse> {
+  const { caller } = req;
   const query = parseQuery(projection, params);
   if (query.ignored.length > 0 && /handling\s*=\s*strict/i.test(req.headers['prefer'] ?? '')) {
     throw badRequest(`Unsupported search parameter(s) for ${projection.type}: ${[...new Set(query.ignored)].join(', ')}.`, 'not-supported');
@@ -231,8 +230,8 @@ export async function searchProjection<T extends { id: Id }>(projection: Project
   );
 }
 
-export async function readProjection<T extends { id: Id }>(projection: Projection<T>, req: HttpRequest, rawId: string): Promise<HttpResponse> {
-  const caller = await authenticate(req);
+export async function readProjection<T extends { id: Id }>(projection: Projection<T>, req: AuthedRequest, rawId: string): Promise<HttpResponse> {
+  const { caller } = req;
   const id = parseId(rawId);
   if (id === undefined) throw notFound(`${projection.type}/${rawId} not found.`);
   const entity = await projection.readOne(caller, id);
