@@ -34,7 +34,7 @@ const SEARCH_RUNS = Number(process.env.BENCH_SEARCH_RUNS ?? 300);
 /**
  * `BENCH_ENGINE=disk|memory`: DynamoDB Local on disk (as `npm start` runs it; the default) or in
  * memory. The two engines rank conditional transactions and plain batch writes oppositely, so the
- * upload ratio is reported for both in the README.
+ * upload ratio is reported for both in docs/benchmarks.md.
  */
 const ENGINE = process.env.BENCH_ENGINE === 'memory' ? 'memory' : 'disk';
 

@@ -1,5 +1,5 @@
 /**
- * The README's portal walkthrough: `SMART_FIXTURE=1 npm start` runs the SMART fixture, points the
+ * The portal walkthrough of docs/portal.md: `SMART_FIXTURE=1 npm start` runs the SMART fixture, points the
  * portal at it, and prints an invitation link that works in a browser from start to finish.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

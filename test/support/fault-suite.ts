@@ -1,7 +1,7 @@
 /**
  * What the fault suites share: faults that count how often they fire, the check after each test
  * (the whole store against the ledger of acknowledged writes) and the one summary line a suite
- * prints for the README (faults injected, entries sent, rows lost, rows duplicated).
+ * prints for docs/security.md (faults injected, entries sent, rows lost, rows duplicated).
  */
 import { injectFault, type Fault, type SentCommand } from './faults';
 import { expectStoreMatches, type Ledger } from './ledger';

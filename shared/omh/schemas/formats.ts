@@ -1,6 +1,6 @@
 /**
- * The JSON Schema `format`s the payload schemas declare, checked (the policies are in the README,
- * "Mobile-health payloads"):
+ * The JSON Schema `format`s the payload schemas declare, checked (the policies are in
+ * docs/payloads.md):
  * - `date-time`: strict RFC 3339 with an offset, and a real calendar instant;
  * - `date` of a time interval (a pattern in the schema): also a real calendar day;
  * - `uuid`: the 8-4-4-4-12 hex shape only, without RFC 4122 version or variant checks;

@@ -2,7 +2,7 @@
  * The standard's own R4 examples (`hl7.fhir.r4.examples`: every resource but the conformance ones
  * and the specification's Bundles of definitions) through the converter, the loss detector and
  * the R5 validator. Prints a table per type (converted with no loss, with loss, failed) and the
- * most frequent dropped paths and failure reasons; the README carries the totals.
+ * most frequent dropped paths and failure reasons; docs/r4-import.md carries the totals.
  *
  * Target: at least 90% of the examples of the types this service stores become valid R5. The
  * failures left are the ones the conversion contract expects: codes passed through untranslated
