@@ -1,4 +1,5 @@
 /** Lambda of the `fhir-import` family: `POST /fhir-import/R4` (a Bundle) and `POST /fhir-import/R4/<Type>` (one resource). */
+import { authenticate } from '../../shared/auth/authenticate';
 import { createAuxiliaryResource } from '../../shared/auxiliary/create';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { createHandler } from '../../shared/http/handler';
@@ -7,7 +8,7 @@ import { importRoutes } from '../../shared/xver/http';
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */
 export const routes = importRoutes({ create: createAuxiliaryResource, observation: {} });
 
-export const handler = createHandler({ family: 'fhir-import', routes });
+export const handler = createHandler({ family: 'fhir-import', routes, authenticate });
 
 // Imports validate and index with FHIRPath: start loading the engine during init, not on the first write.
 loadFhirPath().catch(() => undefined);

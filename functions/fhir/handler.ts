@@ -1,4 +1,5 @@
 /** Lambda of the `fhir` family: `/FHIR/R5/*` and `/fhir/r5/*`. */
+import { authenticate } from '../../shared/auth/authenticate';
 import { createAuxiliaryResource } from '../../shared/auxiliary/create';
 import { auxiliaryHandlers, auxiliaryTypeEntries } from '../../shared/auxiliary/http';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
@@ -26,9 +27,9 @@ export const registry = createRegistry(
 );
 
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */
-export const routes = [...smartConfigurationRoutes(), ...fhirRoutes(registry)];
+export const routes = [...smartConfigurationRoutes(), ...fhirRoutes(registry, authenticate)];
 
-export const handler = createHandler({ family: 'fhir', routes });
+export const handler = createHandler({ family: 'fhir', routes, authenticate });
 
 // Writes validate and index with FHIRPath: start loading the engine during init, not on the first write.
 loadFhirPath().catch(() => undefined);

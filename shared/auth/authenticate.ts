@@ -5,7 +5,7 @@
 import { getUser } from '../directory/users';
 import type { Id, User } from '../directory/model';
 import { unauthorized } from '../http/errors';
-import type { AuthedRequest, HttpRequest } from '../http/request';
+import { runAsCaller, type AuthedRequest, type HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Caller, PatientCaller } from './caller';
 import { apiKeyGrantId } from '../oauth/grants';
@@ -92,9 +92,8 @@ export async function authenticate(req: Credentials): Promise<Caller> {
  * it runs. Where routes are dispatched (shared/http/dispatch.ts, the FHIR router) and where a
  * handler hands a request on to another store's (the Observation type): never inside a handler.
  */
-export async function withCaller<A extends unknown[], R>(req: HttpRequest, handler: (req: AuthedRequest, ...args: A) => Promise<R>, ...args: A): Promise<R> {
-  const caller = await authenticate(req);
-  return handler({ ...req, caller }, ...args);
+export function withCaller<A extends unknown[], R>(req: HttpRequest, handler: (req: AuthedRequest, ...args: A) => Promise<R>, ...args: A): Promise<R> {
+  return runAsCaller(authenticate, req, handler, ...args);
 }
 
 /** The patient caller a signed patient token names, before the account is looked up. */

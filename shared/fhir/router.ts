@@ -2,10 +2,9 @@
  * The FHIR REST surface as routes over a registry of types, for both bases (`/FHIR/R5` and the
  * `/fhir/r5` alias). Transport-free: the family handler wraps it in the shared middlewares.
  */
-import { withCaller } from '../auth/authenticate';
 import { methodNotAllowed, notFound } from '../http/errors';
 import { FHIR_BASES } from '../http/families';
-import type { AuthedRequest, HttpRequest } from '../http/request';
+import { runAsCaller, type Authenticate, type AuthedRequest, type HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import type { Route, RouteAccess } from '../http/router';
 import { capabilityStatement } from './capability-statement';
@@ -37,6 +36,7 @@ type Handler<R extends HttpRequest, K extends Interaction> = (req: R, ...args: A
  * with the caller (a 401 otherwise), after the 404 and 405 that need none.
  */
 function handlerOf<K extends Interaction>(
+  authenticate: Authenticate,
   req: HttpRequest,
   entry: FhirTypeEntry,
   interaction: K,
@@ -44,7 +44,7 @@ function handlerOf<K extends Interaction>(
 ): Handler<HttpRequest, K> {
   if (entry.auth === 'caller') {
     const handler = entry.handlers[interaction] as Handler<AuthedRequest, K> | undefined;
-    if (handler) return (r, ...args) => withCaller(r, handler, ...args);
+    if (handler) return (r, ...args) => runAsCaller(authenticate, r, handler, ...args);
   } else {
     const handler = entry.handlers[interaction] as Handler<HttpRequest, K> | undefined;
     if (handler) return handler;
@@ -75,7 +75,8 @@ export function searchParamsOf(req: HttpRequest): URLSearchParams {
   return params;
 }
 
-export function fhirRoutes(registry: FhirRegistry): Route[] {
+/** The FHIR family's routes over a registry; `authenticate` finds the caller of types that need one. */
+export function fhirRoutes(registry: FhirRegistry, authenticate: Authenticate): Route[] {
   // The statement depends only on the registry and the base URL: built once per base, served as text.
   const statements = new Map<string, string>();
   const statementFor = (baseUrl: string) => {
@@ -106,7 +107,7 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
         auth: 'delegated',
         handler: async (req) => {
           const entry = entryFor(registry, req.params.type!);
-          return handlerOf(req, entry, 'search', TYPE_LEVEL)(req, searchParamsOf(req));
+          return handlerOf(authenticate, req, entry, 'search', TYPE_LEVEL)(req, searchParamsOf(req));
         },
       },
       {
@@ -115,27 +116,27 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
         auth: 'delegated',
         handler: async (req) => {
           const entry = entryFor(registry, req.params.type!);
-          return handlerOf(req, entry, 'search')(req, searchParamsOf(req));
+          return handlerOf(authenticate, req, entry, 'search')(req, searchParamsOf(req));
         },
       },
       {
         method: 'POST',
         path: `${base}/{type}`,
         auth: 'delegated',
-        handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'create', TYPE_LEVEL)(req),
+        handler: async (req) => handlerOf(authenticate, req, entryFor(registry, req.params.type!), 'create', TYPE_LEVEL)(req),
       },
       {
         method: 'GET',
         path: `${base}/{type}/{id}/_history/{vid}`,
         auth: 'delegated',
-        handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), 'vread')(req, req.params.id!, req.params.vid!),
+        handler: async (req) => handlerOf(authenticate, req, entryFor(registry, req.params.type!), 'vread')(req, req.params.id!, req.params.vid!),
       },
       ...(['read', 'update', 'patch', 'delete'] as const).map(
         (interaction): Route => ({
           method: METHODS_OF[interaction][0] as Route['method'],
           path: `${base}/{type}/{id}`,
           auth: 'delegated',
-          handler: async (req) => handlerOf(req, entryFor(registry, req.params.type!), interaction, INSTANCE_LEVEL)(req, req.params.id!),
+          handler: async (req) => handlerOf(authenticate, req, entryFor(registry, req.params.type!), interaction, INSTANCE_LEVEL)(req, req.params.id!),
         }),
       ),
     );

@@ -43,6 +43,20 @@ export interface AuthedRequest extends HttpRequest {
   readonly caller: Caller;
 }
 
+/** Finds the caller of a request, or throws its 401; passed in by each family (shared/auth's `authenticate`). */
+export type Authenticate = (req: HttpRequest) => Promise<Caller>;
+
+/** Runs a handler that needs a caller with the one `authenticate` finds; without one, the 401 before it runs. */
+export async function runAsCaller<A extends unknown[], R>(
+  authenticate: Authenticate,
+  req: HttpRequest,
+  handler: (req: AuthedRequest, ...args: A) => Promise<R>,
+  ...args: A
+): Promise<R> {
+  const caller = await authenticate(req);
+  return handler({ ...req, caller }, ...args);
+}
+
 export function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {
   // Header names are client text: a null-prototype object takes any name as a plain key.
   const out: Record<string, string> = Object.create(null);

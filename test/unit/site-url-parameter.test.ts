@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromResult, toEvent } from '../../local/api-gateway-event';
 import { invokeLambda } from '../../local/lambda-invoke';
 import { config, resetConfig } from '../../shared/config';
+import { authenticate } from '../../shared/auth/authenticate';
 import { createHandler } from '../../shared/http/handler';
 import { json } from '../../shared/http/response';
 
@@ -46,6 +47,7 @@ afterAll(() => {
 });
 
 const handler = createHandler({
+  authenticate,
   family: 'test',
   routes: [{ method: 'GET', path: '/api/v1/site', auth: 'none', handler: async () => json(200, { siteUrl: config().siteUrl }) }],
 });

@@ -7,6 +7,7 @@ import { fromResult, toEvent } from '../../../local/api-gateway-event';
 import { invokeLambda } from '../../../local/lambda-invoke';
 import { registry as served, routes as fhirFamilyRoutes } from '../../../functions/fhir/handler';
 import { routes as importRoutes } from '../../../functions/fhir-import/handler';
+import { authenticate } from '../../../shared/auth/authenticate';
 import type { Caller } from '../../../shared/auth/caller';
 import { createRegistry } from '../../../shared/fhir/registry';
 import { fhirRoutes } from '../../../shared/fhir/router';
@@ -53,14 +54,14 @@ const routes: Route[] = [
       },
     },
   }),
-  ...fhirRoutes(registry),
+  ...fhirRoutes(registry, authenticate),
 ];
 
 // @ts-expect-error A handler that needs a caller cannot be registered on an open route.
 const unguarded: Route = { method: 'GET', path: '/api/v1/unguarded', auth: 'none', handler: async (req: { caller: Caller }) => json(200, req.caller) };
 void unguarded;
 
-const handler = createHandler({ family: 'test', routes });
+const handler = createHandler({ family: 'test', routes, authenticate });
 
 async function send(method: string, url: string, token?: string) {
   const headers: Record<string, string> = { host: 'localhost:8000', ...(token ? { authorization: `Bearer ${token}` } : {}) };
