@@ -1,13 +1,13 @@
 /** Data sources (FHIR Device): devices and apps that produce observations, with the codes they support. */
 import { badRequest } from '../http/errors';
-import { catalogStore } from './catalog/current';
+import { directoryStore } from './store/current';
 import { getCodes } from './code-table';
 import { now } from './db';
 import { indexes, keys } from './keys';
 import { DATA_SOURCE_TYPES, type CodeRef, type DataSource, type DataSourceType, type Id } from './model';
 import { unlinkFromStudies } from './studies';
 
-export { dataSourceNotFound } from './catalog/port';
+export { dataSourceNotFound } from './store/port';
 
 export interface DataSourceInput {
   name: string;
@@ -22,30 +22,30 @@ function assertType(type: string): void {
 
 export async function createDataSource(input: DataSourceInput): Promise<DataSource> {
   assertType(input.type);
-  const { dataSources } = catalogStore();
+  const { dataSources } = directoryStore();
   const at = now();
   const source: DataSource = { id: await dataSources.newId(), name: input.name, type: input.type, createdAt: at, updatedAt: at };
   await dataSources.insert(source);
   return source;
 }
 
-export const getDataSource = (id: Id) => catalogStore().dataSources.get(id);
+export const getDataSource = (id: Id) => directoryStore().dataSources.get(id);
 
 /** Data sources for ids, in the order given; unknown ids are skipped. */
-export const getDataSources = (ids: readonly Id[]) => catalogStore().dataSources.getMany(ids);
+export const getDataSources = (ids: readonly Id[]) => directoryStore().dataSources.getMany(ids);
 
 /** Every data source, in id order. */
-export const listDataSources = () => catalogStore().dataSources.list();
+export const listDataSources = () => directoryStore().dataSources.list();
 
 export async function updateDataSource(id: Id, patch: Partial<DataSourceInput>): Promise<DataSource> {
   if (patch.type !== undefined) assertType(patch.type);
-  return catalogStore().dataSources.update(id, (current) => ({ ...current, ...patch, updatedAt: now() }));
+  return directoryStore().dataSources.update(id, (current) => ({ ...current, ...patch, updatedAt: now() }));
 }
 
 /** Deletes a data source, its supported codes and its links to studies. */
 export async function deleteDataSource(id: Id): Promise<void> {
-  await catalogStore().dataSources.remove(id);
-  // Studies are not behind the catalog port: their links to the data source go here.
+  await directoryStore().dataSources.remove(id);
+  // Studies are not behind the store port yet: their links to the data source go here.
   await unlinkFromStudies(indexes.studiesOfDataSource(id), (studyId) => keys.studyDataSource(studyId, id));
 }
 
@@ -54,11 +54,11 @@ export async function addSupportedCode(dataSourceId: Id, codeId: Id): Promise<Co
   const [code] = await getCodes([codeId]);
   if (!code) throw badRequest(`Code ${codeId} not found.`, 'not-found', { fields: { scopeCodeId: [`Invalid pk "${codeId}" - object does not exist.`] } });
   const ref: CodeRef = { id: code.id, system: code.system, code: code.code };
-  await catalogStore().dataSources.addCode(dataSourceId, ref);
+  await directoryStore().dataSources.addCode(dataSourceId, ref);
   return ref;
 }
 
-export const removeSupportedCode = (dataSourceId: Id, codeId: Id) => catalogStore().dataSources.removeCode(dataSourceId, codeId);
+export const removeSupportedCode = (dataSourceId: Id, codeId: Id) => directoryStore().dataSources.removeCode(dataSourceId, codeId);
 
 /** The codes a data source supports, in code id order. */
-export const listSupportedCodes = (dataSourceId: Id) => catalogStore().dataSources.codes(dataSourceId);
+export const listSupportedCodes = (dataSourceId: Id) => directoryStore().dataSources.codes(dataSourceId);

@@ -1,11 +1,11 @@
-/** The catalog port on the directory table (the service's adapter). */
+/** The catalog (codes, data sources and the codes each supports) on the directory table. */
 import { conflict, notFound } from '../../http/errors';
 import { check, getItem, MAX_TRANSACTION, putNew, put, queryAll, remove, transact, withoutKeys, type Item } from '../db';
 import { entityStore } from '../entity';
 import { newId } from '../ids';
 import { GSI1, indexes, keys, KIND, REL } from '../keys';
 import type { Code, DataSource } from '../model';
-import { codeNotSupported, codingTaken, dataSourceNotFound, type CatalogStore, type CodeRecords, type DataSourceRecords } from './port';
+import { codeNotSupported, codingTaken, dataSourceNotFound, type CodeRecords, type DataSourceRecords } from './port';
 
 function toCode(item: Item): Code {
   return { id: item.id as number, system: item.system as string, code: item.code as string, display: item.display as string };
@@ -18,7 +18,7 @@ const codeEntities = entityStore<Code, number>({
   notFound: (id) => notFound(`Code ${id} not found.`),
 });
 
-const codes: CodeRecords = {
+export const codes: CodeRecords = {
   newId: () => newId('code'),
   insert: (code) =>
     transact([codeEntities.create(code, () => conflict('Code id collision.')), putNew({ ...keys.codeCoding(code.system, code.code), codeId: code.id }, () => codingTaken(code))]),
@@ -40,7 +40,7 @@ const sourceEntities = entityStore<DataSource, number>({
   notFound: dataSourceNotFound,
 });
 
-const dataSources: DataSourceRecords = {
+export const dataSources: DataSourceRecords = {
   newId: () => newId('dataSource'),
   insert: (source) => transact([sourceEntities.create(source, () => conflict('Data source id collision.'))]),
   get: sourceEntities.get,
@@ -69,5 +69,3 @@ const dataSources: DataSourceRecords = {
     return items.map((i) => ({ id: i.id as number, system: i.system as string, code: i.code as string }));
   },
 };
-
-export const dynamoCatalogStore: CatalogStore = { codes, dataSources };

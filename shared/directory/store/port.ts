@@ -1,14 +1,18 @@
 /**
- * The catalog's store port: what the code table and the data sources need kept, in their own
- * terms. Two adapters implement it, DynamoDB (`dynamo.ts`, the service's) and in memory
- * (`memory.ts`, a twin for fast tests); one contract suite (test/contract/catalog-store.ts) runs
- * against both, so they cannot drift. Checks of the input (types, key text) stay in the domain
- * functions (`../code-table.ts`, `../data-sources.ts`), once, in front of either adapter.
+ * The directory's store port: what the directory's families need kept, in their own terms. Two
+ * adapters implement it, DynamoDB (`dynamo.ts`, the service's) and in memory (`memory.ts`, a twin
+ * for fast tests); one contract suite (test/contract/directory-store.ts) runs against both, so they
+ * cannot drift. Checks of the input (types, key text) and the making of a record (ids, timestamps,
+ * defaults) stay in the domain functions (`../code-table.ts`, `../data-sources.ts`,
+ * `../oauth-clients.ts`), once, in front of either adapter.
+ *
+ * Ported so far: the catalog (codes, data sources) and OAuth clients. Organizations, users,
+ * memberships, patients, studies, consents and FHIR Sources still reach DynamoDB directly.
  *
  * The errors a store raises for a refused change are the same values from either adapter, built here.
  */
 import { conflict, notFound } from '../../http/errors';
-import type { Code, CodeRef, DataSource, Id } from '../model';
+import type { Code, CodeRef, DataSource, Id, OAuthClient } from '../model';
 
 export interface CodeRecords {
   /** A fresh code id. */
@@ -47,12 +51,34 @@ export interface DataSourceRecords {
   codes(id: Id): Promise<CodeRef[]>;
 }
 
-export interface CatalogStore {
+export interface OAuthClientRecords {
+  /** A fresh client number. */
+  newId(): Promise<Id>;
+  /** Stores a new client; 409 when its `clientId` is taken. */
+  insert(client: OAuthClient): Promise<void>;
+  /** By OAuth `client_id`, strongly consistent (a deleted key stops working at once). */
+  get(clientId: string): Promise<OAuthClient | undefined>;
+  /** By client number. */
+  getById(id: Id): Promise<OAuthClient | undefined>;
+  /** Every client, in number order. */
+  list(): Promise<OAuthClient[]>;
+  /** A practitioner's clients (API keys), in number order. */
+  listOfOwner(userId: Id): Promise<OAuthClient[]>;
+  /** As `DataSourceRecords.update`, by `client_id`. */
+  update(clientId: string, change: (current: OAuthClient) => OAuthClient): Promise<OAuthClient>;
+  /** Deletes the client; 404 when there is none. Returns what was deleted. */
+  remove(clientId: string): Promise<OAuthClient>;
+}
+
+export interface DirectoryStore {
   codes: CodeRecords;
   dataSources: DataSourceRecords;
+  oauthClients: OAuthClientRecords;
 }
 
 export const codingTaken = (code: Pick<Code, 'system' | 'code'>) =>
   conflict(`The code ${code.system}|${code.code} already exists.`, { fields: { code: ['This code already exists.'] } });
 export const dataSourceNotFound = (id: Id) => notFound(`Data source ${id} not found.`);
 export const codeNotSupported = (id: Id, codeId: Id) => notFound(`Data source ${id} does not support code ${codeId}.`);
+export const clientIdTaken = (clientId: string) => conflict(`Client id '${clientId}' is already taken.`, { fields: { clientId: ['This client id is already taken.'] } });
+export const clientNotFound = (id: Id | string) => notFound(`Client ${id} not found.`);

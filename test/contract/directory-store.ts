@@ -1,31 +1,32 @@
 /**
- * THE contract of the catalog store port (shared/directory/catalog/port.ts), run against every
+ * THE contract of the directory store port (shared/directory/store/port.ts), run against every
  * adapter: the same calls through the domain functions, the same observable results, so the
  * in-memory twin cannot drift from the DynamoDB adapter. A run file (under test/integration, where
- * DynamoDB Local is set up) calls `catalogStoreContract` with the adapters to hold to it.
+ * DynamoDB Local is set up) calls `directoryStoreContract` with the adapters to hold to it.
  *
- * Each test makes its own rows (unique code texts) and asserts on those only: the DynamoDB adapter's
+ * Each test makes its own rows (unique code texts and client ids) and asserts on those only: the DynamoDB adapter's
  * table is shared by the file's tests, the twin is new for each.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useCatalogStore } from '../../shared/directory/catalog/current';
-import type { CatalogStore } from '../../shared/directory/catalog/port';
+import { useDirectoryStore } from '../../shared/directory/store/current';
+import type { DirectoryStore } from '../../shared/directory/store/port';
 import { createCode, ensureCodes, findCode, getCode, getCodes, listCodes } from '../../shared/directory/code-table';
 import * as sources from '../../shared/directory/data-sources';
+import * as clients from '../../shared/directory/oauth-clients';
 
-export type CatalogAdapter = [name: string, make: () => CatalogStore];
+export type DirectoryAdapter = [name: string, make: () => DirectoryStore];
 
 const SYSTEM = 'https://contract.test/codes';
 const unique = () => randomBytes(4).toString('hex');
 const newCode = (display = 'A code') => createCode({ system: SYSTEM, code: `c-${unique()}`, display });
 const missing = 987_654_321;
 
-export function catalogStoreContract(adapters: readonly CatalogAdapter[]): void {
-  describe.each(adapters)('catalog store: %s', (_name, make) => {
-    let previous: CatalogStore | undefined;
-    beforeEach(() => void (previous = useCatalogStore(make())));
-    afterEach(() => void useCatalogStore(previous!));
+export function directoryStoreContract(adapters: readonly DirectoryAdapter[]): void {
+  describe.each(adapters)('directory store: %s', (_name, make) => {
+    let previous: DirectoryStore | undefined;
+    beforeEach(() => void (previous = useDirectoryStore(make())));
+    afterEach(() => void useDirectoryStore(previous!));
 
     describe('codes', () => {
       it('stores a code and reads it back by id, by ids (in the order given, unknown ones skipped) and by coding', async () => {
@@ -123,6 +124,54 @@ export function catalogStoreContract(adapters: readonly CatalogAdapter[]): void 
         const before = (await sources.listDataSources()).length;
         await expect(sources.createDataSource({ name: 'x', type: 'toaster' as never })).rejects.toMatchObject({ status: 400 });
         expect(await sources.listDataSources()).toHaveLength(before);
+      });
+    });
+
+    describe('OAuth clients', () => {
+      const ownerId = 424_242;
+      const newClient = (input: Partial<clients.OAuthClientInput> = {}) =>
+        clients.createOAuthClient({ clientId: `app-${unique()}`, name: 'App', type: 'public', redirectUris: ['https://app.test/cb'], grantTypes: ['authorization_code'], ...input });
+
+      it('stores a client and finds it by client id, by number, in the list and among its owner\'s', async () => {
+        const app = await newClient();
+        const key = await newClient({ type: 'confidential', secretHash: 'hash', ownerUserId: ownerId, redirectUris: [], grantTypes: ['client_credentials'] });
+        const drawn = await clients.createOAuthClient({ name: 'Drawn id', type: 'public' });
+        expect(drawn.clientId).toMatch(/^[A-Za-z0-9]{16}$/);
+        expect(drawn).toMatchObject({ redirectUris: [], grantTypes: [] });
+        expect(key.id).toBeGreaterThan(app.id);
+        expect(await clients.getOAuthClient(app.clientId)).toEqual(app);
+        expect(await clients.getOAuthClient('')).toBeUndefined();
+        expect(await clients.getOAuthClient(app.clientId.toUpperCase())).toBeUndefined();
+        expect(await clients.getOAuthClientById(key.id)).toEqual(key);
+        expect(await clients.getOAuthClientById(missing)).toBeUndefined();
+        const listed = await clients.listOAuthClients();
+        expect(listed.filter((c) => [app.id, key.id, drawn.id].includes(c.id))).toEqual([app, key, drawn]);
+        expect((await clients.listOAuthClientsOfOwner(ownerId)).filter((c) => c.id === key.id || c.id === app.id)).toEqual([key]);
+      });
+
+      it('refuses a taken client id with a 409 and keeps the first', async () => {
+        const app = await newClient();
+        await expect(newClient({ clientId: app.clientId, name: 'Again' })).rejects.toMatchObject({
+          status: 409,
+          message: `Client id '${app.clientId}' is already taken.`,
+          fields: { clientId: ['This client id is already taken.'] },
+        });
+        expect(await clients.getOAuthClient(app.clientId)).toEqual(app);
+        await expect(newClient({ clientId: '' })).rejects.toMatchObject({ status: 400 });
+      });
+
+      it('updates the fields named, keeps the others, and deletes a client everywhere', async () => {
+        const app = await newClient({ invitationUrl: 'https://app.test/invite/CODE' });
+        const renamed = await clients.updateOAuthClient(app.clientId, { name: 'Renamed', redirectUris: ['https://app.test/other'] });
+        expect(renamed).toMatchObject({ id: app.id, name: 'Renamed', redirectUris: ['https://app.test/other'], grantTypes: app.grantTypes, invitationUrl: app.invitationUrl, createdAt: app.createdAt });
+        expect(await clients.getOAuthClient(app.clientId)).toEqual(renamed);
+
+        await clients.deleteOAuthClient(app.clientId);
+        expect(await clients.getOAuthClient(app.clientId)).toBeUndefined();
+        expect(await clients.getOAuthClientById(app.id)).toBeUndefined();
+        expect((await clients.listOAuthClients()).some((c) => c.id === app.id)).toBe(false);
+        await expect(clients.deleteOAuthClient(app.clientId)).rejects.toMatchObject({ status: 404, message: `Client ${app.clientId} not found.` });
+        await expect(clients.updateOAuthClient(app.clientId, { name: 'x' })).rejects.toMatchObject({ status: 404 });
       });
     });
   });
