@@ -46,12 +46,7 @@ export const dataSources: DataSourceRecords = {
   get: sourceEntities.get,
   getMany: sourceEntities.getMany,
   list: async () => (await queryAll({ index: GSI1, pk: KIND.dataSource })).map(toDataSource),
-  update: async (id, change) => {
-    const { entity, version } = await sourceEntities.read(id);
-    const next = change(entity);
-    await transact([sourceEntities.replace(next, version)]);
-    return next;
-  },
+  update: sourceEntities.change,
   remove: async (id) => {
     const { version } = await sourceEntities.read(id);
     await transact([sourceEntities.remove(id, version)]);

@@ -33,12 +33,7 @@ export const oauthClients: OAuthClientRecords = {
     const index = indexes.clientsOfOwner(userId);
     return (await queryAll({ index: index.name, pk: index.pk })).map(toClient);
   },
-  update: async (clientId, change) => {
-    const { entity, version } = await clients.read(clientId);
-    const next = change(entity);
-    await transact([clients.replace(next, version)]);
-    return next;
-  },
+  update: clients.change,
   remove: async (clientId) => {
     const { entity: client, version } = await clients.read(clientId);
     await transact([clients.remove(clientId, version), remove(keys.oauthClientNumber(client.id))]);
