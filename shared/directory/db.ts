@@ -12,7 +12,7 @@ import { writesOn } from '../store/transact';
 import type { Key } from './keys';
 
 export type { Item } from '../store/reads';
-export { atVersion, concurrentChange, MAX_TRANSACTION, transact, type Expression, type Write } from '../store/transact';
+export { atVersion, concurrentChange, MAX_TRANSACTION, transact, transactInChunks, type Expression, type Write } from '../store/transact';
 
 const table = () => config().directoryTable;
 

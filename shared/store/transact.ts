@@ -6,6 +6,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { conflict, type HttpError } from '../http/errors';
+import { chunksOf } from '../lists';
 import { dynamo } from './clients';
 import type { Item, Key } from './reads';
 import { backoff, MAX_ATTEMPTS } from './retry';
@@ -93,4 +94,12 @@ export async function transact(writes: readonly Write[]): Promise<void> {
       await backoff(attempt);
     }
   }
+}
+
+/**
+ * Runs any number of writes as consecutive transactions of at most MAX_TRANSACTION actions: each
+ * is all-or-nothing, the whole is not (for deletions a retry simply finishes).
+ */
+export async function transactInChunks(writes: readonly Write[]): Promise<void> {
+  for (const chunk of chunksOf(writes, MAX_TRANSACTION)) await transact(chunk);
 }

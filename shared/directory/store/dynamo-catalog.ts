@@ -1,6 +1,6 @@
 /** The catalog (codes, data sources and the codes each supports) on the directory table. */
 import { conflict, notFound } from '../../http/errors';
-import { check, getItem, MAX_TRANSACTION, putNew, put, queryAll, remove, transact, withoutKeys, type Item } from '../db';
+import { check, getItem, putNew, put, queryAll, remove, transact, transactInChunks, withoutKeys, type Item } from '../db';
 import { entityStore } from '../entity';
 import { newId } from '../ids';
 import { GSI1, indexes, keys, KIND, REL } from '../keys';
@@ -51,7 +51,7 @@ export const dataSources: DataSourceRecords = {
     const { version } = await sourceEntities.read(id);
     await transact([sourceEntities.remove(id, version)]);
     const supported = (await queryAll({ pk: keys.dataSource(id).pk, attributes: ['pk', 'sk'] })).map((c) => remove({ pk: c.pk as string, sk: c.sk as string }));
-    for (let i = 0; i < supported.length; i += MAX_TRANSACTION) await transact(supported.slice(i, i + MAX_TRANSACTION));
+    await transactInChunks(supported);
   },
   addCode: (id, code) =>
     transact([
