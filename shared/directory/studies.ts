@@ -5,7 +5,7 @@
  */
 import { badRequest, conflict, notFound } from '../http/errors';
 import { getCodes } from './code-table';
-import { check, getItem, MAX_TRANSACTION, now, put, queryAll, remove, transact, transactInChunks, update, withoutKeys, type Write } from './db';
+import { check, getItem, MAX_TRANSACTION, now, put, queryAll, remove, transact, transactInChunks, update, type Write } from './db';
 import { entityStore } from './entity';
 import { newId } from './ids';
 import { idFromSortKey, indexes, keys, REL } from './keys';
@@ -26,7 +26,6 @@ export const studyNotFound = (id: Id) => notFound(`Study ${id} not found.`);
 
 const studies = entityStore<Study, Id>({
   key: keys.study,
-  toEntity: (item) => withoutKeys(item) as unknown as Study,
   toItem: (study) => ({ ...keys.study(study.id), ...study }),
   notFound: studyNotFound,
 });

@@ -1,6 +1,6 @@
 /** The catalog (codes, data sources and the codes each supports) on the directory table. */
 import { conflict, notFound } from '../../http/errors';
-import { check, getItem, putNew, put, queryAll, remove, transact, transactInChunks, withoutKeys, type Item } from '../db';
+import { check, getItem, putNew, put, queryAll, remove, transact, transactInChunks, type Item } from '../db';
 import { entityStore } from '../entity';
 import { newId } from '../ids';
 import { GSI1, indexes, keys, KIND, REL } from '../keys';
@@ -31,11 +31,8 @@ export const codes: CodeRecords = {
   list: async () => (await queryAll({ index: GSI1, pk: KIND.code })).map(toCode),
 };
 
-const toDataSource = (item: Item) => withoutKeys(item) as unknown as DataSource;
-
 const sourceEntities = entityStore<DataSource, number>({
   key: keys.dataSource,
-  toEntity: toDataSource,
   toItem: (source) => ({ ...keys.dataSource(source.id), ...indexes.dataSource(source.id), ...source }),
   notFound: dataSourceNotFound,
 });
@@ -45,7 +42,7 @@ export const dataSources: DataSourceRecords = {
   insert: (source) => transact([sourceEntities.create(source, () => conflict('Data source id collision.'))]),
   get: sourceEntities.get,
   getMany: sourceEntities.getMany,
-  list: async () => (await queryAll({ index: GSI1, pk: KIND.dataSource })).map(toDataSource),
+  list: async () => (await queryAll({ index: GSI1, pk: KIND.dataSource })).map(sourceEntities.fromItem),
   update: sourceEntities.change,
   remove: async (id) => {
     const { version } = await sourceEntities.read(id);

@@ -1,17 +1,14 @@
 /** The OAuth clients on the directory table: the client under its `client_id`, a pointer under its number. */
 import { conflict } from '../../http/errors';
-import { getItem, putNew, queryAll, remove, transact, withoutKeys, type Item } from '../db';
+import { getItem, putNew, queryAll, remove, transact } from '../db';
 import { entityStore } from '../entity';
 import { newId } from '../ids';
 import { GSI1, indexes, keys, KIND } from '../keys';
 import type { OAuthClient } from '../model';
 import { clientIdTaken, clientNotFound, type OAuthClientRecords } from './port';
 
-const toClient = (item: Item) => withoutKeys(item) as unknown as OAuthClient;
-
 const clients = entityStore<OAuthClient, string>({
   key: keys.oauthClient,
-  toEntity: toClient,
   toItem: (client) => ({ ...keys.oauthClient(client.clientId), ...indexes.oauthClient(client.id, client.ownerUserId), ...client }),
   notFound: clientNotFound,
 });
@@ -28,10 +25,10 @@ export const oauthClients: OAuthClientRecords = {
     const pointer = await getItem(keys.oauthClientNumber(id));
     return pointer ? clients.get(pointer.clientId as string) : undefined;
   },
-  list: async () => (await queryAll({ index: GSI1, pk: KIND.oauthClient })).map(toClient),
+  list: async () => (await queryAll({ index: GSI1, pk: KIND.oauthClient })).map(clients.fromItem),
   listOfOwner: async (userId) => {
     const index = indexes.clientsOfOwner(userId);
-    return (await queryAll({ index: index.name, pk: index.pk })).map(toClient);
+    return (await queryAll({ index: index.name, pk: index.pk })).map(clients.fromItem);
   },
   update: clients.change,
   remove: async (clientId) => {
