@@ -6,10 +6,10 @@
  * re-running after a failure finishes the job (the S3 sweep is by prefix, so it also removes
  * bodies of interrupted writes).
  */
-import { batchDelete } from '../directory/db';
 import { getFhirSource } from '../directory/fhir-sources';
 import type { Id } from '../directory/model';
 import { config } from '../config';
+import { batchDeleteAll } from '../store/batch';
 import { deleteBodiesUnder } from './bodies';
 import { auxKeys, bodyKeys, type Key } from './keys';
 import { forgetPendingBodies } from './pending-bodies';
@@ -52,7 +52,7 @@ async function deleteRowsOf(segment: Segment): Promise<number> {
   let deleted = 0;
   let batch: IndexRow[] = [];
   const flush = async () => {
-    await batchDelete(batch.flatMap(itemKeysOf), config().auxTable);
+    await batchDeleteAll(config().auxTable, batch.flatMap(itemKeysOf));
     deleted += batch.length;
     batch = [];
   };

@@ -15,12 +15,13 @@
  * ones, and writing ones past that limit), so leftovers go with the next large write of the same
  * patient; deleting a FHIR Source or a patient removes theirs with their objects.
  */
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { batchDelete } from '../directory/db';
 import type { Id } from '../directory/model';
 import type { Logger } from '../telemetry/logger';
+import { batchDeleteAll } from '../store/batch';
 import { dynamo } from '../store/clients';
+import { queryAll } from '../store/reads';
 import { deleteBody } from './bodies';
 import { auxKeys, type Key } from './keys';
 
@@ -62,22 +63,8 @@ interface PendingEntry {
 }
 
 async function pendingOf(patientId: Id, keyPrefix?: string): Promise<PendingEntry[]> {
-  const entries: PendingEntry[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await dynamo().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: keyPrefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': auxKeys.pendingPartition(patientId), ...(keyPrefix === undefined ? {} : { ':prefix': keyPrefix }) },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) entries.push({ bodyKey: String(item.sk), state: item.state as PendingState, since: String(item.since) });
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return entries;
+  const items = await queryAll({ table: table(), pk: auxKeys.pendingPartition(patientId), ...(keyPrefix === undefined ? {} : { skPrefix: keyPrefix }) });
+  return items.map((item) => ({ bodyKey: String(item.sk), state: item.state as PendingState, since: String(item.since) }));
 }
 
 /**
@@ -98,5 +85,5 @@ export async function sweepPendingBodies(patientId: Id, log?: Pick<Logger, 'warn
 /** Removes the entries of a patient (or of one of their sources, by object key prefix) whose objects the caller deletes. */
 export async function forgetPendingBodies(patientId: Id, keyPrefix?: string): Promise<void> {
   const keys: Key[] = (await pendingOf(patientId, keyPrefix)).map((e) => auxKeys.pendingBody(patientId, e.bodyKey));
-  await batchDelete(keys, table());
+  await batchDeleteAll(table(), keys);
 }

@@ -6,14 +6,15 @@
  * patient so nothing lands for a source or patient deleted meanwhile).
  * Nothing here scans.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { batchGet, check, getItem, transact, writesOn, type Write } from '../directory/db';
+import { check } from '../directory/db';
 import { keys as directoryKeys } from '../directory/keys';
 import type { Id } from '../directory/model';
 import type { SearchIndex } from '../fhir/search';
 import { badRequest, conflict, HttpError } from '../http/errors';
-import { dynamo } from '../store/clients';
+import { batchGetInOrder } from '../store/batch';
+import { getItem, queryPage } from '../store/reads';
+import { atVersion, transact, writesOn, type Write } from '../store/transact';
 import { auxKeys, SOURCE_INDEX, type Key } from './keys';
 import { pendingBodyItem } from './pending-bodies';
 import { claimKeyOf, indexItem, indexKeyOf, indexRowOf, resourceItem, resourceRowOf, type IndexRow, type ResourceRow } from './rows';
@@ -22,21 +23,21 @@ const table = () => config().auxTable;
 const aux = writesOn(table);
 
 export async function getResourceRow(id: string): Promise<ResourceRow | undefined> {
-  const item = await getItem(auxKeys.resource(id), true, table());
+  const item = await getItem(table(), auxKeys.resource(id));
   return item && resourceRowOf(item);
 }
 
 export async function getResourceRows(ids: readonly string[]): Promise<ResourceRow[]> {
-  return (await batchGet(ids.map(auxKeys.resource), true, table())).map(resourceRowOf);
+  return (await batchGetInOrder(table(), ids.map(auxKeys.resource))).map(resourceRowOf);
 }
 
 export async function getIndexRows(keys: readonly Key[]): Promise<IndexRow[]> {
-  return (await batchGet(keys, true, table())).map(indexRowOf);
+  return (await batchGetInOrder(table(), keys)).map(indexRowOf);
 }
 
 /** The id of the row holding an upstream id for a source and type, if there is one. */
 export async function claimedId(sourceId: Id, type: string, upstreamId: string): Promise<string | undefined> {
-  const item = await getItem(auxKeys.upstreamClaim(sourceId, type, upstreamId), true, table());
+  const item = await getItem(table(), auxKeys.upstreamClaim(sourceId, type, upstreamId));
   return typeof item?.id === 'string' ? item.id : undefined;
 }
 
@@ -76,24 +77,14 @@ export async function queryIndexPage(q: SegmentQuery): Promise<{ rows: IndexRow[
     : q.type
       ? auxKeys.typePrefix(q.type)
       : undefined;
-  const input: QueryCommandInput = {
-    TableName: table(),
-    KeyConditionExpression: prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
-    ExpressionAttributeNames: { '#pk': 'pk', ...(prefix === undefined ? {} : { '#sk': bySource ? 'srcSk' : 'sk' }) },
-    ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
-    ScanIndexForward: !q.descending,
-    ConsistentRead: true,
-    ...(bySource ? { IndexName: SOURCE_INDEX } : {}),
-    ...(q.limit ? { Limit: q.limit } : {}),
-  };
-  if (q.afterSk !== undefined) {
-    input.ExclusiveStartKey = { pk, sk: q.afterSk, ...(bySource ? { srcSk: sourceSkOf(segment, q.afterSk) } : {}) };
-  }
-  const out = await dynamo().send(new QueryCommand(input));
+  const start = q.afterSk === undefined ? undefined : { pk, sk: q.afterSk, ...(bySource ? { srcSk: sourceSkOf(segment, q.afterSk) } : {}) };
+  const out = await queryPage(
+    { table: table(), pk, ...(prefix === undefined ? {} : { skPrefix: prefix }), ...(bySource ? { index: SOURCE_INDEX, skName: 'srcSk' } : {}), descending: q.descending },
+    { ...(q.limit ? { limit: q.limit } : {}), ...(start ? { start } : {}) },
+  );
   // A patient partition holds only index items; anything else would be a foreign item: skip it.
-  const rows = (out.Items ?? []).filter((i) => typeof i.idx === 'string').map(indexRowOf);
-  const last = out.LastEvaluatedKey;
-  return last ? { rows, nextAfterSk: String(last.sk) } : { rows };
+  const rows = out.items.filter((i) => typeof i.idx === 'string').map(indexRowOf);
+  return out.next ? { rows, nextAfterSk: String(out.next.sk) } : { rows };
 }
 
 /** Every index item of a segment (of a type), following the pages. */
@@ -148,18 +139,12 @@ function bodyLeft(row: ResourceRow): Write[] {
   return row.bodyKey === undefined ? [] : [aux.put(pendingBodyItem(row.patientId, row.bodyKey, 'discarded'))];
 }
 
-/** The row read must still be the current one (same version), else the write is refused. */
-function atVersion(version: number, onConflict: () => HttpError) {
-  return { condition: 'attribute_exists(pk) AND #version = :version', names: { '#version': 'version' }, values: { ':version': version }, onConflict };
-}
-
 /** Replaces a row by its next version (the index item moves with `lastUpdated`). */
 export async function commitUpdate(previous: ResourceRow, next: ResourceRow, index: SearchIndex, onConflict: () => HttpError): Promise<void> {
-  const versioned = atVersion(previous.version, onConflict);
   const oldIndex = indexKeyOf(previous);
   const moved = oldIndex.sk !== indexKeyOf(next).sk;
   await transact([
-    aux.put(resourceItem(next), versioned, versioned.onConflict),
+    aux.put(resourceItem(next), atVersion(previous.version), onConflict),
     ...(moved ? [aux.remove(oldIndex)] : []),
     aux.put(indexItem(next, index)),
     ...bodyTaken(next),
@@ -170,10 +155,9 @@ export async function commitUpdate(previous: ResourceRow, next: ResourceRow, ind
 
 /** Deletes a row's items (resource, index, upstream claim) if it is still at the version read. */
 export async function commitDelete(row: ResourceRow, onConflict: () => HttpError): Promise<void> {
-  const versioned = atVersion(row.version, onConflict);
   const claim = claimKeyOf(row);
   await transact([
-    aux.remove(auxKeys.resource(row.id), versioned, versioned.onConflict),
+    aux.remove(auxKeys.resource(row.id), atVersion(row.version), onConflict),
     aux.remove(indexKeyOf(row)),
     ...(claim ? [aux.remove(claim)] : []),
     ...bodyLeft(row),

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../http/errors';
 import { getCodes } from './code-table';
-import { check, MAX_TRANSACTION, now, put, queryAll, remove, transact, type Write } from './db';
+import { check, MAX_TRANSACTION, now, put, queryAll, remove, transact, transactInChunks, type Write } from './db';
 import { keys, REL } from './keys';
 import type { Consent, Id } from './model';
 
@@ -66,7 +66,7 @@ export async function deleteConsents(patientId: Id, studyId?: Id): Promise<void>
   const prefix = studyId === undefined ? REL.consent : keys.consentsOfStudy(studyId);
   const items = await queryAll({ pk: keys.patient(patientId).pk, skPrefix: prefix, attributes: ['pk', 'sk'] });
   const writes = items.map((i) => remove({ pk: i.pk as string, sk: i.sk as string }));
-  for (let i = 0; i < writes.length; i += MAX_TRANSACTION) await transact(writes.slice(i, i + MAX_TRANSACTION));
+  await transactInChunks(writes);
 }
 
 /** Ids of the codes the patient has consented to in at least one study (what uploads may carry). */
@@ -77,5 +77,5 @@ export async function consentedCodeIds(patientId: Id): Promise<Set<Id>> {
 /** Deletes these decisions of the patient (absent ones are skipped: deleting twice is harmless). */
 export async function deleteConsentDecisions(patientId: Id, decisions: ReadonlyArray<{ studyId: Id; codeId: Id }>): Promise<void> {
   const writes = decisions.map((d) => remove(keys.consent(patientId, d.studyId, d.codeId)));
-  for (let i = 0; i < writes.length; i += MAX_TRANSACTION) await transact(writes.slice(i, i + MAX_TRANSACTION));
+  await transactInChunks(writes);
 }

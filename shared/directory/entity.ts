@@ -5,19 +5,21 @@
  * makes an update fail with a 409 instead of being lost.
  */
 import type { HttpError } from '../http/errors';
-import { atVersion, batchGet, getItem, put, putNew, remove, update, type Item, type Write } from './db';
+import { atVersion, batchGet, getItem, put, putNew, remove, transact, update, withoutKeys, type Item, type Write } from './db';
 import type { Key } from './keys';
 
 export interface EntityKind<T, K> {
   key: (id: K) => Key;
-  /** Entity fields from a stored item. */
-  toEntity: (item: Item) => T;
+  /** Entity fields from a stored item; absent: the item's own fields as they are (`withoutKeys`). */
+  toEntity?: (item: Item) => T;
   /** The stored item of an entity: keys, index attributes and fields (not the version). */
   toItem: (entity: T) => Item;
   notFound: (id: K) => HttpError;
 }
 
 export interface EntityStore<T, K> {
+  /** The entity of a stored item (for items a query returned). */
+  fromItem(item: Item): T;
   /** Strongly consistent read. */
   get(id: K): Promise<T | undefined>;
   /** Entities for ids, in the order given; missing ones are skipped. */
@@ -34,6 +36,8 @@ export interface EntityStore<T, K> {
    */
   setFields(id: K, fields: Record<string, unknown>, version: number): Write;
   remove(id: K, version: number): Write;
+  /** Reads the entity (404 when missing), writes `change(entity)` over the version read (409 when it moved on), returns it. */
+  change(id: K, change: (current: T) => T): Promise<T>;
 }
 
 function setFieldsExpression(fields: Record<string, unknown>, version: number) {
@@ -59,24 +63,34 @@ export function pick<T extends object>(value: T, fields: readonly (keyof T & str
 }
 
 export function entityStore<T, K>(kind: EntityKind<T, K>): EntityStore<T, K> {
+  const fromItem = kind.toEntity ?? ((item: Item) => withoutKeys(item) as T);
+  const read: EntityStore<T, K>['read'] = async (id) => {
+    const item = await getItem(kind.key(id));
+    if (!item) throw kind.notFound(id);
+    return { entity: fromItem(item), version: item.version as number };
+  };
+  const replace: EntityStore<T, K>['replace'] = (entity, version) => put({ ...kind.toItem(entity), version: version + 1 }, atVersion(version));
   return {
+    fromItem,
     get: async (id) => {
       const item = await getItem(kind.key(id));
-      return item && kind.toEntity(item);
+      return item && fromItem(item);
     },
-    getMany: async (ids) => (await batchGet(ids.map(kind.key))).map(kind.toEntity),
-    read: async (id) => {
-      const item = await getItem(kind.key(id));
-      if (!item) throw kind.notFound(id);
-      return { entity: kind.toEntity(item), version: item.version as number };
-    },
+    getMany: async (ids) => (await batchGet(ids.map(kind.key))).map(fromItem),
+    read,
     create: (entity, onConflict) => putNew({ ...kind.toItem(entity), version: 1 }, onConflict),
-    replace: (entity, version) => put({ ...kind.toItem(entity), version: version + 1 }, atVersion(version)),
+    replace,
     setFields: (id, fields, version) => {
       const { expression, names, values } = setFieldsExpression(fields, version);
       const condition = atVersion(version);
       return update(kind.key(id), expression, { condition: condition.condition!, names: { ...names, ...condition.names }, values: { ...values, ...condition.values } });
     },
     remove: (id, version) => remove(kind.key(id), atVersion(version)),
+    change: async (id, change) => {
+      const { entity, version } = await read(id);
+      const next = change(entity);
+      await transact([replace(next, version)]);
+      return next;
+    },
   };
 }

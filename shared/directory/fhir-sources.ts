@@ -3,7 +3,7 @@
  * auxiliary write. Each registration is a new source (re-running the pull flow adds new rows).
  */
 import { badRequest, conflict, notFound } from '../http/errors';
-import { check, now, queryAll, remove, transact, withoutKeys, type Item } from './db';
+import { check, now, queryAll, remove, transact } from './db';
 import { entityStore } from './entity';
 import { newId } from './ids';
 import { indexes, keys } from './keys';
@@ -20,11 +20,8 @@ export type FhirSourcePatch = Partial<Pick<FhirSource, 'dataSourceId' | 'label' 
 
 export const fhirSourceNotFound = (id: Id) => notFound(`FHIR Source ${id} not found.`);
 
-const toFhirSource = (item: Item) => withoutKeys(item) as unknown as FhirSource;
-
 const fhirSources = entityStore<FhirSource, Id>({
   key: keys.fhirSource,
-  toEntity: toFhirSource,
   toItem: (source) => ({ ...keys.fhirSource(source.id), ...indexes.fhirSource(source.id, source.patientId), ...source }),
   notFound: fhirSourceNotFound,
 });
@@ -60,7 +57,7 @@ export const getFhirSource = fhirSources.get;
 /** A patient's sources, newest first. */
 export async function listFhirSourcesOfPatient(patientId: Id): Promise<FhirSource[]> {
   const index = indexes.fhirSourcesOfPatient(patientId);
-  return (await queryAll({ index: index.name, pk: index.pk, descending: true })).map(toFhirSource);
+  return (await queryAll({ index: index.name, pk: index.pk, descending: true })).map(fhirSources.fromItem);
 }
 
 export async function updateFhirSource(id: Id, patch: FhirSourcePatch): Promise<FhirSource> {

@@ -3,7 +3,7 @@
  * `memberships.ts`, patient memberships in `patients.ts`, studies in `studies.ts`.
  */
 import { badRequest, conflict, notFound } from '../http/errors';
-import { check, now, queryAll, transact, withoutKeys, type Item } from './db';
+import { check, now, queryAll, transact } from './db';
 import { entityStore } from './entity';
 import { newId } from './ids';
 import { GSI1, idFromSortKey, indexes, keys, KIND, REL } from './keys';
@@ -24,11 +24,8 @@ export interface OrganizationNode extends Organization {
 
 export const organizationNotFound = (id: Id) => notFound(`Organization ${id} not found.`);
 
-const toOrganization = (item: Item) => withoutKeys(item) as unknown as Organization;
-
 const organizations = entityStore<Organization, Id>({
   key: keys.organization,
-  toEntity: toOrganization,
   toItem: (org) => ({ ...keys.organization(org.id), ...indexes.organization(org.id, org.partOf), ...org }),
   notFound: organizationNotFound,
 });
@@ -68,13 +65,13 @@ export const getOrganizations = organizations.getMany;
 
 /** Every organization, in id order. */
 export async function listOrganizations(): Promise<Organization[]> {
-  return (await queryAll({ index: GSI1, pk: KIND.organization })).map(toOrganization);
+  return (await queryAll({ index: GSI1, pk: KIND.organization })).map(organizations.fromItem);
 }
 
 /** Direct children of an organization (`undefined`: the top-level organizations), in id order. */
 export async function listChildOrganizations(partOf: Id | undefined): Promise<Organization[]> {
   const index = indexes.organizationChildren(partOf);
-  return (await queryAll({ index: index.name, pk: index.pk })).map(toOrganization);
+  return (await queryAll({ index: index.name, pk: index.pk })).map(organizations.fromItem);
 }
 
 /** An organization with its whole subtree. */

@@ -20,6 +20,7 @@ import {
   queryAll,
   remove,
   transact,
+  transactInChunks,
   update,
   withoutKeys,
   type Item,
@@ -272,7 +273,7 @@ export async function leaveStudy(patientId: Id, studyId: Id): Promise<void> {
     update(keys.patient(patientId), 'DELETE #studies :study', { condition: 'attribute_exists(pk)', names: { '#studies': 'studyIds' }, values: { ':study': new Set([studyId]) } }),
   ];
   const deletions = consents.map((c) => remove({ pk: c.pk as string, sk: c.sk as string }));
-  for (let i = 0; i < deletions.length; i += MAX_TRANSACTION) await transact(deletions.slice(i, i + MAX_TRANSACTION));
+  await transactInChunks(deletions);
   await transact(writes);
 }
 
@@ -322,5 +323,5 @@ export async function deletePatient(id: Id): Promise<void> {
     ...patient.studyIds.map((studyId) => remove(keys.studyPatient(studyId, id))),
     ...(await queryAll({ pk: keys.patient(id).pk, attributes: ['pk', 'sk'] })).map((c) => remove({ pk: c.pk as string, sk: c.sk as string })),
   ];
-  for (let i = 0; i < leftovers.length; i += MAX_TRANSACTION) await transact(leftovers.slice(i, i + MAX_TRANSACTION));
+  await transactInChunks(leftovers);
 }

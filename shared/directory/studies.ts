@@ -5,7 +5,7 @@
  */
 import { badRequest, conflict, notFound } from '../http/errors';
 import { getCodes } from './code-table';
-import { check, getItem, MAX_TRANSACTION, now, put, queryAll, remove, transact, update, withoutKeys, type Write } from './db';
+import { check, getItem, MAX_TRANSACTION, now, put, queryAll, remove, transact, transactInChunks, update, type Write } from './db';
 import { entityStore } from './entity';
 import { newId } from './ids';
 import { idFromSortKey, indexes, keys, REL } from './keys';
@@ -26,7 +26,6 @@ export const studyNotFound = (id: Id) => notFound(`Study ${id} not found.`);
 
 const studies = entityStore<Study, Id>({
   key: keys.study,
-  toEntity: (item) => withoutKeys(item) as unknown as Study,
   toItem: (study) => ({ ...keys.study(study.id), ...study }),
   notFound: studyNotFound,
 });
@@ -94,7 +93,7 @@ export async function deleteStudy(id: Id): Promise<void> {
   for (const patientId of await listStudyPatientIds(id)) await leaveStudy(patientId, id);
   const rest = await queryAll({ pk: keys.study(id).pk, attributes: ['pk', 'sk'] });
   const deletions = rest.map((r) => remove({ pk: r.pk as string, sk: r.sk as string }));
-  for (let i = 0; i < deletions.length; i += MAX_TRANSACTION) await transact(deletions.slice(i, i + MAX_TRANSACTION));
+  await transactInChunks(deletions);
 }
 
 async function relatedIds(studyId: Id, prefix: string): Promise<Id[]> {
@@ -168,7 +167,7 @@ export async function removeStudyCode(studyId: Id, codeId: Id): Promise<void> {
     remove(keys.studyCode(studyId, codeId), { condition: 'attribute_exists(pk)' }, () => notFound(`Study ${studyId} does not request code ${codeId}.`)),
   ]);
   const consents = (await listStudyPatientIds(studyId)).map((patientId) => remove(keys.consent(patientId, studyId, codeId)));
-  for (let i = 0; i < consents.length; i += MAX_TRANSACTION) await transact(consents.slice(i, i + MAX_TRANSACTION));
+  await transactInChunks(consents);
 }
 
 /** The codes a study requests, in code id order. */
@@ -229,5 +228,5 @@ export function listStudyClientIds(studyId: Id): Promise<Id[]> {
 export async function unlinkFromStudies(index: { name: string; pk: string; skPrefix: string }, keyOf: (studyId: Id) => { pk: string; sk: string }): Promise<void> {
   const links = await queryAll({ index: index.name, pk: index.pk, skPrefix: index.skPrefix, attributes: ['gsi1sk'] });
   const writes: Write[] = links.map((l) => remove(keyOf(idFromSortKey(String(l.gsi1sk)))));
-  for (let i = 0; i < writes.length; i += MAX_TRANSACTION) await transact(writes.slice(i, i + MAX_TRANSACTION));
+  await transactInChunks(writes);
 }

@@ -9,7 +9,7 @@ import { createFhirSource, deleteFhirSource, getFhirSource, listFhirSourcesOfPat
 import type { FhirSource, Id, Paging } from '../directory/model';
 import { pageOf } from '../directory/paging';
 import { forbidden, notFound } from '../http/errors';
-import { purgeFhirSourceData } from '../store/purge';
+import { purgeFhirSourceData } from './purge';
 import { ignoreNotFound } from './errors';
 import { fhirSourceView } from './views';
 

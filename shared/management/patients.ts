@@ -19,7 +19,7 @@ import {
   type PatientPatch,
 } from '../directory/patients';
 import { badRequest, forbidden } from '../http/errors';
-import { purgeFhirSourceData, purgePatientData } from '../store/purge';
+import { purgeFhirSourceData, purgePatientData } from './purge';
 import { assertCanManagePatient, organizationReach } from './access';
 import { asTelecomEmail, ignoreNotFound } from './errors';
 import { patientView, type PatientView } from './views';

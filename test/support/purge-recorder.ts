@@ -1,7 +1,7 @@
 /**
- * Records the calls the API makes to `shared/store/purge.ts` (the data stores' deletion hooks),
+ * Records the calls the API makes to `shared/management/purge.ts` (the data stores' deletion hooks),
  * with whether the directory record still existed at that moment. Use with
- * `vi.mock('../../../shared/store/purge', () => purgeRecorderModule())` in a test file.
+ * `vi.mock('../../../shared/management/purge', () => purgeRecorderModule())` in a test file.
  */
 import { getFhirSource } from '../../shared/directory/fhir-sources';
 import { getPatient } from '../../shared/directory/patients';

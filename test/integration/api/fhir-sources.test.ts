@@ -9,7 +9,7 @@ import { refused, resultIds, send } from '../../support/api';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner } from '../../support/directory';
 import { purgeCalls } from '../../support/purge-recorder';
 
-vi.mock('../../../shared/store/purge', async () => (await import('../../support/purge-recorder')).purgeRecorderModule());
+vi.mock('../../../shared/management/purge', async () => (await import('../../support/purge-recorder')).purgeRecorderModule());
 
 type Who = { token: string };
 let A: Organization;

@@ -16,7 +16,7 @@ import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePrac
 import { purgeCalls, purgeFaults } from '../../support/purge-recorder';
 import { refused, resultIds, send } from '../../support/api';
 
-vi.mock('../../../shared/store/purge', async () => (await import('../../support/purge-recorder')).purgeRecorderModule());
+vi.mock('../../../shared/management/purge', async () => (await import('../../support/purge-recorder')).purgeRecorderModule());
 
 type Who = { token: string };
 let A: Organization, B: Organization, C: Organization;

@@ -10,6 +10,9 @@
  * retry instead of reporting success over rows left behind. The API calls each function before it
  * deletes the directory record (while a retry can still find it) and once more after (for writes
  * that raced with the first pass).
+ *
+ * It lives with the management API, which owns deletions, rather than in shared/store: the store
+ * layer imports no domain.
  */
 import { deleteAuxiliaryRowsOfPatient, deleteAuxiliaryRowsOfSource } from '../auxiliary/cleanup';
 import type { FhirSource, Id } from '../directory/model';

@@ -1,0 +1,32 @@
+/** The in-memory twin of the OAuth clients. */
+import type { Id, OAuthClient } from '../model';
+import { copy, counter, recordTable } from './memory-records';
+import { clientIdTaken, clientNotFound, type OAuthClientRecords } from './port';
+
+export function memoryOAuthClients(): OAuthClientRecords {
+  const clients = recordTable<string, OAuthClient>(clientNotFound);
+  /** Client number -> client_id. */
+  const numbers = new Map<Id, string>();
+  return {
+    newId: counter(),
+    insert: async (client) => {
+      if (clients.rows.has(client.clientId)) throw clientIdTaken(client.clientId);
+      clients.rows.set(client.clientId, copy(client));
+      numbers.set(client.id, client.clientId);
+    },
+    get: clients.get,
+    getById: async (id) => {
+      const clientId = numbers.get(id);
+      return clientId === undefined ? undefined : clients.get(clientId);
+    },
+    list: clients.list,
+    listOfOwner: async (userId) => (await clients.list()).filter((c) => c.ownerUserId === userId),
+    update: clients.update,
+    remove: async (clientId) => {
+      const client = clients.existing(clientId);
+      clients.rows.delete(clientId);
+      numbers.delete(client.id);
+      return copy(client);
+    },
+  };
+}
