@@ -115,10 +115,4 @@ export default defineConfig(
     languageOptions: { sourceType: 'script' },
     rules: { 'no-undef': 'off' },
   },
-  {
-    // TEMPORARY: shared/store/purge.ts deletes domain data (observations, auxiliary, directory) and is
-    // being moved out of shared/store by the store-ports change; remove this block when it has moved.
-    files: ['shared/store/purge.ts'],
-    rules: { 'import-x/no-restricted-paths': 'off' },
-  },
 );
