@@ -23,6 +23,13 @@ export interface CallOptions {
 
 let handlers: Record<Family, LambdaHandler> | undefined;
 
+/**
+ * The time an in-process call may take before the handler answers 503 `timeout`. Far above API
+ * Gateway's 29 s: the budget has its own tests (test/unit/http-layer.test.ts), and a busy machine
+ * must not turn a slow answer of a test about something else into a 503.
+ */
+const TEST_BUDGET_MS = 300_000;
+
 export async function call(method: string, url: string, options: CallOptions = {}): Promise<TestResponse> {
   handlers ??= await loadHandlers();
   const headers: Record<string, string> = { host: 'localhost:8000', ...options.headers };
@@ -35,7 +42,7 @@ export async function call(method: string, url: string, options: CallOptions = {
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
   const path = url.split('?')[0]!;
   const event = toEvent({ method, url, headers, ...(body !== undefined ? { body } : {}) });
-  const result = fromResult(await invokeLambda(handlers[familyForPath(path)], event, 'test'));
+  const result = fromResult(await invokeLambda(handlers[familyForPath(path)], event, 'test', TEST_BUDGET_MS));
   const text = result.body.toString('utf8');
   let json: unknown;
   try {
