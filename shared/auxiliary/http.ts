@@ -8,6 +8,7 @@ import { authenticate } from '../auth/authenticate';
 import { SOURCE_HEADER, SOURCE_URI_PREFIX } from '../fhir/constants';
 import { issue, operationOutcome } from '../fhir/outcome';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
+import { baseOf } from '../fhir/router';
 import { searchParamCapabilities } from '../fhir/search';
 import { badRequest, notFound, unsupportedMediaType } from '../http/errors';
 import type { HttpRequest } from '../http/request';
@@ -70,7 +71,7 @@ export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandler
     },
     search: async (req, params) => {
       const caller = await authenticate(req);
-      const { bundle, patientIds } = await searchAuxiliary(caller, type, params, req.origin, req.headers['prefer']);
+      const { bundle, patientIds } = await searchAuxiliary(caller, type, params, { origin: req.origin, base: baseOf(req.path) }, req.headers['prefer']);
       req.audit.touched(patientIds);
       req.meter.count(METRIC.searchPages);
       req.meter.count(METRIC.searchRows, patientIds.length);
