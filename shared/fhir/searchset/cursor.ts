@@ -53,7 +53,7 @@ export function encodeCursor<P>(cursor: Cursor<P>, codec: PositionCodec<P>, dige
   return Buffer.from(JSON.stringify(json), 'utf8').toString('base64url');
 }
 
-const invalid = () => badRequest(`The ${CURSOR_PARAM} value is not valid: follow the next and previous links of a search result as they are.`).at(CURSOR_PARAM);
+const invalid = () => badRequest(`Invalid ${CURSOR_PARAM}: follow the next and previous links of a search result as they are.`).at(CURSOR_PARAM);
 const foreign = () => badRequest(`This ${CURSOR_PARAM} belongs to another search: page with the links of the same search.`).at(CURSOR_PARAM);
 
 export function decodeCursor<P>(text: string, codec: PositionCodec<P>, digest: string): Cursor<P> {
