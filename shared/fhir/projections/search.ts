@@ -13,8 +13,10 @@
  *
  * Without entity criteria or `_sort`, only the page's rows are loaded (the id list comes from key
  * queries), so paging through a large organization costs one BatchGetItem per page. Parameters the
- * type does not support are ignored and left out of the `self` link (`Prefer: handling=strict`
- * makes them a 400). Another patient's rows never come back: the id set is the caller's scope.
+ * type does not support are ignored, left out of the `self` link and named in the outcome entry
+ * (`Prefer: handling=strict` makes them a 400). Paging, cursors and the Bundle are the search
+ * kernel's (shared/fhir/searchset). Another patient's rows never come back: the id set is the
+ * caller's scope.
  */
 import { authenticate } from '../../auth/authenticate';
 import type { Caller } from '../../auth/caller';

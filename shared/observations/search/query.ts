@@ -29,6 +29,7 @@ export interface NativeQuery {
   devices: string[][];
   order: Order;
   count: number;
+  /** `_summary=count` or `_count=0`: the total only. */
   summaryCount: boolean;
   totalAccurate: boolean;
   cursor?: string;

@@ -341,6 +341,18 @@ describe('paging, totals and order', () => {
     expect((await search(doctor.token, `Patient?_cursor=${cursor}`)).status).toBe(400);
   });
 
+  // A projection's cursor used to hold only sort values, so one made by another search with the
+  // same order (here: with a filter added) was taken, and paged that search from its place.
+  it("a cursor is bound to the search that made it: another search's cursor is a 400, its own (at any _count) is not", async () => {
+    const page = await search(doctor.token, 'Patient?_count=1');
+    const cursor = new URL(page.json.link.find((l: { relation: string }) => l.relation === 'next').url).searchParams.get('_cursor')!;
+    expect((await search(doctor.token, `Patient?family=d&_count=1&_cursor=${cursor}`)).status).toBe(400);
+    expect((await search(doctor.token, `Patient?birthdate=ge1900&_count=1&_cursor=${cursor}`)).status).toBe(400);
+    const own = await search(doctor.token, `Patient?_count=5&_cursor=${cursor}`);
+    expect(own.status).toBe(200);
+    expect(own.json.entry.map((e: { resource: { id: string } }) => Number(e.resource.id))).toEqual(crowd.slice(1, 6).map((p) => p.id));
+  });
+
   it('every page is a valid R5 searchset', async () => {
     const res = await search(doctor.token, 'Patient?_count=2');
     const issues = await validateResource(res.json);
