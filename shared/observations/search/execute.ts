@@ -159,7 +159,10 @@ async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor<
   const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
   const follows = (item: ObservationItem) => !cursor || compareIn(t, positionOf(t.order, item), cursor.at) > 0;
   const keep = (item: ObservationItem) => test(item) && follows(item);
-  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, cursor?.at, keep, query.count + 1);
+  // The page, the row that tells whether another follows, and (after a cursor) the cursor's own
+  // row, which the key bounds read again: with it the page's first Query is also its last.
+  const want = query.count + 1 + (cursor ? 1 : 0);
+  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, cursor?.at, keep, want);
   return cutPage(rowsOf(stream), query.count, cursor, (item) => positionOf(t.order, item));
 }
 

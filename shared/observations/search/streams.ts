@@ -19,10 +19,11 @@ export interface RowStream {
 }
 
 /**
- * Largest Query page: the largest search page and the row that tells whether another follows, so
- * a full page is one Query, not a second one for its last row (DynamoDB also stops at 1 MB).
+ * Largest Query page: the largest search page, the row that tells whether another follows and the
+ * cursor's own row (read again by the key bounds), so a full page is one Query, not a second one
+ * for its last rows (DynamoDB also stops at 1 MB).
  */
-const maxFetch = () => config().maxPageSize + 1;
+const maxFetch = () => config().maxPageSize + 2;
 
 /** Reads the Queries in turn, `first` rows at first and twice as many each time after. */
 export class QueryStream implements RowStream {
