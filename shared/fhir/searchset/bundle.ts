@@ -50,15 +50,15 @@ export interface SearchsetPage<P> {
   ignored: readonly UnknownParam[];
 }
 
-function url(search: LinkedSearch<unknown>, params: URLSearchParams): string {
+function url(typeUrl: string, params: URLSearchParams): string {
   const query = params.toString();
-  return `${search.typeUrl}${query ? `?${query}` : ''}`;
+  return `${typeUrl}${query ? `?${query}` : ''}`;
 }
 
 function linkAt<P>(search: LinkedSearch<P>, relation: 'next' | 'previous', cursor: Cursor<P>) {
   const params = new URLSearchParams(search.self);
   params.set(CURSOR_PARAM, encodeCursor(cursor, search.codec, search.digest));
-  return { relation, url: url(search as LinkedSearch<unknown>, params) };
+  return { relation, url: url(search.typeUrl, params) };
 }
 
 export function searchsetBundle<P>(search: LinkedSearch<P>, page: SearchsetPage<P>): SearchsetBundle {
@@ -67,7 +67,7 @@ export function searchsetBundle<P>(search: LinkedSearch<P>, page: SearchsetPage<
     type: 'searchset',
     ...(page.total === undefined ? {} : { total: page.total }),
     link: [
-      { relation: 'self', url: url(search as LinkedSearch<unknown>, search.self) },
+      { relation: 'self', url: url(search.typeUrl, search.self) },
       ...(page.next ? [linkAt(search, 'next', page.next)] : []),
       ...(page.previous ? [linkAt(search, 'previous', page.previous)] : []),
     ],
