@@ -28,6 +28,7 @@ import { createFhirSource } from '../shared/directory/fhir-sources';
 import { keys } from '../shared/directory/keys';
 import { createOrganization } from '../shared/directory/organizations';
 import { createPatient } from '../shared/directory/patients';
+import { FHIR_BASES } from '../shared/http/families';
 import { dynamo } from '../shared/store/clients';
 import { interleaved, median, percentile, printTable, timeOnce } from './table';
 
@@ -174,7 +175,7 @@ export async function auxBench(): Promise<void> {
     const ratios: string[] = [];
     for (const [label, query] of searches) {
       const params = new URLSearchParams(query);
-      const search = () => searchAuxiliary(caller, 'Condition', params, ORIGIN);
+      const search = () => searchAuxiliary(caller, 'Condition', params, { origin: ORIGIN, base: FHIR_BASES[0] });
       const recorded = await recordCommands(search);
       const [a, b] = await interleaved(search, () => replay(recorded), Math.max(50, Math.floor(RUNS / 3)));
       const what = recorded.map((c) => c.name.replace(/Command$/, '')).join(' + ');

@@ -20,8 +20,8 @@ import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } f
 import { codesById } from './code-table-cache';
 import { READING_VERSION, toFhirObservation } from './fhir-observation';
 import { readObservation } from './read';
-import { searchsetBundle } from './search/bundle';
-import { searchFingerprint } from './search/cursor';
+import { enforceHandling, linkedSearch, searchsetBundle } from '../fhir/searchset';
+import { observationPositions } from './search/cursor';
 import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
 import { parseNativeQuery, type NativeQuery } from './search/query';
 import { parseBatchBundle } from './upload/bundle';
@@ -68,25 +68,23 @@ function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error:
 async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
   if (sourceOf(params) === 'auxiliary') return withCaller(req, auxiliaryHandler(auxiliary, 'search'), params);
   const parsed = parsedQuery(params);
-  const fingerprint = searchFingerprint(params);
+  const linked = 'query' in parsed ? linkedSearch({ origin: req.origin, base: baseOf(req.path) }, 'Observation', params, observationPositions(parsed.query.order)) : undefined;
   const now = Date.now();
   const prepare =
-    'query' in parsed ? (claimedPatient: number | undefined) => prepareSearch(parsed.query, fingerprint, likelyPatientOf(parsed.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) : undefined;
+    'query' in parsed ? (claimedPatient: number | undefined) => prepareSearch(parsed.query, linked!, likelyPatientOf(parsed.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) : undefined;
   return authorizedRead(
     req,
     async (caller, prepared) => {
       if ('error' in parsed) throw parsed.error;
       const { query } = parsed;
-      if (parsePrefer(req.headers['prefer']).handling === 'strict' && query.ignored.length > 0) {
-        throw badRequest(`Unsupported search parameter(s): ${query.ignored.map((u) => `${u.name} (${u.reason})`).join('; ')}.`, 'not-supported');
-      }
-      const page = await searchObservations(caller, query, fingerprint, now, prepared);
+      enforceHandling(req.headers['prefer'], query.ignored);
+      const page = await searchObservations(caller, query, linked!, now, prepared);
       req.audit.touched(page.rows.map((r) => r.patientId));
       req.meter.count(METRIC.searchPages);
       req.meter.count(METRIC.searchRows, page.rows.length);
       const codes = await codesById(page.rows.map((r) => r.codeId));
-      const baseUrl = `${req.origin}${baseOf(req.path)}`;
-      return fhirJson(200, searchsetBundle(page, { params, baseUrl, fingerprint, codes, ignored: query.ignored, summaryCount: query.summaryCount }));
+      const resources = page.rows.map((o) => toFhirObservation(o, codes.get(o.codeId)!));
+      return fhirJson(200, searchsetBundle(linked!, { resources, total: page.total, next: page.next, previous: page.previous, ignored: query.ignored }));
     },
     prepare,
   );

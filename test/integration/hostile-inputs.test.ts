@@ -8,9 +8,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config';
 import { SOURCE_HEADER, sourceUri } from '../../shared/fhir/constants';
-import { CURSOR_PARAM } from '../../shared/fhir/searchset';
+import { CURSOR_PARAM, encodeCursor, searchDigest } from '../../shared/fhir/searchset';
 import { requestOrigin } from '../../shared/http/request';
-import { encodeCursor, searchFingerprint } from '../../shared/observations/search/cursor';
+import { observationPositions } from '../../shared/observations/search/cursor';
 import { auxWorld, condition, postAux, type AuxWorld } from '../support/auxiliary';
 import { call } from '../support/invoke';
 import { observation, observationWorld, search, upload, type ObservationWorld } from '../support/observations';
@@ -164,10 +164,10 @@ describe('impossible instants in searches', () => {
 describe('edited cursors', () => {
   it('a well-formed cursor with a timestamp beyond the date range is a 400', async () => {
     const query = `patient=${ow.patient.id}&_count=1`;
-    const fingerprint = searchFingerprint(new URLSearchParams(query));
+    const digest = searchDigest('Observation', new URLSearchParams(query));
     const order = { kind: 'date', descending: true } as const;
     for (const t of [8.64e15 + 1, -8.64e15 - 1, Number.MAX_SAFE_INTEGER]) {
-      const cursor = encodeCursor({ order, backward: false, at: { p: ow.patient.id, i: 1, u: 0, t } } as any, fingerprint);
+      const cursor = encodeCursor({ direction: 'next', at: { p: ow.patient.id, i: 1, u: 0, t } }, observationPositions(order), digest);
       const res = await search(ow.patient.token, `${query}&${CURSOR_PARAM}=${cursor}`);
       expect(res.status, String(t)).toBe(400);
       expect(res.json.resourceType).toBe('OperationOutcome');

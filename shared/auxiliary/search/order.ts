@@ -7,11 +7,8 @@
  */
 import type { Id } from '../../directory/model';
 import { compareSortKeys, sortKey, type SearchIndex, type SortSpec } from '../../fhir/search';
-import { cursorJson, cursorText, searchDigest } from '../../fhir/searchset';
-import { badRequest } from '../../http/errors';
+import { isSortValues, type PositionCodec, type SortValue } from '../../fhir/searchset';
 import type { Segment } from '../store';
-
-export type SortValue = string | number | null;
 
 export interface Position {
   /** One per `_sort` spec; null where the row has no value. */
@@ -45,39 +42,15 @@ export function comparePositions(a: Position, b: Position, sort: readonly SortSp
   return compareSegments(a, b) || (a.sk === b.sk ? 0 : a.sk < b.sk ? 1 : -1);
 }
 
-export type Direction = 'next' | 'previous';
-
-export interface Cursor {
-  direction: Direction;
-  /** The row the page continues from (excluded). */
-  after: Position;
-}
-
-/** Binds a cursor to the search it came from (type, filters and order; not the page size). */
-export function searchFingerprint(type: string, params: URLSearchParams, ignore: ReadonlySet<string>): string {
-  const pairs = [...params].filter(([k]) => !ignore.has(k)).map(([k, v]) => `${k}=${v}`).sort();
-  return searchDigest(`${type}?${pairs.join('&')}`);
-}
-
-export function encodeCursor(cursor: Cursor, fingerprint: string): string {
-  const { keys, patientId, sourceId, sk } = cursor.after;
-  return cursorText({ f: fingerprint, d: cursor.direction === 'next' ? 'n' : 'p', k: keys, p: patientId, s: sourceId, sk });
-}
-
-const invalidCursor = () => badRequest('Invalid _cursor: use the next and previous links of a search result as they are.');
-
-export function decodeCursor(raw: string, fingerprint: string, sortLength: number): Cursor {
-  const value = cursorJson(raw, invalidCursor);
-  // JSON `null` or a number parses too, and has no members to read.
-  if (typeof value !== 'object' || value === null) throw invalidCursor();
-  const v = value as { f?: unknown; d?: unknown; k?: unknown; p?: unknown; s?: unknown; sk?: unknown };
-  const keysOk = Array.isArray(v.k) && v.k.length === sortLength && v.k.every((k) => k === null || typeof k === 'string' || typeof k === 'number');
-  const wellFormed =
-    keysOk && (v.d === 'n' || v.d === 'p') && Number.isSafeInteger(v.p) && Number.isSafeInteger(v.s) && typeof v.sk === 'string' && typeof v.f === 'string';
-  if (!wellFormed) throw invalidCursor();
-  if (v.f !== fingerprint) throw badRequest('This _cursor belongs to another search: page with the links of the same search.');
+/** Cursors carry positions as `[keys, patientId, sourceId, sk]`; `_sort` has `sortLength` keys. */
+export function auxiliaryPositions(sortLength: number): PositionCodec<Position> {
   return {
-    direction: v.d === 'n' ? 'next' : 'previous',
-    after: { keys: v.k as SortValue[], patientId: v.p as number, sourceId: v.s as number, sk: v.sk as string },
+    encode: (at) => [at.keys, at.patientId, at.sourceId, at.sk],
+    decode: (value) => {
+      if (!Array.isArray(value) || value.length !== 4) return undefined;
+      const [keys, patientId, sourceId, sk] = value as unknown[];
+      if (!isSortValues(keys, sortLength) || !Number.isSafeInteger(patientId) || !Number.isSafeInteger(sourceId) || typeof sk !== 'string') return undefined;
+      return { keys, patientId: patientId as Id, sourceId: sourceId as Id, sk };
+    },
   };
 }

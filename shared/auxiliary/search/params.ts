@@ -7,11 +7,10 @@
  */
 import { parseIdentifierToken, type IdentifierValue, type IdValues, type ScopeFilter } from '../../auth/scope';
 import type { Id } from '../../directory/model';
-import { config } from '../../config';
-import { DEFAULT_PAGE_SIZE, sourceUriPrefix } from '../../fhir/constants';
-import { parseSearch, parseSort, rejectUnknown, type Criterion, type SortSpec, type UnknownParam } from '../../fhir/search';
+import { sourceUriPrefix } from '../../fhir/constants';
+import { parseSearch, parseSort, type Criterion, type SortSpec, type UnknownParam } from '../../fhir/search';
 import { splitUnescaped, unescapeValue } from '../../fhir/search/values';
-import { CURSOR_PARAM } from '../../fhir/searchset';
+import { CURSOR_PARAM, enforceHandling, readPageRequest } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
 import { isFhirId } from '../access';
 
@@ -72,13 +71,14 @@ export function parseAuxSearch(type: string, params: URLSearchParams, prefer?: s
     ...parsed.unknown,
     ...parsed.chained.map((c) => ({ name: c.name, reason: `chained parameter '${c.name}' is not supported on ${type}` })),
   ];
+  const paging = readPageRequest(params);
   const search: AuxSearch = {
     type,
     scope: scopeFilters(scopeFields),
     criteria: parsed.criteria,
     sort: [],
-    count: DEFAULT_PAGE_SIZE,
-    countOnly: false,
+    count: paging.count,
+    countOnly: paging.countOnly,
     ignored,
   };
   if (cursor !== undefined) search.cursor = cursor;
@@ -87,7 +87,8 @@ export function parseAuxSearch(type: string, params: URLSearchParams, prefer?: s
   if (sourceIds) search.sourceIds = sourceIds;
   const ids = exactIds(parsed.criteria);
   if (ids) search.ids = ids;
-  if (isStrict(prefer)) rejectUnknown({ ...parsed, unknown: search.ignored, chained: [] });
+  search.ignored.push(...paging.ignored);
+  enforceHandling(prefer, search.ignored);
   return search;
 }
 
@@ -96,18 +97,9 @@ function applyResultParam(search: AuxSearch, name: string, value: string): void 
     case '_sort':
       search.sort.push(...parseSort(search.type, value));
       return;
-    case '_count': {
-      const max = config().maxPageSize;
-      if (!/^\d+$/.test(value.trim())) throw badRequest(`Invalid _count '${value}': expected a whole number from 0 to ${max}.`);
-      const count = Number(value);
-      if (count === 0) search.countOnly = true;
-      else search.count = Math.min(count, max);
-      return;
-    }
+    case '_count':
     case '_summary':
-      if (value === 'count') search.countOnly = true;
-      else if (value !== 'false') search.ignored.push({ name: `_summary=${value}`, reason: 'only _summary=count is supported; full resources are returned' });
-      return;
+      return; // read by the kernel (`readPageRequest`)
     case '_total':
       if (value !== 'none' && value !== 'estimate' && value !== 'accurate') {
         throw badRequest(`Invalid _total '${value}': expected none, estimate or accurate.`);
@@ -117,13 +109,6 @@ function applyResultParam(search: AuxSearch, name: string, value: string): void 
     default:
       if (!HARMLESS.has(name)) search.ignored.push({ name, reason: `result parameter '${name}' is not supported by this server` });
   }
-}
-
-/** `Prefer: handling=strict` (RFC 7240 preferences, comma or semicolon separated). */
-export function isStrict(prefer: string | undefined): boolean {
-  return (prefer ?? '')
-    .split(/[,;]/)
-    .some((p) => p.trim().toLowerCase().replace(/\s+/g, '') === 'handling=strict');
 }
 
 /** One scope filter per repetition: the first of each field together, then each further one on its own (AND). */

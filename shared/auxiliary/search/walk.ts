@@ -15,7 +15,8 @@ import { matchesAll, type Criterion, type SortSpec } from '../../fhir/search';
 import { HttpError } from '../../http/errors';
 import { indexKeyOf, parseIndex, type IndexRow } from '../rows';
 import { getIndexRows, getResourceRows, queryIndexPage, segmentRows, type Segment } from '../store';
-import { compareSegments, comparePositions, positionOf, type Cursor, type Position } from './order';
+import type { Cursor } from '../../fhir/searchset';
+import { compareSegments, comparePositions, positionOf, type Position } from './order';
 
 export interface Match {
   id: string;
@@ -46,22 +47,22 @@ function matchOf(walk: Walk, segment: Segment, row: IndexRow): Match | undefined
 }
 
 /** Segments from the cursor's one onwards, in the direction of travel. */
-function segmentsFrom(walk: Walk, cursor: Cursor | undefined): Segment[] {
+function segmentsFrom(walk: Walk, cursor: Cursor<Position> | undefined): Segment[] {
   const forward = cursor?.direction !== 'previous';
   const ordered = forward ? walk.segments : [...walk.segments].reverse();
   if (!cursor) return ordered;
   return ordered.filter((s) => {
-    const order = compareSegments({ patientId: s.patientId, sourceId: s.sourceId ?? 0 }, cursor.after);
+    const order = compareSegments({ patientId: s.patientId, sourceId: s.sourceId ?? 0 }, cursor.at);
     return forward ? order >= 0 : order <= 0;
   });
 }
 
 /** Up to `want` matches after the cursor in its direction, nearest first (streaming). */
-export async function streamMatches(walk: Walk, cursor: Cursor | undefined, want: number): Promise<Match[]> {
+export async function streamMatches(walk: Walk, cursor: Cursor<Position> | undefined, want: number): Promise<Match[]> {
   const forward = cursor?.direction !== 'previous';
   const firstLimit = Math.min(Math.max(want, 25), 1000);
   const startAfter = (s: Segment) =>
-    cursor && s.patientId === cursor.after.patientId && (s.sourceId ?? 0) === cursor.after.sourceId ? cursor.after.sk : undefined;
+    cursor && s.patientId === cursor.at.patientId && (s.sourceId ?? 0) === cursor.at.sourceId ? cursor.at.sk : undefined;
   const read = (segment: Segment, afterSk: string | undefined, limit: number) =>
     queryIndexPage({ segment, type: walk.type, descending: forward, limit, ...(afterSk === undefined ? {} : { afterSk }) });
 

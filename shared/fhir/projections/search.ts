@@ -13,26 +13,28 @@
  *
  * Without entity criteria or `_sort`, only the page's rows are loaded (the id list comes from key
  * queries), so paging through a large organization costs one BatchGetItem per page. Parameters the
- * type does not support are ignored and left out of the `self` link (`Prefer: handling=strict`
- * makes them a 400). Another patient's rows never come back: the id set is the caller's scope.
+ * type does not support are ignored, left out of the `self` link and named in the outcome entry
+ * (`Prefer: handling=strict` makes them a 400). Paging, cursors and the Bundle are the search
+ * kernel's (shared/fhir/searchset). Another patient's rows never come back: the id set is the
+ * caller's scope.
  */
 import type { Caller } from '../../auth/caller';
 import { parseIdentifierToken, type ScopeFilter } from '../../auth/scope';
 import { parseId } from '../../directory/ids';
 import type { Id } from '../../directory/model';
 import { badRequest, notFound } from '../../http/errors';
-import { FHIR_BASES } from '../../http/families';
 import type { AuthedRequest } from '../../http/request';
 import { fhirJson, type HttpResponse } from '../../http/response';
 import { METRIC } from '../../telemetry/names';
 import { nativeSourceUri } from '../constants';
-import type { Criterion, SortSpec } from '../search/criteria';
+import type { Criterion, SortSpec, UnknownParam } from '../search/criteria';
 import type { SearchIndex } from '../search/index-values';
 import { matchesAll } from '../search/match';
 import { parseSearch, RESULT_PARAMETERS } from '../search/parse';
 import { parseSort, sortKey } from '../search/sort';
 import { splitUnescaped, unescapeValue } from '../search/values';
-import { CURSOR_PARAM, decodeCursor, pageSizeOf, searchsetBundle, type Cursor, type SortValue } from '../searchset';
+import { baseOf } from '../router';
+import { CURSOR_PARAM, cursorOf, cutPage, enforceHandling, linkedSearch, readPageRequest, rowsFrom, searchsetBundle, isSortValues, type PositionCodec, type SortValue } from '../searchset';
 import { versionHeadersOf } from '../version-headers';
 import type { FhirResource } from './resources';
 
@@ -65,10 +67,6 @@ export const SCOPING_PARAMS: Readonly<Record<string, keyof ScopeFilter>> = {
 /** Result parameters this search understands; the others (`_include`, `_elements`, ...) are ignored. */
 const PAGING_PARAMS = new Set(['_count', '_summary', '_sort']);
 
-function baseOf(path: string): string {
-  return FHIR_BASES.find((b) => path.startsWith(b)) ?? FHIR_BASES[0];
-}
-
 const values = (raw: string) => splitUnescaped(raw, ',').map((v) => unescapeValue(v).trim()).filter((v) => v.length > 0);
 
 interface ParsedQuery {
@@ -78,8 +76,9 @@ interface ParsedQuery {
   cursor?: string;
   /** `_source` names another store: this store has nothing for it. */
   otherSource: boolean;
+  /** The search as applied (what is ignored left out), and the cursor. */
   self: URLSearchParams;
-  ignored: string[];
+  ignored: UnknownParam[];
 }
 
 function parseQuery<T extends { id: Id }>(projection: Projection<T>, params: URLSearchParams): ParsedQuery {
@@ -90,6 +89,7 @@ function parseQuery<T extends { id: Id }>(projection: Projection<T>, params: URL
     const name = rawName.trim();
     if (name === CURSOR_PARAM) {
       out.cursor = value;
+      out.self.append(name, value);
     } else if (PAGING_PARAMS.has(name)) {
       if (name === '_sort') out.sort.push(...parseSort(projection.type, value));
       out.self.append(name, value);
@@ -103,7 +103,7 @@ function parseQuery<T extends { id: Id }>(projection: Projection<T>, params: URL
       out.scoping.push({ [field]: field === 'identifier' ? list.map(parseIdentifierToken) : list });
       out.self.append(name, value);
     } else if (RESULT_PARAMETERS.has(name)) {
-      out.ignored.push(name);
+      out.ignored.push({ name, reason: `result parameter '${name}' is not supported on ${projection.type}` });
     } else {
       rest.push([name, value]);
     }
@@ -113,7 +113,10 @@ function parseQuery<T extends { id: Id }>(projection: Projection<T>, params: URL
   out.criteria = parsed.criteria.filter((c) => supported.has(c.param.code));
   const used = new Set(out.criteria.map((c) => c.name));
   for (const [name, value] of rest) if (used.has(name.trim())) out.self.append(name.trim(), value);
-  out.ignored.push(...rest.map(([n]) => n.trim()).filter((n) => !used.has(n)));
+  for (const [rawName] of rest) {
+    const name = rawName.trim();
+    if (!used.has(name)) out.ignored.push({ name, reason: `'${name}' is not supported on ${projection.type} here` });
+  }
   for (const spec of out.sort) {
     if (spec.param.code !== '_id' && !supported.has(spec.param.code)) {
       throw badRequest(`Cannot sort ${projection.type} by '${spec.param.code}' here; sortable: ${['_id', ...projection.params].join(', ')}.`).at('_sort');
@@ -141,24 +144,11 @@ function compareKeys(a: readonly SortValue[], b: readonly SortValue[], descendin
   return 0;
 }
 
-/** The slice of `rows` a page holds, and the cursors of its neighbours. */
-function slice(rows: readonly Row[], count: number, cursor: Cursor | undefined, descending: readonly boolean[]) {
-  let start = 0;
-  let end = Math.min(count, rows.length);
-  if (cursor?.direction === 'next') {
-    start = rows.findIndex((r) => compareKeys(r.keys, cursor.keys, descending) > 0);
-    if (start < 0) start = rows.length;
-    end = Math.min(start + count, rows.length);
-  } else if (cursor?.direction === 'previous') {
-    end = rows.findIndex((r) => compareKeys(r.keys, cursor.keys, descending) >= 0);
-    if (end < 0) end = rows.length;
-    start = Math.max(0, end - count);
-  }
-  const page = rows.slice(start, end);
+/** Cursors carry a row's sort values (the id last). */
+function projectionPositions(keyCount: number): PositionCodec<SortValue[]> {
   return {
-    page,
-    ...(count > 0 && end < rows.length && page.length > 0 ? { next: { direction: 'next' as const, keys: page[page.length - 1]!.keys } } : {}),
-    ...(count > 0 && start > 0 && page.length > 0 ? { previous: { direction: 'previous' as const, keys: page[0]!.keys } } : {}),
+    encode: (keys) => keys,
+    decode: (value) => (isSortValues(value, keyCount) ? value : undefined),
   };
 }
 
@@ -181,14 +171,11 @@ async function scopedIds<T extends { id: Id }>(projection: Projection<T>, caller
 export async function searchProjection<T extends { id: Id }>(projection: Projection<T>, req: AuthedRequest, params: URLSearchParams): Promise<HttpResponse> {
   const { caller } = req;
   const query = parseQuery(projection, params);
-  if (query.ignored.length > 0 && /handling\s*=\s*strict/i.test(req.headers['prefer'] ?? '')) {
-    throw badRequest(`Unsupported search parameter(s) for ${projection.type}: ${[...new Set(query.ignored)].join(', ')}.`, 'not-supported');
-  }
-  const { count } = pageSizeOf(params);
-  const typeUrl = `${req.origin}${baseOf(req.path)}/${projection.type}`;
+  const paging = readPageRequest(params);
+  enforceHandling(req.headers['prefer'], [...query.ignored, ...paging.ignored]);
   const rest = query.criteria.filter((c) => !(c.param.code === '_id' && c.kind === 'token' && !c.modifier));
-  const keyCount = query.sort.length + 1;
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, keyCount);
+  const linked = linkedSearch({ origin: req.origin, base: baseOf(req.path) }, projection.type, query.self, projectionPositions(query.sort.length + 1));
+  const cursor = cursorOf(linked, query.cursor);
   const descending = [...query.sort.map((s) => s.descending), false];
 
   let rows: Row[];
@@ -208,26 +195,16 @@ export async function searchProjection<T extends { id: Id }>(projection: Project
       .map((r) => ({ id: r.entity.id, keys: [...query.sort.map((s) => (s.param.code === '_id' ? r.entity.id : (sortKey(r.index, s) ?? null))), r.entity.id] }))
       .sort((a, b) => compareKeys(a.keys, b.keys, descending));
   }
-  const { page, next, previous } = slice(rows, count, cursor, descending);
+  const following = rowsFrom(rows, cursor, (r: Row, at: SortValue[]) => compareKeys(r.keys, at, descending));
+  const { rows: page, next, previous } = await cutPage(following, paging.countOnly ? 0 : paging.count, cursor, (r) => r.keys);
   const missing = page.filter((r) => !loaded.has(r.id)).map((r) => r.id);
   if (missing.length > 0) for (const entity of await projection.load(missing)) loaded.set(entity.id, entity);
   const served = page.flatMap((r) => loaded.get(r.id) ?? []);
-  const entries = served.map((entity) => ({ fullUrl: `${typeUrl}/${entity.id}`, resource: projection.resource(entity) }));
   if (projection.patientOf) req.audit.touched(served.map(projection.patientOf));
   req.meter.count(METRIC.searchPages);
-  req.meter.count(METRIC.searchRows, entries.length);
-  return fhirJson(
-    200,
-    searchsetBundle({
-      selfParams: query.self,
-      typeUrl,
-      entries,
-      total: rows.length,
-      ...(next ? { next } : {}),
-      ...(previous ? { previous } : {}),
-      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
-    }),
-  );
+  req.meter.count(METRIC.searchRows, served.length);
+  const resources = served.map((entity) => projection.resource(entity));
+  return fhirJson(200, searchsetBundle(linked, { resources, total: rows.length, next, previous, ignored: [...query.ignored, ...paging.ignored] }));
 }
 
 export async function readProjection<T extends { id: Id }>(projection: Projection<T>, req: AuthedRequest, rawId: string): Promise<HttpResponse> {

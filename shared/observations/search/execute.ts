@@ -15,17 +15,19 @@ import { fromItem, toItem, type ObservationItem } from '../items';
 import type { StoredObservation } from '../model';
 import { queryPartition, readObservations, type PartitionQuery } from '../read';
 import { knownSpan, storedSpans } from '../span-stats';
-import { decodeCursor, type Cursor } from './cursor';
+import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '../../fhir/searchset';
 import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './filters';
-import { compareIn, positionOf, type Traversal } from './order';
+import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
 import { patientQueries, type PatientRead } from './segments';
-import { ArrayStream, orderedRows, readPage, type Page, type RowStream } from './streams';
+import { ArrayStream, orderedRows, rowsOf, type RowStream } from './streams';
+
+type RowPage = Page<ObservationItem, Position>;
 
 export interface SearchPage {
   rows: StoredObservation[];
-  next?: Cursor;
-  previous?: Cursor;
+  next?: Cursor<Position>;
+  previous?: Cursor<Position>;
   /** Matches across all pages, when asked for or known without extra reads. */
   total?: number;
 }
@@ -110,11 +112,11 @@ function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number): Patie
 
 /** What a search can do before its caller is known: decode the cursor, load the code table, read early. */
 export interface PreparedSearch {
-  cursor: Cursor | undefined;
+  cursor: Cursor<Position> | undefined;
   t: Traversal;
   table: readonly Code[];
   guess: Plan | undefined;
-  early: Promise<Page> | undefined;
+  early: Promise<RowPage> | undefined;
 }
 
 /**
@@ -122,9 +124,9 @@ export interface PreparedSearch {
  * account is read. `likelyPatient` is the patient the page probably belongs to: the one the query
  * names, or the one a patient token names. Its early page is only a guess, used or dropped later.
  */
-export async function prepareSearch(query: NativeQuery, fingerprint: string, likelyPatient: Id | undefined, now = Date.now()): Promise<PreparedSearch> {
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.order, fingerprint);
-  const t: Traversal = { order: query.order, backward: cursor?.backward ?? false };
+export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Position>, likelyPatient: Id | undefined, now = Date.now()): Promise<PreparedSearch> {
+  const cursor = cursorOf(search, query.cursor);
+  const t: Traversal = { order: query.order, backward: cursor?.direction === 'previous' };
   const table = await allCodes();
   const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(likelyPatient, query, table);
   const early = guess && pageOf(query, guess, t, cursor, now);
@@ -135,30 +137,33 @@ export async function prepareSearch(query: NativeQuery, fingerprint: string, lik
 export async function searchObservations(
   caller: Caller,
   query: NativeQuery,
-  fingerprint: string,
+  search: LinkedSearch<Position>,
   now = Date.now(),
   prepared?: Promise<PreparedSearch>,
 ): Promise<SearchPage> {
-  const { cursor, t, table, guess, early } = await (prepared ?? prepareSearch(query, fingerprint, likelyPatientOf(query, caller), now));
+  const { cursor, t, table, guess, early } = await (prepared ?? prepareSearch(query, search, likelyPatientOf(query, caller), now));
   const p = await plan(caller, query, table, guess?.patients[0]);
   const page = (early && sameReads(guess!, p) ? await early.catch(() => undefined) : undefined) ?? (await pageOf(query, p, t, cursor, now));
 
-  const result: SearchPage = { rows: page.items.map(fromItem) };
+  const result: SearchPage = { rows: page.rows.map(fromItem) };
   if (page.next) result.next = page.next;
   if (page.previous) result.previous = page.previous;
   if (query.summaryCount || query.totalAccurate) result.total = await countMatches(query, p, rowTest(query, p.codes, now), now);
-  else if (!cursor && !page.more) result.total = page.items.length;
+  else if (!cursor && !page.more) result.total = page.rows.length;
   return result;
 }
 
-async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor | undefined, now: number): Promise<Page> {
-  if (query.summaryCount) return { items: [], more: false };
+async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor<Position> | undefined, now: number): Promise<RowPage> {
+  if (query.summaryCount) return { rows: [], more: false };
   const test = rowTest(query, p.codes, now);
   const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
   const follows = (item: ObservationItem) => !cursor || compareIn(t, positionOf(t.order, item), cursor.at) > 0;
   const keep = (item: ObservationItem) => test(item) && follows(item);
-  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, cursor?.at, keep, query.count + 1);
-  return readPage(stream, query.count, t, cursor?.at);
+  // The page, the row that tells whether another follows, and (after a cursor) the cursor's own
+  // row, which the key bounds read again: with it the page's first Query is also its last.
+  const want = query.count + 1 + (cursor ? 1 : 0);
+  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, cursor?.at, keep, want);
+  return cutPage(rowsOf(stream), query.count, cursor, (item) => positionOf(t.order, item));
 }
 
 /**

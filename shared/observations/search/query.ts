@@ -8,10 +8,8 @@
  * parsed by the shared search primitives (`shared/fhir/search`).
  */
 import { parseIdentifierToken, type IdentifierValue, type ScopeFilter } from '../../auth/scope';
-import { DEFAULT_PAGE_SIZE } from '../../fhir/constants';
-import { config } from '../../config';
 import { parseSearch, type DateQuery, type TokenQuery, type UnknownParam } from '../../fhir/search';
-import { CURSOR_PARAM } from '../../fhir/searchset';
+import { CURSOR_PARAM, readPageRequest } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
 import type { Order } from './order';
 
@@ -31,6 +29,7 @@ export interface NativeQuery {
   devices: string[][];
   order: Order;
   count: number;
+  /** `_summary=count` or `_count=0`: the total only. */
   summaryCount: boolean;
   totalAccurate: boolean;
   cursor?: string;
@@ -45,13 +44,6 @@ const SCOPE_CHAINS: ReadonlyMap<string, keyof ScopeFilter> = new Map([
   ['_has:Group:member:_id', 'study'],
 ]);
 
-/** The page size: default 20, at most the configured maximum; 0, negative or unreadable values get the default. */
-export function pageSize(raw: string | undefined): number {
-  const n = raw === undefined ? NaN : Number(raw);
-  if (!Number.isInteger(n) || n <= 0) return DEFAULT_PAGE_SIZE;
-  return Math.min(n, config().maxPageSize);
-}
-
 const SORTS: ReadonlyMap<string, Order> = new Map([
   ['date', { kind: 'date', descending: false }],
   ['-date', { kind: 'date', descending: true }],
@@ -65,6 +57,7 @@ export const DEFAULT_ORDER: Order = { kind: 'patient', descending: true };
 export function parseNativeQuery(params: URLSearchParams): NativeQuery {
   const entries = [...params].filter(([name]) => name !== CURSOR_PARAM && name !== '_source');
   const parsed = parseSearch('Observation', entries);
+  const paging = readPageRequest(params);
   const q: NativeQuery = {
     scope: [],
     codes: [],
@@ -75,8 +68,8 @@ export function parseNativeQuery(params: URLSearchParams): NativeQuery {
     identifiers: [],
     devices: [],
     order: DEFAULT_ORDER,
-    count: DEFAULT_PAGE_SIZE,
-    summaryCount: false,
+    count: paging.count,
+    summaryCount: paging.countOnly,
     totalAccurate: false,
     ignored: [...parsed.unknown],
   };
@@ -120,13 +113,12 @@ export function parseNativeQuery(params: URLSearchParams): NativeQuery {
   }
 
   for (const { name, value } of parsed.results) {
-    if (name === '_count') q.count = pageSize(value);
+    if (name === '_count' || name === '_summary') continue; // read by the kernel (`paging`)
     else if (name === '_sort') q.order = parseOrder(value, q.ignored);
-    else if (name === '_summary' && value === 'count') q.summaryCount = true;
-    else if (name === '_summary' && value === 'false') continue;
     else if (name === '_total') q.totalAccurate = value === 'accurate';
     else q.ignored.push({ name, reason: `${name} is not supported on mobile-health Observations` });
   }
+  q.ignored.push(...paging.ignored);
   return q;
 }
 

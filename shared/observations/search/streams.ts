@@ -5,9 +5,10 @@
  * shows (plus one row to know whether there is a next page).
  */
 import pMap from 'p-map';
+import { config } from '../../config';
 import type { ObservationItem } from '../items';
 import { queryPartition, type PartitionQuery } from '../read';
-import { compareIn, positionOf, type Order, type Position, type Traversal } from './order';
+import { compareIn, positionOf, type Position, type Traversal } from './order';
 import { patientQueries, type PatientRead } from './segments';
 
 export interface RowStream {
@@ -17,8 +18,12 @@ export interface RowStream {
   next(): Promise<ObservationItem | undefined>;
 }
 
-/** Largest Query page (DynamoDB also stops at 1 MB). */
-const MAX_FETCH = 1000;
+/**
+ * Largest Query page: the largest search page, the row that tells whether another follows and the
+ * cursor's own row (read again by the key bounds), so a full page is one Query, not a second one
+ * for its last rows (DynamoDB also stops at 1 MB).
+ */
+const maxFetch = () => config().maxPageSize + 2;
 
 /** Reads the Queries in turn, `first` rows at first and twice as many each time after. */
 export class QueryStream implements RowStream {
@@ -33,7 +38,7 @@ export class QueryStream implements RowStream {
     private readonly keep: (item: ObservationItem) => boolean,
     first: number,
   ) {
-    this.fetchSize = Math.max(1, Math.min(first, MAX_FETCH));
+    this.fetchSize = Math.max(1, Math.min(first, maxFetch()));
     this.done = queries.length === 0;
   }
 
@@ -51,7 +56,7 @@ export class QueryStream implements RowStream {
   private async fill(): Promise<void> {
     const query = this.queries[this.segment]!;
     const page = await queryPartition(query, this.fetchSize, this.start);
-    this.fetchSize = Math.min(MAX_FETCH, this.fetchSize * 2);
+    this.fetchSize = Math.min(maxFetch(), this.fetchSize * 2);
     this.buffer.push(...page.items.filter(this.keep));
     this.start = page.next;
     if (!this.start) {
@@ -168,41 +173,9 @@ export class MergeStream implements RowStream {
   }
 }
 
-/** Up to `n` rows of a stream. */
-export async function take(stream: RowStream, n: number): Promise<ObservationItem[]> {
-  const out: ObservationItem[] = [];
-  while (out.length < n) {
-    const item = await stream.next();
-    if (!item) break;
-    out.push(item);
-  }
-  return out;
-}
-
-export interface Page {
-  /** The page's rows in the order (also when the traversal walked it backwards). */
-  items: ObservationItem[];
-  /** More rows follow in the traversal. */
-  more: boolean;
-  next?: { order: Order; backward: false; at: Position };
-  previous?: { order: Order; backward: true; at: Position };
-}
-
-/**
- * A page of `count` rows from a stream in traversal `t` that starts after `at`, with the positions
- * of the pages after and before it: `next` when rows follow (always after a backward page, which
- * came from a later one), `previous` when rows precede (always after a forward page from a cursor).
- */
-export async function readPage(stream: RowStream, count: number, t: Traversal, at: Position | undefined): Promise<Page> {
-  const rows = await take(stream, count + 1);
-  const more = rows.length > count;
-  const items = rows.slice(0, count);
-  if (t.backward) items.reverse();
-  const edge = (item: ObservationItem | undefined) => (item ? positionOf(t.order, item) : at!);
-  const page: Page = { items, more };
-  if (t.backward || more) page.next = { order: t.order, backward: false, at: edge(items[items.length - 1]) };
-  if (t.backward ? more : at !== undefined) page.previous = { order: t.order, backward: true, at: edge(items[0]) };
-  return page;
+/** A stream as the kernel's page cutter reads it: one row at a time, only as far as it is consumed. */
+export async function* rowsOf(stream: RowStream): AsyncGenerator<ObservationItem> {
+  for (let item = await stream.next(); item; item = await stream.next()) yield item;
 }
 
 /**

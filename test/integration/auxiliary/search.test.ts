@@ -7,7 +7,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuxiliaryResource } from '../../../shared/auxiliary/create';
-import { encodeCursor, searchFingerprint } from '../../../shared/auxiliary/search/order';
+import { auxiliaryPositions } from '../../../shared/auxiliary/search/order';
+import { encodeCursor, searchDigest } from '../../../shared/fhir/searchset';
 import { searchAuxiliary } from '../../../shared/auxiliary/search';
 import { callerFromToken } from '../../../shared/auth/authenticate';
 import type { FhirSource, Patient } from '../../../shared/directory/model';
@@ -321,10 +322,18 @@ describe('sorting and paging', () => {
     });
   }
 
-  it('keeps _count within 1..1000 (default 20) and refuses a malformed one', async () => {
+  // The kernel's one reading of _count: a malformed value used to be a 400 here; it is now the
+  // default page size with a warning in the outcome entry, and a 400 only under handling=strict.
+  it('keeps _count within 1..1000 (default 20); a malformed one gets the default and a warning, or a 400 under strict handling', async () => {
     expect((await search('Condition?_count=5000', w.doctor.token)).status).toBe(200);
-    expect((await search('Condition?_count=abc')).status).toBe(400);
-    expect((await search('Condition?_count=-1')).status).toBe(400);
+    for (const bad of ['abc', '-1']) {
+      const res = await search(`Condition?_count=${bad}`, w.doctor.token);
+      expect(res.status).toBe(200);
+      expect(res.json.entry.filter((e: any) => e.search.mode === 'match')).toHaveLength(4);
+      const outcome = res.json.entry.find((e: any) => e.search.mode === 'outcome');
+      expect(outcome.resource.issue).toEqual([expect.objectContaining({ severity: 'warning', expression: ['_count'] })]);
+      expect((await search(`Condition?_count=${bad}`, w.doctor.token, { prefer: 'handling=strict' })).status).toBe(400);
+    }
   });
 });
 
@@ -394,8 +403,8 @@ describe('cursors and scans', () => {
     expect((await search(`Condition?code=44054006&_count=1&_cursor=${cursor}`, w.doctor.token)).status).toBe(400);
 
     // Alice forges a cursor pointing into Bob's partition: she still gets only her own rows.
-    const fingerprint = searchFingerprint('Condition', new URLSearchParams(''), new Set(['_cursor', '_count', '_total', '_summary', '_format', '_pretty']));
-    const forged = encodeCursor({ direction: 'next', after: { keys: [], patientId: w.bob.id, sourceId: 0, sk: 'Condition#9999' } }, fingerprint);
+    const digest = searchDigest('Condition', new URLSearchParams(''));
+    const forged = encodeCursor({ direction: 'next', at: { keys: [], patientId: w.bob.id, sourceId: 0, sk: 'Condition#9999' } }, auxiliaryPositions(0), digest);
     const res = await search(`Condition?_cursor=${forged}`);
     expect(res.status).toBe(200);
     const seen = res.json.entry.map((e: any) => e.resource.id);
@@ -414,6 +423,17 @@ describe('the searchset Bundle', () => {
     const issues = (await validateResource(res.json)).filter((i) => i.severity === 'error');
     expect(issues).toEqual([]);
     expect(res.json.entry[0].fullUrl).toBe(`http://localhost:8000/FHIR/R5/Condition/${res.json.entry[0].resource.id}`);
+  });
+
+  it('links on the base the client used: a client of the /fhir/r5 alias pages on /fhir/r5', async () => {
+    const res = await call('GET', '/fhir/r5/Condition?_count=1', { token: w.doctor.token });
+    expect(res.status).toBe(200);
+    const urls = [...res.json.link.map((l: any) => l.url), ...res.json.entry.map((e: any) => e.fullUrl)];
+    expect(urls.length).toBeGreaterThan(2);
+    expect(urls.every((u: string) => u.startsWith('http://localhost:8000/fhir/r5/Condition'))).toBe(true);
+    const next = await call('GET', res.json.link.find((l: any) => l.relation === 'next').url.replace('http://localhost:8000', ''), { token: w.doctor.token });
+    expect(next.status).toBe(200);
+    expect(next.json.link.find((l: any) => l.relation === 'previous').url).toMatch(/^http:\/\/localhost:8000\/fhir\/r5\/Condition\?/);
   });
 });
 
@@ -437,10 +457,10 @@ describe('Observation (for the native store, which routes non-mobile-health Obse
     expect(refused).toMatchObject({ ok: false, status: 400 });
 
     const params = new URLSearchParams(`_source=${sourceUriPrefix()}${w.aliceSource.id}&category=laboratory&value-quantity=gt7&date=2024-03`);
-    const { bundle } = await searchAuxiliary(caller, 'Observation', params, 'https://cdx.example.test');
+    const { bundle } = await searchAuxiliary(caller, 'Observation', params, { origin: 'https://cdx.example.test', base: '/FHIR/R5' });
     expect(bundle.entry.map((e) => (e.resource as { id: string }).id)).toEqual([created.resource.id]);
     expect(bundle.link[0]!.url).toBe(`https://cdx.example.test/FHIR/R5/Observation?${params.toString()}`);
-    const { bundle: none } = await searchAuxiliary(caller, 'Observation', new URLSearchParams('value-quantity=lt7'), 'https://x');
+    const { bundle: none } = await searchAuxiliary(caller, 'Observation', new URLSearchParams('value-quantity=lt7'), { origin: 'https://x', base: '/FHIR/R5' });
     expect(none.entry).toEqual([]);
   });
 });

@@ -283,10 +283,19 @@ describe('order and paging', () => {
     expect(matchIds(res).every((id) => id === ids.cHr)).toBe(true);
   });
 
-  it('_count: default 20, at most 1000', async () => {
+  // The kernel's one reading of _count changed two answers here: _count=0 used to be the default
+  // page size and is now FHIR's "the total only"; a malformed value is the default page size with
+  // a warning (it used to pass silently), and a 400 under handling=strict.
+  it('_count: default 20, at most 1000, 0 for the total only, a malformed value ignored and reported', async () => {
     const res = await search(doctor.token, '_count=5000');
     expect(res.status).toBe(200);
-    expect(matchIds(await search(doctor.token, '_count=0')).length).toBeLessThanOrEqual(20);
+    const counted = await search(doctor.token, `patient=${dora.id}&_count=0`);
+    expect(counted.json).toEqual({ resourceType: 'Bundle', type: 'searchset', total: 7, link: [{ relation: 'self', url: expect.any(String) }], entry: [] });
+    const malformed = await search(doctor.token, `patient=${dora.id}&_count=-2`);
+    expect(matchIds(malformed)).toHaveLength(7);
+    const outcome = malformed.json.entry.find((e: any) => e.search.mode === 'outcome');
+    expect(outcome.resource.issue.map((i: any) => [i.severity, i.expression[0]])).toEqual([['warning', '_count']]);
+    expect((await search(doctor.token, `patient=${dora.id}&_count=2.5`, { prefer: 'handling=strict' })).status).toBe(400);
   });
 });
 

@@ -1,6 +1,6 @@
 /** Parsing an auxiliary search: scoping parameters, `_source` and `_id` restrictions, result parameters, what is ignored. */
 import { describe, expect, it } from 'vitest';
-import { isStrict, parseAuxSearch, sourceIdOfUri } from '../../../shared/auxiliary/search/params';
+import { parseAuxSearch, sourceIdOfUri } from '../../../shared/auxiliary/search/params';
 import { sourceUriPrefix } from '../../../shared/fhir/constants';
 import { isHttpError } from '../../../shared/http/errors';
 
@@ -61,7 +61,9 @@ describe('parseAuxSearch', () => {
     ]);
     expect(parse('_cursor=abc').cursor).toBe('abc');
     expect(parse('_format=json&_pretty=true').ignored).toEqual([]);
-    expect(status(() => parse('_count=ten'))).toBe(400);
+    // A malformed _count is ignored (the default page size) and reported; a 400 only under strict handling.
+    expect(parse('_count=ten')).toMatchObject({ count: 20, ignored: [{ name: '_count' }] });
+    expect(status(() => parse('_count=ten', 'handling=strict'))).toBe(400);
     expect(status(() => parse('_total=some'))).toBe(400);
   });
 
@@ -81,13 +83,6 @@ describe('parseAuxSearch', () => {
 });
 
 describe('helpers', () => {
-  it('isStrict reads the handling preference among others', () => {
-    expect(isStrict('handling=strict')).toBe(true);
-    expect(isStrict('return=minimal; handling = strict')).toBe(true);
-    expect(isStrict('handling=lenient')).toBe(false);
-    expect(isStrict(undefined)).toBe(false);
-  });
-
   it('sourceIdOfUri accepts only the prefix followed by digits', () => {
     expect(sourceIdOfUri(`${sourceUriPrefix()}42`)).toBe(42);
     expect(sourceIdOfUri(`${sourceUriPrefix()}42/x`)).toBeUndefined();

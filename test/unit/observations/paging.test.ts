@@ -27,7 +27,8 @@ vi.mock('../../../shared/observations/read', () => ({
 
 const { toItem } = await import('../../../shared/observations/items');
 const { compare, positionOf } = await import('../../../shared/observations/search/order');
-const { orderedRows, readPage } = await import('../../../shared/observations/search/streams');
+const { orderedRows, rowsOf } = await import('../../../shared/observations/search/streams');
+const { cutPage } = await import('../../../shared/fhir/searchset');
 type Order = import('../../../shared/observations/search/order').Order;
 type Position = import('../../../shared/observations/search/order').Position;
 
@@ -84,8 +85,9 @@ describe('keyset paging', () => {
               const t = { order, backward };
               const follows = (item: Record<string, unknown>) => !at || (backward ? -1 : 1) * compare(order, positionOf(order, item), at) > 0;
               const stream = orderedRows([1, 2, 3, 4], readsOf, t, at, (i) => keepCode(i.codeId as number) && follows(i), count + 1);
-              const page = await readPage(stream, count, t, at);
-              seen.push(page.items.map((i) => i.id));
+              const cursor = at && { direction: backward ? ('previous' as const) : ('next' as const), at };
+              const page = await cutPage(rowsOf(stream), count, cursor, (i) => positionOf(order, i));
+              seen.push(page.rows.map((i) => i.id));
               if (backward) expect(page.next, 'a backward page leads forward again').toBeDefined();
               const link = backward ? page.previous : page.next;
               if (!link) return { seen, last: page };
@@ -98,8 +100,8 @@ describe('keyset paging', () => {
           expect(forward.seen.slice(0, -1).every((p) => p.length === count)).toBe(true);
           if (expected.length > 0) {
             const lastPage = forward.last;
-            const back = await walk(true, lastPage.items.length > 0 ? positionOf(order, lastPage.items[0]!) : undefined);
-            expect([...back.seen].reverse().flat()).toEqual(expected.slice(0, expected.length - lastPage.items.length));
+            const back = await walk(true, lastPage.rows.length > 0 ? positionOf(order, lastPage.rows[0]!) : undefined);
+            expect([...back.seen].reverse().flat()).toEqual(expected.slice(0, expected.length - lastPage.rows.length));
           }
         },
       ),

@@ -1,0 +1,74 @@
+/**
+ * The opaque `_cursor` of `next` / `previous` links, the same in every store: a direction, the
+ * position of the row the page continues from (a keyset, encoded by the store's codec), and a
+ * digest of the search that made it. A cursor carries no rights (every page re-runs the caller's
+ * scoping), so an edited one can at most move within what the caller may see; one that does not
+ * parse, or that belongs to another search, is a 400.
+ */
+import { createHash } from 'node:crypto';
+import { badRequest } from '../../http/errors';
+
+/** The query parameter of `next` / `previous` links, in every store. */
+export const CURSOR_PARAM = '_cursor';
+
+export type Direction = 'next' | 'previous';
+
+/** A place in a result: after (`next`) or before (`previous`) the row at `at`, in the result order. */
+export interface Cursor<P> {
+  direction: Direction;
+  at: P;
+}
+
+/**
+ * How a store writes its positions into a cursor and reads them back: `decode` returns undefined
+ * for anything that is not a position it could have written (cursors come back from clients).
+ */
+export interface PositionCodec<P> {
+  encode(position: P): unknown;
+  decode(value: unknown): P | undefined;
+}
+
+/** A sort value of a row (a string or number; `null` when the row has none). */
+export type SortValue = string | number | null;
+
+/** Whether a value read back from a cursor is `length` sort values. */
+export function isSortValues(value: unknown, length: number): value is SortValue[] {
+  return Array.isArray(value) && value.length === length && value.every((k) => k === null || typeof k === 'string' || (typeof k === 'number' && Number.isFinite(k)));
+}
+
+/** Parameters that change neither which rows a search finds nor their order: a cursor stays valid across them. */
+const NOT_BOUND: ReadonlySet<string> = new Set([CURSOR_PARAM, '_count', '_total', '_summary', '_format', '_pretty']);
+
+/**
+ * What a cursor is bound to: the resource type and the search's parameters (sorted, so their order
+ * in the query string does not matter), without the paging and formatting ones.
+ */
+export function searchDigest(type: string, params: URLSearchParams): string {
+  const pairs = [...params].filter(([k]) => !NOT_BOUND.has(k)).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+  return createHash('sha256').update(`${type}?${pairs.sort().join('&')}`).digest('base64url').slice(0, 16);
+}
+
+export function encodeCursor<P>(cursor: Cursor<P>, codec: PositionCodec<P>, digest: string): string {
+  const json = { s: digest, d: cursor.direction === 'next' ? 'n' : 'p', at: codec.encode(cursor.at) };
+  return Buffer.from(JSON.stringify(json), 'utf8').toString('base64url');
+}
+
+const invalid = () => badRequest(`Invalid ${CURSOR_PARAM}: follow the next and previous links of a search result as they are.`).at(CURSOR_PARAM);
+const foreign = () => badRequest(`This ${CURSOR_PARAM} belongs to another search: page with the links of the same search.`).at(CURSOR_PARAM);
+
+export function decodeCursor<P>(text: string, codec: PositionCodec<P>, digest: string): Cursor<P> {
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  // JSON `null`, a number or an array parse too, and have no members to read.
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw invalid();
+  const { s, d, at } = json as { s?: unknown; d?: unknown; at?: unknown };
+  if (typeof s !== 'string' || (d !== 'n' && d !== 'p')) throw invalid();
+  if (s !== digest) throw foreign();
+  const position = codec.decode(at);
+  if (position === undefined) throw invalid();
+  return { direction: d === 'n' ? 'next' : 'previous', at: position };
+}
