@@ -160,7 +160,7 @@ export async function auxBench(): Promise<void> {
     // --- read by id ----------------------------------------------------------------------------------
     const some = await createAuxiliary(ctx, conditionBody(1));
     const [readOurs, readRaw] = await interleaved(
-      () => readAuxiliary(caller, 'Condition', some.row.id, ORIGIN),
+      () => readAuxiliary(caller, 'Condition', some.row.id),
       () => db.send(new GetCommand({ TableName: table, Key: auxKeys.resource(some.row.id), ConsistentRead: true })),
       RUNS,
     );

@@ -55,14 +55,14 @@ const sourceDoc = (): string => `The FHIR Source: ${sourceUriPrefix()}<id> for o
 export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandlers> {
   return {
     read: async (req, id) => {
-      const found = await readAuxiliary(req.caller, type, id, req.origin);
+      const found = await readAuxiliary(req.caller, type, id);
       req.audit.touched([found.patientId]);
       const headers = { ETag: found.etag, 'Last-Modified': found.lastModified };
       if (noneMatch(req, found.etag)) return { status: 304, headers };
       return fhirJson(200, found.resource, headers);
     },
     vread: async (req, id, versionId) => {
-      const found = await readAuxiliary(req.caller, type, id, req.origin);
+      const found = await readAuxiliary(req.caller, type, id);
       req.audit.touched([found.patientId]);
       if (versionId !== found.versionId) {
         throw notFound(`Version ${versionId} of ${type}/${id} is not available: only the current version (${found.versionId}) is kept.`);

@@ -18,11 +18,8 @@ export interface AuxReadResult {
   patientId: Id;
 }
 
-/**
- * The stored resource of that type and id, if the caller may read it; 404 otherwise. (`_origin` is
- * unused since the validators no longer carry a location; it goes once the read handlers' lines are free.)
- */
-export async function readAuxiliary(caller: Caller, type: string, id: string, _origin: string): Promise<AuxReadResult> {
+/** The stored resource of that type and id, if the caller may read it; 404 otherwise. */
+export async function readAuxiliary(caller: Caller, type: string, id: string): Promise<AuxReadResult> {
   const row = await visibleRow(caller, type, id);
   const versionId = String(row.version);
   return { resource: await loadResource(row), etag: etagOf(versionId), lastModified: httpDate(row.lastUpdated), versionId, patientId: row.patientId };

@@ -8,7 +8,6 @@
 import { assertCanReadPatient } from '../auth/scope';
 import { authorizedRead, withCaller } from '../auth/authenticate';
 import { nativeSourceUri, SOURCE_HEADER } from '../fhir/constants';
-import { parsePrefer } from '../fhir/prefer';
 import { versionHeaders } from '../fhir/version-headers';
 import { batchResponse, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
