@@ -6,7 +6,7 @@
  */
 import { SOURCE_HEADER, sourceUriPrefix } from '../fhir/constants';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
-import { baseOf } from '../fhir/router';
+import { fhirSiteOf } from '../fhir/router';
 import { searchParamCapabilities } from '../fhir/search';
 import { shapeWrite, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
 import { badRequest, notFound, unsupportedMediaType } from '../http/errors';
@@ -70,7 +70,7 @@ export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandler
       return fhirJson(200, found.resource, { ETag: found.etag, 'Last-Modified': found.lastModified });
     },
     search: async (req, params) => {
-      const { bundle, patientIds } = await searchAuxiliary(req.caller, type, params, { origin: req.origin, base: baseOf(req.path) }, req.headers['prefer']);
+      const { bundle, patientIds } = await searchAuxiliary(req.caller, type, params, fhirSiteOf(req), req.headers['prefer']);
       req.audit.touched(patientIds);
       req.meter.count(METRIC.searchPages);
       req.meter.count(METRIC.searchRows, patientIds.length);

@@ -15,6 +15,11 @@ export function baseOf(path: string): string {
   return FHIR_BASES.find((b) => path.startsWith(b)) ?? FHIR_BASES[0];
 }
 
+/** Where a request's absolute links and locations point: the configured origin and the base the client used. */
+export function fhirSiteOf(req: HttpRequest): { origin: string; base: string } {
+  return { origin: req.origin, base: baseOf(req.path) };
+}
+
 function entryFor(registry: FhirRegistry, type: string): FhirTypeEntry {
   const entry = registry.types.get(type);
   if (!entry) throw notFound(`Unsupported FHIR resource type: ${type}.`).at(type);

@@ -9,7 +9,7 @@ import type { HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import { issue, operationOutcome, type OperationOutcome, type OutcomeIssue } from './outcome';
 import { parsePrefer, type ReturnPreference } from './prefer';
-import { baseOf } from './router';
+import { fhirSiteOf } from './router';
 import { etagOf, httpDate, metaOf } from './version-headers';
 
 /** Where a write's answer points, and what body its client prefers. */
@@ -44,7 +44,7 @@ export interface WrittenResource {
 
 export function writeTargetOf(req: HttpRequest): WriteTarget {
   const preference = parsePrefer(req.headers['prefer']).return;
-  return { origin: req.origin, base: baseOf(req.path), ...(preference ? { returnPreference: preference } : {}) };
+  return { ...fhirSiteOf(req), ...(preference ? { returnPreference: preference } : {}) };
 }
 
 /**

@@ -11,7 +11,7 @@ import { nativeSourceUri, SOURCE_HEADER } from '../fhir/constants';
 import { versionHeaders } from '../fhir/version-headers';
 import { batchResponse, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
 import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
-import { baseOf } from '../fhir/router';
+import { fhirSiteOf } from '../fhir/router';
 import { badRequest, methodNotAllowed, notFound } from '../http/errors';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
@@ -67,7 +67,7 @@ function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error:
 async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
   if (sourceOf(params) === 'auxiliary') return withCaller(req, auxiliaryHandler(auxiliary, 'search'), params);
   const parsed = parsedQuery(params);
-  const linked = 'query' in parsed ? linkedSearch({ origin: req.origin, base: baseOf(req.path) }, 'Observation', params, observationPositions(parsed.query.order)) : undefined;
+  const linked = 'query' in parsed ? linkedSearch(fhirSiteOf(req), 'Observation', params, observationPositions(parsed.query.order)) : undefined;
   const now = Date.now();
   const prepare =
     'query' in parsed ? (claimedPatient: number | undefined) => prepareSearch(parsed.query, linked!, likelyPatientOf(parsed.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) : undefined;

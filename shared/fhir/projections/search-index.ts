@@ -55,11 +55,14 @@ export function organizationIndex(org: Organization): SearchIndex {
   };
 }
 
+/** The token of one of the model's codings, from the same value the resource carries. */
+const codingToken = ({ system, code }: { system: string; code: string }) => token(system, code);
+
 export function groupIndex(study: Study): SearchIndex {
   return {
     ...common(study),
     name: str(study.name),
-    code: [token(modelCodeSystem(), studyCode().code)],
+    code: [codingToken(studyCode())],
     type: [token('http://hl7.org/fhir/group-type', 'person')],
     membership: [token('http://hl7.org/fhir/group-membership-basis', 'enumerated')],
     'managing-entity': [reference('Organization', study.organizationId)],
@@ -71,7 +74,7 @@ export function deviceIndex(source: DataSource): SearchIndex {
   return {
     ...common(source),
     'device-name': str(source.name),
-    type: [token(modelCodeSystem(), dataSourceCode().code), token(modelCodeSystem(), source.type)],
+    type: [codingToken(dataSourceCode()), token(modelCodeSystem(), source.type)],
     status: [token('http://hl7.org/fhir/FHIR-device-status', 'active')],
     identifier: [],
   };

@@ -33,7 +33,7 @@ import { matchesAll } from '../search/match';
 import { parseSearch, RESULT_PARAMETERS } from '../search/parse';
 import { parseSort, sortKey } from '../search/sort';
 import { splitUnescaped, unescapeValue } from '../search/values';
-import { baseOf } from '../router';
+import { fhirSiteOf } from '../router';
 import { CURSOR_PARAM, cursorOf, cutPage, enforceHandling, linkedSearch, readPageRequest, rowsFrom, searchsetBundle, isSortValues, type PositionCodec, type SortValue } from '../searchset';
 import { versionHeadersOf } from '../version-headers';
 import type { FhirResource } from './resources';
@@ -174,7 +174,7 @@ export async function searchProjection<T extends { id: Id }>(projection: Project
   const paging = readPageRequest(params);
   enforceHandling(req.headers['prefer'], [...query.ignored, ...paging.ignored]);
   const rest = query.criteria.filter((c) => !(c.param.code === '_id' && c.kind === 'token' && !c.modifier));
-  const linked = linkedSearch({ origin: req.origin, base: baseOf(req.path) }, projection.type, query.self, projectionPositions(query.sort.length + 1));
+  const linked = linkedSearch(fhirSiteOf(req), projection.type, query.self, projectionPositions(query.sort.length + 1));
   const cursor = cursorOf(linked, query.cursor);
   const descending = [...query.sort.map((s) => s.descending), false];
 
