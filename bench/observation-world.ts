@@ -47,19 +47,20 @@ export interface World {
   newPatientWithLogin: () => Promise<{ id: Id; token: string }>;
 }
 
-export async function world(): Promise<World> {
+/** A world whose patients consent to share `consented` codes (heart rate by default) with its study. */
+export async function world(consented: readonly string[] = [HR]): Promise<World> {
   const codes = await ensureCodes([...SEEDED_CODES, ...DEMO_CODES]);
   const org = await createOrganization({ name: 'Bench', type: 'prov' });
   const practitioner = await createPractitioner({ email: `bench-${randomUUID()}@example.test`, organizations: [{ organizationId: org.id, role: 'member' }] });
   const device = await createDataSource({ name: 'Bench wearable', type: 'personal_device' });
-  const hr = codes.find((c) => c.code === HR)!;
+  const shared = consented.map((code) => codes.find((c) => c.code === code)!);
   const study = await createStudy({ organizationId: org.id, name: 'Bench', description: '' });
-  await addStudyCode(study.id, hr.id);
+  for (const code of shared) await addStudyCode(study.id, code.id);
   const { accessToken } = await issueAccessToken({ userId: practitioner.id, kind: 'practitioner', scope: 'openid', lifetimeSeconds: 3600 });
   const enrolled = async (account?: { email: string }) => {
     const patient = await createPatient({ nameFamily: 'Bench', nameGiven: 'P', organizationIds: [org.id], ...(account ? { account } : {}) });
     await enrollPatients(study.id, [patient.id]);
-    await recordConsents(patient.id, [{ studyId: study.id, codeId: hr.id, consented: true }]);
+    await recordConsents(patient.id, shared.map((code) => ({ studyId: study.id, codeId: code.id, consented: true })));
     return patient;
   };
   return {

@@ -17,6 +17,7 @@ import { tokens } from './tokens';
 import { validationBench } from './validation';
 import { observationsBench } from './observations';
 import { repostBench } from './repost';
+import { storageBench } from './storage';
 
 const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['cold-start', coldStart],
@@ -30,6 +31,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['aux', auxBench],
   ['observations', observationsBench],
   ['repost', repostBench],
+  ['storage', storageBench],
   ['import', importBench],
   ['portal', portalBench],
   ['fuzz', fuzzBench],

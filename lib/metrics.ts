@@ -19,7 +19,7 @@ import { METRIC, METRICS_NAMESPACE, type MetricName } from '../shared/telemetry/
  * Update, Delete, BatchWrite, TransactWrite). Throttles and system errors are reported per
  * operation; an alarm sums these. test/infra checks the list against the commands the code imports.
  */
-export const TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'] as const;
+export const TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'] as const;
 
 /** The family whose endpoints take mobile-health uploads (batch and create), and the R4 import's: the routing table's. */
 export const UPLOAD_FAMILY: Family = familyForPath(FHIR_BASES[0]);

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { config, resetConfig } from '../shared/config';
 import { resetClients, s3 } from '../shared/store/clients';
 import { ensureBucket, ensureTables } from '../shared/store/provision';
+import { upgradeObservationsTable } from './upgrade-tables';
 import { startDynamoDbLocal, startS3Local, type Engine } from './engines';
 import { startGateway, type Gateway } from './gateway';
 import { loadHandlers } from './handlers';
@@ -123,7 +124,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(wantsGateway && port !== 0 ? { siteUrl: `http://localhost:${port}` } : {}),
     });
     const raw = new DynamoDBClient({});
-    await ensureTables(raw);
+    const created = await ensureTables(raw);
+    await upgradeObservationsTable(raw, created);
     raw.destroy();
     await ensureBucket(await s3());
 

@@ -5,6 +5,9 @@
  * loads a handler, so the handler code never knows where it runs.
  */
 
+/** The observations table's name after the prefix; the layout's version is part of it (`shared/store/tables.ts`). */
+export const OBSERVATIONS_TABLE_NAME = 'observations-v2';
+
 export interface Config {
   /** Prefix of every table and bucket name; lets tests and side-by-side instances share one engine. */
   readonly resourcePrefix: string;
@@ -66,7 +69,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const prefix = env.RESOURCE_PREFIX ?? 'cdx-';
   return {
     resourcePrefix: prefix,
-    observationsTable: env.OBSERVATIONS_TABLE ?? `${prefix}observations`,
+    observationsTable: env.OBSERVATIONS_TABLE ?? `${prefix}${OBSERVATIONS_TABLE_NAME}`,
     auxTable: env.AUX_TABLE ?? `${prefix}aux`,
     directoryTable: env.DIRECTORY_TABLE ?? `${prefix}directory`,
     auxBucket: env.AUX_BUCKET ?? `${prefix}aux-bodies`,

@@ -24,7 +24,7 @@ export class Tables extends Construct {
     super(scope, id);
     const build = (def: TableDefinition) =>
       new dynamodb.TableV2(this, def.id, {
-        tableName: `${props.namePrefix}${def.id}`,
+        tableName: `${props.namePrefix}${def.name}`,
         partitionKey: attr(def.partitionKey),
         sortKey: attr(def.sortKey),
         billing: dynamodb.Billing.onDemand(),

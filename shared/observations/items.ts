@@ -1,9 +1,25 @@
 /** Observations to and from their stored items (keys, index attributes and fields). */
 import type { EffectiveTime } from '../omh/effective-time';
+import { itemSize, type StoredItem } from '../store/capacity';
 import { codeEffectiveSortKey, codeShard, effectiveSortKey, observationKeys, updatedSortKey } from './keys';
 import type { ObservationIdentifier, StoredObservation } from './model';
 
 export type ObservationItem = Record<string, unknown>;
+
+/**
+ * The payload as stored: its bytes when the uploaded Base64 text is exactly what encoding them
+ * gives back (a quarter smaller than the text), else the text itself, so the payload is always
+ * returned byte for byte as uploaded.
+ */
+export function storedPayload(data: string): string | Uint8Array {
+  const bytes = Buffer.from(data, 'base64');
+  return bytes.toString('base64') === data ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : data;
+}
+
+/** The uploaded Base64 text of a stored payload (either form). */
+export function uploadedPayload(stored: unknown): string {
+  return stored instanceof Uint8Array ? Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('base64') : (stored as string);
+}
 
 export function toItem(o: StoredObservation): ObservationItem {
   const start = o.effective?.start;
@@ -19,7 +35,7 @@ export function toItem(o: StoredObservation): ObservationItem {
     deviceId: o.deviceId,
     status: o.status,
     ...(o.identifiers.length > 0 ? { identifiers: o.identifiers } : {}),
-    data: o.data,
+    data: storedPayload(o.data),
     uuid: o.uuid,
     ...(o.effective ? { effKind: o.effective.kind, effStart: o.effective.start, effEnd: o.effective.end } : {}),
     lastUpdated: o.lastUpdated,
@@ -38,14 +54,12 @@ export function fromItem(item: ObservationItem): StoredObservation {
     deviceId: item.deviceId as number,
     status: item.status as string,
     identifiers: (item.identifiers as ObservationIdentifier[] | undefined) ?? [],
-    data: item.data as string,
+    data: uploadedPayload(item.data),
     uuid: item.uuid as string,
     effective,
     lastUpdated: item.lastUpdated as string,
   };
 }
 
-/** Rough stored size of an item in bytes (attribute names and values), to keep within DynamoDB's limits. */
-export function itemBytes(item: ObservationItem): number {
-  return Buffer.byteLength(JSON.stringify(item), 'utf8');
-}
+/** Stored size of an item in bytes as DynamoDB counts it, to keep within its limits. */
+export const itemBytes = (item: ObservationItem): number => itemSize(item as StoredItem);

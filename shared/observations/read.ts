@@ -7,6 +7,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { batchGetAll } from '../store/batch';
 import { dynamo } from '../store/clients';
+import { holdsWholeItems, OBSERVATIONS } from '../store/tables';
 import { fromItem, type ObservationItem } from './items';
 import { INDEX, observationKeys, type IndexName } from './keys';
 import type { StoredObservation } from './model';
@@ -88,7 +89,14 @@ export async function queryPartition(q: PartitionQuery, limit: number | undefine
       ConsistentRead: true,
       ...(limit !== undefined ? { Limit: limit } : {}),
       ...(start ? { ExclusiveStartKey: start } : {}),
-      ...(q.countOnly ? { Select: 'COUNT' as const } : projection ? { ProjectionExpression: projection } : {}),
+      // A keys-only local index fetches the rest of each row from the table (strongly consistent).
+      ...(q.countOnly
+        ? { Select: 'COUNT' as const }
+        : projection
+          ? { ProjectionExpression: projection }
+          : holdsWholeItems(OBSERVATIONS, name)
+            ? {}
+            : { Select: 'ALL_ATTRIBUTES' as const }),
     }),
   );
   return { items: (out.Items ?? []) as ObservationItem[], count: out.Count ?? 0, next: out.LastEvaluatedKey };

@@ -11,26 +11,31 @@
  *    right after a lost answer finds its rows.
  * 1. Ids come from the `observation` counter in blocks of 1,000 (one counter write per block).
  * 2. The span statistics of each patient are raised first when a row needs it (`span-stats.ts`).
- * 3. The rows go in TransactWriteItems of up to 100 actions: each row a put conditional on its key
- *    (patient + `header.uuid`) being free, its id pointer (read by id), and each of its identifiers
- *    a claim conditional on being free. The pointer commits with its row or not at all, so neither a
- *    duplicate, nor a failed write, nor an invocation stopped half-way leaves a pointer without its
- *    row. DynamoDB refuses a second row for a reading and a second holder of an identifier, across
- *    requests and processes; the cancellation reasons name the actions that failed and return the
- *    existing row (`ALL_OLD`), so a duplicate answers with the id it already has. The actions of a
- *    cancelled transaction that did not fail are retried; rows whose keys repeat within one request
- *    wait for a later round, since one transaction may not touch an item twice.
+ * 3. A reading without identifiers is one conditional put of its row (the key patient +
+ *    `header.uuid` must be free; a failed condition returns the row already there, `ALL_OLD`, so a
+ *    duplicate answers with the id it already has), then its id pointer (read by id) goes in a
+ *    BatchWriteItem: 1 write unit each, where a transaction costs 2. The row lands first, so a
+ *    pointer never leads nowhere; a row whose pointer did not land (the invocation stopped in
+ *    between, the store stayed busy) answers 503, and the client's retry finds the row in step 0
+ *    and writes the missing pointer (every re-posted reading's pointer is checked).
+ *    A reading with identifiers goes in TransactWriteItems of up to 100 actions: its row's
+ *    conditional put, its id pointer, and each identifier a claim conditional on being free, so
+ *    DynamoDB refuses a second holder of an identifier across requests and processes, and the
+ *    claims commit with the row or not at all. The cancellation reasons name the actions that
+ *    failed and return the existing items (`ALL_OLD`). The actions of a cancelled transaction that
+ *    did not fail are retried; rows whose keys repeat within one request wait for a later round,
+ *    since one transaction may not touch an item twice.
  * 4. Throttling and transaction conflicts are retried with backoff; what still fails is reported
  *    per reading (503), never dropped silently.
  */
 import { createHash } from 'node:crypto';
-import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import pMap from 'p-map';
 import { config } from '../config';
 import { rootLogger } from '../telemetry/logger';
-import { batchGetAll } from '../store/batch';
+import { batchGetAll, batchWriteAll } from '../store/batch';
 import { PASSING_CANCELLATIONS } from '../store/busy';
 import { dynamo } from '../store/clients';
 import { idBlocks } from '../store/counters';
@@ -60,6 +65,8 @@ export const MAX_ITEM_BYTES = 380_000;
 
 /** Transactions in flight per request. */
 const TRANSACTION_CONCURRENCY = 4;
+/** Conditional puts in flight per request. */
+const PUT_CONCURRENCY = 16;
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -67,7 +74,9 @@ interface Pending {
   index: number;
   observation: StoredObservation;
   item: ObservationItem;
-  /** The row's put first, then its id pointer, then one claim per identifier. */
+  /** The row's id pointer. */
+  pointer: ObservationItem;
+  /** With identifiers: the row's put first, then its id pointer, then one claim per identifier (one transaction). */
   actions: TransactItem[];
   /** Keys the actions touch, to keep two actions on one item out of a transaction. */
   keys: string[];
@@ -75,7 +84,10 @@ interface Pending {
 }
 
 const table = () => config().observationsTable;
-const keyId = (k: { pk: string; sk: string }) => `${k.pk}\u0000${k.sk}`;
+const keyId = (k: { pk?: unknown; sk?: unknown }) => `${String(k.pk)}\u0000${String(k.sk)}`;
+
+/** The item that leads from an id to its row. */
+const pointerItem = (o: StoredObservation): ObservationItem => ({ ...observationKeys.pointer(o.id), patientId: o.patientId, uuid: o.uuid });
 
 function pendingOf(observation: StoredObservation, index: number): Pending {
   const item = toItem(observation);
@@ -84,15 +96,17 @@ function pendingOf(observation: StoredObservation, index: number): Pending {
     id: observation.id,
     patientId: observation.patientId,
   }));
-  const pointer = { ...observationKeys.pointer(observation.id), patientId: observation.patientId, uuid: observation.uuid };
+  const pointer = pointerItem(observation);
   const conditional = (Item: Record<string, unknown>): TransactItem => ({
     Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
   });
   // The id is fresh from the counter, so its pointer needs no condition.
   const actions: TransactItem[] = [conditional(item), { Put: { TableName: table(), Item: pointer } }, ...claims.map(conditional)];
-  const keys = [item, pointer, ...claims].map((i) => keyId(i as { pk: string; sk: string }));
-  return { index, observation, item, actions, keys, bytes: itemBytes(item) + 200 * (1 + claims.length) };
+  const keys = [item, pointer, ...claims].map((i) => keyId(i));
+  return { index, observation, item, pointer, actions, keys, bytes: itemBytes(item) + 200 * (1 + claims.length) };
 }
+
+const claimsIdentifiers = (p: Pending) => p.observation.identifiers.length > 0;
 
 /** Stores readings; one outcome per input, in input order. */
 export async function storeObservations(inputs: readonly NewObservation[]): Promise<WriteOutcome[]> {
@@ -105,6 +119,7 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
     if (row) outcomes[index] = { kind: 'existing', observation: row };
     else fresh.push(index);
   });
+  await restorePointers([...stored.values()], outcomes);
   if (fresh.length === 0) return outcomes;
 
   const ids = await idBlocks('observation', OBSERVATION_ID_BLOCK).take(fresh.length);
@@ -122,8 +137,11 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
 
   while (pending.length > 0) {
     const { round, later } = splitRound(pending);
-    const groups = groupForTransactions(round);
-    await pMap(groups, (group) => runTransaction(group, outcomes), { concurrency: TRANSACTION_CONCURRENCY });
+    const groups = groupForTransactions(round.filter(claimsIdentifiers));
+    await Promise.all([
+      pMap(groups, (group) => runTransaction(group, outcomes), { concurrency: TRANSACTION_CONCURRENCY }),
+      putRows(round.filter((p) => !claimsIdentifiers(p)), outcomes),
+    ]);
     pending = later;
   }
   return outcomes;
@@ -134,11 +152,78 @@ async function findStored(inputs: readonly NewObservation[]): Promise<Map<string
   const keys = inputs.map((input) => observationKeys.observation(input.patientId, input.uuid));
   try {
     const items = await batchGetAll(table(), keys);
-    return new Map(items.map((item) => [keyId(item as { pk: string; sk: string }), fromItem(item)]));
+    return new Map(items.map((item) => [keyId(item), fromItem(item)]));
   } catch (e) {
     // Only a shortcut: without it every reading takes the write path, which settles duplicates too.
     rootLogger().warn('looking up stored readings failed; writing all of them', e instanceof Error ? e : String(e));
     return new Map();
+  }
+}
+
+/**
+ * Puts the rows of readings without identifiers, each conditional on its key being free, then the
+ * pointers of the rows stored now (step 3 of the header).
+ */
+async function putRows(round: Pending[], outcomes: WriteOutcome[]): Promise<void> {
+  if (round.length === 0) return;
+  await pMap(round, (p) => putRow(p, outcomes), { concurrency: PUT_CONCURRENCY });
+  const created = round.filter((p) => outcomes[p.index]?.kind === 'created');
+  await writePointers(created.map((p) => ({ index: p.index, pointer: p.pointer })), outcomes);
+}
+
+async function putRow(p: Pending, outcomes: WriteOutcome[]): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await dynamo().send(
+        new PutCommand({ TableName: table(), Item: p.item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+      );
+      outcomes[p.index] = { kind: 'created', observation: p.observation };
+      return;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) {
+        const existing = e.Item ? fromItem(unmarshall(e.Item)) : undefined;
+        // Our own row, whose first answer was lost and which the SDK sent again, counts as stored now.
+        if (!existing || existing.id === p.observation.id) outcomes[p.index] = { kind: 'created', observation: p.observation };
+        else outcomes[p.index] = { kind: 'existing', observation: existing };
+        return;
+      }
+      if (isRetryable(e) && attempt < MAX_ATTEMPTS) {
+        await backoff(attempt);
+        continue;
+      }
+      if (!isRetryable(e)) rootLogger().error('observation put refused', e instanceof Error ? e : String(e));
+      outcomes[p.index] = isRetryable(e) ? failed(503, BUSY) : failed(500, 'The store refused the reading.');
+      return;
+    }
+  }
+}
+
+/**
+ * Writes id pointers (fresh ids, so no condition). A reading whose pointer still could not be
+ * written is stored but not yet readable by id: it answers 503, and the retry restores the pointer.
+ */
+async function writePointers(pointers: ReadonlyArray<{ index: number; pointer: ObservationItem }>, outcomes: WriteOutcome[]): Promise<void> {
+  if (pointers.length === 0) return;
+  const unwritten = new Set((await batchWriteAll(table(), pointers.map((p) => ({ PutRequest: { Item: p.pointer } })))).map((r) => keyId(r.PutRequest!.Item!)));
+  for (const { index, pointer } of pointers) if (unwritten.has(keyId(pointer))) outcomes[index] = failed(503, BUSY);
+}
+
+/** Re-posted readings: the pointer of a row whose first upload stopped before its pointer landed. */
+async function restorePointers(rows: readonly StoredObservation[], outcomes: WriteOutcome[]): Promise<void> {
+  if (rows.length === 0) return;
+  try {
+    const found = new Set((await batchGetAll(table(), rows.map((r) => observationKeys.pointer(r.id)))).map((p) => p.pk as string));
+    const missing = rows.filter((r) => !found.has(observationKeys.pointer(r.id).pk));
+    if (missing.length === 0) return;
+    const byRow = new Map(missing.map((r) => [r.id, r]));
+    const failedRows = new Set<number>();
+    const unwritten = await batchWriteAll(table(), missing.map((r) => ({ PutRequest: { Item: pointerItem(r) } })));
+    for (const r of unwritten) failedRows.add(Number(String(r.PutRequest!.Item!.pk).slice(2)));
+    outcomes.forEach((o, i) => {
+      if (o?.kind === 'existing' && byRow.has(o.observation.id) && failedRows.has(o.observation.id)) outcomes[i] = failed(503, BUSY);
+    });
+  } catch (e) {
+    rootLogger().warn('checking the pointers of re-posted readings failed', e instanceof Error ? e : String(e));
   }
 }
 

@@ -15,7 +15,7 @@ import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/
 import { config, type Config } from '../config';
 import { createTableInput, TABLES, tableName } from './tables';
 
-async function tableExists(client: DynamoDBClient, name: string): Promise<boolean> {
+export async function tableExists(client: DynamoDBClient, name: string): Promise<boolean> {
   try {
     await client.send(new DescribeTableCommand({ TableName: name }));
     return true;

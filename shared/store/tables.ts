@@ -3,7 +3,7 @@
  * their tables from these definitions, so keys and indexes cannot drift between them.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { config, type Config } from '../config';
+import { config, OBSERVATIONS_TABLE_NAME, type Config } from '../config';
 
 export interface KeyAttribute {
   name: string;
@@ -21,6 +21,12 @@ export interface IndexDefinition {
 export interface TableDefinition {
   /** Stable logical id, used for CDK construct ids and config lookup. */
   id: 'observations' | 'aux' | 'directory';
+  /**
+   * The table's name after the deployment's prefix. A layout change that DynamoDB cannot apply in
+   * place (a local index's projection) gets a new name, so a deployment creates the new table
+   * beside the old one and the migration command copies the data across (docs/operations.md).
+   */
+  name: string;
   partitionKey: KeyAttribute;
   sortKey: KeyAttribute;
   /** Local secondary indexes share the partition key and allow strongly consistent reads. */
@@ -37,17 +43,32 @@ const S = (name: string): KeyAttribute => ({ name, type: 'S' });
  * every per-patient read is a strongly consistent Query on the base table or one of its local
  * indexes: a device reads its own upload back at once. The sharded code index serves
  * population-wide reads by code, where eventual consistency is acceptable.
+ *
+ * Layout 2 (docs/store.md): only the code index, which serves code searches, study scopes and full
+ * downloads by code, copies whole rows; the effective and last-update indexes and the population
+ * index hold keys only (a Query on a local index fetches the rest of each row from the table, still
+ * strongly consistent). Every index entry costs one write unit either way; keys-only entries cost
+ * a fifth of the bytes.
  */
 export const OBSERVATIONS: TableDefinition = {
   id: 'observations',
+  name: OBSERVATIONS_TABLE_NAME,
   partitionKey: S('pk'),
   sortKey: S('sk'),
   localIndexes: [
-    { name: 'byEffective', partitionKey: S('pk'), sortKey: S('effSk'), projection: 'ALL' },
+    { name: 'byEffective', partitionKey: S('pk'), sortKey: S('effSk'), projection: 'KEYS_ONLY' },
     { name: 'byCodeEffective', partitionKey: S('pk'), sortKey: S('codeEffSk'), projection: 'ALL' },
-    { name: 'byUpdated', partitionKey: S('pk'), sortKey: S('updatedSk'), projection: 'ALL' },
+    { name: 'byUpdated', partitionKey: S('pk'), sortKey: S('updatedSk'), projection: 'KEYS_ONLY' },
   ],
-  globalIndexes: [{ name: 'byCode', partitionKey: S('codeShard'), sortKey: S('effSk'), projection: 'ALL' }],
+  globalIndexes: [{ name: 'byCode', partitionKey: S('codeShard'), sortKey: S('effSk'), projection: 'KEYS_ONLY' }],
+};
+
+/** The first layout of the observations table (every index a full copy), kept for the migration command. */
+export const OBSERVATIONS_LAYOUT_1: TableDefinition = {
+  ...OBSERVATIONS,
+  name: 'observations',
+  localIndexes: OBSERVATIONS.localIndexes.map((i) => ({ ...i, projection: 'ALL' })),
+  globalIndexes: OBSERVATIONS.globalIndexes.map((i) => ({ ...i, projection: 'ALL' })),
 };
 
 /**
@@ -59,6 +80,7 @@ export const OBSERVATIONS: TableDefinition = {
  */
 export const AUX: TableDefinition = {
   id: 'aux',
+  name: 'aux',
   partitionKey: S('pk'),
   sortKey: S('sk'),
   localIndexes: [{ name: 'bySource', partitionKey: S('pk'), sortKey: S('srcSk'), projection: 'ALL' }],
@@ -73,6 +95,7 @@ export const AUX: TableDefinition = {
  */
 export const DIRECTORY: TableDefinition = {
   id: 'directory',
+  name: 'directory',
   partitionKey: S('pk'),
   sortKey: S('sk'),
   localIndexes: [],
@@ -106,6 +129,11 @@ function keySchema(partitionKey: KeyAttribute, sortKey?: KeyAttribute) {
 function projection(p: IndexDefinition['projection']) {
   if (p === 'ALL' || p === 'KEYS_ONLY') return { ProjectionType: p };
   return { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...p] };
+}
+
+/** Whether a Query on this index returns whole rows without fetching them from the table. */
+export function holdsWholeItems(table: TableDefinition, indexName: string | undefined): boolean {
+  return indexName === undefined || [...table.localIndexes, ...table.globalIndexes].find((i) => i.name === indexName)?.projection === 'ALL';
 }
 
 /** Every attribute used in a key of the table or of one of its indexes. */

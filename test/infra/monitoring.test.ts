@@ -106,7 +106,7 @@ describe('alarms', () => {
   it('alarm per table on throttled requests and system errors, summed over every operation the code sends', () => {
     const tables = synth.resources('AWS::DynamoDB::GlobalTable');
     for (const definition of TABLES) {
-      const [tableId] = tables.find(([, t]) => String(t.Properties.TableName).endsWith(definition.id))!;
+      const [tableId] = tables.find(([, t]) => String(t.Properties.TableName).endsWith(definition.name))!;
       for (const [suffix, metricName] of [['throttled-requests', 'ThrottledRequests'], ['system-errors', 'SystemErrors']] as const) {
         const alarm = alarms().get(`${definition.id}-${suffix}`)!;
         const queries = alarm.Metrics as Array<{ MetricStat?: any; Expression?: string }>;

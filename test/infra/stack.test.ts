@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../lib/app';
 import { FAMILIES, GATEWAY_ROUTES } from '../../shared/http/families';
-import { TABLES } from '../../shared/store/tables';
+import { OBSERVATIONS, TABLES } from '../../shared/store/tables';
 import { cfnLint, cfnLintRequired, findCfnLint } from './cfn-lint';
 import { NAMESPACE, SMART, synthesized, type Resource, type Synthesized } from './fixture';
 
@@ -37,7 +37,7 @@ describe('stack', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     expect(tables).toHaveLength(3);
     for (const def of TABLES) {
-      const table = tables.find((t) => t.Properties.TableName?.endsWith?.(def.id));
+      const table = tables.find((t) => t.Properties.TableName?.endsWith?.(def.name));
       expect(table, def.id).toBeDefined();
       const p = table!.Properties;
       expect(p.KeySchema).toEqual([
@@ -57,7 +57,7 @@ describe('stack', () => {
 
   it('has the code index write-sharded and TTL on the directory table', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
-    const obs = tables.find((t) => t.Properties.TableName.endsWith('observations'))!;
+    const obs = tables.find((t) => t.Properties.TableName.endsWith(OBSERVATIONS.name))!;
     expect(obs.Properties.GlobalSecondaryIndexes[0].KeySchema[0].AttributeName).toBe('codeShard');
     const dir = tables.find((t) => t.Properties.TableName.endsWith('directory'))!;
     expect(dir.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });

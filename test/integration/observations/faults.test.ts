@@ -4,6 +4,7 @@
  * stored; what still fails is reported per entry and nothing of it remains. (The combinations of
  * faults, and the state they leave, are test/security/faults-observations.test.ts.)
  */
+import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../support/invoke';
@@ -24,16 +25,20 @@ afterEach(() => {
 });
 
 const readings = (n: number) => Array.from({ length: n }, (_, i) => observation(world, { at: Date.UTC(2025, 3, 1, 0, i) }));
+/** Readings with an identifier each: their rows go through the transaction path. */
+const claimed = (n: number) =>
+  Array.from({ length: n }, (_, i) => observation(world, { at: Date.UTC(2025, 3, 2, 0, i), identifiers: [{ system: 'urn:test:faults', value: randomUUID() }] }));
+const isRowWrite = (name: string) => name === 'TransactWriteItemsCommand' || name === 'PutItemCommand';
 
 async function allReadable(ids: string[]) {
   for (const id of ids) expect((await call('GET', `/FHIR/R5/Observation/${id}`, { token: world.patient.token })).status, id).toBe(200);
 }
 
 describe('retried until stored', () => {
-  it('each row and its id pointer are written by one transaction, so neither lands without the other', async () => {
+  it('a reading with identifiers: its row, its id pointer and its claims are written by one transaction, so none lands without the others', async () => {
     const recorder = recordCommands();
     remove = recorder.stop;
-    const res = await upload(world.patient.token, readings(30));
+    const res = await upload(world.patient.token, claimed(30));
     expect(statusesOf(res).every((s) => s === '201 Created')).toBe(true);
     const transactions = recorder.commands
       .filter((c) => c.name === 'TransactWriteItemsCommand')
@@ -41,10 +46,62 @@ describe('retried until stored', () => {
     for (const id of idsOf(res)) {
       const written = transactions.find((items) => items.some((item) => item.pk === `O#${id}`));
       expect(written?.some((item) => item.id === Number(id) && String(item.sk).startsWith('U#')), id).toBe(true);
+      expect(written?.some((item) => item.id === Number(id) && String(item.pk).startsWith('I#')), id).toBe(true);
     }
     expect(recorder.commands.map((c) => c.name)).not.toContain('BatchWriteItemCommand');
     await allReadable(idsOf(res));
   });
+
+  it('a reading without identifiers: one conditional put of its row, and its id pointer only after the row landed', async () => {
+    const recorder = recordCommands();
+    remove = recorder.stop;
+    const res = await upload(world.patient.token, readings(30));
+    expect(statusesOf(res).every((s) => s === '201 Created')).toBe(true);
+    const names = recorder.commands.map((c) => c.name);
+    expect(names).not.toContain('TransactWriteItemsCommand');
+    const puts = recorder.commands.flatMap((c, at) => (c.name === 'PutItemCommand' ? [{ at, input: c.input as any }] : []));
+    expect(puts).toHaveLength(30);
+    expect(puts.every((p) => p.input.ConditionExpression === 'attribute_not_exists(pk)' && String(p.input.Item.sk).startsWith('U#'))).toBe(true);
+    const pointerWrites = recorder.commands.flatMap((c, at) =>
+      c.name === 'BatchWriteItemCommand' ? (Object.values(c.input.RequestItems as Record<string, any[]>).flat().map((r) => ({ at, pk: r.PutRequest.Item.pk as string }))) : [],
+    );
+    for (const id of idsOf(res)) {
+      const row = puts.find((p) => p.input.Item.id === Number(id))!;
+      const pointer = pointerWrites.find((w) => w.pk === `O#${id}`);
+      expect(pointer && pointer.at > row.at, id).toBe(true);
+    }
+    await allReadable(idsOf(res));
+  });
+
+  it('a row put throttled twice is retried until stored', async () => {
+    let faults = 2;
+    remove = injectFault(async (command, send) => {
+      if (command.name !== 'PutItemCommand' || faults === 0) return send();
+      faults -= 1;
+      throw throttling();
+    });
+    const before = (await storedRows(world.patient.id)).length;
+    const res = await upload(world.patient.token, readings(4));
+    expect(faults).toBe(0);
+    expect(statusesOf(res).every((s) => s === '201 Created')).toBe(true);
+    expect((await storedRows(world.patient.id)).length).toBe(before + 4);
+    await allReadable(idsOf(res));
+  });
+
+  it('a pointer that could not be written: the reading answers 503, and its retry restores the pointer and answers 200 with the same id', async () => {
+    remove = injectFault(async (command, send) => {
+      if (command.name === 'BatchWriteItemCommand') throw throttling();
+      return send();
+    });
+    const batch = readings(2);
+    const first = await upload(world.patient.token, batch);
+    expect(statusesOf(first)).toEqual(['503 Service Unavailable', '503 Service Unavailable']);
+    remove();
+    remove = undefined;
+    const again = await upload(world.patient.token, batch);
+    expect(statusesOf(again)).toEqual(['200 OK', '200 OK']);
+    await allReadable(idsOf(again));
+  }, 60_000);
 
   it('TransactWriteItems throttled twice, then cancelled by a conflicting transaction', async () => {
     const faults = [throttling, throttling, 'conflict'] as Array<(() => Error) | 'conflict'>;
@@ -60,7 +117,7 @@ describe('retried until stored', () => {
       });
     });
     const before = (await storedRows(world.patient.id)).length;
-    const res = await upload(world.patient.token, readings(12));
+    const res = await upload(world.patient.token, claimed(12));
     expect(faults).toHaveLength(0);
     expect(statusesOf(res).every((s) => s === '201 Created')).toBe(true);
     expect((await storedRows(world.patient.id)).length).toBe(before + 12);
@@ -71,11 +128,11 @@ describe('retried until stored', () => {
 describe('reported per entry when it keeps failing', () => {
   it('a store that stays throttled: every reading answers 503 and none is stored', async () => {
     remove = injectFault(async (command, send) => {
-      if (command.name === 'TransactWriteItemsCommand') throw throttling();
+      if (isRowWrite(command.name)) throw throttling();
       return send();
     });
     const before = (await storedRows(world.patient.id)).length;
-    const res = await upload(world.patient.token, readings(3));
+    const res = await upload(world.patient.token, [readings(1)[0], ...claimed(1), readings(1)[0]]);
     expect(res.status).toBe(200);
     expect(statusesOf(res)).toEqual(['503 Service Unavailable', '503 Service Unavailable', '503 Service Unavailable']);
     expect(res.json.entry[0].response.outcome.issue[0]).toMatchObject({ severity: 'error', code: 'transient' });
@@ -98,9 +155,25 @@ describe('refused for good', () => {
       });
     });
     const before = (await storedRows(world.patient.id)).length;
-    const res = await upload(world.patient.token, readings(3));
+    const res = await upload(world.patient.token, claimed(3));
     expect(statusesOf(res)).toEqual(['500 Internal Server Error', '201 Created', '201 Created']);
     expect(transactions).toBe(2);
+    expect((await storedRows(world.patient.id)).length).toBe(before + 2);
+  });
+
+  it('a row put refused for a reason a retry cannot change is that reading\'s 500 at once, the others stored', async () => {
+    let puts = 0;
+    remove = injectFault(async (command, send) => {
+      if (command.name !== 'PutItemCommand') return send();
+      puts += 1;
+      if (puts > 1) return send();
+      throw Object.assign(new Error('Item size has exceeded the maximum allowed size'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } });
+    });
+    const before = (await storedRows(world.patient.id)).length;
+    const res = await upload(world.patient.token, readings(3));
+    expect(statusesOf(res).filter((s) => s === '500 Internal Server Error')).toHaveLength(1);
+    expect(statusesOf(res).filter((s) => s === '201 Created')).toHaveLength(2);
+    expect(puts).toBe(3);
     expect((await storedRows(world.patient.id)).length).toBe(before + 2);
   });
 

@@ -1,0 +1,20 @@
+/**
+ * A data folder made before the observations table's layout 2 holds its readings in the layout-1
+ * table. When `npm start` has just created the layout-2 table beside it, the readings are copied
+ * across once (the copy the operations runbook runs on AWS), so a local user keeps their data.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { config } from '../shared/config';
+import { toLayout2 } from '../shared/observations/layout-migration';
+import { copyTable } from '../shared/store/copy-table';
+import { tableExists } from '../shared/store/provision';
+import { OBSERVATIONS_LAYOUT_1 } from '../shared/store/tables';
+
+/** Copies a layout-1 observations table into a layout-2 table created just now; returns the items copied. */
+export async function upgradeObservationsTable(client: DynamoDBClient, created: readonly string[]): Promise<number> {
+  const cfg = config();
+  const previous = `${cfg.resourcePrefix}${OBSERVATIONS_LAYOUT_1.name}`;
+  if (!created.includes(cfg.observationsTable) || previous === cfg.observationsTable || !(await tableExists(client, previous))) return 0;
+  const done = await copyTable({ from: previous, to: cfg.observationsTable, transform: toLayout2 });
+  return done.copied;
+}

@@ -1,0 +1,92 @@
+/**
+ * Copies every item of one table into another, transformed on the way: the move of a table to a
+ * new layout. Idempotent and resumable:
+ *
+ * - each item is put only where its key is free (`attribute_not_exists`), so a second run, or a
+ *   run after the service started writing to the new table, never overwrites anything;
+ * - the source is read by a parallel Scan whose position (each segment's last key) is saved after
+ *   every page through `saveProgress`, so a run stopped anywhere resumes where it was.
+ *
+ * Throttling is retried with backoff; an item the target still refuses stops the run (nothing is
+ * skipped silently), and the next run picks up from the last saved page.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import pMap from 'p-map';
+import { dynamo } from './clients';
+import { backoff, isRetryable, MAX_ATTEMPTS } from './retry';
+
+export type Item = Record<string, unknown>;
+
+export interface CopyProgress {
+  /** Per Scan segment: where it stopped (undefined before its first page), and whether it is done. */
+  segments: Array<{ start?: Item; done: boolean }>;
+  copied: number;
+  /** Items whose key the target already held (copied by an earlier run, or written since). */
+  present: number;
+}
+
+export interface CopyOptions {
+  from: string;
+  to: string;
+  /** The items to put for one source item (none to leave it behind). */
+  transform: (item: Item) => Item[];
+  /** Parallel Scan segments (ignored when resuming: the saved progress fixes them). */
+  segments?: number;
+  /** Where the last run stopped. */
+  progress?: CopyProgress;
+  saveProgress?: (progress: CopyProgress) => void | Promise<void>;
+  pageSize?: number;
+  putConcurrency?: number;
+}
+
+export function freshProgress(segments: number): CopyProgress {
+  return { segments: Array.from({ length: segments }, () => ({ done: false })), copied: 0, present: 0 };
+}
+
+/** Puts an item where its key is free; false when the target already holds the key. */
+async function putIfAbsent(table: string, item: Item): Promise<boolean> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await dynamo().send(new PutCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      if (!isRetryable(e) || attempt >= MAX_ATTEMPTS) throw e;
+      await backoff(attempt);
+    }
+  }
+}
+
+export async function copyTable(options: CopyOptions): Promise<CopyProgress> {
+  const progress = options.progress ?? freshProgress(Math.max(1, Math.min(64, options.segments ?? 4)));
+  const total = progress.segments.length;
+  const save = async () => options.saveProgress?.(structuredClone(progress));
+  await Promise.all(
+    progress.segments.map(async (segment, index) => {
+      while (!segment.done) {
+        const page = await dynamo().send(
+          new ScanCommand({
+            TableName: options.from,
+            Segment: index,
+            TotalSegments: total,
+            Limit: options.pageSize ?? 500,
+            ConsistentRead: true,
+            ...(segment.start ? { ExclusiveStartKey: segment.start } : {}),
+          }),
+        );
+        const targets = (page.Items ?? []).flatMap((item) => options.transform(item));
+        const written = await pMap(targets, (item) => putIfAbsent(options.to, item), { concurrency: options.putConcurrency ?? 16 });
+        progress.copied += written.filter(Boolean).length;
+        progress.present += written.filter((w) => !w).length;
+        if (page.LastEvaluatedKey) segment.start = page.LastEvaluatedKey;
+        else {
+          delete segment.start;
+          segment.done = true;
+        }
+        await save();
+      }
+    }),
+  );
+  return progress;
+}
