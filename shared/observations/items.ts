@@ -36,17 +36,28 @@ export function toItem(o: StoredObservation): ObservationItem {
     status: o.status,
     ...(o.identifiers.length > 0 ? { identifiers: o.identifiers } : {}),
     data: storedPayload(o.data),
-    uuid: o.uuid,
-    ...(o.effective ? { effKind: o.effective.kind, effStart: o.effective.start, effEnd: o.effective.end } : {}),
-    lastUpdated: o.lastUpdated,
+    // Only what differs from an instant is stored: a period's kind, an end after the start.
+    ...(o.effective
+      ? {
+          ...(o.effective.kind !== 'dateTime' ? { effKind: o.effective.kind } : {}),
+          effStart: o.effective.start,
+          ...(o.effective.end !== o.effective.start ? { effEnd: o.effective.end } : {}),
+        }
+      : {}),
   };
 }
 
+/** `meta.lastUpdated`: the start of the last-update index key (`<instant>#<id>`), so the row does not repeat it. */
+export const lastUpdatedOf = (item: ObservationItem): string => String(item.updatedSk).slice(0, String(item.updatedSk).indexOf('#'));
+
+/** The reading's `header.uuid`: its row key names it (`U#<uuid>`), so the row does not repeat it. */
+export const uuidOf = (item: ObservationItem): string => String(item.sk).slice(2);
+
 export function fromItem(item: ObservationItem): StoredObservation {
   const effective: EffectiveTime | undefined =
-    item.effKind === undefined
+    item.effStart === undefined
       ? undefined
-      : { kind: item.effKind as EffectiveTime['kind'], start: item.effStart as number, end: item.effEnd as number };
+      : { kind: (item.effKind ?? 'dateTime') as EffectiveTime['kind'], start: item.effStart as number, end: (item.effEnd ?? item.effStart) as number };
   return {
     id: item.id as number,
     patientId: item.patientId as number,
@@ -55,9 +66,9 @@ export function fromItem(item: ObservationItem): StoredObservation {
     status: item.status as string,
     identifiers: (item.identifiers as ObservationIdentifier[] | undefined) ?? [],
     data: uploadedPayload(item.data),
-    uuid: item.uuid as string,
+    uuid: uuidOf(item),
     effective,
-    lastUpdated: item.lastUpdated as string,
+    lastUpdated: lastUpdatedOf(item),
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import { config } from '../../shared/config';
 import { auxKeys } from '../../shared/auxiliary/keys';
+import { uuidOf } from '../../shared/observations/items';
 import { observationKeys } from '../../shared/observations/keys';
 import { bucketKeys } from './auxiliary';
 import { tableItems } from './store';
@@ -59,7 +60,7 @@ export async function auditObservations(): Promise<ObservationAudit> {
     }
   }
   return {
-    readings: rows.map((r) => ({ id: r.id, patientId: r.patientId, uuid: r.uuid })),
+    readings: rows.map((r) => ({ id: r.id, patientId: r.patientId, uuid: uuidOf(r) })),
     orphanPointers,
     unreachableRows: rows.filter((r) => !pointed.has(keyOf(r))).map(keyOf),
     orphanIdentifierClaims: [...claimsByKey.keys()].filter((k) => !heldClaims.has(k)),

@@ -4,6 +4,7 @@
  * named for it.
  */
 import pMap from 'p-map';
+import { uuidOf } from '../../shared/observations/items';
 import { queryPartition } from '../../shared/observations/read';
 import type { LoadLedger } from './load-ledger';
 
@@ -27,8 +28,8 @@ export async function storedReadings(patientId: number): Promise<Map<string, str
   const rows = new Map<string, string>();
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await queryPartition({ patientId, index: 'byUpdated', ascending: true, attributes: ['uuid', 'id'] }, PAGE, start);
-    for (const item of page.items) rows.set(item.uuid as string, String(item.id));
+    const page = await queryPartition({ patientId, index: 'byUpdated', ascending: true, attributes: ['sk', 'id'] }, PAGE, start);
+    for (const item of page.items) rows.set(uuidOf(item), String(item.id));
     start = page.next;
   } while (start);
   return rows;

@@ -224,7 +224,7 @@ async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (i
   return n;
 }
 
-const COUNT_ATTRIBUTES = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'effStart', 'effEnd', 'lastUpdated'];
+const COUNT_ATTRIBUTES = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'effStart', 'effEnd', 'updatedSk'];
 
 async function countQuery(q: PartitionQuery, test: ((i: ObservationItem) => boolean) | undefined): Promise<number> {
   let n = 0;

@@ -12,7 +12,7 @@ import type { DateQuery, TokenQuery } from '../../fhir/search';
 import type { TimeRange } from '../../fhir/search/dates';
 import { dateMatches, tokenMatches } from '../../fhir/search/match';
 import { normaliseText } from '../../fhir/search/text';
-import type { ObservationItem } from '../items';
+import { lastUpdatedOf, type ObservationItem } from '../items';
 import type { ObservationIdentifier } from '../model';
 import type { NativeQuery } from './query';
 
@@ -54,7 +54,7 @@ export function idFilter(query: NativeQuery): Set<number> | undefined {
 export function effectiveRange(item: ObservationItem): TimeRange | undefined {
   if (item.effStart === undefined) return undefined;
   const start = item.effStart as number;
-  return { lo: start, hi: Math.max(start + 1, item.effEnd as number) };
+  return { lo: start, hi: Math.max(start + 1, (item.effEnd ?? start) as number) };
 }
 
 const allOf = <T>(criteria: readonly T[][], test: (value: T) => boolean) => criteria.every((alternatives) => alternatives.some(test));
@@ -73,7 +73,7 @@ export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | und
     if (allowed && !allowed.has(item.codeId as number)) return false;
     if (ids && !ids.has(item.id as number)) return false;
     if (!dates(query.dates, effectiveRange(item))) return false;
-    const updated = Date.parse(item.lastUpdated as string);
+    const updated = Date.parse(lastUpdatedOf(item));
     if (!dates(query.lastUpdated, { lo: updated, hi: updated + 1 })) return false;
     if (!query.statuses.every((s) => s.values.includes(item.status as string) !== s.not)) return false;
     const identifiers = ((item.identifiers as ObservationIdentifier[] | undefined) ?? []).map((i) => ({ ...(i.system !== undefined ? { s: i.system } : {}), c: i.value }));

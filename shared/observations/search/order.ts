@@ -10,7 +10,7 @@
  *   (effective start descending, undated last). A page then touches only the patients it shows,
  *   which is what keeps a download of a 10,000-patient study linear in its size.
  */
-import type { ObservationItem } from '../items';
+import { lastUpdatedOf, type ObservationItem } from '../items';
 
 export interface Order {
   kind: 'date' | 'updated' | 'patient';
@@ -29,7 +29,7 @@ export interface Position {
 export function positionOf(order: Order, item: ObservationItem): Position {
   const p = item.patientId as number;
   const i = item.id as number;
-  if (order.kind === 'updated') return { p, i, u: 0, t: Date.parse(item.lastUpdated as string) };
+  if (order.kind === 'updated') return { p, i, u: 0, t: Date.parse(lastUpdatedOf(item)) };
   return item.effStart === undefined ? { p, i, u: 1, t: 0 } : { p, i, u: 0, t: item.effStart as number };
 }
 
