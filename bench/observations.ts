@@ -131,6 +131,8 @@ async function searchBench(patientId: Id, stored: number, dates: string, caller:
         ScanIndexForward: false,
         ConsistentRead: true,
         Limit: 201,
+        // The effective index holds keys only: the same rows, whole, are fetched from the table.
+        Select: 'ALL_ATTRIBUTES',
       }),
     );
   const viaHandler = () => send('GET', url, caller.token);

@@ -38,6 +38,8 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
 ]);
 
 async function main() {
+  // The handlers' metric lines (EMF on stdout) would drown the tables.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const wanted = process.argv.slice(2);
   const names = wanted.length > 0 ? wanted : [...BENCHMARKS.keys()];
   for (const name of names) {

@@ -189,7 +189,6 @@ async function measure<T>(op: () => Promise<T>): Promise<Meter & { value: T }> {
 
 export async function storageBench(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-storage-'));
   const runtime = await startRuntime({ dataDir, port: 0, seed: false, inMemory: true });
   try {

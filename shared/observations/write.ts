@@ -13,18 +13,19 @@
  * 2. The span statistics of each patient are raised first when a row needs it (`span-stats.ts`).
  * 3. A reading without identifiers is one conditional put of its row (the key patient +
  *    `header.uuid` must be free; a failed condition returns the row already there, `ALL_OLD`, so a
- *    duplicate answers with the id it already has), then its id pointer (read by id) goes in a
- *    BatchWriteItem: 1 write unit each, where a transaction costs 2. The row lands first, so a
- *    pointer never leads nowhere; a row whose pointer did not land (the invocation stopped in
- *    between, the store stayed busy) answers 503, and the client's retry finds the row in step 0
- *    and writes the missing pointer (every re-posted reading's pointer is checked).
+ *    duplicate answers with the id it already has): 1 write unit, where a transaction costs 2.
  *    A reading with identifiers goes in TransactWriteItems of up to 100 actions: its row's
- *    conditional put, its id pointer, and each identifier a claim conditional on being free, so
- *    DynamoDB refuses a second holder of an identifier across requests and processes, and the
- *    claims commit with the row or not at all. The cancellation reasons name the actions that
- *    failed and return the existing items (`ALL_OLD`). The actions of a cancelled transaction that
- *    did not fail are retried; rows whose keys repeat within one request wait for a later round,
- *    since one transaction may not touch an item twice.
+ *    conditional put and each identifier a claim conditional on being free, so DynamoDB refuses a
+ *    second holder of an identifier across requests and processes, and the claims commit with the
+ *    row or not at all. The cancellation reasons name the actions that failed and return the
+ *    existing items (`ALL_OLD`). The actions of a cancelled transaction that did not fail are
+ *    retried; rows whose keys repeat within one request wait for a later round, since one
+ *    transaction may not touch an item twice.
+ *    Then the id pointers (read by id) of the rows stored now go in BatchWriteItem. A row lands
+ *    before its pointer, so a pointer never leads nowhere; a row whose pointer did not land (the
+ *    invocation stopped in between, the store stayed busy) answers 503, and the client's retry
+ *    finds the row in step 0 and writes the missing pointer (every re-posted reading's pointer is
+ *    checked).
  * 4. Throttling and transaction conflicts are retried with backoff; what still fails is reported
  *    per reading (503), never dropped silently.
  */
@@ -76,7 +77,7 @@ interface Pending {
   item: ObservationItem;
   /** The row's id pointer. */
   pointer: ObservationItem;
-  /** With identifiers: the row's put first, then its id pointer, then one claim per identifier (one transaction). */
+  /** With identifiers: the row's put first, then one claim per identifier (one transaction). */
   actions: TransactItem[];
   /** Keys the actions touch, to keep two actions on one item out of a transaction. */
   keys: string[];
@@ -100,10 +101,9 @@ function pendingOf(observation: StoredObservation, index: number): Pending {
   const conditional = (Item: Record<string, unknown>): TransactItem => ({
     Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
   });
-  // The id is fresh from the counter, so its pointer needs no condition.
-  const actions: TransactItem[] = [conditional(item), { Put: { TableName: table(), Item: pointer } }, ...claims.map(conditional)];
+  const actions: TransactItem[] = [conditional(item), ...claims.map(conditional)];
   const keys = [item, pointer, ...claims].map((i) => keyId(i));
-  return { index, observation, item, pointer, actions, keys, bytes: itemBytes(item) + 200 * (1 + claims.length) };
+  return { index, observation, item, pointer, actions, keys, bytes: itemBytes(item) + 200 * claims.length };
 }
 
 const claimsIdentifiers = (p: Pending) => p.observation.identifiers.length > 0;
@@ -140,8 +140,10 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
     const groups = groupForTransactions(round.filter(claimsIdentifiers));
     await Promise.all([
       pMap(groups, (group) => runTransaction(group, outcomes), { concurrency: TRANSACTION_CONCURRENCY }),
-      putRows(round.filter((p) => !claimsIdentifiers(p)), outcomes),
+      pMap(round.filter((p) => !claimsIdentifiers(p)), (p) => putRow(p, outcomes), { concurrency: PUT_CONCURRENCY }),
     ]);
+    // The id is fresh from the counter, so its pointer needs no condition.
+    await writePointers(round.filter((p) => outcomes[p.index]?.kind === 'created').map((p) => ({ index: p.index, pointer: p.pointer })), outcomes);
     pending = later;
   }
   return outcomes;
@@ -160,17 +162,7 @@ async function findStored(inputs: readonly NewObservation[]): Promise<Map<string
   }
 }
 
-/**
- * Puts the rows of readings without identifiers, each conditional on its key being free, then the
- * pointers of the rows stored now (step 3 of the header).
- */
-async function putRows(round: Pending[], outcomes: WriteOutcome[]): Promise<void> {
-  if (round.length === 0) return;
-  await pMap(round, (p) => putRow(p, outcomes), { concurrency: PUT_CONCURRENCY });
-  const created = round.filter((p) => outcomes[p.index]?.kind === 'created');
-  await writePointers(created.map((p) => ({ index: p.index, pointer: p.pointer })), outcomes);
-}
-
+/** Puts the row of a reading without identifiers, conditional on its key being free (step 3 of the header). */
 async function putRow(p: Pending, outcomes: WriteOutcome[]): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -304,8 +296,8 @@ async function runTransaction(group: Pending[], outcomes: WriteOutcome[]): Promi
   }
 }
 
-/** Where a reading's identifier claims start among its actions (after the row's put and its pointer). */
-const FIRST_CLAIM = 2;
+/** Where a reading's identifier claims start among its actions (after the row's put). */
+const FIRST_CLAIM = 1;
 
 const BUSY = 'The store is busy; the reading was not stored. Please retry.';
 
@@ -329,7 +321,7 @@ function settleCancelled(group: Pending[], reasons: CancellationReason[], outcom
       else retry.push(p);
       continue;
     }
-    // The row's put and its pointer come first; the identifier claims follow.
+    // The row's put comes first; the identifier claims follow.
     const claim = own.findIndex((r, i) => i >= FIRST_CLAIM && failedCondition(r));
     if (claim >= FIRST_CLAIM) {
       const holder = own[claim]!.Item ? Number(unmarshall(own[claim]!.Item).id) : 0;

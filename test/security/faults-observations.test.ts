@@ -143,7 +143,8 @@ describe('an invocation stopped half-way through its batch, and the batch sent a
     ['never sent', false],
     ['sent, its answer lost', true],
   ])('the second transaction %s: after the re-send, exactly one row per reading', async (_what, sending) => {
-    const batch = readings(100);
+    // A third of them carry an identifier: 67 readings of two actions each make two transactions.
+    const batch = readings(200);
     const stopper = await stopInvocation('first', 'TransactWriteItemsCommand', 1, { sending });
     suite.removeAfterTest(stopper.remove);
     suite.entries += batch.length;
