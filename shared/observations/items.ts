@@ -33,7 +33,8 @@ export function toItem(o: StoredObservation): ObservationItem {
     patientId: o.patientId,
     codeId: o.codeId,
     deviceId: o.deviceId,
-    status: o.status,
+    // Nearly every reading is `final`: only another status is stored.
+    ...(o.status !== FINAL ? { status: o.status } : {}),
     ...(o.identifiers.length > 0 ? { identifiers: o.identifiers } : {}),
     data: storedPayload(o.data),
     // Only what differs from an instant is stored: a period's kind, an end after the start.
@@ -50,6 +51,11 @@ export function toItem(o: StoredObservation): ObservationItem {
 /** `meta.lastUpdated`: the start of the last-update index key (`<instant>#<id>`), so the row does not repeat it. */
 export const lastUpdatedOf = (item: ObservationItem): string => String(item.updatedSk).slice(0, String(item.updatedSk).indexOf('#'));
 
+const FINAL = 'final';
+
+/** `Observation.status`; `final` unless the row says otherwise. */
+export const statusOf = (item: ObservationItem): string => (item.status as string | undefined) ?? FINAL;
+
 /** The reading's `header.uuid`: its row key names it (`U#<uuid>`), so the row does not repeat it. */
 export const uuidOf = (item: ObservationItem): string => String(item.sk).slice(2);
 
@@ -63,7 +69,7 @@ export function fromItem(item: ObservationItem): StoredObservation {
     patientId: item.patientId as number,
     codeId: item.codeId as number,
     deviceId: item.deviceId as number,
-    status: item.status as string,
+    status: statusOf(item),
     identifiers: (item.identifiers as ObservationIdentifier[] | undefined) ?? [],
     data: uploadedPayload(item.data),
     uuid: uuidOf(item),

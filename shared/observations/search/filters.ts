@@ -12,7 +12,7 @@ import type { DateQuery, TokenQuery } from '../../fhir/search';
 import type { TimeRange } from '../../fhir/search/dates';
 import { dateMatches, tokenMatches } from '../../fhir/search/match';
 import { normaliseText } from '../../fhir/search/text';
-import { lastUpdatedOf, type ObservationItem } from '../items';
+import { lastUpdatedOf, statusOf, type ObservationItem } from '../items';
 import type { ObservationIdentifier } from '../model';
 import type { NativeQuery } from './query';
 
@@ -75,7 +75,7 @@ export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | und
     if (!dates(query.dates, effectiveRange(item))) return false;
     const updated = Date.parse(lastUpdatedOf(item));
     if (!dates(query.lastUpdated, { lo: updated, hi: updated + 1 })) return false;
-    if (!query.statuses.every((s) => s.values.includes(item.status as string) !== s.not)) return false;
+    if (!query.statuses.every((s) => s.values.includes(statusOf(item)) !== s.not)) return false;
     const identifiers = ((item.identifiers as ObservationIdentifier[] | undefined) ?? []).map((i) => ({ ...(i.system !== undefined ? { s: i.system } : {}), c: i.value }));
     if (!allOf(query.identifiers, (q: TokenQuery) => identifiers.some((i) => tokenMatches(i, q)))) return false;
     return allOf(query.devices, (d) => d === String(item.deviceId));

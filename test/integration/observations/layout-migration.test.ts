@@ -12,6 +12,7 @@ import { uploadedPayload } from '../../../shared/observations/items';
 import { batchWriteAll } from '../../../shared/store/batch';
 import { copyTable, type CopyProgress } from '../../../shared/store/copy-table';
 import { createTableInput, OBSERVATIONS_LAYOUT_1 } from '../../../shared/store/tables';
+import { upgradeObservationsTable } from '../../../local/upgrade-tables';
 import { call } from '../../support/invoke';
 import { tableItems } from '../../support/store';
 import { idsOf, observation, observationWorld, statusesOf, upload, type ObservationWorld } from '../../support/observations';
@@ -78,5 +79,25 @@ describe('copying layout 1 into layout 2', () => {
     expect(again.copied).toBe(0);
     expect(again.present).toBe(stored.length);
     expect(byKey(await tableItems(config().observationsTable))).toEqual(byKey(before));
+  });
+});
+
+describe('a local data folder made before layout 2', () => {
+  it('is copied once, when npm start has just created the layout-2 table beside it', async () => {
+    const raw = new DynamoDBClient({});
+    try {
+      const row = stored.find((i) => String(i.sk).startsWith('U#'))!;
+      // Another reading only the old table holds, as a folder made by the earlier version would.
+      const older: Record<string, unknown> = { ...row, sk: 'U#00000000-0000-4000-8000-000000000001', id: 999_999_001, data: uploadedPayload(row.data) };
+      expect(await batchWriteAll(layout1(), [{ PutRequest: { Item: older } }])).toEqual([]);
+      expect(await upgradeObservationsTable(raw, [])).toBe(0);
+      expect(byKey(await tableItems(config().observationsTable)).has(`${older.pk}|${older.sk}`)).toBe(false);
+      expect(await upgradeObservationsTable(raw, [config().observationsTable])).toBe(1);
+      const copied = byKey(await tableItems(config().observationsTable)).get(`${older.pk}|${older.sk}`)!;
+      expect(copied.data).toBeInstanceOf(Uint8Array);
+      expect(uploadedPayload(copied.data)).toBe(older.data);
+    } finally {
+      raw.destroy();
+    }
   });
 });
