@@ -24,8 +24,8 @@
  *    Then the id pointers (read by id) of the rows stored now go in BatchWriteItem. A row lands
  *    before its pointer, so a pointer never leads nowhere; a row whose pointer did not land (the
  *    invocation stopped in between, the store stayed busy) answers 503, and the client's retry
- *    finds the row in step 0 and writes the missing pointer (every re-posted reading's pointer is
- *    checked).
+ *    finds the row (in step 0, or by its own write's failed condition) and writes the missing
+ *    pointer (every reading answered as already stored has its pointer checked).
  * 4. Throttling and transaction conflicts are retried with backoff; what still fails is reported
  *    per reading (503), never dropped silently.
  */
@@ -119,8 +119,7 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
     if (row) outcomes[index] = { kind: 'existing', observation: row };
     else fresh.push(index);
   });
-  await restorePointers([...stored.values()], outcomes);
-  if (fresh.length === 0) return outcomes;
+  if (fresh.length === 0) return withPointers(outcomes);
 
   const ids = await idBlocks('observation', OBSERVATION_ID_BLOCK).take(fresh.length);
   const lastUpdated = new Date().toISOString();
@@ -146,6 +145,18 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
     await writePointers(round.filter((p) => outcomes[p.index]?.kind === 'created').map((p) => ({ index: p.index, pointer: p.pointer })), outcomes);
     pending = later;
   }
+  return withPointers(outcomes);
+}
+
+/**
+ * The outcomes, once every reading answered as already stored has its id pointer: its first upload
+ * may have stopped between row and pointer. That row is found by the lookup of step 0, or by the
+ * failed condition of this request's own write when the first upload's row landed in between.
+ */
+async function withPointers(outcomes: WriteOutcome[]): Promise<WriteOutcome[]> {
+  const existing = new Map<number, StoredObservation>();
+  for (const o of outcomes) if (o?.kind === 'existing') existing.set(o.observation.id, o.observation);
+  await restorePointers([...existing.values()], outcomes);
   return outcomes;
 }
 

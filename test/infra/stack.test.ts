@@ -51,7 +51,8 @@ describe('stack', () => {
       expect(replica.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled).toBe(true);
       expect(replica.DeletionProtectionEnabled).toBe(true);
       expect(p.SSESpecification.SSEEnabled).toBe(true);
-      expect(table).toMatchObject({ DeletionPolicy: 'Retain' });
+      // Retained on replacement too: a layout that gets a new table name leaves the old table and its data in place.
+      expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     }
   });
 

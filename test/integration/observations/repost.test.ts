@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { injectFault, recordCommands, type SentCommand } from '../../support/faults';
+import { injectFault, recordCommands, throttling, type SentCommand } from '../../support/faults';
+import { call } from '../../support/invoke';
 import { idsOf, observation, observationWorld, statusesOf, storedRows, upload, type ObservationWorld } from '../../support/observations';
 
 let world: ObservationWorld;
@@ -89,6 +90,21 @@ describe('a lookup that does not find them still ends in one row', () => {
     expect(idsOf(again)).toEqual(idsOf(first));
     expect((await storedRows(world.patient.id)).length).toBe(rows);
   });
+
+  it('rows whose first upload stopped before their pointers, missed by the lookup: found by their own write, given their pointers', async () => {
+    const batch = readings(3);
+    remove = injectFault(async (command, send) => {
+      if (command.name === 'BatchWriteItemCommand') throw throttling();
+      return send();
+    });
+    const first = await upload(world.patient.token, batch);
+    expect(statusesOf(first)).toEqual(['503 Service Unavailable', '503 Service Unavailable', '503 Service Unavailable']);
+    remove();
+    onRowLookups(() => ({ Responses: {} }));
+    const again = await upload(world.patient.token, batch);
+    expect(statusesOf(again)).toEqual(['200 OK', '200 OK', '200 OK']);
+    for (const id of idsOf(again)) expect((await call('GET', `/FHIR/R5/Observation/${id}`, { token: world.patient.token })).status, id).toBe(200);
+  }, 60_000);
 
   it('the lookup failing: the readings are still stored once', async () => {
     const batch = readings(3);
