@@ -8,7 +8,7 @@ import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-s
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../../shared/config';
 import { toLayout2 } from '../../../shared/observations/layout-migration';
-import { uploadedPayload } from '../../../shared/observations/items';
+import { fromItem, uploadedPayload } from '../../../shared/observations/items';
 import { batchWriteAll } from '../../../shared/store/batch';
 import { copyTable, type CopyProgress } from '../../../shared/store/copy-table';
 import { createTableInput, OBSERVATIONS_LAYOUT_1 } from '../../../shared/store/tables';
@@ -34,12 +34,25 @@ beforeAll(async () => {
   ids = idsOf(res);
   stored = await tableItems(config().observationsTable);
 
-  // The table as layout 1 held the same readings: payloads as text, the same keys and ids.
+  // The table as layout 1 held the same readings: the same keys and ids, payloads as text, and the
+  // attributes layout 2 no longer repeats (uuid, lastUpdated, status, an instant's kind and end).
   const raw = new DynamoDBClient({});
   await raw.send(new CreateTableCommand(createTableInput(OBSERVATIONS_LAYOUT_1, layout1())));
   await waitUntilTableExists({ client: raw, maxWaitTime: 60, minDelay: 1 }, { TableName: layout1() });
   raw.destroy();
-  const asLayout1 = stored.map((item) => (item.data === undefined ? item : { ...item, data: uploadedPayload(item.data) }));
+  const asLayout1 = stored.map((item) => {
+    if (item.data === undefined) return item;
+    const o = fromItem(item);
+    return {
+      ...item,
+      data: o.data,
+      uuid: o.uuid,
+      lastUpdated: o.lastUpdated,
+      status: o.status,
+      ...(o.effective ? { effKind: o.effective.kind, effStart: o.effective.start, effEnd: o.effective.end } : {}),
+    };
+  });
+  expect(asLayout1.some((i) => i.uuid !== undefined && i.lastUpdated !== undefined && i.status === 'final' && typeof i.data === 'string')).toBe(true);
   expect(await batchWriteAll(layout1(), asLayout1.map((Item) => ({ PutRequest: { Item } })))).toEqual([]);
   // The new deployment starts with an empty layout-2 table.
   expect(await batchWriteAll(config().observationsTable, stored.map((i) => ({ DeleteRequest: { Key: { pk: i.pk, sk: i.sk } } })))).toEqual([]);
