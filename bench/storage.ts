@@ -25,7 +25,7 @@ import type { Id } from '../shared/directory/model';
 import { encodePayload, samplePayload } from '../shared/omh/samples';
 import { itemReadUnits, queryReadUnits, storedBytes, writeUnits, type StoredItem } from '../shared/store/capacity';
 import { dynamo } from '../shared/store/clients';
-import { OBSERVATIONS, type TableDefinition } from '../shared/store/tables';
+import { heldAttributes, indexNamed, OBSERVATIONS, type TableDefinition } from '../shared/store/tables';
 import { chunksOf } from '../shared/lists';
 import { HOUR, invoke, postBatch, world, type World } from './observation-world';
 import { printTable } from './table';
@@ -77,10 +77,11 @@ function recordSmallWrite(tableName: string | undefined, transactional: boolean)
 
 /** Whether a Query on an index asks for attributes the index does not hold (a local index then fetches the item). */
 function fetches(table: TableDefinition, input: { IndexName?: string; Select?: string; ProjectionExpression?: string; ExpressionAttributeNames?: Record<string, string> }): boolean {
-  const index = [...table.localIndexes, ...table.globalIndexes].find((i) => i.name === input.IndexName);
-  if (!index || index.projection === 'ALL' || input.Select === 'COUNT' || input.Select === 'ALL_PROJECTED_ATTRIBUTES') return false;
+  const index = indexNamed(table, input.IndexName);
+  const attributes = index && heldAttributes(table, index);
+  if (!attributes || input.Select === 'COUNT' || input.Select === 'ALL_PROJECTED_ATTRIBUTES') return false;
   if (!input.ProjectionExpression) return input.Select === 'ALL_ATTRIBUTES';
-  const held = new Set([table.partitionKey.name, table.sortKey.name, index.partitionKey.name, index.sortKey?.name, ...(index.projection === 'KEYS_ONLY' ? [] : index.projection)]);
+  const held = new Set(attributes);
   return input.ProjectionExpression.split(',').map((a) => a.trim()).map((a) => input.ExpressionAttributeNames?.[a] ?? a).some((a) => !held.has(a));
 }
 

@@ -6,6 +6,9 @@ import type { ObservationIdentifier, StoredObservation } from './model';
 
 export type ObservationItem = Record<string, unknown>;
 
+/** Nearly every reading's status: the one a row does not store. */
+const FINAL = 'final';
+
 /**
  * The payload as stored: its bytes when the uploaded Base64 text is exactly what encoding them
  * gives back (a quarter smaller than the text), else the text itself, so the payload is always
@@ -33,7 +36,6 @@ export function toItem(o: StoredObservation): ObservationItem {
     patientId: o.patientId,
     codeId: o.codeId,
     deviceId: o.deviceId,
-    // Nearly every reading is `final`: only another status is stored.
     ...(o.status !== FINAL ? { status: o.status } : {}),
     ...(o.identifiers.length > 0 ? { identifiers: o.identifiers } : {}),
     data: storedPayload(o.data),
@@ -50,8 +52,6 @@ export function toItem(o: StoredObservation): ObservationItem {
 
 /** `meta.lastUpdated`: the start of the last-update index key (`<instant>#<id>`), so the row does not repeat it. */
 export const lastUpdatedOf = (item: ObservationItem): string => String(item.updatedSk).slice(0, String(item.updatedSk).indexOf('#'));
-
-const FINAL = 'final';
 
 /** `Observation.status`; `final` unless the row says otherwise. */
 export const statusOf = (item: ObservationItem): string => (item.status as string | undefined) ?? FINAL;

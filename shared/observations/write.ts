@@ -40,7 +40,7 @@ import { batchGetAll, batchWriteAll } from '../store/batch';
 import { PASSING_CANCELLATIONS } from '../store/busy';
 import { dynamo } from '../store/clients';
 import { idBlocks } from '../store/counters';
-import { backoff, isRetryable, MAX_ATTEMPTS } from '../store/retry';
+import { backoff, isRetryable, MAX_ATTEMPTS, retryWhileBusy } from '../store/retry';
 import { fromItem, itemBytes, toItem, type ObservationItem } from './items';
 import { observationKeys } from './keys';
 import type { NewObservation, ObservationIdentifier, StoredObservation } from './model';
@@ -79,7 +79,7 @@ interface Pending {
   pointer: ObservationItem;
   /** With identifiers: the row's put first, then one claim per identifier (one transaction). */
   actions: TransactItem[];
-  /** Keys the actions touch, to keep two actions on one item out of a transaction. */
+  /** Keys the row and its claims take, to keep two writes of one item out of a round. */
   keys: string[];
   bytes: number;
 }
@@ -102,7 +102,7 @@ function pendingOf(observation: StoredObservation, index: number): Pending {
     Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
   });
   const actions: TransactItem[] = [conditional(item), ...claims.map(conditional)];
-  const keys = [item, pointer, ...claims].map((i) => keyId(i));
+  const keys = [item, ...claims].map((i) => keyId(i));
   return { index, observation, item, pointer, actions, keys, bytes: itemBytes(item) + 200 * claims.length };
 }
 
@@ -154,9 +154,14 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
  * failed condition of this request's own write when the first upload's row landed in between.
  */
 async function withPointers(outcomes: WriteOutcome[]): Promise<WriteOutcome[]> {
-  const existing = new Map<number, StoredObservation>();
-  for (const o of outcomes) if (o?.kind === 'existing') existing.set(o.observation.id, o.observation);
-  await restorePointers([...existing.values()], outcomes);
+  const existing = outcomes.flatMap((o, index) => (o?.kind === 'existing' ? [{ index, pointer: pointerItem(o.observation) }] : []));
+  if (existing.length === 0) return outcomes;
+  try {
+    const found = new Set((await batchGetAll(table(), existing.map(({ pointer }) => ({ pk: pointer.pk, sk: pointer.sk })))).map(keyId));
+    await writePointers(existing.filter((e) => !found.has(keyId(e.pointer))), outcomes);
+  } catch (e) {
+    rootLogger().warn('checking the pointers of re-posted readings failed', e instanceof Error ? e : String(e));
+  }
   return outcomes;
 }
 
@@ -175,59 +180,38 @@ async function findStored(inputs: readonly NewObservation[]): Promise<Map<string
 
 /** Puts the row of a reading without identifiers, conditional on its key being free (step 3 of the header). */
 async function putRow(p: Pending, outcomes: WriteOutcome[]): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await dynamo().send(
+  try {
+    await retryWhileBusy(() =>
+      dynamo().send(
         new PutCommand({ TableName: table(), Item: p.item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-      );
-      outcomes[p.index] = { kind: 'created', observation: p.observation };
-      return;
-    } catch (e) {
-      if (e instanceof ConditionalCheckFailedException) {
-        const existing = e.Item ? fromItem(unmarshall(e.Item)) : undefined;
-        // Our own row, whose first answer was lost and which the SDK sent again, counts as stored now.
-        if (!existing || existing.id === p.observation.id) outcomes[p.index] = { kind: 'created', observation: p.observation };
-        else outcomes[p.index] = { kind: 'existing', observation: existing };
-        return;
-      }
-      if (isRetryable(e) && attempt < MAX_ATTEMPTS) {
-        await backoff(attempt);
-        continue;
-      }
-      if (!isRetryable(e)) rootLogger().error('observation put refused', e instanceof Error ? e : String(e));
-      outcomes[p.index] = isRetryable(e) ? failed(503, BUSY) : failed(500, 'The store refused the reading.');
-      return;
+      ),
+    );
+    outcomes[p.index] = { kind: 'created', observation: p.observation };
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) {
+      const existing = e.Item ? fromItem(unmarshall(e.Item)) : undefined;
+      // Our own row, whose first answer was lost and which the SDK sent again, counts as stored now.
+      if (!existing || existing.id === p.observation.id) outcomes[p.index] = { kind: 'created', observation: p.observation };
+      else outcomes[p.index] = { kind: 'existing', observation: existing };
+    } else if (isRetryable(e)) {
+      outcomes[p.index] = failed(503, BUSY);
+    } else {
+      rootLogger().error('observation put refused', e instanceof Error ? e : String(e));
+      outcomes[p.index] = failed(500, 'The store refused the reading.');
     }
   }
 }
 
 /**
- * Writes id pointers (fresh ids, so no condition). A reading whose pointer still could not be
- * written is stored but not yet readable by id: it answers 503, and the retry restores the pointer.
+ * Writes id pointers (no condition: a pointer's content follows from its row). Entries of one
+ * reading share one write. A reading whose pointer still could not be written is stored but not
+ * yet readable by id: it answers 503, and the retry restores the pointer.
  */
 async function writePointers(pointers: ReadonlyArray<{ index: number; pointer: ObservationItem }>, outcomes: WriteOutcome[]): Promise<void> {
   if (pointers.length === 0) return;
-  const unwritten = new Set((await batchWriteAll(table(), pointers.map((p) => ({ PutRequest: { Item: p.pointer } })))).map((r) => keyId(r.PutRequest!.Item!)));
+  const unique = new Map(pointers.map((p) => [keyId(p.pointer), p.pointer]));
+  const unwritten = new Set((await batchWriteAll(table(), [...unique.values()].map((Item) => ({ PutRequest: { Item } })))).map((r) => keyId(r.PutRequest!.Item!)));
   for (const { index, pointer } of pointers) if (unwritten.has(keyId(pointer))) outcomes[index] = failed(503, BUSY);
-}
-
-/** Re-posted readings: the pointer of a row whose first upload stopped before its pointer landed. */
-async function restorePointers(rows: readonly StoredObservation[], outcomes: WriteOutcome[]): Promise<void> {
-  if (rows.length === 0) return;
-  try {
-    const found = new Set((await batchGetAll(table(), rows.map((r) => observationKeys.pointer(r.id)))).map((p) => p.pk as string));
-    const missing = rows.filter((r) => !found.has(observationKeys.pointer(r.id).pk));
-    if (missing.length === 0) return;
-    const byRow = new Map(missing.map((r) => [r.id, r]));
-    const failedRows = new Set<number>();
-    const unwritten = await batchWriteAll(table(), missing.map((r) => ({ PutRequest: { Item: pointerItem(r) } })));
-    for (const r of unwritten) failedRows.add(Number(String(r.PutRequest!.Item!.pk).slice(2)));
-    outcomes.forEach((o, i) => {
-      if (o?.kind === 'existing' && byRow.has(o.observation.id) && failedRows.has(o.observation.id)) outcomes[i] = failed(503, BUSY);
-    });
-  } catch (e) {
-    rootLogger().warn('checking the pointers of re-posted readings failed', e instanceof Error ? e : String(e));
-  }
 }
 
 /** Readings whose keys are all new to this round; the others wait for the next round. */

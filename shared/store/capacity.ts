@@ -17,7 +17,7 @@
  * - Storage is each item's size plus 100 bytes, and each index entry's size plus 100 bytes.
  */
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import type { IndexDefinition, TableDefinition } from './tables';
+import { heldAttributes, indexNamed, type IndexDefinition, type TableDefinition } from './tables';
 
 export type StoredItem = Record<string, NativeAttributeValue>;
 
@@ -57,15 +57,9 @@ const present = (item: StoredItem, name: string) => item[name] !== undefined && 
 /** The entry an item has in an index (undefined when it lacks the index's keys: a sparse index). */
 export function indexEntry(table: TableDefinition, index: IndexDefinition, item: StoredItem): StoredItem | undefined {
   if (!present(item, index.partitionKey.name) || (index.sortKey && !present(item, index.sortKey.name))) return undefined;
-  const keys = [table.partitionKey.name, table.sortKey.name, index.partitionKey.name, ...(index.sortKey ? [index.sortKey.name] : [])];
-  const entry: StoredItem = {};
-  const copy = (name: string) => {
-    if (present(item, name)) entry[name] = item[name];
-  };
-  if (index.projection === 'ALL') return { ...item };
-  keys.forEach(copy);
-  if (index.projection !== 'KEYS_ONLY') index.projection.forEach(copy);
-  return entry;
+  const held = heldAttributes(table, index);
+  if (!held) return { ...item };
+  return Object.fromEntries(held.filter((name) => present(item, name)).map((name) => [name, item[name]]));
 }
 
 /** Every index entry of an item, with its index. */
@@ -99,7 +93,7 @@ export function itemReadUnits(items: readonly StoredItem[], consistent = true): 
  * started 4 KB, plus a whole-item read per item when the index does not project what was asked.
  */
 export function queryReadUnits(table: TableDefinition, indexName: string | undefined, items: readonly StoredItem[], opts: { consistent?: boolean; fetched?: boolean } = {}): number {
-  const index = [...table.localIndexes, ...table.globalIndexes].find((i) => i.name === indexName);
+  const index = indexNamed(table, indexName);
   const entries = index ? items.map((item) => indexEntry(table, index, item) ?? item) : items;
   const together = units(entries.reduce((n, e) => n + itemSize(e), 0), READ_UNIT);
   const fetched = index && opts.fetched ? items.reduce((n, item) => n + units(itemSize(item), READ_UNIT), 0) : 0;

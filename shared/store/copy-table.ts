@@ -14,7 +14,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
 import { dynamo } from './clients';
-import { backoff, isRetryable, MAX_ATTEMPTS } from './retry';
+import { retryWhileBusy } from './retry';
 
 export type Item = Record<string, unknown>;
 
@@ -46,15 +46,12 @@ export function freshProgress(segments: number): CopyProgress {
 
 /** Puts an item where its key is free; false when the target already holds the key. */
 async function putIfAbsent(table: string, item: Item): Promise<boolean> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await dynamo().send(new PutCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-      return true;
-    } catch (e) {
-      if (e instanceof ConditionalCheckFailedException) return false;
-      if (!isRetryable(e) || attempt >= MAX_ATTEMPTS) throw e;
-      await backoff(attempt);
-    }
+  try {
+    await retryWhileBusy(() => dynamo().send(new PutCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
+    return true;
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return false;
+    throw e;
   }
 }
 

@@ -20,6 +20,21 @@ const THROTTLING = new Set([
   'TransactionInProgressException',
 ]);
 
+/**
+ * Runs one store call, and again after a pause while it fails with an error worth another try, up
+ * to MAX_ATTEMPTS; then (or on any other error) throws what it threw last.
+ */
+export async function retryWhileBusy<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (e) {
+      if (!isRetryable(e) || attempt >= MAX_ATTEMPTS) throw e;
+      await backoff(attempt);
+    }
+  }
+}
+
 /** Errors worth another try after a pause (the SDK already retried them a few times). */
 export function isRetryable(error: unknown): boolean {
   const e = error as { name?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };

@@ -131,9 +131,21 @@ function projection(p: IndexDefinition['projection']) {
   return { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...p] };
 }
 
-/** Whether a Query on this index returns whole rows without fetching them from the table. */
+/** The table's index of that name (local or global). */
+export function indexNamed(table: TableDefinition, indexName: string | undefined): IndexDefinition | undefined {
+  return [...table.localIndexes, ...table.globalIndexes].find((i) => i.name === indexName);
+}
+
+/** The attributes an index entry holds: the index's and the table's keys and the projected ones; undefined for ALL. */
+export function heldAttributes(table: TableDefinition, index: IndexDefinition): string[] | undefined {
+  if (index.projection === 'ALL') return undefined;
+  const keys = [table.partitionKey.name, table.sortKey.name, index.partitionKey.name, ...(index.sortKey ? [index.sortKey.name] : [])];
+  return [...new Set([...keys, ...(index.projection === 'KEYS_ONLY' ? [] : index.projection)])];
+}
+
+/** Whether a Query on this index (or the table) returns whole rows without fetching them from the table. */
 export function holdsWholeItems(table: TableDefinition, indexName: string | undefined): boolean {
-  return indexName === undefined || [...table.localIndexes, ...table.globalIndexes].find((i) => i.name === indexName)?.projection === 'ALL';
+  return indexName === undefined || indexNamed(table, indexName)?.projection === 'ALL';
 }
 
 /** Every attribute used in a key of the table or of one of its indexes. */
