@@ -10,6 +10,14 @@ const withStores = {
 
 export default defineConfig({
   test: {
+    // `npm run coverage`: what the suite exercises of the product's code (docs/testing.md keeps the
+    // figures before and after the in-memory stores).
+    coverage: {
+      provider: 'v8',
+      include: ['shared/**/*.ts', 'functions/**/*.ts', 'lib/**/*.ts', 'local/**/*.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'coverage',
+    },
     // Quiet by default; the tests of log, audit and metric lines turn them on for themselves.
     env: { LOG_LEVEL: 'silent', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
