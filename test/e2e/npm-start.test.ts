@@ -1,0 +1,191 @@
+/**
+ * The README's own commands, as a new user types them, against one data folder: `npm start` comes
+ * up with demo data within a minute; `npm run --silent token -- <who>` prints a token the service
+ * accepts; the demo patients list through `GET /FHIR/R5/Patient`; a sample upload stores and
+ * re-posts; Ctrl-C stops it cleanly. Then `SMART_FIXTURE=1 npm start` (docs/portal.md) reuses the
+ * folder and its invitation link works in a browser from start to finish.
+ *
+ * The service starts twice in the whole suite (the second start is what proves the folder is
+ * reused), so these checks share each start instead of paying for one each.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resetSigningKeys } from '../../shared/auth/signing-keys';
+import { verifyAccessToken } from '../../shared/auth/tokens';
+import { resetConfig } from '../../shared/config';
+import { freePort } from '../../local/engines';
+import { REPO_ROOT } from '../../local/runtime';
+import { launchBrowser } from '../support/browser';
+import { counts, phonePage } from '../support/portal';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'cdx-npm-start-'));
+let port: number;
+let service: ChildProcess | undefined;
+let output = '';
+/** Whether the current start's output pipes have closed. */
+let closed = false;
+let browser: Browser | undefined;
+
+/** A new user's shell: none of the test run's engine endpoints, table prefixes or settings. */
+function userEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(AWS_|RESOURCE_PREFIX|DATA_DIR|SITE_URL|VITEST|NODE_ENV|LOG_LEVEL|PORT|SMART_|npm_)/.test(k)) continue;
+    env[k] = v;
+  }
+  return { ...env, PORT: String(port), DATA_DIR: dataDir, ...extra };
+}
+
+/** `npm start` in its own process group, as in a terminal; resolves once it says it is running. */
+async function npmStart(extra: Record<string, string> = {}): Promise<number> {
+  const startedAt = Date.now();
+  output = '';
+  closed = false;
+  service = spawn('npm', ['start'], { cwd: REPO_ROOT, env: userEnvironment(extra), detached: true });
+  service.once('close', () => (closed = true));
+  service.stdout!.on('data', (c) => (output += c));
+  service.stderr!.on('data', (c) => (output += c));
+  while (!output.includes('Press Ctrl-C')) {
+    if (service.exitCode !== null) throw new Error(`npm start exited: ${output}`);
+    if (Date.now() - startedAt > 100_000) throw new Error(`npm start did not come up: ${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return Date.now() - startedAt;
+}
+
+/**
+ * Ctrl-C to the whole group (npm and the service), as a terminal sends it. Resolves with whether
+ * the service stopped cleanly: it printed `Stopped.` (its last line before exiting 0) and npm
+ * ended by that Ctrl-C or with 0, not with an error code. npm ends at once on Ctrl-C while the
+ * service is still stopping, so this waits for the output pipes to close (every process of the
+ * group that held them has exited), not for npm's exit.
+ */
+async function ctrlC(): Promise<boolean> {
+  const child = service!;
+  const ended = (code: number | null, signal: NodeJS.Signals | null) => (code === 0 || signal === 'SIGINT') && output.includes('Stopped.');
+  if (closed) return ended(child.exitCode, child.signalCode);
+  const exited = new Promise<boolean>((done) => child.once('close', (code, signal) => done(ended(code, signal))));
+  process.kill(-child.pid!, 'SIGINT');
+  return exited;
+}
+
+function npmRun(args: readonly string[], extra: Record<string, string> = {}) {
+  const out = spawnSync('npm', ['run', '--silent', ...args], { cwd: REPO_ROOT, env: userEnvironment(extra), encoding: 'utf8' });
+  return { status: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+const token = (who: string, extra: Record<string, string> = {}) => npmRun(['token', '--', who], extra);
+
+/** The claims of a token, verified with the running service's key (its data folder) and issuer. */
+async function claimsOf(accessToken: string) {
+  process.env.DATA_DIR = dataDir;
+  process.env.SITE_URL = `http://localhost:${port}`;
+  resetConfig();
+  resetSigningKeys();
+  return verifyAccessToken(accessToken);
+}
+
+const url = (path: string) => `http://localhost:${port}${path}`;
+
+afterAll(async () => {
+  await browser?.close();
+  if (service) await ctrlC();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start, as the README says', () => {
+  it('comes up with demo data within a minute and serves the metadata on both bases', async () => {
+    port = await freePort();
+    const elapsed = await npmStart();
+    expect(elapsed).toBeLessThan(60_000);
+    expect(output).toContain(`http://localhost:${port}`);
+    expect(output).toContain('demo data seeded');
+    expect(output).toContain('npm run --silent token -- practitioner');
+    expect(output).toContain(`http://localhost:${port}/clients/portal/?code=localhost%3A${port}_`);
+    for (const path of ['/FHIR/R5/metadata', '/fhir/r5/metadata']) {
+      const res = await fetch(url(path));
+      expect(res.status).toBe(200);
+      expect((await res.json()).resourceType).toBe('CapabilityStatement');
+    }
+  }, 120_000);
+
+  it('npm run --silent token prints only a token, for the demo accounts and any account email', async () => {
+    const practitioner = token('practitioner');
+    expect(practitioner.status).toBe(0);
+    expect(practitioner.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    expect(await claimsOf(practitioner.stdout.trim())).toMatchObject({ sub: '1', kind: 'practitioner', iss: `http://localhost:${port}` });
+    expect(await claimsOf(token('patient').stdout.trim())).toMatchObject({ kind: 'patient' });
+    expect(await claimsOf(token('PRACTITIONER@example.org').stdout.trim())).toMatchObject({ sub: '1' });
+    const other = await claimsOf(token('other-practitioner').stdout.trim());
+    expect(other).toMatchObject({ kind: 'practitioner' });
+    expect(other.sub).not.toBe('1');
+    expect(await claimsOf(token('other-patient').stdout.trim())).toMatchObject({ kind: 'patient', patient: '3' });
+  }, 60_000);
+
+  it('npm run token fails clearly, with nothing on stdout, for an unknown account or another port', () => {
+    const unknown = token('nobody@example.org');
+    expect(unknown).toMatchObject({ status: 1, stdout: '' });
+    expect(unknown.stderr).toContain('No account with email nobody@example.org');
+    // A word that is a name on every plain object is no account either.
+    expect(token('constructor')).toMatchObject({ status: 1, stdout: '' });
+    expect(token('practitioner', { PORT: String(port + 1) })).toMatchObject({ status: 1, stdout: '' });
+  }, 60_000);
+
+  it("lists the demo patients to the practitioner's token, and nothing without one", async () => {
+    const accessToken = token('practitioner').stdout.trim();
+    const res = await fetch(url('/FHIR/R5/Patient'), { headers: { Authorization: `Bearer ${accessToken}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/fhir+json');
+    const bundle = (await res.json()) as { resourceType: string; total: number; entry: Array<{ resource: { id: string; name: Array<{ family: string }> } }> };
+    expect(bundle).toMatchObject({ resourceType: 'Bundle', total: 2 });
+    expect(bundle.entry.map((e) => [e.resource.id, e.resource.name[0]!.family])).toEqual([
+      ['1', 'Rivera'],
+      ['2', 'Chen'],
+    ]);
+    expect((await fetch(url('/FHIR/R5/Patient'))).status).toBe(401);
+  }, 60_000);
+
+  it("stores the patient's first upload (npm run sample), answers its re-post as already stored, and finds it", async () => {
+    const patientToken = token('patient').stdout.trim();
+    const sample = npmRun(['sample', '--', 'omh:heart-rate:2.0', '3']);
+    expect(sample.status, sample.stderr).toBe(0);
+    const headers = { Authorization: `Bearer ${patientToken}`, 'Content-Type': 'application/fhir+json' };
+    type BatchResponse = { type: string; entry: Array<{ response: { status: string; location: string } }> };
+    const upload = await fetch(url('/FHIR/R5/'), { method: 'POST', headers, body: sample.stdout });
+    expect(upload.status).toBe(200);
+    const response = (await upload.json()) as BatchResponse;
+    expect(response.type).toBe('batch-response');
+    expect(response.entry.map((e) => e.response.status)).toEqual(['201 Created', '201 Created', '201 Created']);
+    const again = (await (await fetch(url('/FHIR/R5/'), { method: 'POST', headers, body: sample.stdout })).json()) as BatchResponse;
+    expect(again.entry.map((e) => e.response.status)).toEqual(['200 OK', '200 OK', '200 OK']);
+    const search = await fetch(url('/FHIR/R5/Observation?code=omh:heart-rate:2.0&_sort=-_lastUpdated&_count=3'), { headers });
+    const found = (await search.json()) as { entry: Array<{ resource: { id: string } }> };
+    const created = response.entry.map((e) => /Observation\/([0-9]+)/.exec(e.response.location)![1]);
+    expect(found.entry.map((e) => e.resource.id).sort()).toEqual(created.sort());
+  }, 60_000);
+
+  it('stops cleanly on Ctrl-C', async () => {
+    expect(await ctrlC()).toBe(true);
+  }, 60_000);
+
+  it('SMART_FIXTURE=1 npm start reuses the data folder and prints an invitation link that works in a browser', async () => {
+    await npmStart({ SMART_FIXTURE: '1', LOG_LEVEL: 'warn' });
+    expect(output).toContain('reused');
+    expect((await fetch(url('/health'))).status).toBe(200);
+    expect(output).toMatch(/SMART fixture {2}R4 hospital at http:\/\/127\.0\.0\.1:\d+\/fhir\/r4/);
+    const links = output.match(/http:\/\/localhost:\d+\/clients\/portal\/\?code=\S+/g) ?? [];
+    expect(links).toHaveLength(1); // the seed's earlier link, now replaced, is not printed
+    browser = await launchBrowser();
+    const { page, errors } = await phonePage(browser);
+    await page.goto(links[0]!);
+    await page.getByRole('button', { name: 'Allow' }).click({ timeout: 20_000 });
+    await page.waitForSelector('body[data-state=done]', { timeout: 60_000 });
+    expect(await counts(page)).toMatchObject({ stored: 24, storedWithLoss: 1, failed: 1 });
+    expect(errors).toEqual([]);
+    expect(await ctrlC()).toBe(true);
+  }, 200_000);
+});
