@@ -29,7 +29,7 @@ function decoy(): Promise<string> {
   return dummyHash;
 }
 
-/** Failures are counted under the hash of the address as typed, lower-cased and trimmed. */
+/** One count per address however it is typed (case, spaces), kept under a hash so unknown addresses are not stored. */
 function addressHash(email: string): string {
   return hashSecret(email.trim().toLowerCase());
 }
