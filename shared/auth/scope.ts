@@ -19,10 +19,8 @@
  * involved; never a scan.
  */
 import { getDataSource } from '../directory/data-sources';
-import { batchGet, queryAll } from '../directory/db';
 import { getFhirSource } from '../directory/fhir-sources';
 import { parseId } from '../directory/ids';
-import { idFromSortKey, indexes, keys } from '../directory/keys';
 import { membersOfOrganizations } from '../directory/memberships';
 import { roleAtLeast, type CodeRef, type DataSource, type FhirSource, type Id, type Organization, type OrgRole, type Patient, type Practitioner, type Study } from '../directory/model';
 import { getOrganization } from '../directory/organizations';
@@ -31,6 +29,7 @@ import { getStudies, getStudy, listStudyCodes, listStudyDataSourceIds, listStudy
 import { getPractitioner } from '../directory/users';
 import { badRequest, forbidden, notFound } from '../http/errors';
 import { isPatient, type Caller, type PractitionerCaller } from './caller';
+import { scopeStore } from './store/current';
 
 /** Ids as they arrive (text or numbers, or references such as `Patient/12`); several = OR. */
 export type IdValues = string | number | readonly (string | number)[];
@@ -196,10 +195,7 @@ async function resolve(caller: Caller, filter: ScopeFilter, self: Patient | unde
 
 /** Enrolled patients of a study who are (still) members of its organization. */
 async function studyMembers(study: Study): Promise<Id[]> {
-  const enrolled = await listStudyPatientIds(study.id);
-  const members = await batchGet(enrolled.map((p) => keys.organizationPatient(study.organizationId, p)));
-  const still = new Set(members.map((m) => String(m.sk)));
-  return enrolled.filter((p) => still.has(keys.organizationPatient(study.organizationId, p).sk));
+  return scopeStore().membersAmong(study.organizationId, await listStudyPatientIds(study.id));
 }
 
 /**
@@ -377,10 +373,9 @@ export async function assertCanReadPractitioner(caller: Caller, practitionerId: 
 export async function assertCanReadDataSource(caller: Caller, dataSourceId: Id): Promise<DataSource> {
   const source = await getDataSource(dataSourceId);
   if (source) {
-    const index = indexes.studiesOfDataSource(dataSourceId);
-    const links = await queryAll({ index: index.name, pk: index.pk, skPrefix: index.skPrefix, attributes: ['gsi1sk'] });
+    const studies = await scopeStore().studiesUsingDataSource(dataSourceId);
     const visible = await visibleStudyIds(caller, await selfRecord(caller));
-    if (links.some((l) => visible.has(idFromSortKey(String(l.gsi1sk))))) return source;
+    if (studies.some((id) => visible.has(id))) return source;
   }
   throw notFound(`Device ${dataSourceId} not found.`);
 }

@@ -7,51 +7,31 @@
  */
 import { AUTHORIZATION_CODE_SECONDS } from '../auth/lifetimes';
 import { hashSecret, randomAlphanumeric } from '../auth/secrets';
-import { getItem, putNew, transact, update, type Write } from '../directory/db';
-import { keys } from '../directory/keys';
-import type { Id, UserKind } from '../directory/model';
-import { conflict, type HttpError } from '../http/errors';
 import { nowSeconds } from './clock';
 import { oauthError } from './errors';
-import { newGrantId, revokeGrant } from './grants';
+import { newGrantId, revokeGrant, type Grant } from './grants';
 import { verifierMatches } from './pkce';
+import { oauthStore } from './store/current';
+import type { CodeBinding, StoredCode } from './store/port';
+
+export type { CodeBinding, StoredCode } from './store/port';
 
 export const CODE_LENGTH = 43;
 
-export interface CodeBinding {
-  clientId: string;
-  redirectUri: string;
-  userId: Id;
-  kind: UserKind;
-  scope: string;
-  codeChallenge: string;
-  /** OpenID Connect `nonce` of the authorization request, echoed in the id_token. */
-  nonce?: string;
-  /** The invitation whose redemption issued the code (only its latest code is honoured). */
-  invitationHash?: string;
-}
+const replayed = () => oauthError('invalid_grant', 'The authorization code was already used; the tokens issued from it are revoked.');
 
-export interface StoredCode extends CodeBinding {
-  codeHash: string;
-  /** The grant the code starts; set before use, so a replay knows what to revoke. */
-  grantId: string;
-  issuedAt: number;
-  expiresAt: number;
-  usedAt?: number;
-}
-
-/** A new code and the write that stores it (to join another transaction, e.g. an invitation's redemption). */
-export function newAuthorizationCode(binding: CodeBinding): { code: string; stored: StoredCode; write: Write } {
+/** A new code, not stored yet (an invitation's redemption stores it with its own change). */
+export function newAuthorizationCode(binding: CodeBinding): { code: string; stored: StoredCode } {
   const code = randomAlphanumeric(CODE_LENGTH);
   const issuedAt = nowSeconds();
   const stored: StoredCode = { ...binding, codeHash: hashSecret(code), grantId: newGrantId(), issuedAt, expiresAt: issuedAt + AUTHORIZATION_CODE_SECONDS };
-  return { code, stored, write: putNew({ ...keys.authorizationCode(stored.codeHash), ...stored }, () => conflict('Authorization code collision.')) };
+  return { code, stored };
 }
 
 export async function issueAuthorizationCode(binding: CodeBinding): Promise<{ code: string; stored: StoredCode }> {
-  const { code, stored, write } = newAuthorizationCode(binding);
-  await transact([write]);
-  return { code, stored };
+  const issued = newAuthorizationCode(binding);
+  await oauthStore().codes.insert(issued.stored);
+  return issued;
 }
 
 export interface CodeExchange {
@@ -68,12 +48,11 @@ export interface CodeExchange {
  */
 export async function checkAuthorizationCode(exchange: CodeExchange): Promise<StoredCode> {
   if (exchange.verifier === undefined) throw oauthError('invalid_request', 'The parameter code_verifier is required (PKCE with S256).');
-  const item = /^[A-Za-z0-9]{1,256}$/.test(exchange.code) ? await getItem(keys.authorizationCode(hashSecret(exchange.code))) : undefined;
-  if (!item) throw oauthError('invalid_grant', 'The authorization code is invalid.');
-  const stored = item as unknown as StoredCode;
+  const stored = /^[A-Za-z0-9]{1,256}$/.test(exchange.code) ? await oauthStore().codes.get(hashSecret(exchange.code)) : undefined;
+  if (!stored) throw oauthError('invalid_grant', 'The authorization code is invalid.');
   if (stored.usedAt !== undefined) {
     await revokeGrant(stored.grantId, stored.userId);
-    throw oauthError('invalid_grant', 'The authorization code was already used; the tokens issued from it are revoked.');
+    throw replayed();
   }
   if (stored.expiresAt <= nowSeconds()) throw oauthError('invalid_grant', 'The authorization code has expired.');
   if (stored.clientId !== exchange.clientId) throw oauthError('invalid_grant', 'The authorization code was issued to another client.');
@@ -83,14 +62,11 @@ export async function checkAuthorizationCode(exchange: CodeExchange): Promise<St
 }
 
 /**
- * The write that marks the code used, to run in the transaction that starts its grant. When it
- * fails, another request used the code in the meantime: the caller must treat that as a replay.
+ * Uses the code and stores the grant it starts, in one step. When another request used the code in
+ * the meantime, this is a replay: the grant is revoked and the exchange refused.
  */
-export function markCodeUsed(stored: StoredCode, onReplay: () => HttpError): Write {
-  return update(
-    keys.authorizationCode(stored.codeHash),
-    'SET #usedAt = :at',
-    { condition: 'attribute_exists(pk) AND attribute_not_exists(#usedAt)', names: { '#usedAt': 'usedAt' }, values: { ':at': nowSeconds() } },
-    onReplay,
-  );
+export async function useAuthorizationCode(stored: StoredCode, grant: Grant): Promise<void> {
+  if (await oauthStore().codes.consume(stored.codeHash, nowSeconds(), grant)) return;
+  await revokeGrant(stored.grantId, stored.userId);
+  throw replayed();
 }

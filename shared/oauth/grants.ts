@@ -5,35 +5,20 @@
  * grant is revoked (OAuth 2.0 Security BCP §4.14), which also refuses the access tokens issued under
  * it (their `sid`, checked by `authenticate` on the user item it reads anyway).
  *
- * Items: `GRANT#<id>` (user, client, scope, current token hash, `revokedAt`) and one
- * `REFRESH#<sha256>` pointer per token issued (to find the grant of a retired token). Both expire
- * through DynamoDB TTL (`expiresAt`), and every read checks the expiry too.
+ * Each refresh token keeps a record of its grant (to find the grant of a retired one). Both expire
+ * (DynamoDB TTL on the service's store), and every read checks the expiry too.
  */
 import { randomUUID } from 'node:crypto';
 import { ACCESS_TOKEN_SECONDS, CLOCK_TOLERANCE_SECONDS, REFRESH_TOKEN_SECONDS } from '../auth/lifetimes';
 import { hashSecret, randomAlphanumeric } from '../auth/secrets';
-import { getItem, putNew, transact, update, type Item, type Write } from '../directory/db';
-import { keys } from '../directory/keys';
 import type { Id, UserKind } from '../directory/model';
 import { addRevocations } from '../directory/users';
-import { conflict, HttpError } from '../http/errors';
 import { nowSeconds } from './clock';
 import { oauthError } from './errors';
+import { oauthStore } from './store/current';
+import type { Grant } from './store/port';
 
-export interface Grant {
-  grantId: string;
-  userId: Id;
-  kind: UserKind;
-  clientId: string;
-  scope: string;
-  /** Epoch seconds. */
-  createdAt: number;
-  /** SHA-256 of the one refresh token that may be used next. */
-  currentHash: string;
-  /** Epoch seconds after which the grant is gone (the current refresh token's expiry). */
-  expiresAt: number;
-  revokedAt?: number;
-}
+export type { Grant } from './store/port';
 
 export const REFRESH_TOKEN_LENGTH = 48;
 
@@ -46,40 +31,22 @@ export function newGrantId(): string {
   return randomUUID();
 }
 
-/** The refresh token's pointer item (grant id), written beside each new token. */
-function pointerWrite(tokenHash: string, grantId: string, expiresAt: number): Write {
-  return putNew({ ...keys.refreshToken(tokenHash), grantId, issuedAt: nowSeconds(), expiresAt }, () => conflict('Refresh token collision.'));
-}
-
-/** A new grant with its first refresh token: the writes (to join the transaction that consumes the code) and the token. */
-export function startGrant(input: { grantId: string; userId: Id; kind: UserKind; clientId: string; scope: string }): { refreshToken: string; writes: Write[] } {
+/** A new grant with its first refresh token, not stored yet (the code that starts it stores it, `useAuthorizationCode`). */
+export function startGrant(input: { grantId: string; userId: Id; kind: UserKind; clientId: string; scope: string }): { refreshToken: string; grant: Grant } {
   const refreshToken = randomAlphanumeric(REFRESH_TOKEN_LENGTH);
-  const currentHash = hashSecret(refreshToken);
   const createdAt = nowSeconds();
-  const grant: Grant = { ...input, createdAt, currentHash, expiresAt: createdAt + REFRESH_TOKEN_SECONDS };
-  return {
-    refreshToken,
-    writes: [putNew({ ...keys.grant(grant.grantId), ...grant }, () => conflict('Grant id collision.')), pointerWrite(currentHash, grant.grantId, grant.expiresAt)],
-  };
+  return { refreshToken, grant: { ...input, createdAt, currentHash: hashSecret(refreshToken), expiresAt: createdAt + REFRESH_TOKEN_SECONDS } };
 }
 
-export async function getGrant(grantId: string): Promise<Grant | undefined> {
-  const item = await getItem(keys.grant(grantId));
-  return item ? toGrant(item) : undefined;
-}
-
-function toGrant(item: Item): Grant {
-  const { pk: _pk, sk: _sk, ...grant } = item;
-  return grant as unknown as Grant;
-}
+export const getGrant = (grantId: string): Promise<Grant | undefined> => oauthStore().grants.get(grantId);
 
 /** The grant a refresh token belongs to, whether it is the live one or a retired one; undefined for unknown or expired tokens. */
 export async function grantOfRefreshToken(token: string): Promise<{ grant: Grant; current: boolean } | undefined> {
   if (!/^[A-Za-z0-9]{1,256}$/.test(token)) return undefined;
   const hash = hashSecret(token);
-  const pointer = await getItem(keys.refreshToken(hash));
-  if (!pointer || (pointer.expiresAt as number) <= nowSeconds()) return undefined;
-  const grant = await getGrant(pointer.grantId as string);
+  const record = await oauthStore().grants.token(hash);
+  if (!record || record.expiresAt <= nowSeconds()) return undefined;
+  const grant = await getGrant(record.grantId);
   if (!grant || grant.expiresAt <= nowSeconds()) return undefined;
   return { grant, current: grant.currentHash === hash };
 }
@@ -89,18 +56,7 @@ export async function grantOfRefreshToken(token: string): Promise<{ grant: Grant
  * Idempotent; a grant that is already gone only gets its access tokens refused.
  */
 export async function revokeGrant(grantId: string, userId: Id): Promise<void> {
-  const at = nowSeconds();
-  try {
-    await transact([
-      update(keys.grant(grantId), 'SET #revokedAt = if_not_exists(#revokedAt, :at)', {
-        condition: 'attribute_exists(pk)',
-        names: { '#revokedAt': 'revokedAt' },
-        values: { ':at': at },
-      }),
-    ]);
-  } catch (e) {
-    if (!(e instanceof HttpError && e.status === 409)) throw e;
-  }
+  await oauthStore().grants.revoke(grantId, nowSeconds());
   // Access tokens live by the wall clock (their `exp`), so their revocation is kept by it too.
   const wallNow = Math.floor(Date.now() / 1000);
   await addRevocations(userId, { [`sid:${grantId}`]: wallNow + ACCESS_TOKEN_SECONDS + CLOCK_TOLERANCE_SECONDS });
@@ -111,27 +67,10 @@ export async function revokeGrant(grantId: string, userId: Id): Promise<void> {
  * rotated out: a replay, or a client racing itself) revokes the grant.
  */
 export async function rotateRefreshToken(grant: Grant, presentedHash: string): Promise<string> {
-  const replay = oauthError('invalid_grant', 'This refresh token was already used; the grant is revoked. Sign in again.');
   const next = randomAlphanumeric(REFRESH_TOKEN_LENGTH);
-  const nextHash = hashSecret(next);
-  const expiresAt = nowSeconds() + REFRESH_TOKEN_SECONDS;
-  try {
-    await transact([
-      update(
-        keys.grant(grant.grantId),
-        'SET #current = :next, #expiresAt = :expiresAt',
-        {
-          condition: '#current = :presented AND attribute_not_exists(#revokedAt)',
-          names: { '#current': 'currentHash', '#expiresAt': 'expiresAt', '#revokedAt': 'revokedAt' },
-          values: { ':next': nextHash, ':presented': presentedHash, ':expiresAt': expiresAt },
-        },
-        () => replay,
-      ),
-      pointerWrite(nextHash, grant.grantId, expiresAt),
-    ]);
-  } catch (e) {
-    if (e === replay) await revokeGrant(grant.grantId, grant.userId);
-    throw e;
-  }
-  return next;
+  const hash = hashSecret(next);
+  const issuedAt = nowSeconds();
+  if (await oauthStore().grants.rotate(grant.grantId, presentedHash, { hash, grantId: grant.grantId, issuedAt, expiresAt: issuedAt + REFRESH_TOKEN_SECONDS })) return next;
+  await revokeGrant(grant.grantId, grant.userId);
+  throw oauthError('invalid_grant', 'This refresh token was already used; the grant is revoked. Sign in again.');
 }

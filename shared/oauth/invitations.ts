@@ -16,10 +16,6 @@
 import { INVITATION_REDEMPTION_WINDOW_SECONDS, INVITATION_SECONDS } from '../auth/lifetimes';
 import { hashSecret, randomAlphanumeric } from '../auth/secrets';
 import { config } from '../config';
-import { concurrentChange, getItem, put, putNew, queryAll, transact, type Item, type Write } from '../directory/db';
-import { entityStore } from '../directory/entity';
-import { newId } from '../directory/ids';
-import { indexes, keys } from '../directory/keys';
 import type { Id, OAuthClient, Patient } from '../directory/model';
 import { getOAuthClient, getOAuthClientById } from '../directory/oauth-clients';
 import { createPatientAccount, getPatient } from '../directory/patients';
@@ -28,30 +24,10 @@ import { nowMs } from './clock';
 import { newAuthorizationCode } from './authorization-codes';
 import { invitationVerifier, s256Challenge } from './pkce';
 import { absoluteUri, redirectUrisOf } from './service-clients';
+import { oauthStore } from './store/current';
+import type { Invitation, InvitationChange, InvitationStatus } from './store/port';
 
-export type InvitationStatus = 'issued' | 'redeemed' | 'reissued' | 'cancelled';
-
-export interface Invitation {
-  id: Id;
-  tokenHash: string;
-  patientId: Id;
-  /** The app's numeric id (`/api/v1/`), and its OAuth `client_id`. */
-  clientNumber: Id;
-  clientId: string;
-  status: InvitationStatus;
-  sendEmail: boolean;
-  /** The practitioner who issued it (absent for the demo seed). */
-  createdBy?: Id;
-  createdAt: string;
-  updatedAt: string;
-  /** When it stops being redeemable. */
-  expires: string;
-  /** The last redemption, which opens the re-redemption window. */
-  redeemedAt?: string;
-  redemptions: number;
-  /** The authorization code of the last redemption (the only one honoured). */
-  codeHash?: string;
-}
+export type { Invitation, InvitationStatus } from './store/port';
 
 export interface IssuedInvitation {
   invitation: Invitation;
@@ -73,27 +49,7 @@ export interface GrantDocument {
 export const INVITATION_SCOPE = 'openid email';
 
 const TOKEN = /^[A-Za-z0-9]{32}$/;
-/** Expired invitations stay this long (answering 410, listed) before DynamoDB TTL removes them. */
-const RETAIN_SECONDS = 30 * 24 * 3600;
-
 const unknownInvitation = () => notFound('Invitation not found or already used.');
-
-function toInvitation(item: Item): Invitation {
-  const { pk: _pk, sk: _sk, gsi2pk: _a, gsi2sk: _b, version: _v, expiresAt: _e, ...rest } = item;
-  return rest as unknown as Invitation;
-}
-
-const invitations = entityStore<Invitation, string>({
-  key: keys.invitation,
-  toEntity: toInvitation,
-  toItem: (invitation) => ({
-    ...keys.invitation(invitation.tokenHash),
-    ...indexes.invitationOfPatient(invitation.patientId, invitation.createdAt),
-    ...invitation,
-    expiresAt: Math.floor(Date.parse(invitation.expires) / 1000) + RETAIN_SECONDS,
-  }),
-  notFound: unknownInvitation,
-});
 
 /** The invitation code of a token: the site's host (with port) and the token. */
 export function invitationCode(token: string): string {
@@ -126,7 +82,7 @@ export async function issueInvitation(input: { patient: Patient; client: OAuthCl
   const now = nowMs();
   const at = new Date(now).toISOString();
   const invitation: Invitation = {
-    id: await newId('invitation'),
+    id: await oauthStore().invitations.newId(),
     tokenHash,
     patientId: patient.id,
     clientNumber: client.id,
@@ -139,55 +95,35 @@ export async function issueInvitation(input: { patient: Patient; client: OAuthCl
     expires: new Date(now + INVITATION_SECONDS * 1000).toISOString(),
     redemptions: 0,
   };
-  const currentKey = keys.currentInvitation(patient.id, client.id);
-  const current = await getItem(currentKey);
-  const previous = current ? await getItem(keys.invitation(current.tokenHash as string)) : undefined;
-  const writes: Write[] = [
-    invitations.create(invitation, () => conflict('Invitation collision.')),
-    putNew({ ...keys.invitationNumber(invitation.id), tokenHash }, () => conflict('Invitation number collision.')),
-    put(
-      { ...currentKey, tokenHash },
-      current
-        ? { condition: '#hash = :previous', names: { '#hash': 'tokenHash' }, values: { ':previous': current.tokenHash } }
-        : { condition: 'attribute_not_exists(pk)' },
-      concurrentChange,
-    ),
-  ];
-  if (previous && (previous.status === 'issued' || previous.status === 'redeemed')) {
-    writes.push(statusWrite(previous, 'reissued', at));
-  }
-  await transact(writes);
+  await oauthStore().invitations.issue(invitation, (previous) =>
+    previous.status === 'issued' || previous.status === 'redeemed' ? statusChange('reissued', at) : undefined,
+  );
   const code = invitationCode(token);
   return { invitation, token, code, invitationLink: invitationLink(client, code) };
 }
 
-/** Sets an invitation's status (and other fields) over the version read. */
-function statusWrite(item: Item, status: InvitationStatus, at: string, extra: Record<string, unknown> = {}): Write {
-  return invitations.setFields(item.tokenHash as string, { status, updatedAt: at, ...extra }, item.version as number);
+/** A change of an invitation's status (and other fields). */
+function statusChange(status: InvitationStatus, at: string, extra: InvitationChange = {}): InvitationChange {
+  return { status, updatedAt: at, ...extra };
 }
 
 /** A patient's invitations, oldest first (the token is never stored, so never listed). */
-export async function listInvitations(patientId: Id): Promise<Invitation[]> {
-  const index = indexes.invitationsOfPatient(patientId);
-  return (await queryAll({ index: index.name, pk: index.pk })).map(toInvitation);
-}
+export const listInvitations = (patientId: Id): Promise<Invitation[]> => oauthStore().invitations.listOfPatient(patientId);
 
 /** An invitation by its numeric id. */
 export async function getInvitation(id: Id): Promise<Invitation | undefined> {
-  const pointer = await getItem(keys.invitationNumber(id));
-  const item = pointer ? await getItem(keys.invitation(pointer.tokenHash as string)) : undefined;
-  return item ? toInvitation(item) : undefined;
+  return (await oauthStore().invitations.getById(id))?.invitation;
 }
 
 /** Cancels an invitation: it can no longer be redeemed, and the code of its last redemption stops working. */
 export async function cancelInvitation(id: Id): Promise<Invitation> {
-  const pointer = await getItem(keys.invitationNumber(id));
-  const item = pointer ? await getItem(keys.invitation(pointer.tokenHash as string)) : undefined;
-  if (!item) throw notFound(`Invitation ${id} not found.`);
-  if (item.status === 'cancelled') return toInvitation(item);
-  const at = new Date(nowMs()).toISOString();
-  await transact([statusWrite(item, 'cancelled', at)]);
-  return { ...toInvitation(item), status: 'cancelled', updatedAt: at };
+  const { invitations } = oauthStore();
+  const seen = await invitations.getById(id);
+  if (!seen) throw notFound(`Invitation ${id} not found.`);
+  if (seen.invitation.status === 'cancelled') return seen.invitation;
+  const change = statusChange('cancelled', new Date(nowMs()).toISOString());
+  await invitations.change(seen, change);
+  return { ...seen.invitation, ...change };
 }
 
 /** Why an invitation cannot be redeemed now, if it cannot. */
@@ -224,9 +160,10 @@ async function accountOf(patient: Patient): Promise<Id> {
 export async function redeemInvitation(token: string): Promise<GrantDocument> {
   if (!TOKEN.test(token)) throw unknownInvitation();
   const tokenHash = hashSecret(token);
-  const item = await getItem(keys.invitation(tokenHash));
-  if (!item) throw unknownInvitation();
-  const invitation = toInvitation(item);
+  const { invitations } = oauthStore();
+  const seen = await invitations.get(tokenHash);
+  if (!seen) throw unknownInvitation();
+  const { invitation } = seen;
   const now = nowMs();
   const refused = refusal(invitation, now);
   if (refused) throw refused;
@@ -235,7 +172,7 @@ export async function redeemInvitation(token: string): Promise<GrantDocument> {
   const redirectUri = client && redirectUrisOf(client)[0];
   if (!client || !redirectUri) throw gone('The app of this invitation no longer exists.');
   const userId = await accountOf(patient);
-  const { code, stored, write } = newAuthorizationCode({
+  const { code, stored } = newAuthorizationCode({
     clientId: client.clientId,
     redirectUri,
     userId,
@@ -245,10 +182,16 @@ export async function redeemInvitation(token: string): Promise<GrantDocument> {
     invitationHash: tokenHash,
   });
   const at = new Date(now).toISOString();
-  await transact([write, statusWrite(item, 'redeemed', at, { redeemedAt: at, codeHash: stored.codeHash, redemptions: invitation.redemptions + 1 })]);
+  await invitations.redeem(seen, statusChange('redeemed', at, { redeemedAt: at, codeHash: stored.codeHash, redemptions: invitation.redemptions + 1 }), stored);
   return {
     grant: { grant_type: 'authorization_code', redirect_uri: redirectUri, client_id: client.clientId, code },
     token_endpoint: `${config().siteUrl}/o/token/`,
     expires: new Date(stored.expiresAt * 1000).toISOString(),
   };
+}
+
+/** Whether a code an invitation's redemption issued is still honoured: the invitation was not redeemed again, reissued or cancelled since. */
+export async function invitationHonours(invitationHash: string, codeHash: string): Promise<boolean> {
+  const invitation = (await oauthStore().invitations.get(invitationHash))?.invitation;
+  return invitation !== undefined && invitation.codeHash === codeHash && invitation.status === 'redeemed';
 }

@@ -5,16 +5,12 @@
  * the lower-cased address, and an unknown address still costs one scrypt, so neither the answers nor
  * their timing tell whether an account exists.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import { hashSecret, randomAlphanumeric } from '../auth/secrets';
-import { config } from '../config';
-import { getItem, put, remove, transact } from '../directory/db';
-import { keys } from '../directory/keys';
 import type { User } from '../directory/model';
 import { getUserByEmail } from '../directory/users';
-import { dynamo } from '../store/clients';
 import { nowSeconds } from './clock';
+import { oauthStore } from './store/current';
 
 export const MAX_FAILURES = 5;
 export const FAILURE_WINDOW_SECONDS = 15 * 60;
@@ -33,40 +29,32 @@ function decoy(): Promise<string> {
   return dummyHash;
 }
 
-function throttleKey(email: string) {
-  return keys.loginThrottle(hashSecret(email.trim().toLowerCase()));
+/** One count per address however it is typed (case, spaces), kept under a hash so unknown addresses are not stored. */
+function addressHash(email: string): string {
+  return hashSecret(email.trim().toLowerCase());
 }
 
 /** Records a failure; answers the lockout's end (epoch seconds) when this failure starts one. */
 async function recordFailure(email: string, windowStart: number | undefined): Promise<number | undefined> {
-  const key = throttleKey(email);
+  const { signIns } = oauthStore();
+  const hash = addressHash(email);
   const now = nowSeconds();
   const expiresAt = now + FAILURE_WINDOW_SECONDS + LOCKOUT_SECONDS;
   if (windowStart === undefined || windowStart + FAILURE_WINDOW_SECONDS <= now) {
-    await transact([put({ ...key, failures: 1, windowStart: now, expiresAt })]);
+    await signIns.set(hash, { failures: 1, windowStart: now, expiresAt });
     return undefined;
   }
-  const out = await dynamo().send(
-    new UpdateCommand({
-      TableName: config().directoryTable,
-      Key: key,
-      UpdateExpression: 'ADD #failures :one SET #expiresAt = :expiresAt',
-      ExpressionAttributeNames: { '#failures': 'failures', '#expiresAt': 'expiresAt' },
-      ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  if (((out.Attributes?.failures as number) ?? 0) < MAX_FAILURES) return undefined;
+  if ((await signIns.addFailure(hash, expiresAt)) < MAX_FAILURES) return undefined;
   const lockedUntil = now + LOCKOUT_SECONDS;
   // The lock starts a fresh window: after it, the address gets MAX_FAILURES attempts again.
-  await transact([put({ ...key, failures: 0, windowStart: lockedUntil, lockedUntil, expiresAt: lockedUntil + FAILURE_WINDOW_SECONDS })]);
+  await signIns.set(hash, { failures: 0, windowStart: lockedUntil, lockedUntil, expiresAt: lockedUntil + FAILURE_WINDOW_SECONDS });
   return lockedUntil;
 }
 
 export async function signIn(email: string, password: string): Promise<SignInResult> {
   const now = nowSeconds();
-  const throttle = email.length <= MAX_EMAIL_LENGTH ? await getItem(throttleKey(email)) : undefined;
-  const lockedUntil = throttle?.lockedUntil as number | undefined;
+  const throttle = email.length <= MAX_EMAIL_LENGTH ? await oauthStore().signIns.get(addressHash(email)) : undefined;
+  const lockedUntil = throttle?.lockedUntil;
   if (lockedUntil !== undefined && lockedUntil > now) return { ok: false, locked: true, retryAfterSeconds: lockedUntil - now };
 
   const fits = email.length <= MAX_EMAIL_LENGTH && password.length <= MAX_PASSWORD_LENGTH;
@@ -74,10 +62,10 @@ export async function signIn(email: string, password: string): Promise<SignInRes
   const usable = user && user.active && user.passwordHash ? user : undefined;
   const matches = fits && (await verifyPassword(password, usable?.passwordHash ?? (await decoy())));
   if (usable && matches) {
-    if (throttle) await transact([remove(throttleKey(email))]);
+    if (throttle) await oauthStore().signIns.clear(addressHash(email));
     return { ok: true, user: usable };
   }
   if (email.length > MAX_EMAIL_LENGTH) return { ok: false, locked: false };
-  const locked = await recordFailure(email, throttle?.windowStart as number | undefined);
+  const locked = await recordFailure(email, throttle?.windowStart);
   return locked === undefined ? { ok: false, locked: false } : { ok: false, locked: true, retryAfterSeconds: locked - now };
 }

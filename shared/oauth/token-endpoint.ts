@@ -5,14 +5,13 @@
  * - `client_credentials`: a practitioner's API key acting as that practitioner (no refresh token).
  */
 import { hashSecret } from '../auth/secrets';
-import { getItem, transact } from '../directory/db';
 import type { OAuthClient } from '../directory/model';
 import { authenticateClient } from './client-auth';
 import { oauthError } from './errors';
 import { required, type Params } from './form';
-import { checkAuthorizationCode, markCodeUsed } from './authorization-codes';
-import { keys } from '../directory/keys';
+import { checkAuthorizationCode, useAuthorizationCode } from './authorization-codes';
 import { apiKeyGrantId, grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
+import { invitationHonours } from './invitations';
 import { grantedScope, narrowedScope } from './scopes';
 import { GRANT_TYPES } from './discovery';
 import { ensureServiceClients } from './service-clients';
@@ -33,23 +32,14 @@ async function authorizationCodeGrant(client: OAuthClient, params: Params): Prom
     redirectUri: required(params, 'redirect_uri'),
     verifier: params.code_verifier,
   });
-  if (stored.invitationHash) {
-    // Each redemption of an invitation replaces the grants of the earlier ones.
-    const invitation = await getItem(keys.invitation(stored.invitationHash));
-    if (!invitation || invitation.codeHash !== stored.codeHash || invitation.status !== 'redeemed') {
-      throw oauthError('invalid_grant', 'The invitation was redeemed again, reissued or cancelled since this code was issued.');
-    }
+  // Each redemption of an invitation replaces the grants of the earlier ones.
+  if (stored.invitationHash && !(await invitationHonours(stored.invitationHash, stored.codeHash))) {
+    throw oauthError('invalid_grant', 'The invitation was redeemed again, reissued or cancelled since this code was issued.');
   }
   const user = await activeUser(stored.userId, stored.kind);
   if (!user) throw oauthError('invalid_grant', 'The account of this authorization code can no longer sign in.');
   const grant = startGrant({ grantId: stored.grantId, userId: user.id, kind: user.kind, clientId: client.clientId, scope: stored.scope });
-  const replay = oauthError('invalid_grant', 'The authorization code was already used; the tokens issued from it are revoked.');
-  try {
-    await transact([markCodeUsed(stored, () => replay), ...grant.writes]);
-  } catch (e) {
-    if (e === replay) await revokeGrant(stored.grantId, stored.userId);
-    throw e;
-  }
+  await useAuthorizationCode(stored, grant.grant);
   const withRefresh = client.grantTypes.includes('refresh_token');
   return tokenResponse({
     user,

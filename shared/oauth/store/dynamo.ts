@@ -1,0 +1,8 @@
+/** The OAuth store port on the directory table (the service's adapter). */
+import { codes } from './dynamo-codes';
+import { grants } from './dynamo-grants';
+import { invitationRecords } from './dynamo-invitations';
+import type { OAuthStore } from './port';
+import { signIns } from './dynamo-sign-ins';
+
+export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns };

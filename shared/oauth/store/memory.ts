@@ -1,0 +1,14 @@
+/**
+ * The OAuth store port in memory: a twin of the DynamoDB adapter for tests that need no tables.
+ * The contract suite (test/contract/oauth-store.ts) holds it to the same behaviour. Each call makes
+ * a new, empty store.
+ */
+import { memoryCodesAndGrants } from './memory-codes';
+import { memoryInvitations } from './memory-invitations';
+import { memorySignIns } from './memory-sign-ins';
+import type { OAuthStore } from './port';
+
+export function memoryOAuthStore(): OAuthStore {
+  const { codes, grants, newCode } = memoryCodesAndGrants();
+  return { codes, grants, invitations: memoryInvitations(newCode), signIns: memorySignIns() };
+}

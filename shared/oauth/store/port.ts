@@ -1,0 +1,190 @@
+/**
+ * The OAuth server's store port: the records its flows keep, in their own terms. Two adapters
+ * implement it, DynamoDB (`dynamo.ts`, the service's, on the directory table) and in memory
+ * (`memory.ts`, a twin for fast tests); one contract suite (test/contract/oauth-store.ts) runs
+ * against both, so they cannot drift. The rules of the flows (expiry, PKCE, lockout thresholds,
+ * which invitation status may become which) stay in the domain functions (`../authorization-codes.ts`,
+ * `../grants.ts`, `../invitations.ts`, `../sign-in.ts`), once, in front of either adapter.
+ *
+ * Records are handed out as stored, expired ones included: DynamoDB's TTL deletes late, so every
+ * reader checks expiry itself, and the twin keeps them for the same readers.
+ *
+ * Every step that must not be taken twice (using a code, rotating a refresh token, redeeming or
+ * reissuing an invitation) is one call, all or nothing in either adapter. The errors a store raises
+ * for a refused change are the same values from either adapter, built here.
+ */
+import type { Id, UserKind } from '../../directory/model';
+import { conflict } from '../../http/errors';
+
+export { concurrentChange as invitationChanged } from '../../store/transact';
+
+// --- authorization codes -------------------------------------------------------------------------
+
+export interface CodeBinding {
+  clientId: string;
+  redirectUri: string;
+  userId: Id;
+  kind: UserKind;
+  scope: string;
+  codeChallenge: string;
+  /** OpenID Connect `nonce` of the authorization request, echoed in the id_token. */
+  nonce?: string;
+  /** The invitation whose redemption issued the code (only its latest code is honoured). */
+  invitationHash?: string;
+}
+
+export interface StoredCode extends CodeBinding {
+  codeHash: string;
+  /** The grant the code starts; set before use, so a replay knows what to revoke. */
+  grantId: string;
+  issuedAt: number;
+  expiresAt: number;
+  usedAt?: number;
+}
+
+export interface AuthorizationCodeRecords {
+  /** Stores a new code; 409 (`codeCollision`) when its hash is already stored. */
+  insert(code: StoredCode): Promise<void>;
+  /** The code as stored (used and expired ones too), strongly consistent. */
+  get(codeHash: string): Promise<StoredCode | undefined>;
+  /**
+   * Uses the code: marks it used at `usedAt` and stores the grant it starts with that grant's first
+   * refresh token (`grant.currentHash`, issued at `grant.createdAt`), all in one step. `false`, with
+   * nothing written, when the code was used already or is gone: the caller has a replay.
+   */
+  consume(codeHash: string, usedAt: number, grant: Grant): Promise<boolean>;
+}
+
+// --- grants and refresh tokens ---------------------------------------------------------------------
+
+export interface Grant {
+  grantId: string;
+  userId: Id;
+  kind: UserKind;
+  clientId: string;
+  scope: string;
+  /** Epoch seconds. */
+  createdAt: number;
+  /** SHA-256 of the one refresh token that may be used next. */
+  currentHash: string;
+  /** Epoch seconds after which the grant is gone (the current refresh token's expiry). */
+  expiresAt: number;
+  revokedAt?: number;
+}
+
+/** What a refresh token, live or retired, points at. */
+export interface RefreshTokenRecord {
+  grantId: string;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+export interface GrantRecords {
+  get(grantId: string): Promise<Grant | undefined>;
+  /** The record of a refresh token by its hash, whether it is the grant's live one or a retired one. */
+  token(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
+  /** Marks the grant revoked at `at`; a grant revoked before keeps its first time; no grant, no change. */
+  revoke(grantId: string, at: number): Promise<void>;
+  /**
+   * Replaces the grant's live refresh token `presentedHash` by `next` (the grant now expires with
+   * it) and stores next's record, in one step. `false`, with nothing written, when `presentedHash`
+   * is no longer the live one or the grant is revoked or gone: the caller has a replay.
+   */
+  rotate(grantId: string, presentedHash: string, next: RefreshTokenRecord & { hash: string }): Promise<boolean>;
+}
+
+// --- invitations ---------------------------------------------------------------------------------
+
+export type InvitationStatus = 'issued' | 'redeemed' | 'reissued' | 'cancelled';
+
+export interface Invitation {
+  id: Id;
+  tokenHash: string;
+  patientId: Id;
+  /** The app's numeric id (`/api/v1/`), and its OAuth `client_id`. */
+  clientNumber: Id;
+  clientId: string;
+  status: InvitationStatus;
+  sendEmail: boolean;
+  /** The practitioner who issued it (absent for the demo seed). */
+  createdBy?: Id;
+  createdAt: string;
+  updatedAt: string;
+  /** When it stops being redeemable. */
+  expires: string;
+  /** The last redemption, which opens the re-redemption window. */
+  redeemedAt?: string;
+  redemptions: number;
+  /** The authorization code of the last redemption (the only one honoured). */
+  codeHash?: string;
+}
+
+/** The fields a change of an invitation may set, in the order the change names them. */
+export type InvitationChange = Partial<Pick<Invitation, 'status' | 'updatedAt' | 'redeemedAt' | 'codeHash' | 'redemptions'>>;
+
+/** An invitation as read, with the version a change of it must still find. */
+export interface SeenInvitation {
+  invitation: Invitation;
+  version: number;
+}
+
+export interface InvitationRecords {
+  /** A fresh invitation number. */
+  newId(): Promise<Id>;
+  /** By the hash of its token, strongly consistent. */
+  get(tokenHash: string): Promise<SeenInvitation | undefined>;
+  /** By its number, strongly consistent. */
+  getById(id: Id): Promise<SeenInvitation | undefined>;
+  /** A patient's invitations, oldest first; read from an index, so one just issued may show a moment later. */
+  listOfPatient(patientId: Id): Promise<Invitation[]>;
+  /**
+   * Stores a new invitation as the current one of its patient and app; the one it replaces, if
+   * `retire` answers a change for it, gets that change in the same step. 409 (`invitationChanged`)
+   * when another issue for the same patient and app, or a change of the replaced one, landed in
+   * between; 409 (`invitationCollision`) when the token hash or number is taken.
+   */
+  issue(invitation: Invitation, retire: (replaced: Invitation) => InvitationChange | undefined): Promise<void>;
+  /** Sets these fields over the version read; 409 (`invitationChanged`) when it moved on (or is gone). */
+  change(seen: SeenInvitation, fields: InvitationChange): Promise<void>;
+  /** As `change`, and stores the code the redemption issues (409 `codeCollision`), in one step. */
+  redeem(seen: SeenInvitation, fields: InvitationChange, code: StoredCode): Promise<void>;
+}
+
+// --- sign-in attempts ------------------------------------------------------------------------------
+
+/** Failed sign-ins for one email address (keyed by the hash of the lower-cased address). */
+export interface SignInAttempts {
+  failures: number;
+  /** Start of the window the failures count in (epoch seconds); absent when the first count found no record. */
+  windowStart?: number;
+  /** End of a lockout (epoch seconds). */
+  lockedUntil?: number;
+  /** When the record may be forgotten (epoch seconds). */
+  expiresAt: number;
+}
+
+export interface SignInAttemptRecords {
+  get(emailHash: string): Promise<SignInAttempts | undefined>;
+  /** Replaces the record (a fresh window, or a lockout). */
+  set(emailHash: string, attempts: SignInAttempts): Promise<void>;
+  /**
+   * Counts one more failure and moves the expiry to `expiresAt`, atomically (concurrent failures
+   * all count); answers the count now stored. Without a record, starts one at 1 (with no window).
+   */
+  addFailure(emailHash: string, expiresAt: number): Promise<number>;
+  /** Forgets the failures (nothing when there are none). */
+  clear(emailHash: string): Promise<void>;
+}
+
+export interface OAuthStore {
+  codes: AuthorizationCodeRecords;
+  grants: GrantRecords;
+  invitations: InvitationRecords;
+  signIns: SignInAttemptRecords;
+}
+
+export const codeCollision = () => conflict('Authorization code collision.');
+export const grantCollision = () => conflict('Grant id collision.');
+export const refreshTokenCollision = () => conflict('Refresh token collision.');
+export const invitationCollision = () => conflict('Invitation collision.');
+export const invitationNumberCollision = () => conflict('Invitation number collision.');
