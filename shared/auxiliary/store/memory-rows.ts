@@ -55,10 +55,11 @@ export function memoryRows(pending: PendingTable, exists: Exists): ResourceRows 
   return {
     get: async (id) => structuredClone(resources.get(id)),
     getMany: async (ids) => ids.flatMap((id) => (resources.has(id) ? [structuredClone(resources.get(id)!)] : [])),
-    indexRows: async (heads) => heads.flatMap((head) => {
-      const row = partitions.get(head.patientId)?.get(indexKeyOf(head).sk);
-      return row ? [structuredClone(row)] : [];
-    }),
+    indexRows: async (heads) =>
+      heads.flatMap((head) => {
+        const row = partitions.get(head.patientId)?.get(indexKeyOf(head).sk);
+        return row ? [structuredClone(row)] : [];
+      }),
     claimedId: async (sourceId, type, upstreamId) => claims.get(claimText(sourceId, type, upstreamId)),
     page: async (q) => page(q),
 

@@ -40,7 +40,10 @@ export interface SegmentQuery {
 export interface IndexPage {
   /** In the order asked for (by `sk`). */
   rows: IndexRow[];
-  /** Where the next page starts. Present whenever the page stopped at its limit, even if nothing follows. */
+  /**
+   * Where the next page starts, when there may be one: always when the page reached its limit (even
+   * if nothing follows), and when the adapter's own page size cut it.
+   */
   nextAfterSk?: string;
 }
 
