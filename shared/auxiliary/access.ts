@@ -6,7 +6,7 @@
 import { assertCanReadPatient, assertCanUseFhirSource } from '../auth/scope';
 import { isPatient, type Caller } from '../auth/caller';
 import { badRequest, isHttpError, notFound } from '../http/errors';
-import { getResourceRow } from './store';
+import { auxiliaryStore } from './store/current';
 import type { ResourceRow } from './rows';
 
 /** FHIR's id syntax: anything else cannot be a stored id. */
@@ -18,7 +18,7 @@ export const rowNotFound = (type: string, id: string) => notFound(`${type}/${id}
 
 /** The row of that type and id if the caller may read it; 404 otherwise. */
 export async function visibleRow(caller: Caller, type: string, id: string): Promise<ResourceRow> {
-  const row = isFhirId(id) ? await getResourceRow(id) : undefined;
+  const row = isFhirId(id) ? await auxiliaryStore().rows.get(id) : undefined;
   if (!row || row.type !== type || !(await canReadPatient(caller, row.patientId))) throw rowNotFound(type, id);
   return row;
 }

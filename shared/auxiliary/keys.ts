@@ -55,4 +55,7 @@ export const bodyKeys = {
   object: (patientId: Id, sourceId: Id, id: string, version: number, attempt: string) => `aux/${patientId}/${sourceId}/${id}/${version}.${attempt}.json`,
   ofSource: (patientId: Id, sourceId: Id) => `aux/${patientId}/${sourceId}/`,
   ofPatient: (patientId: Id) => `aux/${patientId}/`,
+  /** The prefix of a segment's objects: one source's, or all of a patient's. */
+  ofSegment: (segment: { patientId: Id; sourceId?: Id }): string =>
+    segment.sourceId === undefined ? bodyKeys.ofPatient(segment.patientId) : bodyKeys.ofSource(segment.patientId, segment.sourceId),
 };

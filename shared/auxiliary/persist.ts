@@ -1,19 +1,18 @@
 /**
  * Writing a version of a row: the stored copy is prepared (stamped and indexed), its body placed
- * inline or in S3, then the table committed. Order and cleanup keep both halves whole: the S3
- * object is listed as pending and written before the table points at it, deleted again when the
- * commit is refused, and the previous version's object is deleted only after the table has moved
- * on (`pending-bodies.ts` keeps every object no row points at findable until it is gone).
+ * inline or apart (S3 in the service), then the row committed. Order and cleanup keep both halves
+ * whole: the body object is listed as pending and written before the row points at it, deleted
+ * again when the commit is refused, and the previous version's object is deleted only after the
+ * row has moved on (`pending-bodies.ts` keeps every object no row points at findable until it is gone).
  */
 import { randomBytes } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { isHttpError, type HttpError } from '../http/errors';
+import type { HttpError } from '../http/errors';
 import type { Logger } from '../telemetry/logger';
-import { getBody, isTooLargeForItem, putBody } from './bodies';
+import { isTooLargeForItem } from './bodies';
 import { bodyKeys } from './keys';
-import { discardPendingBody, recordWriting, sweepPendingBodies } from './pending-bodies';
+import { discardPendingBody, sweepPendingBodies } from './pending-bodies';
 import type { ResourceRow, RowHead } from './rows';
-import { commitCreate, commitUpdate, getResourceRow } from './store';
+import { auxiliaryStore } from './store/current';
 import { prepareStored, type Resource, type StoredResource } from './submission';
 
 export interface Written {
@@ -30,9 +29,9 @@ async function placeBody(head: RowHead, json: string, log?: Logger): Promise<Pic
   if (!isTooLargeForItem(json)) return { body: json };
   await sweepPendingBodies(head.patientId, log);
   const key = bodyKeys.object(head.patientId, head.sourceId, head.id, head.version, randomBytes(6).toString('base64url'));
-  await recordWriting(head.patientId, key);
+  await auxiliaryStore().pending.recordWriting(head.patientId, key);
   try {
-    await putBody(key, json);
+    await auxiliaryStore().bodies.put(key, json);
   } catch (error) {
     // The object may exist all the same (an answer lost after S3 stored it).
     await discardPendingBody(head.patientId, key, log);
@@ -43,12 +42,12 @@ async function placeBody(head: RowHead, json: string, log?: Logger): Promise<Pic
 
 const nowInstant = () => new Date().toISOString();
 
-/** Version 1 of a new row; `UpstreamIdTaken` when the source already holds the submitted id. */
+/** Version 1 of a new row; `UpstreamIdTaken` (store/port.ts) when the source already holds the submitted id. */
 export async function persistNew(head: Omit<RowHead, 'version' | 'lastUpdated'>, submitted: Resource, origin: string, log?: Logger): Promise<Written> {
   const full: RowHead = { ...head, version: 1, lastUpdated: nowInstant() };
   const prepared = await prepareStored(submitted, full, origin);
   const row: ResourceRow = { ...full, ...(await placeBody(full, prepared.json, log)) };
-  await commitWithBody(row, () => commitCreate(row, prepared.index), log);
+  await commitWithBody(row, () => auxiliaryStore().rows.create(row, prepared.index), log);
   return { row, resource: prepared.resource };
 }
 
@@ -70,14 +69,14 @@ export async function persistNextVersion(
   };
   const prepared = await prepareStored(submitted, next, origin);
   const row: ResourceRow = { ...next, ...(await placeBody(next, prepared.json, log)) };
-  await commitWithBody(row, () => commitUpdate(current, row, prepared.index, onConflict), log);
+  await commitWithBody(row, () => auxiliaryStore().rows.update(current, row, prepared.index, onConflict), log);
   await discardPendingBody(current.patientId, current.bodyKey, log);
   return { row, resource: prepared.resource };
 }
 
 /**
- * Runs the table commit of a row whose body may be a new S3 object. When the commit fails, the
- * object goes only once the row is known not to point at it. A refusal the store gave (a failed
+ * Runs the commit of a row whose body may be a new object. When the commit fails, the object goes
+ * only once the row is known not to point at it. A refusal the store gave (`refused`: a failed
  * condition, a cancelled transaction, a throttled or invalid request) wrote nothing. Any other
  * failure (a timeout, a lost answer, a server error) may have come after the commit landed, so the
  * row is read back: a commit that landed counts as done (deleting its object would leave a stored
@@ -88,7 +87,7 @@ async function commitWithBody(row: ResourceRow, commit: () => Promise<void>, log
   try {
     await commit();
   } catch (error) {
-    if (wasRefused(error)) {
+    if (auxiliaryStore().rows.refused(error)) {
       await discardPendingBody(row.patientId, row.bodyKey, log);
       throw error;
     }
@@ -97,19 +96,14 @@ async function commitWithBody(row: ResourceRow, commit: () => Promise<void>, log
   }
 }
 
-function wasRefused(error: unknown): boolean {
-  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode ?? 0;
-  return isHttpError(error) || error instanceof TransactionCanceledException || (status >= 400 && status < 500);
-}
-
 async function landed(row: ResourceRow): Promise<boolean> {
-  const stored = await getResourceRow(row.id).catch(() => undefined);
+  const stored = await auxiliaryStore().rows.get(row.id).catch(() => undefined);
   return stored?.version === row.version && stored.lastUpdated === row.lastUpdated;
 }
 
 /** The stored resource of a row, from the item or from S3. */
 export async function loadResource(row: ResourceRow): Promise<Resource> {
-  const json = row.body ?? (row.bodyKey ? await getBody(row.bodyKey) : undefined);
+  const json = row.body ?? (row.bodyKey ? await auxiliaryStore().bodies.get(row.bodyKey) : undefined);
   if (json === undefined) throw new Error(`auxiliary row ${row.id} has no body`);
   return JSON.parse(json) as Resource;
 }

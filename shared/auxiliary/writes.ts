@@ -19,7 +19,8 @@ import { backoff, MAX_ATTEMPTS } from '../store/retry';
 import { discardPendingBody } from './pending-bodies';
 import { loadResource, persistNew, persistNextVersion, type Written } from './persist';
 import type { ResourceRow } from './rows';
-import { claimedId, commitDelete, getResourceRow, preconditionFailed, UpstreamIdTaken } from './store';
+import { auxiliaryStore } from './store/current';
+import { UpstreamIdTaken } from './store/port';
 import { asResourceOf, assertValidR5, namedSourceId, upstreamIdOf, type Resource } from './submission';
 
 export interface AuxWriteContext {
@@ -41,6 +42,8 @@ class VersionChanged extends HttpError {
     super(409, 'The resource was changed by another request at the same time; please retry.', 'conflict');
   }
 }
+
+const preconditionFailed = (message: string) => new HttpError(412, message, 'conflict');
 
 /**
  * How many times a write without `If-Match` re-reads and retries after a concurrent change: each
@@ -86,8 +89,8 @@ export async function createAuxiliary(ctx: AuxWriteContext, body: unknown): Prom
 }
 
 async function rowOfUpstreamId(sourceId: number, type: string, upstreamId: string): Promise<ResourceRow | undefined> {
-  const id = await claimedId(sourceId, type, upstreamId);
-  return id === undefined ? undefined : getResourceRow(id);
+  const id = await auxiliaryStore().rows.claimedId(sourceId, type, upstreamId);
+  return id === undefined ? undefined : auxiliaryStore().rows.get(id);
 }
 
 /** What a lost race at commit is: retried without `If-Match`, a 412 with it. */
@@ -228,7 +231,7 @@ export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise
     const row = await writableRow(ctx.caller, ctx.type, id, ctx.sourceHeader?.trim() || undefined);
     assertIfMatch(row, ctx.ifMatch);
     try {
-      await commitDelete(row, onConflict);
+      await auxiliaryStore().rows.remove(row, onConflict);
     } catch (error) {
       if (await goAgain(error instanceof VersionChanged, attempt)) continue;
       throw error;

@@ -10,7 +10,8 @@ import { getFhirSource } from '../../directory/fhir-sources';
 import type { Id } from '../../directory/model';
 import { cursorOf, cutPage, linkedSearch, rowsFrom, searchsetBundle, type Cursor, type SearchSite, type SearchsetBundle } from '../../fhir/searchset';
 import { loadResource } from '../persist';
-import { getResourceRows, type Segment } from '../store';
+import { auxiliaryStore } from '../store/current';
+import type { Segment } from '../store/port';
 import type { Resource } from '../submission';
 import { assertAccepted } from '../writes';
 import { auxiliaryPositions, comparePositions, type Position } from './order';
@@ -91,7 +92,7 @@ async function collectedPage(walk: Walk, search: AuxSearch, cursor: Cursor<Posit
 
 /** The page's resources, read by key (strongly consistent); a row deleted meanwhile drops out. */
 async function resourcesOf(matches: readonly Match[], type: string): Promise<{ resources: Resource[]; patientIds: Id[] }> {
-  const rows = new Map((await getResourceRows(matches.map((m) => m.id))).map((r) => [r.id, r]));
+  const rows = new Map((await auxiliaryStore().rows.getMany(matches.map((m) => m.id))).map((r) => [r.id, r]));
   const found = matches.map((m) => rows.get(m.id)).filter((row) => row !== undefined && row.type === type);
   const resources = await pMap(found, (row) => loadResource(row!), { concurrency: 8 });
   return { resources, patientIds: found.map((row) => row!.patientId) };

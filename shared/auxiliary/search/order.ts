@@ -8,7 +8,7 @@
 import type { Id } from '../../directory/model';
 import { compareSortKeys, sortKey, type SearchIndex, type SortSpec } from '../../fhir/search';
 import { isSortValues, type PositionCodec, type SortValue } from '../../fhir/searchset';
-import type { Segment } from '../store';
+import type { Segment } from '../store/port';
 
 export interface Position {
   /** One per `_sort` spec; null where the row has no value. */

@@ -13,8 +13,10 @@
 import pMap, { pMapIterable } from 'p-map';
 import { matchesAll, type Criterion, type SortSpec } from '../../fhir/search';
 import { HttpError } from '../../http/errors';
-import { indexKeyOf, parseIndex, type IndexRow } from '../rows';
-import { getIndexRows, getResourceRows, queryIndexPage, segmentRows, type Segment } from '../store';
+import { parseIndex, type IndexRow } from '../rows';
+import { auxiliaryStore } from '../store/current';
+import type { Segment } from '../store/port';
+import { segmentRows } from '../store/segments';
 import type { Cursor } from '../../fhir/searchset';
 import { compareSegments, comparePositions, positionOf, type Position } from './order';
 
@@ -64,7 +66,7 @@ export async function streamMatches(walk: Walk, cursor: Cursor<Position> | undef
   const startAfter = (s: Segment) =>
     cursor && s.patientId === cursor.at.patientId && (s.sourceId ?? 0) === cursor.at.sourceId ? cursor.at.sk : undefined;
   const read = (segment: Segment, afterSk: string | undefined, limit: number) =>
-    queryIndexPage({ segment, type: walk.type, descending: forward, limit, ...(afterSk === undefined ? {} : { afterSk }) });
+    auxiliaryStore().rows.page({ segment, type: walk.type, descending: forward, limit, ...(afterSk === undefined ? {} : { afterSk }) });
 
   const out: Match[] = [];
   const firstPages = pMapIterable(segmentsFrom(walk, cursor), async (segment) => ({ segment, page: await read(segment, startAfter(segment), firstLimit) }), {
@@ -100,7 +102,7 @@ export async function countMatches(walk: Walk, ids?: readonly string[]): Promise
     walk.segments,
     async (segment) => {
       let n = 0;
-      for await (const row of segmentRows(segment, walk.type)) if (matchesAll(parseIndex(row), walk.criteria, walk.now)) n += 1;
+      for await (const row of segmentRows(auxiliaryStore().rows, segment, walk.type)) if (matchesAll(parseIndex(row), walk.criteria, walk.now)) n += 1;
       return n;
     },
     { concurrency: READ_AHEAD },
@@ -113,7 +115,7 @@ async function matchesOfSegments(walk: Walk): Promise<Match[]> {
   await pMap(
     walk.segments,
     async (segment) => {
-      for await (const row of segmentRows(segment, walk.type)) {
+      for await (const row of segmentRows(auxiliaryStore().rows, segment, walk.type)) {
         const match = matchOf(walk, segment, row);
         if (!match) continue;
         matches.push(match);
@@ -131,9 +133,9 @@ async function matchesOfSegments(walk: Walk): Promise<Match[]> {
 async function matchesOfIds(walk: Walk, ids: readonly string[]): Promise<Match[]> {
   const bySource = walk.segments.some((s) => s.sourceId !== undefined);
   const inScope = new Set(walk.segments.map((s) => `${s.patientId}/${s.sourceId ?? 0}`));
-  const heads = (await getResourceRows(ids)).filter(
+  const heads = (await auxiliaryStore().rows.getMany(ids)).filter(
     (r) => r.type === walk.type && inScope.has(`${r.patientId}/${bySource ? r.sourceId : 0}`),
   );
-  const rows = await getIndexRows(heads.map(indexKeyOf));
+  const rows = await auxiliaryStore().rows.indexRows(heads);
   return rows.flatMap((row) => matchOf(walk, segmentOfRow(row, bySource), row) ?? []);
 }

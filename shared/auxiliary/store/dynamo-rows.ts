@@ -1,0 +1,67 @@
+/**
+ * The rows on the auxiliary table: key reads (GetItem, BatchGetItem, Query on the base table or the
+ * `bySource` local index, all strongly consistent), a segment's deletion, and the commits of
+ * `dynamo-commits.ts`. Nothing here scans.
+ */
+import { config } from '../../config';
+import { batchDeleteAll, batchGetInOrder } from '../../store/batch';
+import { getItem, queryPage } from '../../store/reads';
+import { auxKeys, SOURCE_INDEX, type Key } from '../keys';
+import { claimKeyOf, indexKeyOf, indexRowOf, resourceRowOf, type IndexRow } from '../rows';
+import { commits } from './dynamo-commits';
+import type { IndexPage, ResourceRows, Segment, SegmentQuery } from './port';
+import { segmentKeys, segmentRows } from './segments';
+
+const table = () => config().auxTable;
+
+async function page(q: SegmentQuery): Promise<IndexPage> {
+  const pk = auxKeys.patientPartition(q.segment.patientId);
+  const { bySource, prefix, after } = segmentKeys(q);
+  const start = q.afterSk === undefined ? undefined : { pk, sk: q.afterSk, ...(bySource ? { srcSk: after } : {}) };
+  const out = await queryPage(
+    { table: table(), pk, ...(prefix === undefined ? {} : { skPrefix: prefix }), ...(bySource ? { index: SOURCE_INDEX, skName: 'srcSk' } : {}), descending: q.descending },
+    { ...(q.limit ? { limit: q.limit } : {}), ...(start ? { start } : {}) },
+  );
+  // A patient partition holds only index items; anything else would be a foreign item: skip it.
+  const rows = out.items.filter((i) => typeof i.idx === 'string').map(indexRowOf);
+  return out.next ? { rows, nextAfterSk: String(out.next.sk) } : { rows };
+}
+
+/** All items of a row: its resource, its index item and its upstream claim. */
+function itemKeysOf(row: IndexRow): Key[] {
+  const claim = claimKeyOf(row);
+  return [auxKeys.resource(row.id), indexKeyOf(row), ...(claim ? [claim] : [])];
+}
+
+/** Deletes the rows of a segment a page of index items at a time; returns how many. */
+async function removeAll(segment: Segment): Promise<number> {
+  let deleted = 0;
+  let batch: IndexRow[] = [];
+  const flush = async () => {
+    await batchDeleteAll(table(), batch.flatMap(itemKeysOf));
+    deleted += batch.length;
+    batch = [];
+  };
+  for await (const row of segmentRows({ page }, segment)) {
+    batch.push(row);
+    if (batch.length >= 100) await flush();
+  }
+  await flush();
+  return deleted;
+}
+
+export const rows: ResourceRows = {
+  get: async (id) => {
+    const item = await getItem(table(), auxKeys.resource(id));
+    return item && resourceRowOf(item);
+  },
+  getMany: async (ids) => (await batchGetInOrder(table(), ids.map(auxKeys.resource))).map(resourceRowOf),
+  indexRows: async (heads) => (await batchGetInOrder(table(), heads.map(indexKeyOf))).map(indexRowOf),
+  claimedId: async (sourceId, type, upstreamId) => {
+    const item = await getItem(table(), auxKeys.upstreamClaim(sourceId, type, upstreamId));
+    return typeof item?.id === 'string' ? item.id : undefined;
+  },
+  page,
+  removeAll,
+  ...commits,
+};

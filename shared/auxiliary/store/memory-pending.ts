@@ -1,0 +1,42 @@
+/** The in-memory twin of the pending-body entries, per patient and body key. */
+import type { Id } from '../../directory/model';
+import { bodyKeys } from '../keys';
+import { byKeyBytes } from './memory-order';
+import type { PendingBodies, PendingBody, PendingState, Segment } from './port';
+
+/** The entries, and the two changes a row's commit makes to them in the same step as its rows. */
+export interface PendingTable {
+  api: PendingBodies;
+  /** A row now points at this body. */
+  take(patientId: Id, bodyKey: string): void;
+  /** A row moved off this body. */
+  leave(patientId: Id, bodyKey: string): void;
+}
+
+export function memoryPending(): PendingTable {
+  const partitions = new Map<Id, Map<string, Omit<PendingBody, 'bodyKey'>>>();
+  const set = (patientId: Id, bodyKey: string, state: PendingState) => {
+    const entries = partitions.get(patientId) ?? new Map<string, Omit<PendingBody, 'bodyKey'>>();
+    entries.set(bodyKey, { state, since: new Date().toISOString() });
+    partitions.set(patientId, entries);
+  };
+  const take = (patientId: Id, bodyKey: string) => void partitions.get(patientId)?.delete(bodyKey);
+  // A patient's entries are all of theirs; a source's, those under its objects' prefix.
+  const list = async (segment: Segment): Promise<PendingBody[]> => {
+    const prefix = segment.sourceId === undefined ? '' : bodyKeys.ofSegment(segment);
+    return [...(partitions.get(segment.patientId)?.entries() ?? [])]
+      .filter(([bodyKey]) => bodyKey.startsWith(prefix))
+      .sort(([a], [b]) => byKeyBytes(a, b))
+      .map(([bodyKey, entry]) => ({ bodyKey, ...entry }));
+  };
+  return {
+    api: {
+      recordWriting: async (patientId, bodyKey) => set(patientId, bodyKey, 'writing'),
+      remove: async (patientId, bodyKey) => take(patientId, bodyKey),
+      list,
+      forget: async (segment) => (await list(segment)).forEach((entry) => take(segment.patientId, entry.bodyKey)),
+    },
+    take,
+    leave: (patientId, bodyKey) => set(patientId, bodyKey, 'discarded'),
+  };
+}
