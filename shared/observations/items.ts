@@ -80,3 +80,9 @@ export function fromItem(item: ObservationItem): StoredObservation {
 
 /** Stored size of an item in bytes as DynamoDB counts it, to keep within its limits. */
 export const itemBytes = (item: ObservationItem): number => itemSize(item as StoredItem);
+
+/** What one identifier claim is counted as, beside the row, towards a transaction's size. */
+const CLAIM_BYTES = 200;
+
+/** Bytes writing a reading takes: its row and its identifier claims. */
+export const readingBytes = (item: ObservationItem, claims: number): number => itemBytes(item) + CLAIM_BYTES * claims;

@@ -30,6 +30,12 @@ export interface NewObservation {
   effective: EffectiveTime | undefined;
 }
 
+/** A reading's identity: its patient and `header.uuid` (a re-post is the same reading). */
+export type ReadingKey = Pick<NewObservation, 'patientId' | 'uuid'>;
+
+/** A reading's identity as one text, to match readings to each other. */
+export const readingKeyText = (r: ReadingKey): string => `${r.patientId}\u0000${r.uuid}`;
+
 export interface StoredObservation extends NewObservation {
   id: number;
   /** When the row was written (ISO 8601 UTC with milliseconds); `meta.lastUpdated`. */

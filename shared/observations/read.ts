@@ -1,103 +1,17 @@
 /**
- * Reading stored observations: by id (the id pointer, then the row; both strongly consistent), and
- * one page of a key-condition Query on the patient's partition (base table or a local index,
- * strongly consistent). Nothing here scans.
+ * Reading stored observations through the observation store: by id, by ids, and one page of a
+ * patient's rows in an index's order (what the search reads). Every read is strongly consistent.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
-import { batchGetAll } from '../store/batch';
-import { dynamo } from '../store/clients';
-import { holdsWholeItems, OBSERVATIONS } from '../store/tables';
-import { fromItem, type ObservationItem } from './items';
-import { INDEX, observationKeys, type IndexName } from './keys';
+import { observationStore } from './store/current';
+import type { PageStart, PartitionQuery, RowsPage } from './store/port';
 import type { StoredObservation } from './model';
 
-const table = () => config().observationsTable;
+export type { PartitionQuery } from './store/port';
 
-/** The row a pointer leads to, if it carries the pointer's id (a pointer of an unused id leads to another row). */
-function rowKeyOf(pointer: Record<string, unknown> | undefined) {
-  return pointer ? observationKeys.observation(pointer.patientId as number, pointer.uuid as string) : undefined;
-}
-
-export async function readObservation(id: number): Promise<StoredObservation | undefined> {
-  const pointer = await dynamo().send(new GetCommand({ TableName: table(), Key: observationKeys.pointer(id), ConsistentRead: true }));
-  const key = rowKeyOf(pointer.Item);
-  if (!key) return undefined;
-  const row = await dynamo().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
-  return row.Item && row.Item.id === id ? fromItem(row.Item) : undefined;
-}
+export const readObservation = (id: number): Promise<StoredObservation | undefined> => observationStore().readById(id);
 
 /** The observations with these ids that exist, in no particular order. */
-export async function readObservations(ids: readonly number[]): Promise<StoredObservation[]> {
-  const wanted = new Set(ids);
-  const pointers = await batchGetAll(table(), [...wanted].map((id) => observationKeys.pointer(id)));
-  const rows = await batchGetAll(table(), pointers.map((p) => rowKeyOf(p)!));
-  return rows.filter((r) => wanted.has(r.id as number)).map(fromItem);
-}
+export const readObservations = (ids: readonly number[]): Promise<StoredObservation[]> => observationStore().readByIds(ids);
 
-/** One key-condition Query on a patient's partition. */
-export interface PartitionQuery {
-  patientId: number;
-  index: IndexName;
-  /** Inclusive bounds on the index's sort key (either may be absent). */
-  from?: string;
-  to?: string;
-  ascending: boolean;
-  /** Only these attributes (for counting); all when absent. */
-  attributes?: readonly string[];
-  /** Count only: no items come back. */
-  countOnly?: boolean;
-}
-
-export interface QueryPage {
-  items: ObservationItem[];
-  count: number;
-  next: Record<string, unknown> | undefined;
-}
-
-export async function queryPartition(q: PartitionQuery, limit: number | undefined, start?: Record<string, unknown>): Promise<QueryPage> {
-  const { name, sortKey } = INDEX[q.index];
-  const names: Record<string, string> = { '#pk': 'pk' };
-  const values: Record<string, unknown> = { ':pk': observationKeys.patientPk(q.patientId) };
-  let condition = '#pk = :pk';
-  if (q.from !== undefined || q.to !== undefined) {
-    names['#sk'] = sortKey;
-    if (q.from !== undefined && q.to !== undefined) {
-      condition += ' AND #sk BETWEEN :from AND :to';
-      Object.assign(values, { ':from': q.from, ':to': q.to });
-    } else if (q.from !== undefined) {
-      condition += ' AND #sk >= :from';
-      values[':from'] = q.from;
-    } else {
-      condition += ' AND #sk <= :to';
-      values[':to'] = q.to;
-    }
-  }
-  let projection: string | undefined;
-  if (q.attributes) {
-    q.attributes.forEach((a, i) => (names[`#a${i}`] = a));
-    projection = q.attributes.map((_, i) => `#a${i}`).join(', ');
-  }
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: table(),
-      IndexName: name,
-      KeyConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: q.ascending,
-      ConsistentRead: true,
-      ...(limit !== undefined ? { Limit: limit } : {}),
-      ...(start ? { ExclusiveStartKey: start } : {}),
-      // A keys-only local index fetches the rest of each row from the table (strongly consistent).
-      ...(q.countOnly
-        ? { Select: 'COUNT' as const }
-        : projection
-          ? { ProjectionExpression: projection }
-          : holdsWholeItems(OBSERVATIONS, name)
-            ? {}
-            : { Select: 'ALL_ATTRIBUTES' as const }),
-    }),
-  );
-  return { items: (out.Items ?? []) as ObservationItem[], count: out.Count ?? 0, next: out.LastEvaluatedKey };
-}
+/** One page of a patient's rows, at most `limit` of them, after `start` (a page's `next`). */
+export const queryPartition = (q: PartitionQuery, limit: number | undefined, start?: PageStart): Promise<RowsPage> => observationStore().patientRows(q, limit, start);

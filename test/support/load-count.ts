@@ -6,6 +6,7 @@
 import pMap from 'p-map';
 import { uuidOf } from '../../shared/observations/items';
 import { queryPartition } from '../../shared/observations/read';
+import type { PageStart } from '../../shared/observations/store/port';
 import type { LoadLedger } from './load-ledger';
 
 export interface LoadCount {
@@ -26,7 +27,7 @@ const PAGE = 1000;
 /** `uuid -> id` of every row stored for the patient (pages of a key-condition Query). */
 export async function storedReadings(patientId: number): Promise<Map<string, string>> {
   const rows = new Map<string, string>();
-  let start: Record<string, unknown> | undefined;
+  let start: PageStart | undefined;
   do {
     const page = await queryPartition({ patientId, index: 'byUpdated', ascending: true, attributes: ['sk', 'id'] }, PAGE, start);
     for (const item of page.items) rows.set(uuidOf(item), String(item.id));

@@ -14,6 +14,7 @@ import { allCodes } from '../code-table-cache';
 import { fromItem, toItem, type ObservationItem } from '../items';
 import type { StoredObservation } from '../model';
 import { queryPartition, readObservations, type PartitionQuery } from '../read';
+import type { PageStart } from '../store/port';
 import { knownSpan, storedSpans } from '../span-stats';
 import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '../../fhir/searchset';
 import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './filters';
@@ -228,7 +229,7 @@ const COUNT_ATTRIBUTES = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'id
 
 async function countQuery(q: PartitionQuery, test: ((i: ObservationItem) => boolean) | undefined): Promise<number> {
   let n = 0;
-  let start: Record<string, unknown> | undefined;
+  let start: PageStart | undefined;
   do {
     const page = await queryPartition(test ? { ...q, attributes: COUNT_ATTRIBUTES } : { ...q, countOnly: true }, undefined, start);
     n += test ? page.items.filter(test).length : page.count;

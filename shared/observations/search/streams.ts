@@ -8,6 +8,7 @@ import pMap from 'p-map';
 import { config } from '../../config';
 import type { ObservationItem } from '../items';
 import { queryPartition, type PartitionQuery } from '../read';
+import type { PageStart } from '../store/port';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import { patientQueries, type PatientRead } from './segments';
 
@@ -29,7 +30,7 @@ const maxFetch = () => config().maxPageSize + 2;
 export class QueryStream implements RowStream {
   private buffer: ObservationItem[] = [];
   private segment = 0;
-  private start: Record<string, unknown> | undefined;
+  private start: PageStart | undefined;
   private done = false;
   private fetchSize: number;
 

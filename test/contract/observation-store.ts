@@ -1,0 +1,328 @@
+/**
+ * THE contract of the observation store port (shared/observations/store/port.ts), run against
+ * every adapter: the same calls through the domain functions (storing, reading, the search's row
+ * streams, span statistics, deletion), the same observable results, so the in-memory twin cannot
+ * drift from the DynamoDB adapter. A run file (under test/integration, where DynamoDB Local is set
+ * up) calls `observationStoreContract` with the adapters to hold to it.
+ *
+ * Each test makes its own patients, uuids and identifiers and asserts on those only: the DynamoDB
+ * adapter's table is shared by the file's tests, the twin is new for each.
+ */
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deletePatientObservations } from '../../shared/observations/delete';
+import type { ObservationItem } from '../../shared/observations/items';
+import { codePrefix, type IndexName } from '../../shared/observations/keys';
+import type { NewObservation, ObservationIdentifier, StoredObservation } from '../../shared/observations/model';
+import { queryPartition, readObservation, readObservations, type PartitionQuery } from '../../shared/observations/read';
+import { orderedRows, rowsOf } from '../../shared/observations/search/streams';
+import { forgetKnownSpans, knownSpan, raiseSpans, storedSpans } from '../../shared/observations/span-stats';
+import { useObservationStore } from '../../shared/observations/store/current';
+import type { ObservationStore, PageStart } from '../../shared/observations/store/port';
+import { storeObservations, type WriteOutcome } from '../../shared/observations/write';
+
+export type ObservationAdapter = [name: string, make: () => ObservationStore];
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2025, 5, 1);
+const newPatient = () => 800_000_000 + randomInt(100_000_000);
+const newIdentifier = (system = 'https://contract.test/ids'): ObservationIdentifier => ({ system, value: `v-${randomBytes(4).toString('hex')}` });
+const missing = 987_654_321_012;
+
+/** A reading of `patientId`; `at` is its effective hour after T0 (undated when null), `hours` its length. */
+function reading(patientId: number, over: Partial<NewObservation> & { at?: number | null; hours?: number } = {}): NewObservation {
+  const { at = 0, hours = 0, ...fields } = over;
+  const start = at === null ? undefined : T0 + at * HOUR;
+  const uuid = randomUUID();
+  return {
+    patientId,
+    codeId: 7,
+    deviceId: 3,
+    status: 'final',
+    identifiers: [],
+    data: Buffer.from(`{"header":{"uuid":"${uuid}"}}`).toString('base64'),
+    uuid,
+    effective: start === undefined ? undefined : hours > 0 ? { kind: 'period', start, end: start + hours * HOUR } : { kind: 'dateTime', start, end: start },
+    ...fields,
+  };
+}
+
+function created(outcome: WriteOutcome | undefined): StoredObservation {
+  expect(outcome?.kind).toBe('created');
+  return (outcome as Extract<WriteOutcome, { kind: 'created' }>).observation;
+}
+
+async function storeOne(input: NewObservation): Promise<StoredObservation> {
+  return created((await storeObservations([input]))[0]);
+}
+
+/** Every row of one read, following its pages. */
+async function allRows(q: PartitionQuery, limit?: number): Promise<ObservationItem[]> {
+  const rows: ObservationItem[] = [];
+  let start: PageStart | undefined;
+  do {
+    const page = await queryPartition(q, limit, start);
+    expect(page.count).toBe(page.items.length);
+    rows.push(...page.items);
+    start = page.next;
+  } while (start);
+  return rows;
+}
+
+const idsOf = (rows: ReadonlyArray<{ id?: unknown }>) => rows.map((r) => r.id as number);
+const byId = (a: StoredObservation, b: StoredObservation) => a.id - b.id;
+
+export function observationStoreContract(adapters: readonly ObservationAdapter[]): void {
+  describe.each(adapters)('observation store: %s', (_name, make) => {
+    let previous: ObservationStore | undefined;
+    beforeEach(() => void (previous = useObservationStore(make())));
+    afterEach(() => void useObservationStore(previous!));
+
+    describe('storing readings', () => {
+      it('stores new readings with fresh increasing ids and one time stamp, readable by id and by ids', async () => {
+        const patient = newPatient();
+        const inputs = [
+          reading(patient, { identifiers: [newIdentifier(), { value: `bare-${randomUUID()}` }] }),
+          reading(patient, { at: null, status: 'preliminary' }),
+          reading(patient, { at: 5, hours: 3, data: 'not canonical base64!' }),
+        ];
+        const before = Date.now();
+        const stored = (await storeObservations(inputs)).map(created);
+        expect(stored.map((o) => o.id)).toEqual([...stored.map((o) => o.id)].sort((a, b) => a - b));
+        expect(new Set(stored.map((o) => o.id)).size).toBe(3);
+        expect(new Set(stored.map((o) => o.lastUpdated)).size).toBe(1);
+        expect(Date.parse(stored[0]!.lastUpdated)).toBeGreaterThanOrEqual(before - 1);
+        stored.forEach((o, n) => expect(o).toEqual({ ...inputs[n], id: o.id, lastUpdated: o.lastUpdated }));
+
+        for (const o of stored) expect(await readObservation(o.id)).toEqual(o);
+        expect(await readObservation(missing)).toBeUndefined();
+        const [a, b, c] = stored;
+        expect((await readObservations([c!.id, missing, a!.id, a!.id])).sort(byId)).toEqual([a, c]);
+        expect((await readObservations([b!.id])).sort(byId)).toEqual([b]);
+        expect(await readObservations([])).toEqual([]);
+        expect(await storeObservations([])).toEqual([]);
+      });
+
+      it('answers a re-posted reading with the row already stored, and stores nothing more', async () => {
+        const patient = newPatient();
+        const first = await storeOne(reading(patient, { identifiers: [newIdentifier()] }));
+        const again = await storeObservations([{ ...reading(patient, { at: 9, identifiers: [newIdentifier()] }), uuid: first.uuid }]);
+        expect(again).toEqual([{ kind: 'existing', observation: first }]);
+        expect(idsOf(await allRows({ patientId: patient, index: 'byUpdated', ascending: true }))).toEqual([first.id]);
+
+        // The reading's identity is its patient and uuid: another patient's reading with that uuid is another reading.
+        const other = await storeOne({ ...reading(newPatient()), uuid: first.uuid });
+        expect(other.id).not.toBe(first.id);
+        expect(await readObservation(first.id)).toEqual(first);
+      });
+
+      it('stores a uuid repeated within one batch once: the later copies answer with the first', async () => {
+        const patient = newPatient();
+        const a = reading(patient);
+        const b = reading(patient, { identifiers: [newIdentifier()] });
+        const outcomes = await storeObservations([a, { ...a, data: 'b3RoZXI=' }, b, { ...b, identifiers: [newIdentifier()] }, { ...a, effective: undefined }]);
+        expect(outcomes.map((o) => o.kind)).toEqual(['created', 'existing', 'created', 'existing', 'existing']);
+        const [first, second] = [created(outcomes[0]), created(outcomes[2])];
+        expect(outcomes[1]).toEqual({ kind: 'existing', observation: first });
+        expect(outcomes[3]).toEqual({ kind: 'existing', observation: second });
+        expect(outcomes[4]).toEqual({ kind: 'existing', observation: first });
+        expect(idsOf(await allRows({ patientId: patient, index: 'byUpdated', ascending: true }))).toEqual([first.id, second.id]);
+      });
+
+      it('refuses an identifier another observation holds (of any patient), naming the holder; nothing of the reading is stored', async () => {
+        const [patient, other] = [newPatient(), newPatient()];
+        const held = newIdentifier();
+        const holder = await storeOne(reading(patient, { identifiers: [held] }));
+        const free = newIdentifier();
+        const refused = reading(other, { identifiers: [free, held] });
+        expect(await storeObservations([refused])).toEqual([{ kind: 'conflict', identifier: held, heldBy: holder.id }]);
+        expect(await allRows({ patientId: other, index: 'byUpdated', ascending: true })).toEqual([]);
+        // Its other identifier was not claimed, and the same value under another system is another identifier.
+        expect((await storeObservations([reading(other, { identifiers: [free, { system: 'https://other.test', value: held.value }] })]))[0]!.kind).toBe('created');
+        expect(await readObservation(holder.id)).toEqual(holder);
+      });
+
+      it('gives an identifier repeated within one batch to the first reading; the later ones conflict', async () => {
+        const patient = newPatient();
+        const shared = newIdentifier();
+        const outcomes = await storeObservations([reading(patient, { identifiers: [shared] }), reading(patient, { identifiers: [newIdentifier(), shared] }), reading(newPatient(), { identifiers: [shared] })]);
+        const first = created(outcomes[0]);
+        expect(outcomes.slice(1)).toEqual([
+          { kind: 'conflict', identifier: shared, heldBy: first.id },
+          { kind: 'conflict', identifier: shared, heldBy: first.id },
+        ]);
+      });
+
+      it('writes a batch in rounds: a reading whose keys repeat an earlier one meets what the earlier round stored', async () => {
+        const patient = newPatient();
+        const shared = newIdentifier();
+        const a = reading(patient, { identifiers: [shared] });
+        const b = reading(patient, { identifiers: [shared] });
+        const c = { ...reading(patient, { identifiers: [newIdentifier()] }), uuid: b.uuid };
+        const outcomes = await storeObservations([a, b, c]);
+        const stored = created(outcomes[2]);
+        expect(outcomes[0]!.kind).toBe('created');
+        expect(outcomes[1]).toEqual({ kind: 'existing', observation: stored });
+      });
+
+      it('answers 413 for a reading too large to store and stores the others', async () => {
+        const patient = newPatient();
+        const outcomes = await storeObservations([reading(patient), reading(patient, { data: 'A'.repeat(520_000) }), reading(patient)]);
+        expect(outcomes.map((o) => o.kind)).toEqual(['created', 'failed', 'created']);
+        expect(outcomes[1]).toEqual({ kind: 'failed', status: 413, reason: expect.stringMatching(/^The reading is too large to store \(\d+ bytes; at most 380000\)\.$/) });
+        expect(await allRows({ patientId: patient, index: 'byUpdated', ascending: true })).toHaveLength(2);
+      });
+
+      it('hands out copies: changing what a call returned or was given does not change the store', async () => {
+        const patient = newPatient();
+        const input = reading(patient, { identifiers: [newIdentifier()] });
+        const [outcome] = await storeObservations([input]);
+        const stored = structuredClone(created(outcome));
+        input.identifiers.push(newIdentifier());
+        created(outcome).identifiers.push(newIdentifier());
+        const read = (await readObservation(stored.id))!;
+        read.identifiers.length = 0;
+        read.data = 'changed';
+        (await readObservations([stored.id]))[0]!.identifiers.push(newIdentifier());
+        const [row] = await allRows({ patientId: patient, index: 'byEffective', ascending: true });
+        (row!.identifiers as ObservationIdentifier[]).push(newIdentifier());
+        row!.id = -1;
+        const [existing] = await storeObservations([{ ...input, identifiers: [] }]);
+        (existing as Extract<WriteOutcome, { kind: 'existing' }>).observation.identifiers.push(newIdentifier());
+
+        expect(await readObservation(stored.id)).toEqual(stored);
+        expect(await allRows({ patientId: patient, index: 'byEffective', ascending: true })).toEqual([expect.objectContaining({ id: stored.id, identifiers: stored.identifiers })]);
+      });
+    });
+
+    describe("reading a patient's rows", () => {
+      /** Effective hours (null: undated) and hours of the last update's order are the ids' order. */
+      async function patientWithRows() {
+        const patient = newPatient();
+        const codes = [7, 8, 7, 8, 7, 7];
+        const hours = [3, 1, null, 2, 1, null];
+        const stored = (await storeObservations(hours.map((at, n) => reading(patient, { at, codeId: codes[n]! })))).map(created);
+        await storeOne(reading(newPatient(), { at: 1 }));
+        await raiseSpans(new Map([[patient, 10 * HOUR]]));
+        const id = (n: number) => stored[n]!.id;
+        return { patient, stored, id };
+      }
+
+      it('reads each index in its order, forwards and backwards, page by page, each row once', async () => {
+        const { patient, id } = await patientWithRows();
+        const orders: Array<[IndexName, number[]]> = [
+          // Start, then id; undated rows after every dated one.
+          ['byEffective', [id(1), id(4), id(3), id(0), id(2), id(5)]],
+          // Code, then as byEffective.
+          ['byCodeEffective', [id(4), id(0), id(2), id(5), id(1), id(3)]],
+          // One upload, so one time stamp: id order.
+          ['byUpdated', [id(0), id(1), id(2), id(3), id(4), id(5)]],
+        ];
+        for (const [index, expected] of orders) {
+          for (const ascending of [true, false]) {
+            const order = ascending ? expected : [...expected].reverse();
+            const q: PartitionQuery = { patientId: patient, index, ascending };
+            expect(idsOf(await allRows(q)), `${index} ${ascending}`).toEqual(order);
+            for (const limit of [1, 2, 4]) expect(idsOf(await allRows(q, limit)), `${index} ${ascending} ${limit}`).toEqual(order);
+          }
+        }
+      });
+
+      it('reads between inclusive bounds on the sort key, and only the patient asked for', async () => {
+        const { patient, id } = await patientWithRows();
+        const all = await allRows({ patientId: patient, index: 'byEffective', ascending: true });
+        const sk = (n: number) => all[n]!.effSk as string;
+        expect(idsOf(await allRows({ patientId: patient, index: 'byEffective', ascending: true, from: sk(1), to: sk(3) }))).toEqual([id(4), id(3), id(0)]);
+        expect(idsOf(await allRows({ patientId: patient, index: 'byEffective', ascending: false, from: sk(1), to: sk(3) }, 2))).toEqual([id(0), id(3), id(4)]);
+        expect(idsOf(await allRows({ patientId: patient, index: 'byEffective', ascending: true, from: sk(4) }))).toEqual([id(2), id(5)]);
+        expect(idsOf(await allRows({ patientId: patient, index: 'byEffective', ascending: true, to: sk(0) }))).toEqual([id(1)]);
+        expect(idsOf(await allRows({ patientId: patient, index: 'byCodeEffective', ascending: true, from: codePrefix(8), to: `${codePrefix(8)}~` }))).toEqual([id(1), id(3)]);
+        expect(await allRows({ patientId: patient, index: 'byEffective', ascending: true, from: 'Z#~' })).toEqual([]);
+        expect(await allRows({ patientId: newPatient(), index: 'byEffective', ascending: true })).toEqual([]);
+      });
+
+      it('names a next page when a page stops at its limit, even when no row follows', async () => {
+        const { patient, id } = await patientWithRows();
+        const q: PartitionQuery = { patientId: patient, index: 'byUpdated', ascending: true };
+        const full = await queryPartition(q, 6);
+        expect(idsOf(full.items)).toEqual([0, 1, 2, 3, 4, 5].map(id));
+        expect(full.next).toBeDefined();
+        expect(await queryPartition(q, 6, full.next)).toEqual({ items: [], count: 0, next: undefined });
+        const more = await queryPartition(q, 7);
+        expect([more.items.length, more.next]).toEqual([6, undefined]);
+        expect((await queryPartition(q, undefined)).next).toBeUndefined();
+      });
+
+      it('returns only the fields asked for, or only a count', async () => {
+        const { patient, stored } = await patientWithRows();
+        const q: PartitionQuery = { patientId: patient, index: 'byUpdated', ascending: true };
+        const rows = await allRows({ ...q, attributes: ['sk', 'id', 'identifiers', 'effEnd'] }, 4);
+        expect(rows).toEqual(stored.map((o) => ({ sk: `U#${o.uuid}`, id: o.id })));
+        const counted = await queryPartition({ ...q, countOnly: true }, undefined);
+        expect([counted.items, counted.count]).toEqual([[], 6]);
+        const first = await queryPartition({ ...q, countOnly: true }, 4);
+        expect([first.items, first.count]).toEqual([[], 4]);
+        expect((await queryPartition({ ...q, countOnly: true }, 4, first.next)).count).toBe(2);
+      });
+
+      it("feeds the search's row streams: several patients merged in date order", async () => {
+        const [p, q] = [newPatient(), newPatient()];
+        const ofP = (await storeObservations([reading(p, { at: 2 }), reading(p, { at: 0 }), reading(p, { at: null })])).map(created);
+        const ofQ = (await storeObservations([reading(q, { at: 1 }), reading(q, { at: 3 })])).map(created);
+        const base = { dates: {}, updated: {}, withUndated: true };
+        const stream = orderedRows([p, q], (patientId) => [{ ...base, patientId }], { order: { kind: 'date', descending: false }, backward: false }, undefined, () => true, 2);
+        const seen: number[] = [];
+        for await (const row of rowsOf(stream)) seen.push(row.id as number);
+        expect(seen).toEqual([ofP[1]!.id, ofQ[0]!.id, ofP[0]!.id, ofQ[1]!.id, ofP[2]!.id]);
+      });
+    });
+
+    describe('span statistics', () => {
+      it("raises a patient's span to the power of two at or above it and never lowers it", async () => {
+        const [patient, other] = [newPatient(), newPatient()];
+        expect(await storedSpans([patient, other])).toEqual(new Map([[patient, 1], [other, 1]]));
+        await raiseSpans(new Map([[patient, 1000], [other, 1]]));
+        expect(await storedSpans([patient, other])).toEqual(new Map([[patient, 1024], [other, 1]]));
+        expect(knownSpan(patient)).toBe(1024);
+        await raiseSpans(new Map([[patient, 5000]]));
+        expect((await storedSpans([patient])).get(patient)).toBe(8192);
+        // Without what this process remembers, a smaller span reaches the store, which keeps the larger.
+        forgetKnownSpans();
+        await raiseSpans(new Map([[patient, 10]]));
+        expect((await storedSpans([patient])).get(patient)).toBe(8192);
+        expect(knownSpan(patient)).toBe(8192);
+      });
+
+      it('is raised by storing a reading that lasts longer than the span stored', async () => {
+        const patient = newPatient();
+        await storeOne(reading(patient, { hours: 10 }));
+        expect((await storedSpans([patient])).get(patient)).toBe(2 ** Math.ceil(Math.log2(10 * HOUR)));
+        await storeOne(reading(patient, { hours: 1 }));
+        expect((await storedSpans([patient])).get(patient)).toBe(2 ** Math.ceil(Math.log2(10 * HOUR)));
+      });
+    });
+
+    describe("deleting a patient's readings", () => {
+      it('deletes the rows, their ids, identifier claims and span, leaves other patients alone, and can run again', async () => {
+        const [patient, other] = [newPatient(), newPatient()];
+        const claimed = newIdentifier();
+        const stored = (await storeObservations([reading(patient, { identifiers: [claimed], hours: 10 }), reading(patient, { at: null }), reading(patient)])).map(created);
+        const kept = await storeOne(reading(other, { hours: 10 }));
+
+        expect(await deletePatientObservations(patient)).toBe(3);
+        expect(await allRows({ patientId: patient, index: 'byUpdated', ascending: true })).toEqual([]);
+        for (const o of stored) expect(await readObservation(o.id)).toBeUndefined();
+        expect(await readObservations(stored.map((o) => o.id))).toEqual([]);
+        expect(await storedSpans([patient])).toEqual(new Map([[patient, 1]]));
+        expect(await readObservation(kept.id)).toEqual(kept);
+        expect((await storedSpans([other])).get(other)).toBeGreaterThan(1);
+
+        // The identifier is free again, and a re-post is a new reading.
+        const again = await storeOne({ ...reading(patient), identifiers: [claimed], uuid: stored[0]!.uuid });
+        expect(again.id).toBeGreaterThan(stored[2]!.id);
+        expect(await deletePatientObservations(patient)).toBe(1);
+        expect(await deletePatientObservations(patient)).toBe(0);
+      });
+    });
+  });
+}
