@@ -2,7 +2,7 @@
 import { put, queryAll, remove, transact, transactInChunks, type Write } from '../db';
 import { keys, REL } from '../keys';
 import type { Consent, Id } from '../model';
-import { mustExist } from './dynamo-checks';
+import { mustExist, partitionDeletes } from './dynamo-relations';
 import { consentCodeNotRequested, notEnrolled, type ConsentRecords } from './port';
 
 export const consents: ConsentRecords = {
@@ -30,10 +30,7 @@ export const consents: ConsentRecords = {
       consentedAt: i.consentedAt as string,
     }));
   },
-  remove: async (patientId, studyId) => {
-    const prefix = studyId === undefined ? REL.consent : keys.consentsOfStudy(studyId);
-    const items = await queryAll({ pk: keys.patient(patientId).pk, skPrefix: prefix, attributes: ['pk', 'sk'] });
-    await transactInChunks(items.map((i) => remove({ pk: i.pk as string, sk: i.sk as string })));
-  },
+  remove: async (patientId, studyId) =>
+    transactInChunks(await partitionDeletes(keys.patient(patientId), studyId === undefined ? REL.consent : keys.consentsOfStudy(studyId))),
   removeDecisions: (patientId, decisions) => transactInChunks(decisions.map((d) => remove(keys.consent(patientId, d.studyId, d.codeId)))),
 };

@@ -5,7 +5,7 @@ import { entityStore } from '../entity';
 import { newId } from '../ids';
 import { indexes, keys } from '../keys';
 import type { FhirSource, Id } from '../model';
-import { mustExist } from './dynamo-checks';
+import { mustExist } from './dynamo-relations';
 import { fhirSourceDataSourceNotFound, fhirSourceNotFound, patientNotFound, type FhirSourceRecords } from './port';
 
 const sourceEntities = entityStore<FhirSource, Id>({

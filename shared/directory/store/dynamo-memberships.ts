@@ -6,7 +6,7 @@
 import { getItem, now, put, queryAll, remove, transact, update, type Write } from '../db';
 import { idFromSortKey, keys, REL } from '../keys';
 import type { Id, OrgRole } from '../model';
-import { organizationMustExist } from './dynamo-checks';
+import { organizationMustExist } from './dynamo-relations';
 import { notAMember, notAPractitioner, type MembershipRecords } from './port';
 
 /** The relation item of a membership, in the organization's partition. */

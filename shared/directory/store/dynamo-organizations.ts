@@ -5,7 +5,7 @@ import { entityStore } from '../entity';
 import { newId } from '../ids';
 import { GSI1, idFromSortKey, indexes, keys, KIND, REL } from '../keys';
 import type { Id, Organization } from '../model';
-import { mustExist } from './dynamo-checks';
+import { mustExist, relatedIds } from './dynamo-relations';
 import { endMembership, membershipWrites } from './dynamo-memberships';
 import { organizationInUse, organizationNotFound, parentNotFound, type OrganizationRecords } from './port';
 
@@ -21,12 +21,6 @@ const children = async (partOf: Id | undefined) => {
   const index = indexes.organizationChildren(partOf);
   return (await queryAll({ index: index.name, pk: index.pk })).map(organizationEntities.fromItem);
 };
-
-/** Ids of one kind of relation item in the organization's partition. */
-async function relatedIds(orgId: Id, prefix: string): Promise<Id[]> {
-  const items = await queryAll({ pk: keys.organization(orgId).pk, skPrefix: prefix, attributes: ['sk'] });
-  return items.map((i) => idFromSortKey(String(i.sk)));
-}
 
 export const organizations: OrganizationRecords = {
   newId: () => newId('organization'),
@@ -56,6 +50,6 @@ export const organizations: OrganizationRecords = {
     for (const userId of members) await endMembership(id, userId);
     await transact([organizationEntities.remove(id, version)]);
   },
-  patientIds: (orgId) => relatedIds(orgId, REL.patient),
-  studyIds: (orgId) => relatedIds(orgId, REL.study),
+  patientIds: (orgId) => relatedIds(keys.organization(orgId), REL.patient),
+  studyIds: (orgId) => relatedIds(keys.organization(orgId), REL.study),
 };

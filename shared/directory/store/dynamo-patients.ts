@@ -11,7 +11,7 @@ import { entityStore, pick } from '../entity';
 import { newId } from '../ids';
 import { indexes, keys } from '../keys';
 import type { Id, Identifier, Patient } from '../model';
-import { organizationMustExist } from './dynamo-checks';
+import { organizationMustExist, partitionDeletes } from './dynamo-relations';
 import { userWrites } from './dynamo-users';
 import { alreadyInOrganization, identifierChanges, identifierTaken, PATIENT_FIELDS, patientHasAccount, patientNotFound, type PatientRecords } from './port';
 
@@ -112,7 +112,7 @@ export const patients: PatientRecords = {
       ...patient.identifiers.map((i) => identifierRelease(id, i)),
       ...patient.organizationIds.map((orgId) => remove(keys.organizationPatient(orgId, id))),
       ...patient.studyIds.map((studyId) => remove(keys.studyPatient(studyId, id))),
-      ...(await queryAll({ pk: keys.patient(id).pk, attributes: ['pk', 'sk'] })).map((c) => remove({ pk: c.pk as string, sk: c.sk as string })),
+      ...(await partitionDeletes(keys.patient(id))),
     ];
     await transactInChunks(leftovers);
   },

@@ -10,7 +10,7 @@ import { newId } from '../ids';
 import { idFromSortKey, indexes, keys, REL, type Key } from '../keys';
 import type { Id, Study } from '../model';
 import { consents } from './dynamo-consents';
-import { mustExist, organizationMustExist, studyMustExist } from './dynamo-checks';
+import { mustExist, organizationMustExist, partitionDeletes, relatedIds, studyMustExist } from './dynamo-relations';
 import { patientSetWrite } from './dynamo-patients';
 import {
   clientNotLinked,
@@ -30,12 +30,6 @@ const studyEntities = entityStore<Study, Id>({
   notFound: studyNotFound,
 });
 
-/** Ids of one kind of relation item in the study's partition, ascending. */
-async function relatedIds(studyId: Id, prefix: string): Promise<Id[]> {
-  const items = await queryAll({ pk: keys.study(studyId).pk, skPrefix: prefix, attributes: ['sk'] });
-  return items.map((i) => idFromSortKey(String(i.sk)));
-}
-
 /** Deletes a link that must be there (404 otherwise). */
 const unlink = (key: Key, refusal: () => HttpError) => transact([remove(key, { condition: 'attribute_exists(pk)' }, refusal)]);
 
@@ -50,7 +44,7 @@ async function unenrol(studyId: Id, patientId: Id): Promise<void> {
   await transact([remove(keys.studyPatient(studyId, patientId)), patientSetWrite(patientId, 'DELETE', 'studyIds', studyId)]);
 }
 
-const patientIds = (studyId: Id) => relatedIds(studyId, REL.patient);
+const patientIds = (studyId: Id) => relatedIds(keys.study(studyId), REL.patient);
 
 export const studies: StudyRecords = {
   newId: () => newId('study'),
@@ -74,8 +68,8 @@ export const studies: StudyRecords = {
     const { entity: study, version } = await studyEntities.read(id);
     await transact([studyEntities.remove(id, version), remove(keys.organizationStudy(study.organizationId, id))]);
     for (const patientId of await patientIds(id)) await unenrol(id, patientId);
-    const rest = await queryAll({ pk: keys.study(id).pk, attributes: ['pk', 'sk'] });
-    await transactInChunks(rest.map((r) => remove({ pk: r.pk as string, sk: r.sk as string })));
+    // What is left in its partition: requested codes, data sources and apps.
+    await transactInChunks(await partitionDeletes(keys.study(id)));
   },
   enrol: (study, ids) =>
     transact([
@@ -106,7 +100,7 @@ export const studies: StudyRecords = {
       mustExist(keys.dataSource(dataSourceId), () => studyDataSourceNotFound(dataSourceId)),
     ]),
   removeDataSource: (studyId, dataSourceId) => unlink(keys.studyDataSource(studyId, dataSourceId), () => dataSourceNotLinked(studyId, dataSourceId)),
-  dataSourceIds: (studyId) => relatedIds(studyId, REL.dataSource),
+  dataSourceIds: (studyId) => relatedIds(keys.study(studyId), REL.dataSource),
   unlinkDataSource: (dataSourceId) => unlinkEverywhere(indexes.studiesOfDataSource(dataSourceId), (studyId) => keys.studyDataSource(studyId, dataSourceId)),
   addClient: (studyId, clientNumber) =>
     transact([
@@ -115,6 +109,6 @@ export const studies: StudyRecords = {
       mustExist(keys.oauthClientNumber(clientNumber), () => studyClientNotFound(clientNumber)),
     ]),
   removeClient: (studyId, clientNumber) => unlink(keys.studyClient(studyId, clientNumber), () => clientNotLinked(studyId, clientNumber)),
-  clientIds: (studyId) => relatedIds(studyId, REL.client),
+  clientIds: (studyId) => relatedIds(keys.study(studyId), REL.client),
   unlinkClient: (clientNumber) => unlinkEverywhere(indexes.studiesOfClient(clientNumber), (studyId) => keys.studyClient(studyId, clientNumber)),
 };

@@ -8,7 +8,7 @@ import { entityStore, pick } from '../entity';
 import { newId } from '../ids';
 import { GSI1, indexes, keys, KIND } from '../keys';
 import type { Id, OrgRole, User } from '../model';
-import { organizationMustExist } from './dynamo-checks';
+import { organizationMustExist } from './dynamo-relations';
 import { memberItem } from './dynamo-memberships';
 import { ACCOUNT_FIELDS, emailClaim, emailTaken, loginPatientNotFound, userNotFound, type UserRecords } from './port';
 

@@ -19,9 +19,8 @@
  * The errors a store raises for a refused change are the same values from either adapter, built here.
  */
 import { badRequest, conflict, notFound } from '../../http/errors';
-import type { Code, CodeRef, Consent, DataSource, FhirSource, Id, Identifier, Membership, OAuthClient, Organization, OrgRole, Patient, Study, User } from '../model';
-
 import { MAX_TRANSACTION } from '../../store/transact';
+import type { Code, CodeRef, Consent, DataSource, FhirSource, Id, Identifier, Membership, OAuthClient, Organization, OrgRole, Patient, Study, User } from '../model';
 
 export { concurrentChange } from '../../store/transact';
 
