@@ -3,9 +3,7 @@ import { badRequest } from '../http/errors';
 import { directoryStore } from './store/current';
 import { getCodes } from './code-table';
 import { now } from './db';
-import { indexes, keys } from './keys';
 import { DATA_SOURCE_TYPES, type CodeRef, type DataSource, type DataSourceType, type Id } from './model';
-import { unlinkFromStudies } from './studies';
 
 export { dataSourceNotFound } from './store/port';
 
@@ -44,9 +42,9 @@ export async function updateDataSource(id: Id, patch: Partial<DataSourceInput>):
 
 /** Deletes a data source, its supported codes and its links to studies. */
 export async function deleteDataSource(id: Id): Promise<void> {
-  await directoryStore().dataSources.remove(id);
-  // Studies are not behind the store port yet: their links to the data source go here.
-  await unlinkFromStudies(indexes.studiesOfDataSource(id), (studyId) => keys.studyDataSource(studyId, id));
+  const { dataSources, studies } = directoryStore();
+  await dataSources.remove(id);
+  await studies.unlinkDataSource(id);
 }
 
 /** Declares that a data source supports a code (idempotent); 400 for a code not in the table. */

@@ -2,12 +2,11 @@
  * FHIR Sources (spec 2.5): a patient's registration of an upstream FHIR server, needed for every
  * auxiliary write. Each registration is a new source (re-running the pull flow adds new rows).
  */
-import { badRequest, conflict, notFound } from '../http/errors';
-import { check, now, queryAll, remove, transact } from './db';
-import { entityStore } from './entity';
-import { newId } from './ids';
-import { indexes, keys } from './keys';
+import { now } from './db';
 import type { FhirSource, Id } from './model';
+import { directoryStore } from './store/current';
+
+export { fhirSourceNotFound } from './store/port';
 
 export interface FhirSourceInput {
   patientId: Id;
@@ -18,24 +17,11 @@ export interface FhirSourceInput {
 
 export type FhirSourcePatch = Partial<Pick<FhirSource, 'dataSourceId' | 'label' | 'fhirBaseUrl'>>;
 
-export const fhirSourceNotFound = (id: Id) => notFound(`FHIR Source ${id} not found.`);
-
-const fhirSources = entityStore<FhirSource, Id>({
-  key: keys.fhirSource,
-  toItem: (source) => ({ ...keys.fhirSource(source.id), ...indexes.fhirSource(source.id, source.patientId), ...source }),
-  notFound: fhirSourceNotFound,
-});
-
-const dataSourceMustExist = (id: Id) =>
-  check(keys.dataSource(id), 'attribute_exists(pk)', {}, () =>
-    badRequest(`Data source ${id} not found.`, 'not-found', { fields: { dataSource: [`Invalid pk "${id}" - object does not exist.`] } }),
-  );
-
 export async function createFhirSource(input: FhirSourceInput): Promise<FhirSource> {
-  const id = await newId('fhirSource');
+  const { fhirSources } = directoryStore();
   const at = now();
   const source: FhirSource = {
-    id,
+    id: await fhirSources.newId(),
     patientId: input.patientId,
     dataSourceId: input.dataSourceId,
     label: input.label ?? '',
@@ -43,34 +29,24 @@ export async function createFhirSource(input: FhirSourceInput): Promise<FhirSour
     createdAt: at,
     updatedAt: at,
   };
-  await transact([
-    fhirSources.create(source, () => conflict('FHIR Source id collision.')),
-    dataSourceMustExist(input.dataSourceId),
-    check(keys.patient(input.patientId), 'attribute_exists(pk)', {}, () => notFound(`Patient ${input.patientId} not found.`)),
-  ]);
+  await fhirSources.insert(source);
   return source;
 }
 
 /** A source by id, read strongly consistent (it gates writes). */
-export const getFhirSource = fhirSources.get;
+export const getFhirSource = (id: Id): Promise<FhirSource | undefined> => directoryStore().fhirSources.get(id);
 
 /** A patient's sources, newest first. */
-export async function listFhirSourcesOfPatient(patientId: Id): Promise<FhirSource[]> {
-  const index = indexes.fhirSourcesOfPatient(patientId);
-  return (await queryAll({ index: index.name, pk: index.pk, descending: true })).map(fhirSources.fromItem);
-}
+export const listFhirSourcesOfPatient = (patientId: Id): Promise<FhirSource[]> => directoryStore().fhirSources.ofPatient(patientId);
 
 export async function updateFhirSource(id: Id, patch: FhirSourcePatch): Promise<FhirSource> {
-  const { entity, version } = await fhirSources.read(id);
-  const next: FhirSource = { ...entity, ...patch, updatedAt: now() };
-  await transact([
-    fhirSources.replace(next, version),
-    ...(patch.dataSourceId !== undefined ? [dataSourceMustExist(patch.dataSourceId)] : []),
-  ]);
+  const { fhirSources } = directoryStore();
+  const read = await fhirSources.read(id);
+  const next: FhirSource = { ...read.entity, ...patch, updatedAt: now() };
+  // A data source named in the change is checked even when it is the same one.
+  await fhirSources.update(read, next, patch.dataSourceId !== undefined);
   return next;
 }
 
 /** Deletes the source record (its auxiliary rows are deleted by the auxiliary store's own module). */
-export async function deleteFhirSource(id: Id): Promise<void> {
-  await transact([remove(keys.fhirSource(id), { condition: 'attribute_exists(pk)' }, () => fhirSourceNotFound(id))]);
-}
+export const deleteFhirSource = (id: Id): Promise<void> => directoryStore().fhirSources.remove(id);

@@ -47,6 +47,12 @@ export interface Organization extends Timestamps {
 export const ORG_ROLES = ['viewer', 'member', 'manager'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
 
+/** A practitioner's membership of one organization, as its list of members shows it. */
+export interface Membership {
+  userId: Id;
+  role: OrgRole;
+}
+
 export function roleAtLeast(role: OrgRole | undefined, minimum: OrgRole): boolean {
   return role !== undefined && ORG_ROLES.indexOf(role) >= ORG_ROLES.indexOf(minimum);
 }

@@ -5,10 +5,8 @@
  */
 import { randomAlphanumeric } from '../auth/secrets';
 import { assertKeyText, now } from './db';
-import { indexes, keys } from './keys';
 import type { ClientType, Id, OAuthClient } from './model';
 import { directoryStore } from './store/current';
-import { unlinkFromStudies } from './studies';
 
 export { clientNotFound } from './store/port';
 
@@ -76,7 +74,7 @@ export async function updateOAuthClient(clientId: string, patch: OAuthClientPatc
 
 /** Deletes a client and its links to studies. */
 export async function deleteOAuthClient(clientId: string): Promise<void> {
-  const client = await directoryStore().oauthClients.remove(clientId);
-  // Studies are not behind the store port yet: their links to the client go here.
-  await unlinkFromStudies(indexes.studiesOfClient(client.id), (studyId) => keys.studyClient(studyId, client.id));
+  const { oauthClients, studies } = directoryStore();
+  const client = await oauthClients.remove(clientId);
+  await studies.unlinkClient(client.id);
 }

@@ -2,13 +2,12 @@
  * Organizations: a tree (`partOf`), each with a type. Practitioner memberships are in
  * `memberships.ts`, patient memberships in `patients.ts`, studies in `studies.ts`.
  */
-import { badRequest, conflict, notFound } from '../http/errors';
-import { check, now, queryAll, transact } from './db';
-import { entityStore } from './entity';
-import { newId } from './ids';
-import { GSI1, idFromSortKey, indexes, keys, KIND, REL } from './keys';
+import { badRequest } from '../http/errors';
+import { now } from './db';
 import { ORGANIZATION_TYPES, type Id, type Organization, type OrganizationType } from './model';
-import { endMembership, membershipWrites } from './memberships';
+import { directoryStore } from './store/current';
+
+export { organizationNotFound } from './store/port';
 
 export interface OrganizationInput {
   name: string;
@@ -22,24 +21,11 @@ export interface OrganizationNode extends Organization {
   children: OrganizationNode[];
 }
 
-export const organizationNotFound = (id: Id) => notFound(`Organization ${id} not found.`);
-
-const organizations = entityStore<Organization, Id>({
-  key: keys.organization,
-  toItem: (org) => ({ ...keys.organization(org.id), ...indexes.organization(org.id, org.partOf), ...org }),
-  notFound: organizationNotFound,
-});
-
 function assertType(type: string): void {
   if (!Object.hasOwn(ORGANIZATION_TYPES, type)) {
     throw badRequest(`Unknown organization type '${type}'.`, 'code-invalid', { fields: { type: [`"${type}" is not a valid choice.`] } });
   }
 }
-
-const parentMustExist = (parent: Id) =>
-  check(keys.organization(parent), 'attribute_exists(pk)', {}, () =>
-    badRequest(`Parent organization ${parent} not found.`, 'not-found', { fields: { partOf: [`Invalid pk "${parent}" - object does not exist.`] } }),
-  );
 
 /**
  * Creates an organization; with `manager`, that practitioner becomes its manager in the same
@@ -47,32 +33,23 @@ const parentMustExist = (parent: Id) =>
  */
 export async function createOrganization(input: OrganizationInput, options: { manager?: Id } = {}): Promise<Organization> {
   assertType(input.type);
-  const id = await newId('organization');
+  const { organizations } = directoryStore();
   const at = now();
-  const org: Organization = { id, name: input.name, type: input.type, ...(input.partOf ? { partOf: input.partOf } : {}), createdAt: at, updatedAt: at };
-  await transact([
-    organizations.create(org, () => conflict('Organization id collision.')),
-    ...(org.partOf ? [parentMustExist(org.partOf)] : []),
-    ...(options.manager ? membershipWrites(id, options.manager, 'manager') : []),
-  ]);
+  const org: Organization = { id: await organizations.newId(), name: input.name, type: input.type, ...(input.partOf ? { partOf: input.partOf } : {}), createdAt: at, updatedAt: at };
+  await organizations.insert(org, options.manager);
   return org;
 }
 
-export const getOrganization = organizations.get;
+export const getOrganization = (id: Id): Promise<Organization | undefined> => directoryStore().organizations.get(id);
 
 /** Organizations for ids, in the order given; unknown ids are skipped. */
-export const getOrganizations = organizations.getMany;
+export const getOrganizations = (ids: readonly Id[]): Promise<Organization[]> => directoryStore().organizations.getMany(ids);
 
 /** Every organization, in id order. */
-export async function listOrganizations(): Promise<Organization[]> {
-  return (await queryAll({ index: GSI1, pk: KIND.organization })).map(organizations.fromItem);
-}
+export const listOrganizations = (): Promise<Organization[]> => directoryStore().organizations.list();
 
 /** Direct children of an organization (`undefined`: the top-level organizations), in id order. */
-export async function listChildOrganizations(partOf: Id | undefined): Promise<Organization[]> {
-  const index = indexes.organizationChildren(partOf);
-  return (await queryAll({ index: index.name, pk: index.pk })).map(organizations.fromItem);
-}
+export const listChildOrganizations = (partOf: Id | undefined): Promise<Organization[]> => directoryStore().organizations.children(partOf);
 
 /** An organization with its whole subtree. */
 export async function organizationTree(id: Id): Promise<OrganizationNode | undefined> {
@@ -100,7 +77,9 @@ export async function ancestorsOf(id: Id): Promise<Organization[]> {
 
 export async function updateOrganization(id: Id, patch: OrganizationPatch): Promise<Organization> {
   if (patch.type !== undefined) assertType(patch.type);
-  const { entity: current, version } = await organizations.read(id);
+  const { organizations } = directoryStore();
+  const read = await organizations.read(id);
+  const current = read.entity;
   const partOf = patch.partOf === undefined ? current.partOf : (patch.partOf ?? undefined);
   if (partOf !== undefined && partOf !== current.partOf) {
     if (partOf === id || (await ancestorsOf(partOf)).some((o) => o.id === id)) {
@@ -117,10 +96,7 @@ export async function updateOrganization(id: Id, patch: OrganizationPatch): Prom
     ...(partOf !== undefined ? { partOf } : {}),
     updatedAt: now(),
   };
-  await transact([
-    organizations.replace(next, version),
-    ...(partOf !== undefined && partOf !== current.partOf ? [parentMustExist(partOf)] : []),
-  ]);
+  await organizations.update(read, next);
   return next;
 }
 
@@ -128,15 +104,4 @@ export async function updateOrganization(id: Id, patch: OrganizationPatch): Prom
  * Deletes an organization that holds no sub-organizations, studies or patients (those must be
  * moved or removed first, so nothing is lost by accident); its practitioners lose their role there.
  */
-export async function deleteOrganization(id: Id): Promise<void> {
-  const { version } = await organizations.read(id);
-  const [children, contents] = await Promise.all([listChildOrganizations(id), queryAll({ pk: keys.organization(id).pk })]);
-  const inUse = contents.filter((c) => String(c.sk).startsWith(REL.patient) || String(c.sk).startsWith(REL.study));
-  if (children.length > 0 || inUse.length > 0) {
-    throw conflict('The organization still has sub-organizations, studies or patients; remove them first.');
-  }
-  const members = contents.filter((c) => String(c.sk).startsWith(REL.member)).map((c) => idFromSortKey(String(c.sk)));
-  // Memberships go first (a transaction holds at most 100 actions), the organization last.
-  for (const userId of members) await endMembership(id, userId);
-  await transact([organizations.remove(id, version)]);
-}
+export const deleteOrganization = (id: Id): Promise<void> => directoryStore().organizations.remove(id);

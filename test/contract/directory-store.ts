@@ -4,23 +4,24 @@
  * in-memory twin cannot drift from the DynamoDB adapter. A run file (under test/integration, where
  * DynamoDB Local is set up) calls `directoryStoreContract` with the adapters to hold to it.
  *
- * Each test makes its own rows (unique code texts and client ids) and asserts on those only: the DynamoDB adapter's
- * table is shared by the file's tests, the twin is new for each.
+ * Each test makes its own rows (unique code texts, client ids, emails and identifiers) and asserts
+ * on those only: the DynamoDB adapter's table is shared by the file's tests, the twin is new for
+ * each. The families beyond the catalog and the clients have a file each beside this one.
  */
-import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useDirectoryStore } from '../../shared/directory/store/current';
 import type { DirectoryStore } from '../../shared/directory/store/port';
 import { createCode, ensureCodes, findCode, getCode, getCodes, listCodes } from '../../shared/directory/code-table';
 import * as sources from '../../shared/directory/data-sources';
 import * as clients from '../../shared/directory/oauth-clients';
+import { missing, newCode, SYSTEM, unique } from './directory-fixtures';
+import { organizationsContract } from './directory-organizations';
+import { patientsContract } from './directory-patients';
+import { studiesContract } from './directory-studies';
+import { usersContract } from './directory-users';
+import { versionsContract } from './directory-versions';
 
 export type DirectoryAdapter = [name: string, make: () => DirectoryStore];
-
-const SYSTEM = 'https://contract.test/codes';
-const unique = () => randomBytes(4).toString('hex');
-const newCode = (display = 'A code') => createCode({ system: SYSTEM, code: `c-${unique()}`, display });
-const missing = 987_654_321;
 
 export function directoryStoreContract(adapters: readonly DirectoryAdapter[]): void {
   describe.each(adapters)('directory store: %s', (_name, make) => {
@@ -174,5 +175,11 @@ export function directoryStoreContract(adapters: readonly DirectoryAdapter[]): v
         await expect(clients.updateOAuthClient(app.clientId, { name: 'x' })).rejects.toMatchObject({ status: 404 });
       });
     });
+
+    organizationsContract();
+    usersContract();
+    patientsContract();
+    studiesContract();
+    versionsContract();
   });
 }

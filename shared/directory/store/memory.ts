@@ -4,9 +4,28 @@
  * makes a new, empty store.
  */
 import { memoryCatalog } from './memory-catalog';
+import { memoryConsents } from './memory-consents';
+import { memoryFhirSources } from './memory-fhir-sources';
 import { memoryOAuthClients } from './memory-oauth-clients';
+import { memoryOrganizations } from './memory-organizations';
+import { memoryPatients } from './memory-patients';
+import { memoryStudies } from './memory-studies';
+import { memoryTables } from './memory-tables';
+import { memoryUsers } from './memory-users';
 import type { DirectoryStore } from './port';
 
 export function memoryDirectoryStore(): DirectoryStore {
-  return { ...memoryCatalog(), oauthClients: memoryOAuthClients() };
+  const catalog = memoryCatalog();
+  const oauthClients = memoryOAuthClients();
+  const tables = memoryTables({ dataSources: catalog.dataSources, oauthClients });
+  return {
+    ...catalog,
+    oauthClients,
+    ...memoryOrganizations(tables),
+    users: memoryUsers(tables),
+    patients: memoryPatients(tables),
+    studies: memoryStudies(tables),
+    consents: memoryConsents(tables),
+    fhirSources: memoryFhirSources(tables),
+  };
 }
