@@ -1,19 +1,9 @@
-/**
- * The scope reads the process uses: the DynamoDB adapter unless the code that builds a handler (or a
- * test) installs another, such as the in-memory twin. No module path needs mocking to swap it.
- */
+/** The scope reads this process uses (see `installed`): DynamoDB unless a handler's builder or a test installs another. */
+import { installed } from '../../store/installed';
 import { dynamoScopeStore } from './dynamo';
 import type { ScopeStore } from './port';
 
-let current: ScopeStore = dynamoScopeStore;
+const holder = installed<ScopeStore>(dynamoScopeStore);
 
-export function scopeStore(): ScopeStore {
-  return current;
-}
-
-/** Installs the scope reads for this process; returns the ones it replaced (to put them back). */
-export function useScopeStore(store: ScopeStore): ScopeStore {
-  const previous = current;
-  current = store;
-  return previous;
-}
+export const scopeStore = holder.current;
+export const useScopeStore = holder.use;

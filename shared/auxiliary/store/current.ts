@@ -1,19 +1,9 @@
-/**
- * The auxiliary store the process uses: the DynamoDB adapter unless the code that builds a handler
- * (or a test) installs another, such as the in-memory twin. No module path needs mocking to swap it.
- */
+/** The auxiliary store this process uses (see `installed`): DynamoDB unless a handler's builder or a test installs another. */
+import { installed } from '../../store/installed';
 import { dynamoAuxiliaryStore } from './dynamo';
 import type { AuxiliaryStore } from './port';
 
-let current: AuxiliaryStore = dynamoAuxiliaryStore;
+const holder = installed<AuxiliaryStore>(dynamoAuxiliaryStore);
 
-export function auxiliaryStore(): AuxiliaryStore {
-  return current;
-}
-
-/** Installs an auxiliary store for this process; returns the one it replaced (to put it back). */
-export function useAuxiliaryStore(store: AuxiliaryStore): AuxiliaryStore {
-  const previous = current;
-  current = store;
-  return previous;
-}
+export const auxiliaryStore = holder.current;
+export const useAuxiliaryStore = holder.use;

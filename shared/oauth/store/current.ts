@@ -1,19 +1,9 @@
-/**
- * The OAuth store the process uses: the DynamoDB adapter unless the code that builds a handler (or
- * a test) installs another, such as the in-memory twin. No module path needs mocking to swap it.
- */
+/** The OAuth store this process uses (see `installed`): DynamoDB unless a handler's builder or a test installs another. */
+import { installed } from '../../store/installed';
 import { dynamoOAuthStore } from './dynamo';
 import type { OAuthStore } from './port';
 
-let current: OAuthStore = dynamoOAuthStore;
+const holder = installed<OAuthStore>(dynamoOAuthStore);
 
-export function oauthStore(): OAuthStore {
-  return current;
-}
-
-/** Installs an OAuth store for this process; returns the one it replaced (to put it back). */
-export function useOAuthStore(store: OAuthStore): OAuthStore {
-  const previous = current;
-  current = store;
-  return previous;
-}
+export const oauthStore = holder.current;
+export const useOAuthStore = holder.use;
