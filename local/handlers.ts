@@ -1,13 +1,16 @@
 /** The very handler modules the Lambdas run, loaded by family. */
 import type { Family } from '../shared/http/families';
 import type { LambdaHandler } from '../shared/http/handler';
+import type { Stores } from '../shared/stores';
 
-export async function loadHandlers(): Promise<Record<Family, LambdaHandler>> {
+/** Each family's handler; with `stores`, built on them (e.g. the in-memory twins), else on the installed ones. */
+export async function loadHandlers(stores?: Stores): Promise<Record<Family, LambdaHandler>> {
   const [fhir, fhirImport, api, oauth] = await Promise.all([
     import('../functions/fhir/handler'),
     import('../functions/fhir-import/handler'),
     import('../functions/api/handler'),
     import('../functions/oauth/handler'),
   ]);
-  return { fhir: fhir.handler, 'fhir-import': fhirImport.handler, api: api.handler, oauth: oauth.handler };
+  if (!stores) return { fhir: fhir.handler, 'fhir-import': fhirImport.handler, api: api.handler, oauth: oauth.handler };
+  return { fhir: fhir.buildHandler(stores), 'fhir-import': fhirImport.buildHandler(stores), api: api.buildHandler(stores), oauth: oauth.buildHandler(stores) };
 }

@@ -1,0 +1,45 @@
+/**
+ * The set of store ports the service keeps its data in, as one value: what each family's handler
+ * is built with (`functions/<family>/handler.ts`). The service runs on `dynamoStores` (DynamoDB and
+ * S3); tests and tools may build handlers on the in-memory twins (`memory-stores.ts`).
+ *
+ * A process holds one set at a time (a Lambda runs one family's handler): building a handler with
+ * a set installs it for every domain function of the process.
+ */
+import { useAuxiliaryStore } from './auxiliary/store/current';
+import { dynamoAuxiliaryStore } from './auxiliary/store/dynamo';
+import type { AuxiliaryStore } from './auxiliary/store/port';
+import { useDirectoryStore } from './directory/store/current';
+import { dynamoDirectoryStore } from './directory/store/dynamo';
+import type { DirectoryStore } from './directory/store/port';
+import { useOAuthStore } from './oauth/store/current';
+import { dynamoOAuthStore } from './oauth/store/dynamo';
+import type { OAuthStore } from './oauth/store/port';
+import { useObservationStore } from './observations/store/current';
+import { dynamoObservationStore } from './observations/store/dynamo';
+import type { ObservationStore } from './observations/store/port';
+
+export interface Stores {
+  directory: DirectoryStore;
+  oauth: OAuthStore;
+  observations: ObservationStore;
+  auxiliary: AuxiliaryStore;
+}
+
+/** The service's own stores: DynamoDB tables and the S3 bucket named by `config()`. */
+export const dynamoStores: Stores = {
+  directory: dynamoDirectoryStore,
+  oauth: dynamoOAuthStore,
+  observations: dynamoObservationStore,
+  auxiliary: dynamoAuxiliaryStore,
+};
+
+/** Installs a set of stores for this process; returns the set it replaced (to put it back). */
+export function useStores(stores: Stores): Stores {
+  return {
+    directory: useDirectoryStore(stores.directory),
+    oauth: useOAuthStore(stores.oauth),
+    observations: useObservationStore(stores.observations),
+    auxiliary: useAuxiliaryStore(stores.auxiliary),
+  };
+}
