@@ -6,7 +6,7 @@ import { dynamoScopeStore } from '../../shared/auth/store/dynamo';
 import { memoryScopeStore } from '../../shared/auth/store/memory';
 import { addPatientToOrganization, removePatientFromOrganization } from '../../shared/directory/patients';
 import { addStudyDataSource, removeStudyDataSource } from '../../shared/directory/studies';
-import { counter } from '../../shared/directory/store/memory-records';
+import { counter } from '../../shared/store/memory';
 import { scopeStoreContract, type ScopeWorld } from '../contract/scope-store';
 import { makeDataSource, makeOrganization, makePatient, makeStudy } from '../support/directory';
 

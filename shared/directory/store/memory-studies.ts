@@ -1,6 +1,6 @@
 /** The in-memory twin of the studies: enrolments (read from the patients' `studyIds`), requested codes, data sources and apps. */
+import { ascending, counter } from '../../store/memory';
 import type { Id } from '../model';
-import { ascending, counter } from './memory-records';
 import { deleteConsents, isEnrolled } from './memory-consents';
 import { assertOrganization } from './memory-organizations';
 import { consentKey, type MemoryTables } from './memory-tables';
