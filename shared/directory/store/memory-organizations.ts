@@ -64,6 +64,8 @@ export function memoryOrganizations(t: MemoryTables): Pick<DirectoryStore, 'orga
         organizations.remove(id);
       },
       patientIds: async (orgId) => patientIds(orgId),
+      // Read from the patients' records, as `patientIds`: a join or leave through the patients' twin shows at once.
+      membersAmong: async (orgId, ids) => ids.filter((id) => t.patients.has(id) && t.patients.stored(id).organizationIds.includes(orgId)),
       studyIds: async (orgId) => studyIds(orgId),
     },
     memberships: {

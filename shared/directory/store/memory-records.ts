@@ -3,7 +3,7 @@
  * (shared/store/memory.ts): records with the versions the directory's optimistic updates check,
  * and links from a container to its members.
  */
-import { byId, copy, innerMap, withFields } from '../../store/memory';
+import { ascending, byId, copy, innerMap, withFields } from '../../store/memory';
 import type { Id } from '../model';
 import { concurrentChange, type Versioned } from './port';
 
@@ -65,6 +65,8 @@ export function links<V>() {
     /** Copies of the links' values. */
     values: (container: Id): V[] => of(container).map(([, value]) => copy(value)),
     clear: (container: Id): void => void byContainer.delete(container),
+    /** The containers that hold a member, ascending. */
+    containersOf: (member: Id): Id[] => ascending([...byContainer].filter(([, members]) => members.has(member)).map(([container]) => container)),
     /** Takes a member out of every container. */
     unlinkEverywhere: (member: Id): void => byContainer.forEach((members) => members.delete(member)),
   };

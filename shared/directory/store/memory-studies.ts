@@ -81,6 +81,7 @@ export function memoryStudies(t: MemoryTables): StudyRecords {
     },
     removeDataSource: async (studyId, dataSourceId) => unlink(t.studyDataSources, studyId, dataSourceId, () => dataSourceNotLinked(studyId, dataSourceId)),
     dataSourceIds: async (studyId) => t.studyDataSources.ids(studyId),
+    usingDataSource: async (dataSourceId) => t.studyDataSources.containersOf(dataSourceId),
     unlinkDataSource: async (dataSourceId) => t.studyDataSources.unlinkEverywhere(dataSourceId),
     addClient: async (studyId, clientNumber) => {
       const client = await t.catalog.oauthClients.getById(clientNumber);
