@@ -25,11 +25,11 @@ import { membersOfOrganizations } from '../directory/memberships';
 import { roleAtLeast, type CodeRef, type DataSource, type FhirSource, type Id, type Organization, type OrgRole, type Patient, type Practitioner, type Study } from '../directory/model';
 import { getOrganization } from '../directory/organizations';
 import { findPatientByIdentifier, findPatientsByIdentifierValue, getPatient, getPatients, listPatientIdsOfOrganization } from '../directory/patients';
+import { directoryStore } from '../directory/store/current';
 import { getStudies, getStudy, listStudyCodes, listStudyDataSourceIds, listStudyIdsOfOrganization, listStudyPatientIds } from '../directory/studies';
 import { getPractitioner } from '../directory/users';
 import { badRequest, forbidden, notFound } from '../http/errors';
 import { isPatient, type Caller, type PractitionerCaller } from './caller';
-import { scopeStore } from './store/current';
 
 /** Ids as they arrive (text or numbers, or references such as `Patient/12`); several = OR. */
 export type IdValues = string | number | readonly (string | number)[];
@@ -195,7 +195,7 @@ async function resolve(caller: Caller, filter: ScopeFilter, self: Patient | unde
 
 /** Enrolled patients of a study who are (still) members of its organization. */
 async function studyMembers(study: Study): Promise<Id[]> {
-  return scopeStore().membersAmong(study.organizationId, await listStudyPatientIds(study.id));
+  return directoryStore().organizations.membersAmong(study.organizationId, await listStudyPatientIds(study.id));
 }
 
 /**
@@ -373,7 +373,7 @@ export async function assertCanReadPractitioner(caller: Caller, practitionerId: 
 export async function assertCanReadDataSource(caller: Caller, dataSourceId: Id): Promise<DataSource> {
   const source = await getDataSource(dataSourceId);
   if (source) {
-    const studies = await scopeStore().studiesUsingDataSource(dataSourceId);
+    const studies = await directoryStore().studies.usingDataSource(dataSourceId);
     const visible = await visibleStudyIds(caller, await selfRecord(caller));
     if (studies.some((id) => visible.has(id))) return source;
   }

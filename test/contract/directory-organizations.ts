@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import * as members from '../../shared/directory/memberships';
 import * as orgs from '../../shared/directory/organizations';
+import { addPatientToOrganization, deletePatient, removePatientFromOrganization } from '../../shared/directory/patients';
+import { directoryStore } from '../../shared/directory/store/current';
 import { createUser, getPractitioner, getUser } from '../../shared/directory/users';
 import { missing, newEmail, newOrganization, newPatient, newPractitioner, newStudy, tick, unique } from './directory-fixtures';
 
@@ -89,6 +91,40 @@ export function organizationsContract(): void {
       expect(await members.listOrganizationMembers(org.id)).toEqual([]);
       expect((await getPractitioner(doctor.id))?.roles).toEqual(new Map([[other.id, 'viewer']]));
       await expect(orgs.deleteOrganization(org.id)).rejects.toMatchObject({ status: 404, message: `Organization ${org.id} not found.` });
+    });
+  });
+
+  describe('patients among members (caller scoping)', () => {
+    const membersAmong = (orgId: number, patientIds: number[]) => directoryStore().organizations.membersAmong(orgId, patientIds);
+
+    it('answers which of the patients named are members of an organization, in the order named, repeats kept', async () => {
+      const [org, other] = [await newOrganization(), await newOrganization()];
+      const [a, c] = [await newPatient({ organizationIds: [org.id] }), await newPatient({ organizationIds: [org.id, other.id] })];
+      const [b, d] = [await newPatient({ organizationIds: [other.id] }), await newPatient()];
+      expect(await membersAmong(org.id, [d.id, c.id, b.id, a.id])).toEqual([c.id, a.id]);
+      expect(await membersAmong(org.id, [a.id, a.id])).toEqual([a.id, a.id]);
+      expect(await membersAmong(other.id, [a.id, b.id, c.id])).toEqual([b.id, c.id]);
+      expect(await membersAmong(org.id, [missing, a.id])).toEqual([a.id]);
+      expect(await membersAmong(missing, [a.id, b.id])).toEqual([]);
+      expect(await membersAmong(org.id, [])).toEqual([]);
+    });
+
+    it('follows a join and a leave made through the directory functions, and a deleted patient', async () => {
+      const [org, other] = [await newOrganization(), await newOrganization()];
+      const [joiner, stayer] = [await newPatient({ organizationIds: [other.id] }), await newPatient({ organizationIds: [org.id] })];
+      expect(await membersAmong(org.id, [joiner.id, stayer.id])).toEqual([stayer.id]);
+
+      await addPatientToOrganization(joiner.id, org.id);
+      expect(await membersAmong(org.id, [joiner.id, stayer.id])).toEqual([joiner.id, stayer.id]);
+      expect(await membersAmong(other.id, [joiner.id, stayer.id])).toEqual([joiner.id]);
+
+      await removePatientFromOrganization(joiner.id, other.id);
+      expect(await membersAmong(other.id, [joiner.id, stayer.id])).toEqual([]);
+      expect(await membersAmong(org.id, [joiner.id, stayer.id])).toEqual([joiner.id, stayer.id]);
+
+      await removePatientFromOrganization(stayer.id, org.id);
+      await deletePatient(joiner.id);
+      expect(await membersAmong(org.id, [joiner.id, stayer.id])).toEqual([]);
     });
   });
 

@@ -7,6 +7,7 @@ import { createOAuthClient, deleteOAuthClient } from '../../shared/directory/oau
 import { listStudyIdsOfOrganization } from '../../shared/directory/studies';
 import * as studies from '../../shared/directory/studies';
 import { getPatient } from '../../shared/directory/patients';
+import { directoryStore } from '../../shared/directory/store/current';
 import { missing, newCode, newDataSource, newOrganization, newPatient, newStudy, unique } from './directory-fixtures';
 
 const refOf = ({ id, system, code }: { id: number; system: string; code: string }) => ({ id, system, code });
@@ -119,6 +120,30 @@ export function studiesContract(): void {
       expect(await studies.listStudyDataSourceIds(b.id)).toEqual([kept.id]);
       expect(await studies.listStudyClientIds(a.id)).toEqual([]);
       expect(await studies.listStudyClientIds(b.id)).toEqual([]);
+    });
+
+    it('answers the studies that use a data source, ascending, as they are linked and unlinked, and after a deletion', async () => {
+      const usingDataSource = (dataSourceId: number) => directoryStore().studies.usingDataSource(dataSourceId);
+      const [org, other] = [await newOrganization(), await newOrganization()];
+      const [first, second, third] = [await newStudy(org.id), await newStudy(other.id), await newStudy(org.id)];
+      const [watch, scale] = [await newDataSource(), await newDataSource()];
+      expect(await usingDataSource(watch.id)).toEqual([]);
+      await studies.addStudyDataSource(third.id, watch.id);
+      await studies.addStudyDataSource(first.id, watch.id);
+      await studies.addStudyDataSource(first.id, watch.id);
+      await studies.addStudyDataSource(second.id, scale.id);
+      await studies.addStudyDataSource(second.id, watch.id);
+      expect(await usingDataSource(watch.id)).toEqual([first.id, second.id, third.id]);
+      expect(await usingDataSource(scale.id)).toEqual([second.id]);
+      expect(await usingDataSource(missing)).toEqual([]);
+
+      await studies.removeStudyDataSource(first.id, watch.id);
+      expect(await usingDataSource(watch.id)).toEqual([second.id, third.id]);
+      await studies.deleteStudy(third.id);
+      expect(await usingDataSource(watch.id)).toEqual([second.id]);
+      await deleteDataSource(scale.id);
+      expect(await usingDataSource(scale.id)).toEqual([]);
+      expect(await usingDataSource(watch.id)).toEqual([second.id]);
     });
 
     it('deletes a study with its enrolments, consents and links; 404 after', async () => {

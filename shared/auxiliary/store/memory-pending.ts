@@ -1,7 +1,7 @@
 /** The in-memory twin of the pending-body entries, per patient and body key. */
 import type { Id } from '../../directory/model';
+import { byKeyBytes, innerMap } from '../../store/memory';
 import { bodyKeys } from '../keys';
-import { byKeyBytes } from './memory-order';
 import type { PendingBodies, PendingBody, PendingState, Segment } from './port';
 
 /** The entries, and the two changes a row's commit makes to them in the same step as its rows. */
@@ -15,11 +15,7 @@ export interface PendingTable {
 
 export function memoryPending(): PendingTable {
   const partitions = new Map<Id, Map<string, Omit<PendingBody, 'bodyKey'>>>();
-  const set = (patientId: Id, bodyKey: string, state: PendingState) => {
-    const entries = partitions.get(patientId) ?? new Map<string, Omit<PendingBody, 'bodyKey'>>();
-    entries.set(bodyKey, { state, since: new Date().toISOString() });
-    partitions.set(patientId, entries);
-  };
+  const set = (patientId: Id, bodyKey: string, state: PendingState) => void innerMap(partitions, patientId).set(bodyKey, { state, since: new Date().toISOString() });
   const take = (patientId: Id, bodyKey: string) => void partitions.get(patientId)?.delete(bodyKey);
   // A patient's entries are all of theirs; a source's, those under its objects' prefix.
   const list = async (segment: Segment): Promise<PendingBody[]> => {

@@ -7,9 +7,9 @@
 import type { Id } from '../../directory/model';
 import type { SearchIndex } from '../../fhir/search';
 import { isHttpError } from '../../http/errors';
+import { copiesOf, copy, innerMap, keyPage, readCopy } from '../../store/memory';
 import { indexItem, indexKeyOf, indexRowOf, resourceItem, resourceRowOf, type IndexRow, type ResourceRow, type RowHead } from '../rows';
 import type { PendingTable } from './memory-pending';
-import { byKeyBytes } from './memory-order';
 import { guardsOf, idTaken, ownerGone, UpstreamIdTaken, type Guard, type IndexPage, type ResourceRows, type Segment, type SegmentQuery } from './port';
 import { segmentKeys } from './segments';
 
@@ -23,10 +23,9 @@ export function memoryRows(pending: PendingTable, exists: Exists): ResourceRows 
 
   const claimText = (sourceId: Id, type: string, upstreamId: string) => JSON.stringify([sourceId, type, upstreamId]);
   const claimOf = (head: RowHead) => (head.upstreamId === undefined ? undefined : claimText(head.sourceId, head.type, head.upstreamId));
-  const partition = (patientId: Id) => partitions.get(patientId) ?? partitions.set(patientId, new Map()).get(patientId)!;
   const putIndex = (head: RowHead, index: SearchIndex) => {
     const row = indexRowOf(indexItem(head, index));
-    partition(head.patientId).set(row.sk, row);
+    innerMap(partitions, head.patientId).set(row.sk, row);
   };
   const dropIndex = (head: RowHead) => partitions.get(head.patientId)?.delete(indexKeyOf(head).sk);
   /** Every record of a row: its resource, its index row at the head's version, its claim. */
@@ -42,23 +41,18 @@ export function memoryRows(pending: PendingTable, exists: Exists): ResourceRows 
   function page(q: SegmentQuery): IndexPage {
     const { bySource, prefix = '', after } = segmentKeys(q);
     const keyOf = (row: IndexRow) => (bySource ? row.srcSk : row.sk);
-    const direction = q.descending ? -1 : 1;
-    const following = rowsOf(q.segment)
-      .filter((row) => keyOf(row).startsWith(prefix) && (after === undefined || direction * byKeyBytes(keyOf(row), after) > 0))
-      .sort((a, b) => direction * byKeyBytes(keyOf(a), keyOf(b)));
-    // Like a Query, a page that reached its limit says where to go on, even when nothing follows.
-    const rows = q.limit ? following.slice(0, q.limit) : following;
-    const last = q.limit && rows.length === q.limit ? rows[rows.length - 1] : undefined;
-    return { rows: structuredClone(rows), ...(last ? { nextAfterSk: last.sk } : {}) };
+    const withPrefix = rowsOf(q.segment).filter((row) => keyOf(row).startsWith(prefix));
+    const { rows, last } = keyPage(withPrefix, keyOf, { descending: q.descending, after, limit: q.limit || undefined });
+    return { rows: rows.map(copy), ...(last ? { nextAfterSk: last.sk } : {}) };
   }
 
   return {
-    get: async (id) => structuredClone(resources.get(id)),
-    getMany: async (ids) => ids.flatMap((id) => (resources.has(id) ? [structuredClone(resources.get(id)!)] : [])),
+    get: readCopy(resources),
+    getMany: async (ids) => copiesOf(resources, ids),
     indexRows: async (heads) =>
       heads.flatMap((head) => {
         const row = partitions.get(head.patientId)?.get(indexKeyOf(head).sk);
-        return row ? [structuredClone(row)] : [];
+        return row ? [copy(row)] : [];
       }),
     claimedId: async (sourceId, type, upstreamId) => claims.get(claimText(sourceId, type, upstreamId)),
     page: async (q) => page(q),

@@ -1,6 +1,6 @@
 /** Organizations on the directory table: a tree through `partOf` (gsi2), every one on gsi1. */
 import { conflict } from '../../http/errors';
-import { queryAll, transact } from '../db';
+import { batchGet, queryAll, transact } from '../db';
 import { entityStore } from '../entity';
 import { newId } from '../ids';
 import { GSI1, idFromSortKey, indexes, keys, KIND, REL } from '../keys';
@@ -51,5 +51,10 @@ export const organizations: OrganizationRecords = {
     await transact([organizationEntities.remove(id, version)]);
   },
   patientIds: (orgId) => relatedIds(keys.organization(orgId), REL.patient),
+  membersAmong: async (orgId, patientIds) => {
+    const members = await batchGet(patientIds.map((p) => keys.organizationPatient(orgId, p)));
+    const found = new Set(members.map((m) => String(m.sk)));
+    return patientIds.filter((p) => found.has(keys.organizationPatient(orgId, p).sk));
+  },
   studyIds: (orgId) => relatedIds(keys.organization(orgId), REL.study),
 };

@@ -33,10 +33,18 @@ const studyEntities = entityStore<Study, Id>({
 /** Deletes a link that must be there (404 otherwise). */
 const unlink = (key: Key, refusal: () => HttpError) => transact([remove(key, { condition: 'attribute_exists(pk)' }, refusal)]);
 
-/** Deletes every link of the studies that use a data source or client (found on gsi1). */
-async function unlinkEverywhere(index: { name: string; pk: string; skPrefix: string }, keyOf: (studyId: Id) => Key): Promise<void> {
+/** Where gsi1 holds the studies that use one data source or client. */
+type StudyLinks = ReturnType<typeof indexes.studiesOfDataSource>;
+
+/** Ids of the studies that use a data source or client, ascending (read from gsi1). */
+async function studiesLinkedOn(index: StudyLinks): Promise<Id[]> {
   const links = await queryAll({ index: index.name, pk: index.pk, skPrefix: index.skPrefix, attributes: ['gsi1sk'] });
-  await transactInChunks(links.map((l) => remove(keyOf(idFromSortKey(String(l.gsi1sk))))));
+  return links.map((l) => idFromSortKey(String(l.gsi1sk)));
+}
+
+/** Deletes every link of the studies that use a data source or client. */
+async function unlinkEverywhere(index: StudyLinks, keyOf: (studyId: Id) => Key): Promise<void> {
+  await transactInChunks((await studiesLinkedOn(index)).map((studyId) => remove(keyOf(studyId))));
 }
 
 async function unenrol(studyId: Id, patientId: Id): Promise<void> {
@@ -101,6 +109,7 @@ export const studies: StudyRecords = {
     ]),
   removeDataSource: (studyId, dataSourceId) => unlink(keys.studyDataSource(studyId, dataSourceId), () => dataSourceNotLinked(studyId, dataSourceId)),
   dataSourceIds: (studyId) => relatedIds(keys.study(studyId), REL.dataSource),
+  usingDataSource: (dataSourceId) => studiesLinkedOn(indexes.studiesOfDataSource(dataSourceId)),
   unlinkDataSource: (dataSourceId) => unlinkEverywhere(indexes.studiesOfDataSource(dataSourceId), (studyId) => keys.studyDataSource(studyId, dataSourceId)),
   addClient: (studyId, clientNumber) =>
     transact([

@@ -1,6 +1,6 @@
 /** The in-memory twin of the catalog: codes, data sources and the codes each supports. */
+import { byId, copy, counter, innerMap, readThrough, recordTable } from '../../store/memory';
 import type { Code, CodeRef, DataSource, Id } from '../model';
-import { byId, copy, counter, recordTable } from './memory-records';
 import { codeNotSupported, codingTaken, dataSourceNotFound, type DirectoryStore } from './port';
 
 export function memoryCatalog(): Pick<DirectoryStore, 'codes' | 'dataSources'> {
@@ -22,10 +22,7 @@ export function memoryCatalog(): Pick<DirectoryStore, 'codes' | 'dataSources'> {
       },
       get: codes.get,
       getMany: codes.getMany,
-      findByCoding: async (system, code) => {
-        const id = codings.get(codingOf(system, code));
-        return id === undefined ? undefined : codes.get(id);
-      },
+      findByCoding: async (system, code) => readThrough(codings, codes.get)(codingOf(system, code)),
       list: codes.list,
     },
     dataSources: {
@@ -42,9 +39,7 @@ export function memoryCatalog(): Pick<DirectoryStore, 'codes' | 'dataSources'> {
       },
       addCode: async (id, code) => {
         sources.existing(id);
-        const codesOf = supported.get(id) ?? new Map<Id, CodeRef>();
-        codesOf.set(code.id, { id: code.id, system: code.system, code: code.code });
-        supported.set(id, codesOf);
+        innerMap(supported, id).set(code.id, { id: code.id, system: code.system, code: code.code });
       },
       removeCode: async (id, codeId) => {
         if (!supported.get(id)?.delete(codeId)) throw codeNotSupported(id, codeId);

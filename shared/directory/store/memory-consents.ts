@@ -1,6 +1,6 @@
 /** The in-memory twin of the consent decisions. */
+import { copy, innerMap } from '../../store/memory';
 import type { Consent, Id } from '../model';
-import { copy } from './memory-records';
 import { consentKey, type MemoryTables } from './memory-tables';
 import { consentCodeNotRequested, notEnrolled, type ConsentRecords } from './port';
 
@@ -23,9 +23,8 @@ export function memoryConsents(t: MemoryTables): ConsentRecords {
         if (!checked.has(studyId) && !isEnrolled(t, studyId, patientId)) throw notEnrolled(patientId, studyId);
         checked.add(studyId);
       }
-      const decisions = t.consents.get(patientId) ?? new Map<string, Consent>();
+      const decisions = innerMap(t.consents, patientId);
       for (const consent of consents) decisions.set(consentKey(consent.studyId, consent.code.id), copy(consent));
-      t.consents.set(patientId, decisions);
     },
     list: async (patientId) => [...(t.consents.get(patientId)?.values() ?? [])].sort(byStudyThenCode).map(copy),
     remove: async (patientId, studyId) => deleteConsents(t, patientId, studyId),

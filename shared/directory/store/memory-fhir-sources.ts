@@ -1,5 +1,5 @@
 /** The in-memory twin of the FHIR Sources. */
-import { copy, counter } from './memory-records';
+import { copy, counter } from '../../store/memory';
 import type { MemoryTables } from './memory-tables';
 import { fhirSourceDataSourceNotFound, patientNotFound, type FhirSourceRecords } from './port';
 

@@ -1,6 +1,6 @@
 /** The in-memory twin of the OAuth clients. */
+import { copy, counter, readThrough, recordTable } from '../../store/memory';
 import type { Id, OAuthClient } from '../model';
-import { copy, counter, recordTable } from './memory-records';
 import { clientIdTaken, clientNotFound, type OAuthClientRecords } from './port';
 
 export function memoryOAuthClients(): OAuthClientRecords {
@@ -15,10 +15,7 @@ export function memoryOAuthClients(): OAuthClientRecords {
       numbers.set(client.id, client.clientId);
     },
     get: clients.get,
-    getById: async (id) => {
-      const clientId = numbers.get(id);
-      return clientId === undefined ? undefined : clients.get(clientId);
-    },
+    getById: readThrough(numbers, clients.get),
     list: clients.list,
     listOfOwner: async (userId) => (await clients.list()).filter((c) => c.ownerUserId === userId),
     update: clients.update,

@@ -1,7 +1,7 @@
 /** The in-memory twin of the organizations and of practitioners' memberships (read from the users' roles). */
+import { copy, counter } from '../../store/memory';
 import { now } from '../db';
 import type { Id, Membership, OrgRole } from '../model';
-import { copy, counter } from './memory-records';
 import type { MemoryTables } from './memory-tables';
 import { notAMember, notAPractitioner, organizationInUse, organizationNotFound, parentNotFound, type DirectoryStore } from './port';
 
@@ -64,6 +64,8 @@ export function memoryOrganizations(t: MemoryTables): Pick<DirectoryStore, 'orga
         organizations.remove(id);
       },
       patientIds: async (orgId) => patientIds(orgId),
+      // Read from the patients' records, as `patientIds`: a join or leave through the patients' twin shows at once.
+      membersAmong: async (orgId, ids) => ids.filter((id) => t.patients.has(id) && t.patients.stored(id).organizationIds.includes(orgId)),
       studyIds: async (orgId) => studyIds(orgId),
     },
     memberships: {

@@ -1,7 +1,7 @@
 /** The in-memory twin of the patients: identifier claims, organization memberships (on the record) and login accounts. */
+import { ascending, counter } from '../../store/memory';
 import { pick } from '../entity';
 import type { Id, Identifier } from '../model';
-import { ascending, counter } from './memory-records';
 import { assertOrganization } from './memory-organizations';
 import { identifierClaim, type MemoryTables } from './memory-tables';
 import { assertNewAccount, dropAccount, storeAccount } from './memory-users';

@@ -1,43 +1,11 @@
-/** What the twin's record families share: copies out, id order, a counter, keyed and versioned tables, links. */
+/**
+ * What the directory twin's record families share beyond the twins' common helpers
+ * (shared/store/memory.ts): records with the versions the directory's optimistic updates check,
+ * and links from a container to its members.
+ */
+import { ascending, byId, copy, innerMap, withFields } from '../../store/memory';
 import type { Id } from '../model';
 import { concurrentChange, type Versioned } from './port';
-
-/** What a store hands out is a copy, as a read from a table is, with absent fields left out. */
-export const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-export const byId = (a: { id: Id }, b: { id: Id }) => a.id - b.id;
-
-/** Fresh ids, 1, 2, ... */
-export function counter(): () => Promise<Id> {
-  let last = 0;
-  return async () => ++last;
-}
-
-/** Records by key: reads hand out copies; `existing` is a record or the family's 404. */
-export function recordTable<K, T extends { id: Id }>(notFound: (key: K) => Error) {
-  const rows = new Map<K, T>();
-  const existing = (key: K): T => {
-    const row = rows.get(key);
-    if (!row) throw notFound(key);
-    return row;
-  };
-  return {
-    rows,
-    existing,
-    get: async (key: K) => (rows.has(key) ? copy(rows.get(key)!) : undefined),
-    getMany: async (keys: readonly K[]) => keys.flatMap((key) => (rows.has(key) ? [copy(rows.get(key)!)] : [])),
-    list: async () => [...rows.values()].sort(byId).map(copy),
-    /** Replaces a record by `change(current)`; the twin runs one call at a time, so nothing lands in between. */
-    update: async (key: K, change: (current: T) => T) => {
-      const next = copy(change(copy(existing(key))));
-      rows.set(key, next);
-      return copy(next);
-    },
-  };
-}
-
-/** Ids in ascending order. */
-export const ascending = (ids: Iterable<Id>): Id[] => [...ids].sort((a, b) => a - b);
 
 /**
  * Records by id with the version an update must still find, as the table keeps them: a new record
@@ -76,12 +44,7 @@ export function versionedTable<T extends { id: Id }>(notFound: (id: Id) => Error
     /** Sets these fields (an `undefined` one removed) over the version read, leaving the others. */
     setFields: (read: Versioned<T>, fields: Record<string, unknown>): void => {
       assertAt(read);
-      const next: Record<string, unknown> = { ...stored(read.entity.id) };
-      for (const [field, value] of Object.entries(fields)) {
-        if (value === undefined) delete next[field];
-        else next[field] = value;
-      }
-      rows.set(read.entity.id, { entity: clone(next as T), version: read.version + 1 });
+      rows.set(read.entity.id, { entity: clone(withFields(stored(read.entity.id), fields)), version: read.version + 1 });
     },
     remove: (id: Id): void => void rows.delete(id),
   };
@@ -94,10 +57,7 @@ export function links<V>() {
   const byContainer = new Map<Id, Map<Id, V>>();
   const of = (container: Id) => [...(byContainer.get(container) ?? new Map<Id, V>())].sort(([a], [b]) => a - b);
   return {
-    set: (container: Id, member: Id, value: V): void => {
-      const members = byContainer.get(container) ?? new Map<Id, V>();
-      byContainer.set(container, members.set(member, value));
-    },
+    set: (container: Id, member: Id, value: V): void => void innerMap(byContainer, container).set(member, value),
     has: (container: Id, member: Id): boolean => byContainer.get(container)?.has(member) ?? false,
     /** Whether there was such a link. */
     delete: (container: Id, member: Id): boolean => byContainer.get(container)?.delete(member) ?? false,
@@ -105,6 +65,8 @@ export function links<V>() {
     /** Copies of the links' values. */
     values: (container: Id): V[] => of(container).map(([, value]) => copy(value)),
     clear: (container: Id): void => void byContainer.delete(container),
+    /** The containers that hold a member, ascending. */
+    containersOf: (member: Id): Id[] => ascending([...byContainer].filter(([, members]) => members.has(member)).map(([container]) => container)),
     /** Takes a member out of every container. */
     unlinkEverywhere: (member: Id): void => byContainer.forEach((members) => members.delete(member)),
   };

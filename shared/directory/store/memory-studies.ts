@@ -1,6 +1,6 @@
 /** The in-memory twin of the studies: enrolments (read from the patients' `studyIds`), requested codes, data sources and apps. */
+import { ascending, counter } from '../../store/memory';
 import type { Id } from '../model';
-import { ascending, counter } from './memory-records';
 import { deleteConsents, isEnrolled } from './memory-consents';
 import { assertOrganization } from './memory-organizations';
 import { consentKey, type MemoryTables } from './memory-tables';
@@ -81,6 +81,7 @@ export function memoryStudies(t: MemoryTables): StudyRecords {
     },
     removeDataSource: async (studyId, dataSourceId) => unlink(t.studyDataSources, studyId, dataSourceId, () => dataSourceNotLinked(studyId, dataSourceId)),
     dataSourceIds: async (studyId) => t.studyDataSources.ids(studyId),
+    usingDataSource: async (dataSourceId) => t.studyDataSources.containersOf(dataSourceId),
     unlinkDataSource: async (dataSourceId) => t.studyDataSources.unlinkEverywhere(dataSourceId),
     addClient: async (studyId, clientNumber) => {
       const client = await t.catalog.oauthClients.getById(clientNumber);

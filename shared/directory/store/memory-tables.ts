@@ -4,8 +4,9 @@
  * table (a patient's organizations, a practitioner's roles) are kept once here, on the record, and
  * each side's list is read from it.
  */
+import { copy } from '../../store/memory';
 import type { CodeRef, Consent, FhirSource, Id, Identifier, Organization, Patient, Study, User } from '../model';
-import { copy, links, versionedTable, type VersionedTable } from './memory-records';
+import { links, versionedTable, type VersionedTable } from './memory-records';
 import { fhirSourceNotFound, organizationNotFound, patientNotFound, studyNotFound, userNotFound, type DirectoryStore } from './port';
 
 export interface MemoryTables {

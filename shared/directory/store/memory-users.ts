@@ -1,7 +1,7 @@
 /** The in-memory twin of the login accounts and their email claims. */
+import { counter, readThrough } from '../../store/memory';
 import { pick } from '../entity';
 import type { User } from '../model';
-import { counter } from './memory-records';
 import { assertOrganization } from './memory-organizations';
 import type { MemoryTables } from './memory-tables';
 import { ACCOUNT_FIELDS, emailClaim, emailTaken, loginPatientNotFound, type UserRecords } from './port';
@@ -33,10 +33,7 @@ export function memoryUsers(t: MemoryTables): UserRecords {
     },
     get: users.get,
     getMany: users.getMany,
-    findByEmail: async (email) => {
-      const id = emails.get(emailClaim(email));
-      return id === undefined ? undefined : users.get(id);
-    },
+    findByEmail: async (email) => readThrough(emails, users.get)(emailClaim(email)),
     practitionerIds: async () => users.all().filter((u) => u.kind === 'practitioner').map((u) => u.id),
     read: users.read,
     update: async (read, next) => {

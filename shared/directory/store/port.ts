@@ -113,6 +113,8 @@ export interface OrganizationRecords {
   remove(id: Id): Promise<void>;
   /** Ids of the organization's patients (direct members), ascending. */
   patientIds(orgId: Id): Promise<Id[]>;
+  /** Of these patients, the ones who are members of the organization, in the order given (strongly consistent; a read by key each, for caller scoping). */
+  membersAmong(orgId: Id, patientIds: readonly Id[]): Promise<Id[]>;
   /** Ids of the organization's studies, ascending. */
   studyIds(orgId: Id): Promise<Id[]>;
 }
@@ -246,6 +248,8 @@ export interface StudyRecords {
   removeDataSource(studyId: Id, dataSourceId: Id): Promise<void>;
   /** Ids of the linked data sources, ascending. */
   dataSourceIds(studyId: Id): Promise<Id[]>;
+  /** Ids of the studies that use a data source, ascending; read from an index, so a link just made may show a moment later. */
+  usingDataSource(dataSourceId: Id): Promise<Id[]>;
   /** Takes a (deleted) data source out of every study. */
   unlinkDataSource(dataSourceId: Id): Promise<void>;
   /** Links an app (OAuth client, by number; idempotent). Refusals: 404 study, then 400 for an unknown client. */

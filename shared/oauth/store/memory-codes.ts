@@ -5,8 +5,7 @@
  * transaction is; conditions are checked in the order the DynamoDB adapter writes them, so the
  * same refusal wins.
  */
-import { copy } from '../../directory/store/memory-records';
-import { readCopy } from './memory-rows';
+import { copy, readCopy } from '../../store/memory';
 import { codeCollision, grantCollision, refreshTokenCollision, type AuthorizationCodeRecords, type Grant, type GrantRecords, type RefreshTokenRecord, type StoredCode } from './port';
 
 export interface MemoryCodesAndGrants {

@@ -4,10 +4,9 @@
  * memory-codes.ts); the redemption's code goes to the codes' twin through `newCode`.
  */
 import type { Id } from '../../directory/model';
-import { copy, counter } from '../../directory/store/memory-records';
+import { copy, counter, readCopy, withFields } from '../../store/memory';
 import type { MemoryCodesAndGrants } from './memory-codes';
-import { readCopy } from './memory-rows';
-import { invitationChanged, invitationCollision, invitationNumberCollision, type Invitation, type InvitationChange, type InvitationRecords, type SeenInvitation } from './port';
+import { invitationChanged, invitationCollision, invitationNumberCollision, type InvitationChange, type InvitationRecords, type SeenInvitation } from './port';
 
 export function memoryInvitations(newCode: MemoryCodesAndGrants['newCode']): InvitationRecords {
   const rows = new Map<string, SeenInvitation>();
@@ -21,14 +20,7 @@ export function memoryInvitations(newCode: MemoryCodesAndGrants['newCode']): Inv
   const changeOf = (seen: SeenInvitation, fields: InvitationChange) => {
     const row = rows.get(seen.invitation.tokenHash);
     if (!row || row.version !== seen.version) throw invitationChanged();
-    return () => {
-      const next: Record<string, unknown> = { ...row.invitation };
-      for (const [field, value] of Object.entries(fields)) {
-        if (value === undefined) delete next[field];
-        else next[field] = value;
-      }
-      rows.set(seen.invitation.tokenHash, { invitation: copy(next as unknown as Invitation), version: row.version + 1 });
-    };
+    return () => void rows.set(seen.invitation.tokenHash, { invitation: copy(withFields(row.invitation, fields)), version: row.version + 1 });
   };
 
   return {

@@ -1,6 +1,5 @@
 /** The in-memory twin of failed sign-ins, per address hash. */
-import { copy } from '../../directory/store/memory-records';
-import { readCopy } from './memory-rows';
+import { copy, readCopy } from '../../store/memory';
 import type { SignInAttemptRecords, SignInAttempts } from './port';
 
 export function memorySignIns(): SignInAttemptRecords {

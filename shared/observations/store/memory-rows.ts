@@ -2,22 +2,10 @@
  * The twin's rows: per patient by `header.uuid` (the row key), found by id too, handed out as
  * copies, and read one page at a time in an index's order by the rows' own index sort keys.
  */
+import { copy, innerMap, keyPage } from '../../store/memory';
 import type { ObservationItem } from '../items';
 import { INDEX } from '../keys';
 import type { PageStart, PartitionQuery, RowsPage } from './port';
-
-/**
- * A value as a write to the table and a read back leave it: fields without a value left out (the
- * DynamoDB client drops them), bytes copied, nothing shared with the caller.
- */
-export function copyOf<T>(value: T): T {
-  if (value instanceof Uint8Array) return new Uint8Array(value) as T;
-  if (Array.isArray(value)) return value.map(copyOf) as T;
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === undefined ? [] : [[k, copyOf(v)]]))) as T;
-  }
-  return value;
-}
 
 /** Where the next page starts: after the row with this sort key (sort keys end in the row's id, so they are unique). */
 interface After {
@@ -38,9 +26,7 @@ export function rowTable() {
     },
     put(item: ObservationItem) {
       const patientId = item.patientId as number;
-      const rows = byPatient.get(patientId) ?? new Map<string, ObservationItem>();
-      rows.set(uuidOf(item), copyOf(item));
-      byPatient.set(patientId, rows);
+      innerMap(byPatient, patientId).set(uuidOf(item), copy(item));
       byId.set(item.id as number, { patientId, uuid: uuidOf(item) });
     },
     /** Removes the patient's rows; returns them. */
@@ -55,15 +41,10 @@ export function rowTable() {
       const keyOf = (item: ObservationItem) => item[sortKey] as string;
       const after = (start as unknown as After | undefined)?.sortKey;
       // Sort keys are ASCII, so text order here is DynamoDB's byte order.
-      const follows = (key: string) => after === undefined || (q.ascending ? key > after : key < after);
-      const matching = [...(byPatient.get(q.patientId)?.values() ?? [])]
-        .filter((item) => (q.from === undefined || keyOf(item) >= q.from) && (q.to === undefined || keyOf(item) <= q.to) && follows(keyOf(item)))
-        .sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1) * (q.ascending ? 1 : -1));
-      const rows = limit === undefined ? matching : matching.slice(0, limit);
-      // As DynamoDB: a page that stopped at its limit names where the next starts, even when none follows.
-      const last = rows.at(-1);
-      const next = limit !== undefined && rows.length === limit && last ? ({ sortKey: keyOf(last) } satisfies After as unknown as PageStart) : undefined;
-      const shown = (item: ObservationItem) => copyOf(q.attributes ? Object.fromEntries(q.attributes.filter((a) => a in item).map((a) => [a, item[a]])) : item);
+      const inRange = [...(byPatient.get(q.patientId)?.values() ?? [])].filter((item) => (q.from === undefined || keyOf(item) >= q.from) && (q.to === undefined || keyOf(item) <= q.to));
+      const { rows, last } = keyPage(inRange, keyOf, { descending: !q.ascending, after, limit });
+      const next = last ? ({ sortKey: keyOf(last) } satisfies After as unknown as PageStart) : undefined;
+      const shown = (item: ObservationItem) => copy(q.attributes ? Object.fromEntries(q.attributes.filter((a) => a in item).map((a) => [a, item[a]])) : item);
       return { items: q.countOnly ? [] : rows.map(shown), count: rows.length, next };
     },
   };

@@ -3,9 +3,10 @@
  * tables. The contract suite (test/contract/observation-store.ts) holds it to the same behaviour.
  * Each call makes a new, empty store. It runs one call at a time, so nothing lands in between.
  */
+import { copy } from '../../store/memory';
 import { fromItem, toItem, type ObservationItem } from '../items';
 import type { ObservationIdentifier, StoredObservation } from '../model';
-import { copyOf, rowTable } from './memory-rows';
+import { rowTable } from './memory-rows';
 import type { ObservationStore, WriteOutcome } from './port';
 import { claimKey, inRounds, keyId, readingKeys } from './rounds';
 
@@ -17,7 +18,7 @@ export function memoryObservationStore(): ObservationStore {
   let lastId = 0;
 
   const claimOf = (identifier: ObservationIdentifier) => keyId(claimKey(identifier));
-  const observationOf = (item: ObservationItem) => fromItem(copyOf(item));
+  const observationOf = (item: ObservationItem) => fromItem(copy(item));
   /** The rows found, each once, as readings. */
   const found = (items: ReadonlyArray<ObservationItem | undefined>) => [...new Set(items)].filter((item) => item !== undefined).map(observationOf);
 
