@@ -9,16 +9,36 @@ import type { Guard } from './auxiliary/store/port';
 import { memoryDirectoryStore } from './directory/store/memory';
 import { memoryOAuthStore } from './oauth/store/memory';
 import { memoryObservationStore } from './observations/store/memory';
+import { heldLines } from './store/memory';
 import type { Stores } from './stores';
 
-export function memoryStores(): Stores {
+/** Every record of every twin, as sorted JSON lines `[kind, key, record]` per store (id counters left out). */
+export type StoreSnapshot = Record<'directory' | 'oauth' | 'observations' | 'auxiliary' | 'bodies', string[]>;
+
+export interface MemoryStores extends Stores {
+  /** What the twins hold now, for a test to compare with what they held before. */
+  snapshot(): StoreSnapshot;
+}
+
+export function memoryStores(): MemoryStores {
   const directory = memoryDirectoryStore();
   const exists = async (guard: Guard) =>
     (guard.kind === 'patient' ? await directory.patients.get(guard.id) : await directory.fhirSources.get(guard.id)) !== undefined;
-  return {
+  const stores: Stores = {
     directory,
     oauth: memoryOAuthStore(),
     observations: memoryObservationStore(),
     auxiliary: memoryAuxiliaryStore({ exists }),
   };
+  const snapshot = (): StoreSnapshot => {
+    const { bodies, ...auxiliary } = stores.auxiliary;
+    return {
+      directory: heldLines(stores.directory),
+      oauth: heldLines(stores.oauth),
+      observations: heldLines(stores.observations),
+      auxiliary: heldLines(auxiliary),
+      bodies: heldLines(bodies),
+    };
+  };
+  return { ...stores, snapshot };
 }

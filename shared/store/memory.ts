@@ -114,3 +114,68 @@ export function keyPage<T>(rows: Iterable<T>, keyOf: (row: T) => string, range: 
   const page = limit === undefined ? following : following.slice(0, limit);
   return { rows: page, ...(limit !== undefined && page.length === limit && page.length > 0 ? { last: page[page.length - 1] } : {}) };
 }
+
+/**
+ * What a part of a twin holds, for a test's look at every record (the service never reads it): per
+ * kind of record, its entries as `[key, record]`, read when the look is taken.
+ */
+export type Holdings = Readonly<Record<string, () => Iterable<readonly [unknown, unknown]>>>;
+
+/** One record a twin holds: its kind, its key within the kind, a copy of the record. */
+export interface HeldRecord {
+  kind: string;
+  key: unknown;
+  record: unknown;
+}
+
+const holdingsOf = new WeakMap<object, Holdings>();
+
+/** Lets a test look at what this part of a twin holds (`heldRecords`); returns the part as it was. */
+export function holding<T extends object>(part: T, holdings: Holdings): T {
+  holdingsOf.set(part, holdings);
+  return part;
+}
+
+/** The entries of a map of maps (a partition's rows, a container's links) as `[[outer, inner], value]`; an empty inner map holds nothing. */
+export function* nestedEntries<K, K2, V>(outer: ReadonlyMap<K, ReadonlyMap<K2, V>>): Iterable<readonly [readonly [K, K2], V]> {
+  for (const [key, inner] of outer) for (const [innerKey, value] of inner) yield [[key, innerKey], value];
+}
+
+const isPlainObject = (value: unknown): value is object => value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+
+/**
+ * Every record held by the twin parts reachable from `value` (a twin, a set of twins) through its
+ * fields, each part once: what a Scan of every table would show, in the twins' own terms.
+ */
+export function heldRecords(value: object): HeldRecord[] {
+  const seen = new Set<object>();
+  const records: HeldRecord[] = [];
+  const visit = (part: object): void => {
+    if (seen.has(part)) return;
+    seen.add(part);
+    for (const [kind, entries] of Object.entries(holdingsOf.get(part) ?? {})) {
+      for (const [key, record] of entries()) records.push({ kind, key: copy(key), record: copy(record) });
+    }
+    for (const field of Object.values(part)) if (isPlainObject(field)) visit(field);
+  };
+  visit(value);
+  return records;
+}
+
+/** A value in one spelling whatever the order it was built in: object fields, Sets and Maps sorted, binary data as base64. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(ordered(value));
+}
+
+function ordered(value: unknown): unknown {
+  const sorted = (values: unknown[]) => values.map(ordered).sort((a, b) => byKeyBytes(JSON.stringify(a), JSON.stringify(b)));
+  if (value instanceof Uint8Array) return { base64: Buffer.from(value).toString('base64') };
+  if (value instanceof Set) return sorted([...value]);
+  if (value instanceof Map) return sorted([...value]);
+  if (Array.isArray(value)) return value.map(ordered);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).sort(([a], [b]) => byKeyBytes(a, b)).map(([k, v]) => [k, ordered(v)]));
+  return value;
+}
+
+/** Every record held from `value` on, as sorted JSON lines `[kind, key, record]`. */
+export const heldLines = (value: object): string[] => heldRecords(value).map(({ kind, key, record }) => stableJson([kind, key, record])).sort();

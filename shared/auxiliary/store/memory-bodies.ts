@@ -1,4 +1,5 @@
 /** The in-memory twin of the bodies bucket: objects by key. */
+import { holding } from '../../store/memory';
 import { bodyKeys } from '../keys';
 import type { Bodies } from './port';
 
@@ -7,7 +8,7 @@ const noSuchKey = (key: string) => Object.assign(new Error(`The specified key do
 
 export function memoryBodies(): Bodies {
   const objects = new Map<string, string>();
-  return {
+  const bodies: Bodies = {
     put: async (key, json) => void objects.set(key, json),
     get: async (key) => {
       const json = objects.get(key);
@@ -21,4 +22,5 @@ export function memoryBodies(): Bodies {
       return doomed.length;
     },
   };
+  return holding(bodies, { objects: () => objects });
 }

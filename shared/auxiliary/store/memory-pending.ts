@@ -1,6 +1,6 @@
 /** The in-memory twin of the pending-body entries, per patient and body key. */
 import type { Id } from '../../directory/model';
-import { byKeyBytes, innerMap } from '../../store/memory';
+import { byKeyBytes, holding, innerMap, nestedEntries } from '../../store/memory';
 import { bodyKeys } from '../keys';
 import type { PendingBodies, PendingBody, PendingState, Segment } from './port';
 
@@ -25,13 +25,14 @@ export function memoryPending(): PendingTable {
       .sort(([a], [b]) => byKeyBytes(a, b))
       .map(([bodyKey, entry]) => ({ bodyKey, ...entry }));
   };
+  const api: PendingBodies = {
+    recordWriting: async (patientId, bodyKey) => set(patientId, bodyKey, 'writing'),
+    remove: async (patientId, bodyKey) => take(patientId, bodyKey),
+    list,
+    forget: async (segment) => (await list(segment)).forEach((entry) => take(segment.patientId, entry.bodyKey)),
+  };
   return {
-    api: {
-      recordWriting: async (patientId, bodyKey) => set(patientId, bodyKey, 'writing'),
-      remove: async (patientId, bodyKey) => take(patientId, bodyKey),
-      list,
-      forget: async (segment) => (await list(segment)).forEach((entry) => take(segment.patientId, entry.bodyKey)),
-    },
+    api: holding(api, { pendingBodies: () => nestedEntries(partitions) }),
     take,
     leave: (patientId, bodyKey) => set(patientId, bodyKey, 'discarded'),
   };

@@ -7,7 +7,7 @@
 import type { Id } from '../../directory/model';
 import type { SearchIndex } from '../../fhir/search';
 import { isHttpError } from '../../http/errors';
-import { copiesOf, copy, innerMap, keyPage, readCopy } from '../../store/memory';
+import { copiesOf, copy, holding, innerMap, keyPage, nestedEntries, readCopy } from '../../store/memory';
 import { indexItem, indexKeyOf, indexRowOf, resourceItem, resourceRowOf, type IndexRow, type ResourceRow, type RowHead } from '../rows';
 import type { PendingTable } from './memory-pending';
 import { guardsOf, idTaken, ownerGone, UpstreamIdTaken, type Guard, type IndexPage, type ResourceRows, type Segment, type SegmentQuery } from './port';
@@ -46,7 +46,7 @@ export function memoryRows(pending: PendingTable, exists: Exists): ResourceRows 
     return { rows: rows.map(copy), ...(last ? { nextAfterSk: last.sk } : {}) };
   }
 
-  return {
+  const api: ResourceRows = {
     get: readCopy(resources),
     getMany: async (ids) => copiesOf(resources, ids),
     indexRows: async (heads) =>
@@ -95,4 +95,7 @@ export function memoryRows(pending: PendingTable, exists: Exists): ResourceRows 
     // The twin's refusals are its own HttpErrors; anything else could not say what it wrote.
     refused: isHttpError,
   };
+  // A claim shown by what it reserves (source, type, upstream id) and the row holding it.
+  const heldClaims = () => [...claims].map(([text, id]) => [JSON.parse(text) as unknown, { id }] as const);
+  return holding(api, { resources: () => resources, indexRows: () => nestedEntries(partitions), upstreamClaims: heldClaims });
 }

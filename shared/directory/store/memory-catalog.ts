@@ -1,5 +1,5 @@
 /** The in-memory twin of the catalog: codes, data sources and the codes each supports. */
-import { byId, copy, counter, innerMap, readThrough, recordTable } from '../../store/memory';
+import { byId, copy, counter, holding, innerMap, nestedEntries, readThrough, recordTable } from '../../store/memory';
 import type { Code, CodeRef, DataSource, Id } from '../model';
 import { codeNotSupported, codingTaken, dataSourceNotFound, type DirectoryStore } from './port';
 
@@ -11,7 +11,7 @@ export function memoryCatalog(): Pick<DirectoryStore, 'codes' | 'dataSources'> {
   /** Supported codes per data source. */
   const supported = new Map<Id, Map<Id, CodeRef>>();
 
-  return {
+  const catalog: Pick<DirectoryStore, 'codes' | 'dataSources'> = {
     codes: {
       newId: counter(),
       insert: async (code) => {
@@ -47,4 +47,7 @@ export function memoryCatalog(): Pick<DirectoryStore, 'codes' | 'dataSources'> {
       codes: async (id) => [...(supported.get(id)?.values() ?? [])].sort(byId).map(copy),
     },
   };
+  holding(catalog.codes, { codes: () => codes.rows, codings: () => codings });
+  holding(catalog.dataSources, { dataSources: () => sources.rows, dataSourceCodes: () => nestedEntries(supported) });
+  return catalog;
 }

@@ -1,5 +1,5 @@
 /** The in-memory twin of the OAuth clients. */
-import { copy, counter, readThrough, recordTable } from '../../store/memory';
+import { copy, counter, holding, readThrough, recordTable } from '../../store/memory';
 import type { Id, OAuthClient } from '../model';
 import { clientIdTaken, clientNotFound, type OAuthClientRecords } from './port';
 
@@ -7,7 +7,7 @@ export function memoryOAuthClients(): OAuthClientRecords {
   const clients = recordTable<string, OAuthClient>(clientNotFound);
   /** Client number -> client_id. */
   const numbers = new Map<Id, string>();
-  return {
+  const records: OAuthClientRecords = {
     newId: counter(),
     insert: async (client) => {
       if (clients.rows.has(client.clientId)) throw clientIdTaken(client.clientId);
@@ -26,4 +26,5 @@ export function memoryOAuthClients(): OAuthClientRecords {
       return copy(client);
     },
   };
+  return holding(records, { oauthClients: () => clients.rows, clientNumbers: () => numbers });
 }

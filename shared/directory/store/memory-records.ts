@@ -3,7 +3,7 @@
  * (shared/store/memory.ts): records with the versions the directory's optimistic updates check,
  * and links from a container to its members.
  */
-import { ascending, byId, copy, innerMap, withFields } from '../../store/memory';
+import { ascending, byId, copy, innerMap, nestedEntries, withFields } from '../../store/memory';
 import type { Id } from '../model';
 import { concurrentChange, type Versioned } from './port';
 
@@ -47,6 +47,8 @@ export function versionedTable<T extends { id: Id }>(notFound: (id: Id) => Error
       rows.set(read.entity.id, { entity: clone(withFields(stored(read.entity.id), fields)), version: read.version + 1 });
     },
     remove: (id: Id): void => void rows.delete(id),
+    /** Every record with its version, for a test's look (`holding`). */
+    held: () => rows.entries(),
   };
 }
 
@@ -69,5 +71,7 @@ export function links<V>() {
     containersOf: (member: Id): Id[] => ascending([...byContainer].filter(([, members]) => members.has(member)).map(([container]) => container)),
     /** Takes a member out of every container. */
     unlinkEverywhere: (member: Id): void => byContainer.forEach((members) => members.delete(member)),
+    /** Every link as `[[container, member], value]`, for a test's look (`holding`). */
+    held: () => nestedEntries(byContainer),
   };
 }

@@ -4,7 +4,7 @@
  * table (a patient's organizations, a practitioner's roles) are kept once here, on the record, and
  * each side's list is read from it.
  */
-import { copy } from '../../store/memory';
+import { copy, nestedEntries, type Holdings } from '../../store/memory';
 import type { CodeRef, Consent, FhirSource, Id, Identifier, Organization, Patient, Study, User } from '../model';
 import { links, versionedTable, type VersionedTable } from './memory-records';
 import { fhirSourceNotFound, organizationNotFound, patientNotFound, studyNotFound, userNotFound, type DirectoryStore } from './port';
@@ -51,3 +51,18 @@ export function memoryTables(catalog: MemoryTables['catalog']): MemoryTables {
     catalog,
   };
 }
+
+/** What the tables hold, for a test's look (`holding`). */
+export const heldTables = (t: MemoryTables): Holdings => ({
+  organizations: t.organizations.held,
+  users: t.users.held,
+  emails: () => t.emails,
+  patients: t.patients.held,
+  identifiers: () => t.identifiers,
+  studies: t.studies.held,
+  studyCodes: t.studyCodes.held,
+  studyDataSources: t.studyDataSources.held,
+  studyClients: t.studyClients.held,
+  consents: () => nestedEntries(t.consents),
+  fhirSources: t.fhirSources.held,
+});

@@ -3,6 +3,7 @@
  * The contract suite (test/contract/directory-store.ts) holds it to the same behaviour. Each call
  * makes a new, empty store.
  */
+import { holding } from '../../store/memory';
 import { memoryCatalog } from './memory-catalog';
 import { memoryConsents } from './memory-consents';
 import { memoryFhirSources } from './memory-fhir-sources';
@@ -10,7 +11,7 @@ import { memoryOAuthClients } from './memory-oauth-clients';
 import { memoryOrganizations } from './memory-organizations';
 import { memoryPatients } from './memory-patients';
 import { memoryStudies } from './memory-studies';
-import { memoryTables } from './memory-tables';
+import { heldTables, memoryTables } from './memory-tables';
 import { memoryUsers } from './memory-users';
 import type { DirectoryStore } from './port';
 
@@ -18,7 +19,7 @@ export function memoryDirectoryStore(): DirectoryStore {
   const catalog = memoryCatalog();
   const oauthClients = memoryOAuthClients();
   const tables = memoryTables({ dataSources: catalog.dataSources, oauthClients });
-  return {
+  const store: DirectoryStore = {
     ...catalog,
     oauthClients,
     ...memoryOrganizations(tables),
@@ -28,4 +29,5 @@ export function memoryDirectoryStore(): DirectoryStore {
     consents: memoryConsents(tables),
     fhirSources: memoryFhirSources(tables),
   };
+  return holding(store, heldTables(tables));
 }

@@ -5,7 +5,7 @@
  * transaction is; conditions are checked in the order the DynamoDB adapter writes them, so the
  * same refusal wins.
  */
-import { copy, readCopy } from '../../store/memory';
+import { copy, holding, readCopy } from '../../store/memory';
 import { codeCollision, grantCollision, refreshTokenCollision, type AuthorizationCodeRecords, type Grant, type GrantRecords, type RefreshTokenRecord, type StoredCode } from './port';
 
 export interface MemoryCodesAndGrants {
@@ -36,7 +36,7 @@ export function memoryCodesAndGrants(): MemoryCodesAndGrants {
       storeToken();
     };
   };
-  return {
+  const state: MemoryCodesAndGrants = {
     newCode,
     codes: {
       insert: async (code) => newCode(code)(),
@@ -68,4 +68,7 @@ export function memoryCodesAndGrants(): MemoryCodesAndGrants {
       },
     },
   };
+  holding(state.codes, { codes: () => codeRows });
+  holding(state.grants, { grants: () => grantRows, refreshTokens: () => tokenRows });
+  return state;
 }

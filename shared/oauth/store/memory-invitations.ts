@@ -4,7 +4,7 @@
  * memory-codes.ts); the redemption's code goes to the codes' twin through `newCode`.
  */
 import type { Id } from '../../directory/model';
-import { copy, counter, readCopy, withFields } from '../../store/memory';
+import { copy, counter, holding, readCopy, withFields } from '../../store/memory';
 import type { MemoryCodesAndGrants } from './memory-codes';
 import { invitationChanged, invitationCollision, invitationNumberCollision, type InvitationChange, type InvitationRecords, type SeenInvitation } from './port';
 
@@ -23,7 +23,7 @@ export function memoryInvitations(newCode: MemoryCodesAndGrants['newCode']): Inv
     return () => void rows.set(seen.invitation.tokenHash, { invitation: copy(withFields(row.invitation, fields)), version: row.version + 1 });
   };
 
-  return {
+  const records: InvitationRecords = {
     newId: counter(),
     get: read,
     getById: (id) => seenOf(numbers.get(id)),
@@ -54,4 +54,5 @@ export function memoryInvitations(newCode: MemoryCodesAndGrants['newCode']): Inv
       change();
     },
   };
+  return holding(records, { invitations: () => rows, invitationNumbers: () => numbers, currentInvitations: () => currents });
 }

@@ -1,10 +1,10 @@
 /** The in-memory twin of failed sign-ins, per address hash. */
-import { copy, readCopy } from '../../store/memory';
+import { copy, holding, readCopy } from '../../store/memory';
 import type { SignInAttemptRecords, SignInAttempts } from './port';
 
 export function memorySignIns(): SignInAttemptRecords {
   const rows = new Map<string, SignInAttempts>();
-  return {
+  const records: SignInAttemptRecords = {
     get: readCopy(rows),
     set: async (emailHash, attempts) => void rows.set(emailHash, copy(attempts)),
     addFailure: async (emailHash, expiresAt) => {
@@ -16,4 +16,5 @@ export function memorySignIns(): SignInAttemptRecords {
     },
     clear: async (emailHash) => void rows.delete(emailHash),
   };
+  return holding(records, { signIns: () => rows });
 }

@@ -2,7 +2,7 @@
  * The twin's rows: per patient by `header.uuid` (the row key), found by id too, handed out as
  * copies, and read one page at a time in an index's order by the rows' own index sort keys.
  */
-import { copy, innerMap, keyPage } from '../../store/memory';
+import { copy, innerMap, keyPage, nestedEntries } from '../../store/memory';
 import type { ObservationItem } from '../items';
 import { INDEX } from '../keys';
 import type { PageStart, PartitionQuery, RowsPage } from './port';
@@ -47,5 +47,7 @@ export function rowTable() {
       const shown = (item: ObservationItem) => copy(q.attributes ? Object.fromEntries(q.attributes.filter((a) => a in item).map((a) => [a, item[a]])) : item);
       return { items: q.countOnly ? [] : rows.map(shown), count: rows.length, next };
     },
+    /** The rows by patient and uuid, and where each id leads, for a test's look (`holding`). */
+    held: { readings: () => nestedEntries(byPatient), readingIds: () => byId },
   };
 }

@@ -3,7 +3,7 @@
  * tables. The contract suite (test/contract/observation-store.ts) holds it to the same behaviour.
  * Each call makes a new, empty store. It runs one call at a time, so nothing lands in between.
  */
-import { copy } from '../../store/memory';
+import { copy, holding } from '../../store/memory';
 import { fromItem, toItem, type ObservationItem } from '../items';
 import type { ObservationIdentifier, StoredObservation } from '../model';
 import { rowTable } from './memory-rows';
@@ -33,7 +33,7 @@ export function memoryObservationStore(): ObservationStore {
     return { kind: 'created', observation: o };
   }
 
-  return {
+  const store: ObservationStore = {
     newIds: async (count) => Array.from({ length: count }, () => ++lastId),
     findReadings: async (keys) => found(keys.map((k) => rows.get(k.patientId, k.uuid))),
     insert: async (readings) => {
@@ -65,4 +65,5 @@ export function memoryObservationStore(): ObservationStore {
       return removed.length;
     },
   };
+  return holding(store, { ...rows.held, identifierClaims: () => claims, spans: () => spans });
 }
