@@ -1,17 +1,20 @@
 /**
  * Whole-store audits for the fault and fuzz suites: every item of the observations table, of the
- * auxiliary table and every object of the bodies bucket, checked for the items that must come in
- * sets. A reading is its row, its id pointer and one claim per identifier; an auxiliary resource is
- * its resource item, its index item, its upstream claim and (when large) its S3 object. An item
- * of a set whose other members are missing is an orphan, and the audit names it; so is an object
- * that no resource points at unless the store lists it as pending (being written, or to delete).
+ * auxiliary table and every object of the bodies bucket (or every record of the twins, when the
+ * file runs on them), checked for the items that must come in sets. A reading is its row, its id
+ * pointer and one claim per identifier; an auxiliary resource is its resource item, its index item,
+ * its upstream claim and (when large) its S3 object. An item of a set whose other members are
+ * missing is an orphan, and the audit names it; so is an object that no resource points at unless
+ * the store lists it as pending (being written, or to delete).
  */
 import { config } from '../../shared/config';
 import { auxKeys } from '../../shared/auxiliary/keys';
 import { uuidOf } from '../../shared/observations/items';
 import { observationKeys } from '../../shared/observations/keys';
+import type { ObservationIdentifier } from '../../shared/observations/model';
+import { claimKey, keyId } from '../../shared/observations/store/rounds';
 import { bucketKeys } from './auxiliary';
-import { tableItems } from './store';
+import { tableItems, twinRecords, twinsInUse } from './store';
 
 type Item = Record<string, any>;
 
@@ -35,35 +38,68 @@ export interface ObservationAudit {
 
 const keyOf = (item: Item) => `${item.pk}|${item.sk}`;
 
-export async function auditObservations(): Promise<ObservationAudit> {
+/** A store's readings as the audit reads them: the rows, the id pointers, the identifier claims. */
+interface ReadingSets {
+  rows: Item[];
+  /** Where a row is kept; the key of the row a pointer leads to. */
+  placeOf(row: Item): string;
+  placeOfPointed(patientId: unknown, uuid: unknown): string;
+  /** Each pointer, named, and the id and row it leads to. */
+  pointers: Array<{ name: string; id: number; patientId: unknown; uuid: unknown }>;
+  /** Claim name -> the id holding it. */
+  claims: Map<string, unknown>;
+  claimOf(identifier: ObservationIdentifier): string;
+}
+
+async function readingSets(): Promise<ReadingSets> {
+  const twins = twinsInUse();
+  if (twins) {
+    const records = twinRecords(twins.observations);
+    const ofKind = (kind: string) => records.filter((r) => r.kind === kind) as Item[];
+    return {
+      rows: ofKind('readings'),
+      placeOf: (row) => JSON.stringify(row.key),
+      placeOfPointed: (patientId, uuid) => JSON.stringify([patientId, uuid]),
+      pointers: ofKind('readingIds').map((p) => ({ name: `id ${p.key}`, id: Number(p.key), patientId: p.patientId, uuid: p.uuid })),
+      claims: new Map(ofKind('identifierClaims').map((c) => [String(c.key), c.value])),
+      claimOf: (identifier) => keyId(claimKey(identifier)),
+    };
+  }
   const items = (await tableItems(config().observationsTable)) as Item[];
-  const rows = items.filter((i) => String(i.sk).startsWith('U#'));
-  const rowsByKey = new Map(rows.map((r) => [keyOf(r), r]));
-  const pointers = items.filter((i) => String(i.pk).startsWith('O#'));
+  return {
+    rows: items.filter((i) => String(i.sk).startsWith('U#')),
+    placeOf: keyOf,
+    placeOfPointed: (patientId, uuid) => keyOf(observationKeys.observation(Number(patientId), String(uuid))),
+    pointers: items.filter((i) => String(i.pk).startsWith('O#')).map((p) => ({ name: String(p.pk), id: Number(String(p.pk).slice(2)), patientId: p.patientId, uuid: p.uuid })),
+    claims: new Map(items.filter((i) => String(i.pk).startsWith('I#')).map((c) => [keyOf(c), c.id])),
+    claimOf: (identifier) => keyOf(observationKeys.identifier(identifier.system ?? '', identifier.value)),
+  };
+}
+
+export async function auditObservations(): Promise<ObservationAudit> {
+  const { rows, placeOf, placeOfPointed, pointers, claims, claimOf } = await readingSets();
+  const rowsByPlace = new Map(rows.map((r) => [placeOf(r), r]));
   const pointed = new Set<string>();
   const orphanPointers: string[] = [];
   for (const p of pointers) {
-    const id = Number(String(p.pk).slice(2));
-    const target = observationKeys.observation(p.patientId, p.uuid);
-    const row = rowsByKey.get(keyOf(target));
-    if (row?.id === id) pointed.add(keyOf(row));
-    else orphanPointers.push(String(p.pk));
+    const row = rowsByPlace.get(placeOfPointed(p.patientId, p.uuid));
+    if (row?.id === p.id) pointed.add(placeOf(row));
+    else orphanPointers.push(p.name);
   }
-  const claimsByKey = new Map(items.filter((i) => String(i.pk).startsWith('I#')).map((c) => [keyOf(c), c]));
   const heldClaims = new Set<string>();
   const unclaimedIdentifiers: string[] = [];
   for (const row of rows) {
-    for (const identifier of (row.identifiers ?? []) as Array<{ system?: string; value: string }>) {
-      const claim = keyOf(observationKeys.identifier(identifier.system ?? '', identifier.value));
-      if (claimsByKey.get(claim)?.id === row.id) heldClaims.add(claim);
+    for (const identifier of (row.identifiers ?? []) as ObservationIdentifier[]) {
+      const claim = claimOf(identifier);
+      if (claims.get(claim) === row.id) heldClaims.add(claim);
       else unclaimedIdentifiers.push(`${row.id}: ${identifier.system ?? ''}|${identifier.value}`);
     }
   }
   return {
     readings: rows.map((r) => ({ id: r.id, patientId: r.patientId, uuid: uuidOf(r) })),
     orphanPointers,
-    unreachableRows: rows.filter((r) => !pointed.has(keyOf(r))).map(keyOf),
-    orphanIdentifierClaims: [...claimsByKey.keys()].filter((k) => !heldClaims.has(k)),
+    unreachableRows: rows.filter((r) => !pointed.has(placeOf(r))).map(placeOf),
+    orphanIdentifierClaims: [...claims.keys()].filter((k) => !heldClaims.has(k)),
     unclaimedIdentifiers,
   };
 }
@@ -96,24 +132,59 @@ export interface AuxAudit {
   missingBodies: string[];
 }
 
-export async function auditAux(): Promise<AuxAudit> {
-  const items = (await tableItems(config().auxTable)) as Item[];
-  const resources = items.filter((i) => String(i.pk).startsWith('R#'));
-  const index = items.filter((i) => String(i.pk).startsWith('P#'));
-  const claims = items.filter((i) => String(i.pk).startsWith('U#'));
-  const pending = items.filter((i) => String(i.pk).startsWith('B#'));
-  const listed = new Set(pending.map((p) => String(p.sk)));
+/** A store's auxiliary resources as the audit reads them: resources, index entries, upstream claims, pending bodies, objects. */
+interface AuxSets {
+  resources: Item[];
+  /** Each index entry, named. */
+  index: Array<{ name: string; item: Item }>;
+  /** Each claim, named, and the id holding it. */
+  claims: Array<{ name: string; id: string }>;
+  /** The name of the claim a resource with an upstream id holds. */
+  claimOf(resource: Item): string;
+  pending: Array<{ bodyKey: string; state: string }>;
+  objects: Set<string>;
+}
+
+async function auxSets(): Promise<AuxSets> {
   const objects = new Set(await bucketKeys());
+  const twins = twinsInUse();
+  if (twins) {
+    const { bodies: _bodies, ...rows } = twins.auxiliary;
+    const records = twinRecords(rows);
+    const ofKind = (kind: string) => records.filter((r) => r.kind === kind) as Item[];
+    return {
+      resources: ofKind('resources'),
+      index: ofKind('indexRows').map((item) => ({ name: keyOf(item), item })),
+      claims: ofKind('upstreamClaims').map((c) => ({ name: JSON.stringify(c.key), id: String(c.id) })),
+      claimOf: (r) => JSON.stringify([r.sourceId, r.type, r.upstreamId]),
+      pending: ofKind('pendingBodies').map((p) => ({ bodyKey: String(p.key[1]), state: String(p.state) })),
+      objects,
+    };
+  }
+  const items = (await tableItems(config().auxTable)) as Item[];
+  const withPrefix = (prefix: string) => items.filter((i) => String(i.pk).startsWith(prefix));
+  return {
+    resources: withPrefix('R#'),
+    index: withPrefix('P#').map((item) => ({ name: keyOf(item), item })),
+    claims: withPrefix('U#').map((c) => ({ name: keyOf(c), id: String(c.id) })),
+    claimOf: (r) => keyOf(auxKeys.upstreamClaim(r.sourceId, r.type, r.upstreamId)),
+    pending: withPrefix('B#').map((p) => ({ bodyKey: String(p.sk), state: String(p.state) })),
+    objects,
+  };
+}
+
+export async function auditAux(): Promise<AuxAudit> {
+  const { resources, index, claims, claimOf, pending, objects } = await auxSets();
+  const listed = new Set(pending.map((p) => p.bodyKey));
   const byId = new Map(resources.map((r) => [String(r.id), r]));
   const indexed = new Set<string>();
   const orphanIndexItems: string[] = [];
-  for (const item of index) {
+  for (const { name, item } of index) {
     const resource = byId.get(String(item.id));
     if (resource && resource.version === item.version && resource.lastUpdated === item.lastUpdated) indexed.add(String(item.id));
-    else orphanIndexItems.push(keyOf(item));
+    else orphanIndexItems.push(name);
   }
-  const claimKey = (r: Item) => keyOf(auxKeys.upstreamClaim(r.sourceId, r.type, r.upstreamId));
-  const claimed = new Map(claims.map((c) => [keyOf(c), String(c.id)]));
+  const claimed = new Map(claims.map((c) => [c.name, c.id]));
   const referenced = new Set(resources.flatMap((r) => (typeof r.bodyKey === 'string' ? [r.bodyKey] : [])));
   return {
     resources: resources.map((r) => ({
@@ -127,13 +198,15 @@ export async function auditAux(): Promise<AuxAudit> {
     })),
     orphanIndexItems,
     unindexedResources: resources.filter((r) => !indexed.has(String(r.id))).map((r) => String(r.id)),
-    orphanUpstreamClaims: claims.filter((c) => {
-      const holder = byId.get(String(c.id));
-      return !holder || holder.upstreamId === undefined || claimKey(holder) !== keyOf(c);
-    }).map(keyOf),
-    unclaimedResources: resources.filter((r) => typeof r.upstreamId === 'string' && claimed.get(claimKey(r)) !== String(r.id)).map((r) => String(r.id)),
+    orphanUpstreamClaims: claims
+      .filter((c) => {
+        const holder = byId.get(c.id);
+        return !holder || holder.upstreamId === undefined || claimOf(holder) !== c.name;
+      })
+      .map((c) => c.name),
+    unclaimedResources: resources.filter((r) => typeof r.upstreamId === 'string' && claimed.get(claimOf(r)) !== String(r.id)).map((r) => String(r.id)),
     orphanBodies: [...objects].filter((key) => !referenced.has(key) && !listed.has(key)),
-    pendingBodies: pending.map((p) => `${p.state} ${p.sk}`),
+    pendingBodies: pending.map((p) => `${p.state} ${p.bodyKey}`),
     missingBodies: [...referenced].filter((key) => !objects.has(key)),
   };
 }

@@ -2,7 +2,7 @@
  * Fixtures of the auxiliary-store tests: a small world (organization, practitioner, patients with
  * FHIR Sources), sample R5 resources, calls with the source header, and direct looks at what the
  * table and the bucket hold (through clients of their own, so a test can list everything while
- * the service's own client refuses to scan).
+ * the service's own client refuses to scan), or the twins when the file runs on them.
  */
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../shared/config';
@@ -11,7 +11,7 @@ import { SOURCE_HEADER } from '../../shared/fhir/constants';
 import { dynamo } from '../../shared/store/clients';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, type WithToken } from './directory';
 import { call, type CallOptions } from './invoke';
-import { tableItems } from './store';
+import { tableItems, twinRecords, twinsInUse } from './store';
 
 export interface AuxWorld {
   org: Organization;
@@ -56,15 +56,28 @@ export function postAux(type: string, body: unknown, token: string, source?: num
   });
 }
 
-/** Every item of the auxiliary table (a Scan through a client of the test's own). */
-export function auxItems(): Promise<Record<string, unknown>[]> {
-  return tableItems(config().auxTable);
+/**
+ * Every item of the auxiliary table (a Scan through a client of the test's own), or on the twins
+ * every record of the auxiliary twin but its bodies (`twinRecords`).
+ */
+export async function auxItems(): Promise<Record<string, unknown>[]> {
+  const twins = twinsInUse();
+  if (!twins) return tableItems(config().auxTable);
+  const { bodies: _bodies, ...rows } = twins.auxiliary;
+  return twinRecords(rows);
+}
+
+/** The items (or twin records) of one resource: each carries the resource's id. */
+export async function auxItemsOf(id: string): Promise<Record<string, unknown>[]> {
+  return (await auxItems()).filter((i) => i.id === id);
 }
 
 let rawBucket: S3Client | undefined;
 
-/** Every object key in the bodies bucket. */
+/** Every object key in the bodies bucket (or the bodies twin). */
 export async function bucketKeys(): Promise<string[]> {
+  const twins = twinsInUse();
+  if (twins) return twinRecords(twins.auxiliary.bodies).map((object) => String(object.key)).sort();
   rawBucket ??= new S3Client({ forcePathStyle: true });
   const out = await rawBucket.send(new ListObjectsV2Command({ Bucket: config().auxBucket }));
   return (out.Contents ?? []).map((o) => o.Key!).sort();

@@ -13,6 +13,7 @@ import { schemaForCode } from '../../shared/omh/schemas/index';
 import type { DataSource, Organization, Patient, Practitioner } from '../../shared/directory/model';
 import { call, type TestResponse } from './invoke';
 import { makeDataSource, makeOrganization, makePatient, makePractitioner, makeStudy, type WithToken } from './directory';
+import { twinRecords, twinsInUse } from './store';
 
 /** The code table's mobile-health codes (those with a payload schema): what devices upload. */
 export const TABLE_CODES: readonly string[] = [...SEEDED_CODES, ...DEMO_CODES].filter((c) => schemaForCode(c.code)).map((c) => c.code);
@@ -111,8 +112,10 @@ export function matchIds(res: TestResponse): string[] {
   return (res.json.entry as Array<{ resource: { id: string }; search?: { mode: string } }>).filter((e) => e.search?.mode !== 'outcome').map((e) => e.resource.id);
 }
 
-/** Rows stored for a patient (observations only), read straight from the table. */
+/** Rows stored for a patient (observations only), read straight from the table, or the twin's rows of the patient. */
 export async function storedRows(patientId: number): Promise<Record<string, unknown>[]> {
+  const twins = twinsInUse();
+  if (twins) return twinRecords(twins.observations).filter((r) => r.kind === 'readings' && r.patientId === patientId);
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { dynamo } = await import('../../shared/store/clients');
   const { config } = await import('../../shared/config');
