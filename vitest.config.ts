@@ -15,37 +15,24 @@ const inMemory = {
 };
 
 /**
- * The integration files that keep DynamoDB Local and s3rver: what they check is the real adapter
- * (each contract suite runs on both adapters), the requests it sends, rows as the table holds them,
- * or faults injected into the AWS clients. Every other integration file runs on the twins.
+ * The integration files that keep DynamoDB Local and s3rver, each for what only the real adapter
+ * has (docs/testing.md lists them): the contract suites, which run on both adapters; the shared
+ * DynamoDB helpers and provisioning; the commands a path sends (key reads only, no Scan, no write on
+ * a retry); faults injected into the AWS clients; the table copy of a layout migration; the items a
+ * write leaves, key by key. Every other integration file runs on the twins.
  */
 const ON_ENGINES = [
   'test/integration/*-store.test.ts',
   'test/integration/store-provisioning.test.ts',
   'test/integration/store/**/*.test.ts',
-  'test/integration/purge.test.ts',
   'test/integration/auth/authenticate.test.ts',
   'test/integration/auxiliary/large-bodies.test.ts',
   'test/integration/auxiliary/search.test.ts',
-  'test/integration/oauth/client-credentials.test.ts',
-  'test/integration/oauth/hostile-input.test.ts',
-  'test/integration/oauth/invitations.test.ts',
-  'test/integration/api/attacks.test.ts',
+  'test/integration/auxiliary/write-items.test.ts',
   'test/integration/observations/faults.test.ts',
   'test/integration/observations/layout-migration.test.ts',
   'test/integration/observations/repost.test.ts',
   'test/integration/observations/store-access.test.ts',
-  // Still read rows as the tables hold them to prove a refused request changed nothing (to move).
-  'test/integration/api/*.test.ts',
-  'test/integration/auxiliary/cleanup.test.ts',
-  'test/integration/auxiliary/write.test.ts',
-  'test/integration/directory/organizations.test.ts',
-  'test/integration/directory/patients.test.ts',
-  'test/integration/directory/users.test.ts',
-  'test/integration/import/endpoint.test.ts',
-  'test/integration/observations/duplicates.test.ts',
-  'test/integration/observations/upload-errors.test.ts',
-  'test/integration/observations/upload.test.ts',
 ];
 
 export default defineConfig({

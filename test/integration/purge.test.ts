@@ -1,11 +1,9 @@
 /**
  * Deleting a FHIR Source or a patient through /api/v1/ takes their stored data with it, through
- * the real stores (no recorder): nothing of theirs can be read or found in the tables afterwards.
+ * the real stores (no recorder): nothing of theirs can be read or found in the stores afterwards.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { config } from '../../shared/config';
-import { dynamo } from '../../shared/store/clients';
+import { auxItems } from '../support/auxiliary';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner } from '../support/directory';
 import { call } from '../support/invoke';
 
@@ -17,11 +15,9 @@ const condition = (patientId: number, sourceId: number) => ({
   clinicalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'active' }] },
 });
 
+/** The auxiliary items (or twin records) that name the patient as their owner. */
 async function auxItemsOfPatient(patientId: number): Promise<number> {
-  const out = await dynamo().send(
-    new QueryCommand({ TableName: config().auxTable, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `P#${patientId}` }, ConsistentRead: true }),
-  );
-  return out.Items?.length ?? 0;
+  return (await auxItems()).filter((i) => i.patientId === patientId).length;
 }
 
 async function world() {

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { getItem } from '../../../shared/directory/db';
-import { keys } from '../../../shared/directory/keys';
 import { listOrganizationMembers, memberRole, removeOrganizationMember, setOrganizationRole } from '../../../shared/directory/memberships';
 import {
   ancestorsOf,
@@ -15,6 +13,7 @@ import {
 } from '../../../shared/directory/organizations';
 import { getPractitioner } from '../../../shared/directory/users';
 import { makeOrganization, makePatient, makePractitioner, makeStudy } from '../../support/directory';
+import { directoryRows } from '../../support/store';
 
 describe('organizations', () => {
   it('creates, reads, lists and updates a tree of organizations', async () => {
@@ -98,11 +97,13 @@ describe('practitioner memberships', () => {
     const org = await makeOrganization();
     const doctor = await makePractitioner();
     const patient = await makePatient({ organizations: [org], login: true });
+    const before = await directoryRows();
     await expect(setOrganizationRole(org.id, doctor.id, 'owner' as never)).rejects.toMatchObject({ status: 400 });
     await expect(setOrganizationRole(987654, doctor.id, 'member')).rejects.toMatchObject({ status: 404 });
     await expect(setOrganizationRole(org.id, patient.userId!, 'member')).rejects.toMatchObject({ status: 400 });
     await expect(setOrganizationRole(org.id, 987654, 'member')).rejects.toMatchObject({ status: 400 });
     expect(await listOrganizationMembers(org.id)).toEqual([]);
-    expect(await getItem(keys.organizationMember(987654, doctor.id))).toBeUndefined();
+    expect(await memberRole(987654, doctor.id)).toBeUndefined();
+    expect(await directoryRows()).toEqual(before);
   });
 });

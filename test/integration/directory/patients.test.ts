@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { listConsents } from '../../../shared/directory/consents';
-import { getItem } from '../../../shared/directory/db';
-import { keys } from '../../../shared/directory/keys';
 import {
   addPatientIdentifier,
   addPatientToOrganization,
@@ -171,7 +169,7 @@ describe('patients', () => {
     expect(await listPatientIdsOfOrganization(org.id)).toEqual([]);
     expect(await listStudyPatientIds(study.id)).toEqual([]);
     expect(await listConsents(patient.id)).toEqual([]);
-    expect(await getItem(keys.patient(patient.id))).toBeUndefined();
+    expect(await getPatients([patient.id])).toEqual([]);
     await expect(deletePatient(patient.id)).rejects.toMatchObject({ status: 404 });
     // The identifier and email are free again.
     await makePatient({ identifiers: [{ system: MRN, value: 'gone' }], email: 'gone@example.test', login: true });

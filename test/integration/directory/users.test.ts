@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { getItem } from '../../../shared/directory/db';
-import { keys } from '../../../shared/directory/keys';
 import { getPatient } from '../../../shared/directory/patients';
 import {
   createPractitioner,
@@ -15,7 +13,7 @@ import {
   revokeUserTokens,
   updateUser,
 } from '../../../shared/directory/users';
-import { setOrganizationRole } from '../../../shared/directory/memberships';
+import { listOrganizationMembers, setOrganizationRole } from '../../../shared/directory/memberships';
 import { makeOrganization, makePatient } from '../../support/directory';
 
 describe('users', () => {
@@ -80,11 +78,13 @@ describe('users', () => {
     const patient = await makePatient({ login: true, email: 'leaving@example.test' });
     await deleteUser(patient.userId!);
     expect(await getUser(patient.userId!)).toBeUndefined();
-    expect(await getItem(keys.email('leaving@example.test'))).toBeUndefined();
+    expect(await getUserByEmail('leaving@example.test')).toBeUndefined();
     const record = await getPatient(patient.id);
     expect(record?.userId).toBeUndefined();
     expect(record?.nameFamily).toBe(patient.nameFamily);
     await expect(deleteUser(patient.userId!)).rejects.toMatchObject({ status: 404 });
+    // The email's claim went with the account: it can be taken again.
+    expect((await createUser({ email: 'leaving@example.test', kind: 'patient' })).email).toBe('leaving@example.test');
   });
 });
 
@@ -128,14 +128,15 @@ describe('practitioners', () => {
       createPractitioner({ email: 'ghost@example.test', organizations: [{ organizationId: 987654, role: 'member' }] }),
     ).rejects.toMatchObject({ status: 404 });
     expect(await getUserByEmail('ghost@example.test')).toBeUndefined();
-    expect(await getItem(keys.email('ghost@example.test'))).toBeUndefined();
+    // No claim of the email was left behind: it can be taken.
+    expect((await createUser({ email: 'ghost@example.test', kind: 'practitioner' })).email).toBe('ghost@example.test');
   });
 
   it('deleting a practitioner removes them from their organizations', async () => {
     const org = await makeOrganization();
     const doctor = await createPractitioner({ email: 'bye@example.test', organizations: [{ organizationId: org.id, role: 'member' }] });
     await deleteUser(doctor.id);
-    expect(await getItem(keys.organizationMember(org.id, doctor.id))).toBeUndefined();
+    expect(await listOrganizationMembers(org.id)).toEqual([]);
     expect(await listPractitionerIds()).not.toContain(doctor.id);
   });
 });

@@ -1,12 +1,10 @@
 /** Practitioners' API keys (`/api/v1/practitioner_clients`) and the client_credentials grant. */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { config } from '../../../shared/config';
 import { updateUser } from '../../../shared/directory/users';
-import { dynamo } from '../../../shared/store/clients';
 import { makeOrganization, makePatient, makePractitioner } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { basic, postForm } from '../../support/oauth';
+import { directoryRows } from '../../support/store';
 
 const JSON_BODY = { 'content-type': 'application/json' };
 
@@ -25,7 +23,7 @@ describe('API keys', () => {
     expect(key.clientId).toMatch(/^[A-Za-z0-9]{16}$/);
     expect(key.clientSecret).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(Buffer.from(key.key, 'base64').toString()).toBe(`${key.clientId}:${key.clientSecret}`);
-    const items = JSON.stringify((await dynamo().send(new ScanCommand({ TableName: config().directoryTable }))).Items);
+    const items = (await directoryRows()).join('\n');
     expect(items).not.toContain(key.clientSecret);
 
     const listed = await call('GET', '/api/v1/practitioner_clients', { token: doctor.token });

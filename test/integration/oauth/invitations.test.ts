@@ -1,15 +1,13 @@
 /** Invitations through `/api/v1/`: who may issue and list them, their lifecycle, and every way to misuse one. */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { config } from '../../../shared/config';
 import { createUser } from '../../../shared/directory/users';
 import { getPatient } from '../../../shared/directory/patients';
 import type { OAuthClient } from '../../../shared/directory/model';
 import { nowMs, resetClock, useClock } from '../../../shared/oauth/clock';
-import { dynamo } from '../../../shared/store/clients';
 import { makeOrganization, makePatient, makePractitioner } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { invitationWorld as world, invite, portalVerifier, postForm, redeemAndExchange, serviceClients } from '../../support/oauth';
+import { directoryRows } from '../../support/store';
 
 const HOUR = 3600 * 1000;
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -24,15 +22,14 @@ afterEach(() => resetClock());
 const create = (token: string | undefined, body: unknown) => call('POST', '/api/v1/invitation', { ...(token ? { token } : {}), body, headers: JSON_BODY });
 const redeem = (token: string) => call('POST', `/api/v1/invitation/${token}`);
 
-async function allItems() {
-  return (await dynamo().send(new ScanCommand({ TableName: config().directoryTable }))).Items ?? [];
-}
+/** Everything the directory holds (the OAuth records included), as one text. */
+const storedText = async () => (await directoryRows()).join('\n');
 
 describe('issuing', () => {
   it('stores only the hash of the token', async () => {
     const { doctor, patient } = await world();
     const created = await invite(doctor.token, patient.id, portal.id);
-    const stored = JSON.stringify(await allItems());
+    const stored = await storedText();
     expect(stored).toContain(created.tokenHash);
     expect(stored).not.toContain(created.token);
   });
@@ -52,6 +49,7 @@ describe('issuing', () => {
 
   it('answers field errors for unknown fields, wrong types and missing fields, and 404 / 400 for unusable apps', async () => {
     const { doctor, patient } = await world();
+    const before = await directoryRows();
     const cases: Array<[unknown, Record<string, string[]>]> = [
       [{ patient_id: patient.id, client_id: portal.id, admin: true }, { admin: ['Unknown field.'] }],
       [{ patient_id: `${patient.id}x`, client_id: portal.id }, { patientId: ['A valid integer is required.'] }],
@@ -69,7 +67,7 @@ describe('issuing', () => {
     const noTemplate = await create(doctor.token, { patient_id: patient.id, client_id: web.id });
     expect(noTemplate.status).toBe(400);
     expect(noTemplate.json.client_id[0]).toMatch(/invitation link/);
-    expect(await allItems()).not.toContainEqual(expect.objectContaining({ patientId: patient.id, status: 'issued' }));
+    expect(await directoryRows()).toEqual(before);
   });
 
   it('marks the earlier invitation for the same patient and app reissued', async () => {
