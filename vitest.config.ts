@@ -35,6 +35,12 @@ const ON_ENGINES = [
   'test/integration/observations/store-access.test.ts',
 ];
 
+/**
+ * The security suites that keep the engines: faults injected into the AWS clients, and the load run,
+ * whose gateway runs in a process of its own and shares only the engines with the test.
+ */
+const SECURITY_ON_ENGINES = ['test/security/faults-*.test.ts', 'test/security/load.test.ts'];
+
 export default defineConfig({
   test: {
     // `npm run coverage`: what the suite exercises of the product's code (docs/testing.md keeps the
@@ -51,7 +57,8 @@ export default defineConfig({
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], exclude: ON_ENGINES, ...inMemory } },
       { test: { name: 'store', include: ON_ENGINES, ...withStores } },
-      { test: { name: 'security', include: ['test/security/**/*.test.ts'], ...withStores } },
+      { test: { name: 'security', include: ['test/security/**/*.test.ts'], exclude: SECURITY_ON_ENGINES, ...inMemory } },
+      { test: { name: 'security-store', include: SECURITY_ON_ENGINES, ...withStores } },
       { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withStores } },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
       { test: { name: 'browser', include: ['test/browser/**/*.test.ts'], ...withStores } },

@@ -2,27 +2,32 @@
  * The test-facing view of the in-memory twins (`memoryStores().snapshot()`, read by the helpers of
  * test/support/store.ts): it shows every kind of record each twin keeps, so "a refused request
  * changed nothing" is asserted on everything stored; it moves with every write and with nothing
- * else; and it hands out copies.
+ * else; it hands out copies; and the whole-store audits read it as they read the tables.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/bodies';
 import { createUser, updateUser } from '../../shared/directory/users';
 import { addStudyClient } from '../../shared/directory/studies';
 import type { MemoryStores, StoreSnapshot } from '../../shared/memory-stores';
+import { auditAux, auditObservations, defectsOf } from '../support/audit';
 import { auxItems, auxWorld, condition, postAux } from '../support/auxiliary';
 import { makePatient, makeStudy } from '../support/directory';
 import { call } from '../support/invoke';
-import { observation, observationWorld, search, upload } from '../support/observations';
+import { idsOf, observation, observationWorld, search, upload } from '../support/observations';
 import { invite, redeemAndExchange, serviceClients } from '../support/oauth';
 import { directoryRows, twinsInUse } from '../support/store';
 
 let twins: MemoryStores;
+let readingId: string;
+let bodyKeyOfLarge: string;
 beforeAll(async () => {
   twins = twinsInUse()!;
   const { portal } = await serviceClients();
   const aux = await auxWorld();
   expect((await postAux('Condition', condition({ id: 'claimed' }), aux.alice.token, aux.aliceSource.id)).status).toBe(201);
-  expect((await postAux('Condition', condition({ note: [{ text: 'b'.repeat(INLINE_BODY_LIMIT + 10) }] }), aux.alice.token, aux.aliceSource.id)).status).toBe(201);
+  const large = await postAux('Condition', condition({ note: [{ text: 'b'.repeat(INLINE_BODY_LIMIT + 10) }] }), aux.alice.token, aux.aliceSource.id);
+  expect(large.status).toBe(201);
+  bodyKeyOfLarge = String((await auxItems()).find((i) => i.kind === 'resources' && i.id === large.json.id)?.bodyKey);
   await twins.auxiliary.pending.recordWriting(aux.alice.id, `aux/${aux.alice.id}/${aux.aliceSource.id}/unfinished/1.a.json`);
   const study = await makeStudy({ organization: aux.org, codes: ['omh:heart-rate:2.0'], patients: [aux.bob], consent: true });
   await addStudyClient(study.id, portal.id);
@@ -31,7 +36,9 @@ beforeAll(async () => {
   await twins.oauth.signIns.addFailure('a-hash', Date.now() + 60_000);
   const readings = await observationWorld();
   const sent = [observation(readings, { identifiers: [{ system: 'https://x.example', value: 'r-1' }], form: 'start_end', spanMinutes: 90 })];
-  expect((await upload(readings.patient.token, sent)).status).toBe(200);
+  const uploaded = await upload(readings.patient.token, sent);
+  expect(uploaded.status).toBe(200);
+  readingId = idsOf(uploaded)[0]!;
 });
 
 const kindsOf = (snapshot: StoreSnapshot) =>
@@ -90,5 +97,24 @@ describe('the twins snapshot', () => {
     rows.push('changed');
     expect(await directoryRows()).toEqual(rows.slice(0, -1));
     expect((await auxItems()).some((item) => item.version === 99)).toBe(false);
+  });
+
+  it('is what the audits read: every set whole, the pending body and an object no row points at named', async () => {
+    const observations = await auditObservations();
+    expect(observations.readings.map((r) => String(r.id))).toEqual([readingId]);
+    expect(defectsOf(observations)).toEqual({ orphanPointers: [], unreachableRows: [], orphanIdentifierClaims: [], unclaimedIdentifiers: [] });
+    const unpointed = 'aux/0/0/nobody/1.x.json';
+    await twins.auxiliary.bodies.put(unpointed, '{}');
+    const aux = await auditAux();
+    expect(aux.resources.map((r) => r.upstreamId ?? r.bodyKey).sort()).toEqual([bodyKeyOfLarge, 'claimed'].sort());
+    expect(defectsOf(aux)).toEqual({
+      orphanIndexItems: [],
+      unindexedResources: [],
+      orphanUpstreamClaims: [],
+      unclaimedResources: [],
+      orphanBodies: [unpointed],
+      pendingBodies: [expect.stringMatching(/^writing aux\/.*\/unfinished\/1\.a\.json$/)],
+      missingBodies: [],
+    });
   });
 });
