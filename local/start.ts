@@ -49,15 +49,21 @@ async function main() {
   ];
   console.log(lines.join('\n'));
 
+  // Ctrl-C in a terminal signals the whole process group, and npm and tsx pass the signal on as
+  // well, so the service gets it more than once: the first one stops it, the others must not kill
+  // it half-way (with the engines' data files open) by falling back to the default handler.
+  let stopping = false;
   const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     console.log(`\nReceived ${signal}, stopping...`);
     await runtime.stop();
     await smart?.close();
     console.log('Stopped.');
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((e) => {
