@@ -22,8 +22,7 @@ const inMemory = {
  * write leaves, key by key. Every other integration file runs on the twins.
  */
 const ON_ENGINES = [
-  'test/integration/*-store.test.ts',
-  'test/integration/store-provisioning.test.ts',
+  'test/integration/*/store.test.ts',
   'test/integration/store/**/*.test.ts',
   'test/integration/auth/authenticate.test.ts',
   'test/integration/auxiliary/large-bodies.test.ts',

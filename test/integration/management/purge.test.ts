@@ -3,9 +3,9 @@
  * the real stores (no recorder): nothing of theirs can be read or found in the stores afterwards.
  */
 import { describe, expect, it } from 'vitest';
-import { auxItems } from '../support/auxiliary';
-import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner } from '../support/directory';
-import { call } from '../support/invoke';
+import { auxItems } from '../../support/auxiliary';
+import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner } from '../../support/directory';
+import { call } from '../../support/invoke';
 
 const condition = (patientId: number, sourceId: number) => ({
   resourceType: 'Condition',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Router, type RouteHandler } from '../../shared/http/router';
-import { json } from '../../shared/http/response';
+import { Router, type RouteHandler } from '../../../shared/http/router';
+import { json } from '../../../shared/http/response';
 
 const h = (name: string): RouteHandler => async () => json(200, { name });
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fromResult, toEvent } from '../../local/api-gateway-event';
-import { invokeLambda } from '../../local/lambda-invoke';
-import { conflict, fieldErrors } from '../../shared/http/errors';
-import { authenticate } from '../../shared/auth/authenticate';
-import { createHandler } from '../../shared/http/handler';
-import { json } from '../../shared/http/response';
-import { resetConfig } from '../../shared/config';
+import { fromResult, toEvent } from '../../../local/api-gateway-event';
+import { invokeLambda } from '../../../local/lambda-invoke';
+import { conflict, fieldErrors } from '../../../shared/http/errors';
+import { authenticate } from '../../../shared/auth/authenticate';
+import { createHandler } from '../../../shared/http/handler';
+import { json } from '../../../shared/http/response';
+import { resetConfig } from '../../../shared/config';
 
 let stored: unknown[] = [];
 

@@ -1,11 +1,11 @@
 /** The portal's pure logic: settings, invitation codes, the long-id rule, results and reasons. */
 import { describe, expect, it } from 'vitest';
-import { chunksOf } from '../../shared/lists';
-import { invitationVerifier } from '../../shared/oauth/invitation-verifier';
-import { contentSecurityPolicy } from '../../shared/http/static-site';
-import { DEFAULT_SMART_SCOPES, issOrigin, parsePortalConfig, portalConfig, portalConfigFromEnv } from '../../shared/portal/config';
-import { parseInvitationCode, redemptionProblem } from '../../shared/portal/invitation';
-import { PROBLEMS } from '../../shared/portal/messages';
+import { chunksOf } from '../../../shared/lists';
+import { invitationVerifier } from '../../../shared/oauth/invitation-verifier';
+import { contentSecurityPolicy } from '../../../shared/http/static-site';
+import { DEFAULT_SMART_SCOPES, issOrigin, parsePortalConfig, portalConfig, portalConfigFromEnv } from '../../../shared/portal/config';
+import { parseInvitationCode, redemptionProblem } from '../../../shared/portal/invitation';
+import { PROBLEMS } from '../../../shared/portal/messages';
 import {
   addResult,
   emptyTally,
@@ -17,8 +17,8 @@ import {
   speaksR4,
   topReasons,
   writeResult,
-} from '../../shared/portal/records';
-import { validateResource } from '../../shared/fhir/validation';
+} from '../../../shared/portal/records';
+import { validateResource } from '../../../shared/fhir/validation';
 
 const ISS = 'https://ehr.example.org/fhir/r4';
 

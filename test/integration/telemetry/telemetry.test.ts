@@ -4,16 +4,16 @@
  * each read or write of patient data (who, what, which patients, result, request id; never a payload).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config';
-import { SOURCE_HEADER } from '../../shared/fhir/constants';
-import { resetLoggers } from '../../shared/telemetry/logger';
-import { LOG_MESSAGE, METRIC } from '../../shared/telemetry/names';
-import { auxWorld, condition, postAux, type AuxWorld } from '../support/auxiliary';
-import { makePatient, makeStudy, type WithToken } from '../support/directory';
-import { call, type TestResponse } from '../support/invoke';
-import { capturedLines, metricTotals } from '../support/logs';
-import { observation, observationWorld, search, upload, type ObservationWorld } from '../support/observations';
-import type { Patient } from '../../shared/directory/model';
+import { resetConfig } from '../../../shared/config';
+import { SOURCE_HEADER } from '../../../shared/fhir/constants';
+import { resetLoggers } from '../../../shared/telemetry/logger';
+import { LOG_MESSAGE, METRIC } from '../../../shared/telemetry/names';
+import { auxWorld, condition, postAux, type AuxWorld } from '../../support/auxiliary';
+import { makePatient, makeStudy, type WithToken } from '../../support/directory';
+import { call, type TestResponse } from '../../support/invoke';
+import { capturedLines, metricTotals } from '../../support/logs';
+import { observation, observationWorld, search, upload, type ObservationWorld } from '../../support/observations';
+import type { Patient } from '../../../shared/directory/model';
 
 // This file reads the lines the other test files keep quiet (set before the handlers load).
 process.env.LOG_LEVEL = 'info';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callerKey, RateLimiter } from '../../local/rate-limit';
+import { callerKey, RateLimiter } from '../../../local/rate-limit';
 
 describe('the local gateway rate limiter', () => {
   it('lets a caller spend its burst, refills at its rate, and says when to come back', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromResult, toEvent } from '../../local/api-gateway-event';
+import { fromResult, toEvent } from '../../../local/api-gateway-event';
 
 describe('toEvent', () => {
   it('builds a payload v2 event as API Gateway does', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dynamo } from '../../shared/store/clients';
+import { dynamo } from '../../../shared/store/clients';
 
 describe('the DynamoDB client', () => {
   it("runs without the SDK's logger middleware (it filters every row of every answer for a logger we never set)", () => {

@@ -1,10 +1,10 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { config } from '../../shared/config';
-import { dynamo } from '../../shared/store/clients';
-import { counterKey, IdBlocks } from '../../shared/store/counters';
-import { TABLES, tableName } from '../../shared/store/tables';
+import { config } from '../../../shared/config';
+import { dynamo } from '../../../shared/store/clients';
+import { counterKey, IdBlocks } from '../../../shared/store/counters';
+import { TABLES, tableName } from '../../../shared/store/tables';
 
 const raw = new DynamoDBClient({});
 afterAll(() => raw.destroy());

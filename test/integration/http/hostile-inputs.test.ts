@@ -6,14 +6,14 @@
  * searched for or stored); and request headers that once chose the origin of absolute links.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { config } from '../../shared/config';
-import { SOURCE_HEADER, sourceUri } from '../../shared/fhir/constants';
-import { CURSOR_PARAM, encodeCursor, searchDigest } from '../../shared/fhir/searchset';
-import { requestOrigin } from '../../shared/http/request';
-import { observationPositions } from '../../shared/observations/search/cursor';
-import { auxWorld, condition, postAux, type AuxWorld } from '../support/auxiliary';
-import { call } from '../support/invoke';
-import { observation, observationWorld, search, upload, type ObservationWorld } from '../support/observations';
+import { config } from '../../../shared/config';
+import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
+import { CURSOR_PARAM, encodeCursor, searchDigest } from '../../../shared/fhir/searchset';
+import { requestOrigin } from '../../../shared/http/request';
+import { observationPositions } from '../../../shared/observations/search/cursor';
+import { auxWorld, condition, postAux, type AuxWorld } from '../../support/auxiliary';
+import { call } from '../../support/invoke';
+import { observation, observationWorld, search, upload, type ObservationWorld } from '../../support/observations';
 
 let ow: ObservationWorld;
 let aw: AuxWorld;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cloudFrontApiPatterns, dialectOf, familyForPath, isApiPath, selectGatewayRoute } from '../../shared/http/families';
+import { cloudFrontApiPatterns, dialectOf, familyForPath, isApiPath, selectGatewayRoute } from '../../../shared/http/families';
 
 /** Every path of the spec's endpoint summary (4.1) and the family that must serve it. */
 const SPEC_PATHS: Array<[string, string]> = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { capabilityStatement } from '../../shared/fhir/capability-statement';
-import { createRegistry } from '../../shared/fhir/registry';
-import { fhirJson } from '../../shared/http/response';
+import { capabilityStatement } from '../../../shared/fhir/capability-statement';
+import { createRegistry } from '../../../shared/fhir/registry';
+import { fhirJson } from '../../../shared/http/response';
 
 describe('CapabilityStatement', () => {
   const ok = async () => fhirJson(200, {});

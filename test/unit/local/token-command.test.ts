@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenCommand } from '../../local/commands';
+import { tokenCommand } from '../../../local/commands';
 
 describe('the token command the banner prints', () => {
   it('names the data folder when it is not the default, quoted for a shell when needed', () => {

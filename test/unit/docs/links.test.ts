@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../local/runtime';
+import { REPO_ROOT } from '../../../local/runtime';
 
 /** Markdown text without fenced code blocks, whose `#` lines are shell comments, not headings. */
 function withoutFences(markdown: string): string {

@@ -1,12 +1,12 @@
 /** The auxiliary store contract (test/contract/auxiliary-store.ts) against DynamoDB Local with s3rver, and the in-memory twin. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { dynamoAuxiliaryStore } from '../../shared/auxiliary/store/dynamo';
-import { memoryAuxiliaryStore } from '../../shared/auxiliary/store/memory';
-import type { Guard } from '../../shared/auxiliary/store/port';
-import { getFhirSource } from '../../shared/directory/fhir-sources';
-import { getPatient } from '../../shared/directory/patients';
-import { auxiliaryStoreContract } from '../contract/auxiliary-store';
+import { dynamoAuxiliaryStore } from '../../../shared/auxiliary/store/dynamo';
+import { memoryAuxiliaryStore } from '../../../shared/auxiliary/store/memory';
+import type { Guard } from '../../../shared/auxiliary/store/port';
+import { getFhirSource } from '../../../shared/directory/fhir-sources';
+import { getPatient } from '../../../shared/directory/patients';
+import { auxiliaryStoreContract } from '../../contract/auxiliary-store';
 
 /** The twin's guards ask the directory the contract writes to, as the table's conditions do. */
 const inDirectory = async (guard: Guard) => (guard.kind === 'fhirSource' ? await getFhirSource(guard.id) : await getPatient(guard.id)) !== undefined;
