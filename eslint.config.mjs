@@ -60,6 +60,13 @@ const LAYERS = [
     except: ['./caller.ts'],
     message: 'Platform code names only the caller type (shared/auth/caller.ts); the authenticator is passed in (createHandler, fhirRoutes).',
   },
+  {
+    // The set of stores is built from every domain's adapters: a domain that imported it would
+    // import its own adapter back, and every other domain's.
+    target: 'shared/*/**',
+    from: ['shared/stores.ts', 'shared/memory-stores.ts'],
+    message: 'Only the handlers (functions/), local/ and the tests choose the stores; domain code reaches its store through its port (store/current.ts).',
+  },
   { target: 'functions', from: [...DEV_ONLY, 'lib', 'scripts'], message: 'Lambda code imports only what is deployed with it.' },
   { target: ['lib', 'scripts'], from: DEV_ONLY, message: 'The stack and its build import nothing of the local runtime, the tests or the benchmarks.' },
   ...FAMILIES.map((family) => ({
