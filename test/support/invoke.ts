@@ -19,6 +19,8 @@ export interface CallOptions {
   /** An object is sent as JSON; a string or Buffer as is. */
   body?: unknown;
   token?: string;
+  /** Handlers built for the test (e.g. on a set of stores of its own); the service's own by default. */
+  handlers?: Record<Family, LambdaHandler>;
 }
 
 let handlers: Record<Family, LambdaHandler> | undefined;
@@ -31,7 +33,7 @@ let handlers: Record<Family, LambdaHandler> | undefined;
 const TEST_BUDGET_MS = 300_000;
 
 export async function call(method: string, url: string, options: CallOptions = {}): Promise<TestResponse> {
-  handlers ??= await loadHandlers();
+  const families = options.handlers ?? (handlers ??= await loadHandlers());
   const headers: Record<string, string> = { host: 'localhost:8000', ...options.headers };
   let body: string | Buffer | undefined;
   if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) body = options.body;
@@ -42,7 +44,7 @@ export async function call(method: string, url: string, options: CallOptions = {
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
   const path = url.split('?')[0]!;
   const event = toEvent({ method, url, headers, ...(body !== undefined ? { body } : {}) });
-  const result = fromResult(await invokeLambda(handlers[familyForPath(path)], event, 'test', TEST_BUDGET_MS));
+  const result = fromResult(await invokeLambda(families[familyForPath(path)], event, 'test', TEST_BUDGET_MS));
   const text = result.body.toString('utf8');
   let json: unknown;
   try {
