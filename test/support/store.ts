@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../shared/config';
-import type { MemoryStores } from '../../shared/memory-stores';
+import type { MemoryStores, StoreSnapshot } from '../../shared/memory-stores';
 import { s3 } from '../../shared/store/clients';
 import { heldRecords, stableJson, type HeldRecord } from '../../shared/store/memory';
 
@@ -59,6 +59,10 @@ export function twinRecords(part: object): Record<string, unknown>[] {
 /** Lines of the twins' snapshot whose kind `skip` does not name. */
 const linesBut = (lines: readonly string[], skip: readonly string[]) => lines.filter((line) => !skip.includes((JSON.parse(line) as [string])[0]));
 
+/** The directory's lines of a twins' snapshot, with the OAuth records (they share its table). */
+const twinDirectoryLines = ({ directory, oauth }: StoreSnapshot, options: { withoutSignIns?: boolean }) =>
+  [...directory, ...linesBut(oauth, options.withoutSignIns ? ['signIns'] : [])].sort();
+
 /**
  * Every directory row but the id counters: a create refused by the store (a taken email) may have
  * drawn an id block first; ids are never reused, so a gap is no change anyone can see. The OAuth
@@ -66,10 +70,7 @@ const linesBut = (lines: readonly string[], skip: readonly string[]) => lines.fi
  * sign-ins too (they are counted, by design).
  */
 export async function directoryRows(options: { withoutSignIns?: boolean } = {}): Promise<string[]> {
-  if (twins) {
-    const { directory, oauth } = twins.snapshot();
-    return [...directory, ...linesBut(oauth, options.withoutSignIns ? ['signIns'] : [])].sort();
-  }
+  if (twins) return twinDirectoryLines(twins.snapshot(), options);
   const skipped = ['COUNTER#', ...(options.withoutSignIns ? ['LOGINTHROTTLE#'] : [])];
   return tableRows(config().directoryTable, (item) => !skipped.some((prefix) => String(item.pk).startsWith(prefix)));
 }
@@ -89,8 +90,9 @@ async function bucketObjects(): Promise<string[]> {
 /** Everything every store holds (directory without its counters, observations, auxiliary rows and bodies), by store. */
 export async function everyStoredRow(): Promise<Record<'directory' | 'observations' | 'auxiliary' | 'bodies', string[]>> {
   if (twins) {
-    const { observations, auxiliary, bodies } = twins.snapshot();
-    return { directory: await directoryRows(), observations, auxiliary, bodies };
+    const snapshot = twins.snapshot();
+    const { observations, auxiliary, bodies } = snapshot;
+    return { directory: twinDirectoryLines(snapshot, {}), observations, auxiliary, bodies };
   }
   const [directory, observations, auxiliary, bodies] = await Promise.all([
     directoryRows(),
