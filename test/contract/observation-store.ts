@@ -15,7 +15,7 @@ import type { ObservationItem } from '../../shared/observations/items';
 import { codePrefix, type IndexName } from '../../shared/observations/keys';
 import type { NewObservation, ObservationIdentifier, StoredObservation } from '../../shared/observations/model';
 import { queryPartition, readObservation, readObservations, type PartitionQuery } from '../../shared/observations/read';
-import { orderedRows, rowsOf } from '../../shared/observations/search/streams';
+import { orderedRows, runsOf } from '../../shared/observations/search/streams';
 import { forgetKnownSpans, knownSpan, raiseSpans, storedSpans } from '../../shared/observations/span-stats';
 import { useObservationStore } from '../../shared/observations/store/current';
 import type { ObservationStore, PageStart } from '../../shared/observations/store/port';
@@ -272,7 +272,7 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         const base = { dates: {}, updated: {}, withUndated: true };
         const stream = orderedRows([p, q], (patientId) => [{ ...base, patientId }], { order: { kind: 'date', descending: false }, backward: false }, undefined, () => true, 2);
         const seen: number[] = [];
-        for await (const row of rowsOf(stream)) seen.push(row.id as number);
+        for await (const run of runsOf(stream)) seen.push(...run.map((row) => row.id as number));
         expect(seen).toEqual([ofP[1]!.id, ofQ[0]!.id, ofP[0]!.id, ofQ[1]!.id, ofP[2]!.id]);
       });
     });

@@ -54,12 +54,13 @@ export interface Page<R, P> {
 /**
  * A page of `count` rows from `rows`: the store's rows in the direction of `cursor` (the result
  * order, or its reverse for a `previous` cursor), starting after the cursor's position, read only
- * as far as the page needs (one row beyond, to know whether more follow). `next` when rows follow
+ * as far as the page needs (one row beyond, to know whether more follow). Rows a store reads
+ * come in runs (what one read brought), so a page costs a promise a run, not a row. `next` when rows follow
  * (always after a backward page, which came from a later one); `previous` when rows precede
  * (always after a forward page from a cursor).
  */
 export async function cutPage<R, P>(
-  rows: AsyncIterable<R> | Iterable<R>,
+  rows: AsyncIterable<readonly R[]> | Iterable<R>,
   count: number,
   cursor: Cursor<P> | undefined,
   positionOf: (row: R) => P,
@@ -69,7 +70,10 @@ export async function cutPage<R, P>(
     // In-memory rows are read without a promise a row.
     for (const row of rows) if (taken.push(row) > count) break;
   } else if (count > 0) {
-    for await (const row of rows) if (taken.push(row) > count) break;
+    for await (const run of rows as AsyncIterable<readonly R[]>) {
+      for (const row of run) if (taken.push(row) > count) break;
+      if (taken.length > count) break;
+    }
   }
   const more = taken.length > count;
   const page = taken.slice(0, count);

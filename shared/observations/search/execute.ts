@@ -21,7 +21,7 @@ import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
 import { patientQueries, type PatientRead } from './segments';
-import { ArrayStream, orderedRows, rowsOf, type RowStream } from './streams';
+import { ArrayStream, orderedRows, runsOf, type RowStream } from './streams';
 
 type RowPage = Page<ObservationItem, Position>;
 
@@ -164,7 +164,7 @@ async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor<
   // row, which the key bounds read again: with it the page's first Query is also its last.
   const want = query.count + 1 + (cursor ? 1 : 0);
   const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, cursor?.at, keep, want);
-  return cutPage(rowsOf(stream), query.count, cursor, (item) => positionOf(t.order, item));
+  return cutPage(runsOf(stream), query.count, cursor, (item) => positionOf(t.order, item));
 }
 
 /**

@@ -8,6 +8,7 @@
 import { pad } from '../../directory/keys';
 import type { StartBounds } from '../../fhir/search/date-bounds';
 import { FIRST_INSTANT, LAST_INSTANT } from '../../omh/datetime';
+import { ROW_FIELDS } from '../items';
 import { codePrefix, DATED_END, DATED_START, instantKey, UNDATED } from '../keys';
 import type { PartitionQuery } from '../read';
 import { readsAscending, relation, type Position, type Traversal } from './order';
@@ -55,7 +56,7 @@ export function patientQueries(read: PatientRead, t: Traversal, at?: Position): 
   const ascending = readsAscending(t);
   const prefix = read.codeId === undefined ? '' : codePrefix(read.codeId);
   const index = t.order.kind === 'updated' ? 'byUpdated' : read.codeId === undefined ? 'byEffective' : 'byCodeEffective';
-  const query = (r: Range): PartitionQuery => ({ patientId: read.patientId, index, from: prefix + r.from, to: prefix + r.to, ascending });
+  const query = (r: Range): PartitionQuery => ({ patientId: read.patientId, index, from: prefix + r.from, to: prefix + r.to, ascending, attributes: ROW_FIELDS });
 
   /** A part (dated 0, undated 1) with its full range, limited by the position. */
   const part = (undated: 0 | 1, full: Range | undefined, boundOf: (p: Position) => string): PartitionQuery | undefined => {

@@ -17,6 +17,11 @@ export interface RowStream {
   peek(): Promise<ObservationItem | undefined>;
   /** Consumes the next row. */
   next(): Promise<ObservationItem | undefined>;
+  /**
+   * Consumes the rows that follow as far as they are already read (reading only when none is):
+   * at least one, none at the end. A page takes rows run by run, not a promise a row.
+   */
+  nextRun(): Promise<ObservationItem[]>;
 }
 
 /**
@@ -54,6 +59,11 @@ export class QueryStream implements RowStream {
     return item;
   }
 
+  async nextRun(): Promise<ObservationItem[]> {
+    await this.peek();
+    return this.buffer.splice(0);
+  }
+
   private async fill(): Promise<void> {
     const query = this.queries[this.segment]!;
     const page = await queryPartition(query, this.fetchSize, this.start);
@@ -76,6 +86,11 @@ export class ArrayStream implements RowStream {
   }
   async next() {
     return this.items[this.at++];
+  }
+  async nextRun() {
+    const rest = this.items.slice(this.at);
+    this.at = this.items.length;
+    return rest;
   }
 }
 
@@ -101,6 +116,10 @@ export class ChainStream implements RowStream {
     const item = await this.peek();
     if (item) await this.current!.next();
     return item;
+  }
+
+  async nextRun(): Promise<ObservationItem[]> {
+    return (await this.peek()) ? this.current!.nextRun() : [];
   }
 }
 
@@ -134,6 +153,12 @@ export class MergeStream implements RowStream {
     this.pop();
     if (head) this.push({ head, stream: top.stream });
     return top.head;
+  }
+
+  /** One row: which stream gives the row after it is known only once its head is compared. */
+  async nextRun(): Promise<ObservationItem[]> {
+    const item = await this.next();
+    return item ? [item] : [];
   }
 
   private less(i: number, j: number) {
@@ -174,9 +199,9 @@ export class MergeStream implements RowStream {
   }
 }
 
-/** A stream as the kernel's page cutter reads it: one row at a time, only as far as it is consumed. */
-export async function* rowsOf(stream: RowStream): AsyncGenerator<ObservationItem> {
-  for (let item = await stream.next(); item; item = await stream.next()) yield item;
+/** A stream as the kernel's page cutter reads it: run by run, only as far as it is consumed. */
+export async function* runsOf(stream: RowStream): AsyncGenerator<ObservationItem[]> {
+  for (let run = await stream.nextRun(); run.length > 0; run = await stream.nextRun()) yield run;
 }
 
 /**

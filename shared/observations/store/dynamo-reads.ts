@@ -57,7 +57,8 @@ export async function patientRows(q: PartitionQuery, limit: number | undefined, 
     }
   }
   let projection: string | undefined;
-  if (q.attributes) {
+  // A count returns no fields (and DynamoDB refuses names the request does not use).
+  if (q.attributes && !q.countOnly) {
     q.attributes.forEach((a, i) => (names[`#a${i}`] = a));
     projection = q.attributes.map((_, i) => `#a${i}`).join(', ');
   }

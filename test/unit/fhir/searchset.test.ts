@@ -110,7 +110,7 @@ describe('page cutting', () => {
     async function* counted() {
       for (const n of sorted) {
         read += 1;
-        yield n;
+        yield [n];
       }
     }
     await cutPage(counted(), 2, undefined, (n) => n);
@@ -118,6 +118,22 @@ describe('page cutting', () => {
     read = 0;
     expect(await cutPage(counted(), 0, undefined, (n) => n)).toEqual({ rows: [], more: false });
     expect(read).toBe(0);
+  });
+
+  it('takes rows run by run, and no run beyond the one that holds the row after the page', async () => {
+    const runs = [[1, 2, 3], [4], [5]];
+    let read = 0;
+    async function* counted() {
+      for (const run of runs) {
+        read += 1;
+        yield run;
+      }
+    }
+    expect(await cutPage(counted(), 3, undefined, (n) => n)).toEqual({ rows: [1, 2, 3], more: true, next: { direction: 'next', at: 3 } });
+    expect(read).toBe(2);
+    read = 0;
+    expect(await cutPage(counted(), 5, undefined, (n) => n)).toEqual({ rows: [1, 2, 3, 4, 5], more: false });
+    expect(read).toBe(3);
   });
 });
 

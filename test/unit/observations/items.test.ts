@@ -1,6 +1,7 @@
 /** The stored form of a reading: the payload as bytes when that keeps it byte for byte, else as the uploaded text. */
 import { describe, expect, it } from 'vitest';
-import { fromItem, storedPayload, toItem, uploadedPayload } from '../../../shared/observations/items';
+import { fromItem, ROW_FIELDS, storedPayload, toItem, uploadedPayload } from '../../../shared/observations/items';
+import type { StoredObservation } from '../../../shared/observations/model';
 import { itemSize } from '../../../shared/store/capacity';
 
 const base64 = Buffer.from(JSON.stringify({ header: { uuid: 'a' }, body: { heart_rate: { value: 60 } } })).toString('base64');
@@ -29,5 +30,27 @@ describe('payloads', () => {
     };
     expect(toItem(reading).data).toBeInstanceOf(Uint8Array);
     expect(fromItem(toItem(reading))).toEqual(reading);
+  });
+});
+
+describe('the fields a search reads of each row', () => {
+  const reading: StoredObservation = {
+    id: 7, patientId: 3, codeId: 2, deviceId: 5, status: 'final', identifiers: [], data: base64, uuid: 'a',
+    effective: { kind: 'dateTime', start: 1, end: 1 }, lastUpdated: '2025-01-01T00:00:00.000Z',
+  };
+  const only = (item: Record<string, unknown>, fields: readonly string[]) => Object.fromEntries(fields.filter((f) => f in item).map((f) => [f, item[f]]));
+
+  it.each<[string, StoredObservation]>([
+    ['an instant', reading],
+    ['a period, amended, with identifiers', { ...reading, status: 'amended', identifiers: [{ system: 'urn:x', value: '1' }, { value: '2' }], effective: { kind: 'period', start: 10, end: 20 } }],
+    ['undated, its payload kept as text', { ...reading, effective: undefined, data: base64.replace(/=+$/, '') }],
+  ])('give back the whole reading: %s', (_what, o) => {
+    expect(fromItem(only(toItem(o), ROW_FIELDS))).toEqual(o);
+  });
+
+  it('leave the keys and index attributes behind', () => {
+    const item = toItem(reading);
+    const left = Object.keys(item).filter((k) => !ROW_FIELDS.includes(k));
+    expect(left.sort()).toEqual(['codeEffSk', 'codeShard', 'effSk', 'pk']);
   });
 });

@@ -27,7 +27,7 @@ vi.mock('../../../shared/observations/read', () => ({
 
 const { toItem } = await import('../../../shared/observations/items');
 const { compare, positionOf } = await import('../../../shared/observations/search/order');
-const { orderedRows, rowsOf } = await import('../../../shared/observations/search/streams');
+const { orderedRows, runsOf } = await import('../../../shared/observations/search/streams');
 const { cutPage } = await import('../../../shared/fhir/searchset');
 type Order = import('../../../shared/observations/search/order').Order;
 type Position = import('../../../shared/observations/search/order').Position;
@@ -86,7 +86,7 @@ describe('keyset paging', () => {
               const follows = (item: Record<string, unknown>) => !at || (backward ? -1 : 1) * compare(order, positionOf(order, item), at) > 0;
               const stream = orderedRows([1, 2, 3, 4], readsOf, t, at, (i) => keepCode(i.codeId as number) && follows(i), count + 1);
               const cursor = at && { direction: backward ? ('previous' as const) : ('next' as const), at };
-              const page = await cutPage(rowsOf(stream), count, cursor, (i) => positionOf(order, i));
+              const page = await cutPage(runsOf(stream), count, cursor, (i) => positionOf(order, i));
               seen.push(page.rows.map((i) => i.id));
               if (backward) expect(page.next, 'a backward page leads forward again').toBeDefined();
               const link = backward ? page.previous : page.next;
