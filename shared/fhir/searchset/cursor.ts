@@ -57,9 +57,12 @@ const invalid = () => badRequest(`Invalid ${CURSOR_PARAM}: follow the next and p
 const foreign = () => badRequest(`This ${CURSOR_PARAM} belongs to another search: page with the links of the same search.`).at(CURSOR_PARAM);
 
 export function decodeCursor<P>(text: string, codec: PositionCodec<P>, digest: string): Cursor<P> {
+  // Only the text this service wrote: Base64 decoding alone skips stray characters and spare bits.
+  const bytes = Buffer.from(text, 'base64url');
+  if (bytes.toString('base64url') !== text) throw invalid();
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    json = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw invalid();
   }

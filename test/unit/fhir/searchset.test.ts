@@ -81,6 +81,14 @@ describe('cursors', () => {
     }
   });
 
+  it('refuse a cursor edited where Base64 decoding alone would not notice (a character added, padding, spaces)', () => {
+    const raw = encodeCursor({ direction: 'next', at: 7 }, numbers, digest);
+    for (const edited of [`${raw}x`, `${raw}=`, ` ${raw}`, `${raw.slice(0, 10)}.${raw.slice(10)}`]) {
+      expect(Buffer.from(edited, 'base64url').toString('base64url')).toBe(raw);
+      expect(statusOf(() => decodeCursor(edited, numbers, digest)), edited).toBe(400);
+    }
+  });
+
   it('sort values are strings, numbers or null, as many as the order has', () => {
     expect(isSortValues(['a', 1, null], 3)).toBe(true);
     expect(isSortValues(['a', 1], 3)).toBe(false);
