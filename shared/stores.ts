@@ -18,6 +18,7 @@ import type { OAuthStore } from './oauth/store/port';
 import { useObservationStore } from './observations/store/current';
 import { dynamoObservationStore } from './observations/store/dynamo';
 import type { ObservationStore } from './observations/store/port';
+import type { LambdaHandler } from './http/handler';
 
 export interface Stores {
   directory: DirectoryStore;
@@ -41,5 +42,17 @@ export function useStores(stores: Stores): Stores {
     oauth: useOAuthStore(stores.oauth),
     observations: useObservationStore(stores.observations),
     auxiliary: useAuxiliaryStore(stores.auxiliary),
+  };
+}
+
+/**
+ * A family's handler builder from how the family makes its handler: with `stores`, it installs
+ * them for the whole process first (the in-memory twins, in tests); without, the handler runs on
+ * the stores installed (DynamoDB and S3 unless a test put others).
+ */
+export function handlerBuilder(make: () => LambdaHandler): (stores?: Stores) => LambdaHandler {
+  return (stores) => {
+    if (stores) useStores(stores);
+    return make();
   };
 }

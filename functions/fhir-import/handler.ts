@@ -2,21 +2,15 @@
 import { authenticate } from '../../shared/auth/authenticate';
 import { createAuxiliaryResource } from '../../shared/auxiliary/create';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
-import { createHandler, type LambdaHandler } from '../../shared/http/handler';
-import { useStores, type Stores } from '../../shared/stores';
+import { createHandler } from '../../shared/http/handler';
+import { handlerBuilder } from '../../shared/stores';
 import { importRoutes } from '../../shared/xver/http';
 
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */
 export const routes = importRoutes({ create: createAuxiliaryResource, observation: {} });
 
-/**
- * This family's handler. With `stores`, it runs on them (the in-memory twins, in tests), installed
- * for the whole process; without, on the stores installed (DynamoDB and S3 unless a test put others).
- */
-export function buildHandler(stores?: Stores): LambdaHandler {
-  if (stores) useStores(stores);
-  return createHandler({ family: 'fhir-import', routes, authenticate });
-}
+/** This family's handler, on the given stores or the installed ones (see `handlerBuilder`). */
+export const buildHandler = handlerBuilder(() => createHandler({ family: 'fhir-import', routes, authenticate }));
 
 export const handler = buildHandler();
 

@@ -6,8 +6,8 @@ import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { deviceEntry, groupEntry, organizationEntry, patientEntry, practitionerEntry } from '../../shared/fhir/projections/entries';
 import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
-import { createHandler, type LambdaHandler } from '../../shared/http/handler';
-import { useStores, type Stores } from '../../shared/stores';
+import { createHandler } from '../../shared/http/handler';
+import { handlerBuilder } from '../../shared/stores';
 import { observationEndpoints } from '../../shared/observations/http';
 import { smartConfigurationRoutes } from '../../shared/oauth/fhir-base-discovery';
 
@@ -30,14 +30,8 @@ export const registry = createRegistry(
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */
 export const routes = [...smartConfigurationRoutes(), ...fhirRoutes(registry, authenticate)];
 
-/**
- * This family's handler. With `stores`, it runs on them (the in-memory twins, in tests), installed
- * for the whole process; without, on the stores installed (DynamoDB and S3 unless a test put others).
- */
-export function buildHandler(stores?: Stores): LambdaHandler {
-  if (stores) useStores(stores);
-  return createHandler({ family: 'fhir', routes, authenticate });
-}
+/** This family's handler, on the given stores or the installed ones (see `handlerBuilder`). */
+export const buildHandler = handlerBuilder(() => createHandler({ family: 'fhir', routes, authenticate }));
 
 export const handler = buildHandler();
 

@@ -3,7 +3,7 @@
  * copies, and read one page at a time in an index's order by the rows' own index sort keys.
  */
 import { copy, innerMap, keyPage, nestedEntries } from '../../store/memory';
-import type { ObservationItem } from '../items';
+import { uuidOf, type ObservationItem } from '../items';
 import { INDEX } from '../keys';
 import type { PageStart, PartitionQuery, RowsPage } from './port';
 
@@ -16,7 +16,6 @@ export function rowTable() {
   const byPatient = new Map<number, Map<string, ObservationItem>>();
   /** Id -> where its row is. */
   const byId = new Map<number, { patientId: number; uuid: string }>();
-  const uuidOf = (item: ObservationItem) => String(item.sk).slice(2);
 
   return {
     get: (patientId: number, uuid: string) => byPatient.get(patientId)?.get(uuid),

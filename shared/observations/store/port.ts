@@ -33,7 +33,7 @@ export interface PartitionQuery {
   from?: string;
   to?: string;
   ascending: boolean;
-  /** Only these fields of each row (for counting); all when absent. */
+  /** Only these fields of each row (what a search shows or a count tests); all when absent. */
   attributes?: readonly string[];
   /** Count only: no rows come back. */
   countOnly?: boolean;
