@@ -6,6 +6,7 @@
  */
 import fhirpath from 'fhirpath';
 import { codeSetHas, isAbstractResourceType, isKnownResourceType, manifest } from '../definitions';
+import { Lookups } from './lookups';
 import { r5Model } from './model';
 
 /** A value FHIRPath returned with its FHIR type, from an evaluation with typed results. */
@@ -26,6 +27,8 @@ export interface FhirPathEnv {
   resource: unknown;
   rootResource: unknown;
   bundle?: unknown;
+  /** The pass's lookups (`lookups.ts`), shared by every evaluation of one resource. */
+  lookups?: Lookups;
 }
 
 type Json = Record<string, any>;
@@ -54,15 +57,16 @@ const TYPED_REFERENCE = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_h
 function resolveLocally(this: any, inputs: unknown[]): unknown[] {
   const root = (this.vars?.rootResource ?? this.vars?.resource) as Json | undefined;
   const bundle = this.vars?.bundle as Json | undefined;
+  const lookups = (this.vars?.lookups as Lookups | undefined) ?? new Lookups();
   const out: unknown[] = [];
   for (const node of inputs) {
     const ref = referenceOf(fhirpath.util.valData(node));
     if (!ref) continue;
     let found: Json | undefined;
     if (ref.startsWith('#')) {
-      found = ref === '#' ? root : (root?.contained as Json[] | undefined)?.find((r) => r?.id === ref.slice(1));
+      found = ref === '#' ? root : lookups.contained(root).get(ref.slice(1));
     } else if (bundle?.resourceType === 'Bundle') {
-      found = (bundle.entry as Json[] | undefined)?.find((e) => e?.fullUrl === ref)?.resource;
+      found = lookups.entries(bundle).get(ref);
     }
     if (!found) {
       const m = TYPED_REFERENCE.exec(ref);

@@ -4,6 +4,7 @@
  * index extraction), never at cold start: the bundler keeps a dynamic import's module lazy.
  */
 export type { FhirPathEnv, TypedValue } from './engine';
+export { Lookups } from './lookups';
 
 export type FhirPathEngine = typeof import('./engine');
 

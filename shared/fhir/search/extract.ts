@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../http/errors';
 import { isKnownResourceType, searchParamsOf, type SearchParamDef, type SearchParamKind } from '../definitions';
-import { loadFhirPath, type FhirPathEngine, type TypedValue } from '../fhirpath';
+import { loadFhirPath, Lookups, type FhirPathEngine, type FhirPathEnv, type TypedValue } from '../fhirpath';
 import { splitUnion } from '../fhirpath/union';
 import { dateRange, periodRange } from './dates';
 import {
@@ -48,7 +48,7 @@ export function extractWith(engine: FhirPathEngine, resource: Json, options: Ext
   if (!isKnownResourceType(resource?.resourceType)) {
     throw badRequest(`Cannot index '${String(resource?.resourceType)}': it is not an R5 resource type.`);
   }
-  const env = { resource, rootResource: resource };
+  const env = { resource, rootResource: resource, lookups: new Lookups() };
   const index: SearchIndex = {};
   for (const param of extractableParams(resource.resourceType)) {
     let values: IndexValue[];
@@ -71,7 +71,7 @@ export function extractWith(engine: FhirPathEngine, resource: Json, options: Ext
  * Evaluates the expression; when the engine fails on the union as a whole (its `|` compares values
  * and cannot compare a Quantity with a comparator), each part of the union is evaluated alone.
  */
-function evaluateParts(engine: FhirPathEngine, expression: string, resource: Json, env: { resource: Json; rootResource: Json }): TypedValue[] {
+function evaluateParts(engine: FhirPathEngine, expression: string, resource: Json, env: FhirPathEnv): TypedValue[] {
   try {
     return engine.evaluateTyped(expression, resource, env);
   } catch (error) {
@@ -85,7 +85,7 @@ function compositeValue(
   engine: FhirPathEngine,
   param: SearchParamDef,
   root: TypedValue,
-  env: { resource: Json; rootResource: Json },
+  env: FhirPathEnv,
   options: ExtractionOptions,
 ): CompositeValue[] {
   const value: CompositeValue = {};

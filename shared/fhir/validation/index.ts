@@ -4,11 +4,15 @@
  * `structure.ts`), then every invariant through FHIRPath (`invariants.ts`). The result is a list
  * of OperationOutcome issues whose `expression` locates each problem, e.g.
  * `Observation.code.coding[0].system`.
+ *
+ * What one resource may hold and how long its validation may take are bounded (`limits.ts`): past
+ * them, an HttpError (413 or 422) is thrown instead of a list of issues.
  */
 import { isKnownResourceType } from '../definitions';
 import { loadFhirPath } from '../fhirpath';
 import { issue, type OutcomeIssue } from '../outcome';
 import { checkInvariants, type InvariantFailure } from './invariants';
+import { assertWithinBounds, ValidationBudget } from './limits';
 import { newWalk, walkResource } from './structure';
 
 export { isKnownResourceType };
@@ -36,8 +40,10 @@ export async function validateResource(resource: unknown, options: ValidationOpt
       ),
     ];
   }
+  assertWithinBounds(resource, location);
+  const budget = new ValidationBudget(location);
   walkResource(resource, location, walk);
-  return [...walk.issues, ...checkInvariants(engine, walk.sites, options.onInvariantError)];
+  return [...walk.issues, ...checkInvariants(engine, walk.sites, budget, options.onInvariantError)];
 }
 
 /** True when any issue is an error (warnings alone do not reject a resource). */

@@ -15,7 +15,7 @@ import {
   type TypeDefinition,
   type TypeRef,
 } from '../definitions';
-import type { FhirPathEnv } from '../fhirpath';
+import { Lookups, type FhirPathEnv } from '../fhirpath';
 import { issue, type IssueCode, type OutcomeIssue } from '../outcome';
 import { bindingProblems, type UcumCheck } from './bindings';
 import { primitiveProblem } from './primitives';
@@ -36,6 +36,7 @@ interface Walk {
   issues: OutcomeIssue[];
   sites: InvariantSite[];
   ucum: UcumCheck;
+  lookups: Lookups;
 }
 
 /** The resource an element belongs to: its definition (for contentReference) and FHIRPath env. */
@@ -55,14 +56,14 @@ interface ResourceScope {
  * referenced from its container, or refer to it) computes `descendants()` of the whole resource
  * once per contained resource: 150 ms on a large record. The walk collects the references anyway.
  */
-const NATIVE_INVARIANTS = new Set(['dom-3']);
+const CHECKED_IN_WALK = new Set(['dom-3']);
 const REFERENCE_TYPES = new Set(['canonical', 'uri', 'url']);
 const evaluatedConstraints = new WeakMap<readonly Constraint[], readonly Constraint[]>();
 
 function fhirPathConstraints(constraints: readonly Constraint[]): readonly Constraint[] {
   let kept = evaluatedConstraints.get(constraints);
   if (!kept) {
-    kept = constraints.filter((c) => !NATIVE_INVARIANTS.has(c.key));
+    kept = constraints.filter((c) => !CHECKED_IN_WALK.has(c.key));
     evaluatedConstraints.set(constraints, kept);
   }
   return kept;
@@ -158,6 +159,7 @@ export function walkResource(
     resource: json,
     rootResource: container?.env.rootResource ?? json,
     bundle: type === 'Bundle' ? json : options.bundle,
+    lookups: w.lookups,
   };
   const scope: ResourceScope = { def, env, references: new Set(), contained: [] };
   if (container) {
@@ -221,11 +223,10 @@ function walkObject(
   for (const el of elements) {
     const entry = present.get(el);
     const count = entry ? walkElement(entry, el, modelPath, location, scope, w) : 0;
-    const elLocation = `${location}.${el.name}`;
     if (count < el.min) {
-      fail(w, 'required', elLocation, `missing required element ${modelPath}.${el.name}${el.choice ? '[x]' : ''} (minimum ${el.min})`);
+      fail(w, 'required', `${location}.${el.name}`, `missing required element ${modelPath}.${el.name}${el.choice ? '[x]' : ''} (minimum ${el.min})`);
     } else if (el.max !== UNBOUNDED && count > el.max) {
-      fail(w, 'structure', elLocation, `${modelPath}.${el.name} allows at most ${el.max} value(s), found ${count}`);
+      fail(w, 'structure', `${location}.${el.name}`, `${modelPath}.${el.name} allows at most ${el.max} value(s), found ${count}`);
     }
   }
 }
@@ -356,5 +357,5 @@ function describeJson(v: unknown): string {
 }
 
 export function newWalk(ucum: UcumCheck): Walk {
-  return { issues: [], sites: [], ucum };
+  return { issues: [], sites: [], ucum, lookups: new Lookups() };
 }
