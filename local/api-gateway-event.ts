@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { selectGatewayRoute } from '../shared/http/families';
+import { FUNCTION_TIMEOUT_MS } from '../shared/http/deadline';
 
 export interface PlainRequest {
   method: string;
@@ -97,7 +98,7 @@ export function fromResult(result: APIGatewayProxyResultV2): PlainResponse {
   return { status: result.statusCode ?? 200, headers, cookies: result.cookies ?? [], body };
 }
 
-export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
+export function lambdaContext(functionName: string, timeoutMs = FUNCTION_TIMEOUT_MS): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,

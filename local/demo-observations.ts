@@ -22,6 +22,7 @@ import { sampleAttachment, formsFor, type EffectiveForm, type SampleOptions } fr
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from './demo-directory';
 import type { SeedStep } from './seed-step';
 import { tokenCommand } from './commands';
+import { NO_DEADLINE } from '../shared/http/deadline';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -107,7 +108,7 @@ export const demoObservations: SeedStep = {
     const resources = [...observations(main.id, device.id, MAIN_PATIENT, codes, until, true), ...observations(second.id, device.id, SECOND_PATIENT, codes, until, false)];
     const results = await processEntries(
       resources.map((resource) => ({ ok: true as const, type: 'Observation', resource })),
-      { caller, origin: config().siteUrl, base: FHIR_BASES[0], auxiliary: AUXILIARY_NOT_AVAILABLE },
+      { caller, origin: config().siteUrl, base: FHIR_BASES[0], auxiliary: AUXILIARY_NOT_AVAILABLE, deadline: NO_DEADLINE, noun: 'reading' },
     );
     const failed = results.filter((r) => r.status !== 201);
     if (failed.length > 0) throw new Error(`demo observations refused: ${JSON.stringify(failed[0]!.outcome)}`);

@@ -23,6 +23,7 @@ import { tokenCommand } from './commands';
 import { OTHER_PATIENT_EMAIL, OTHER_PRACTITIONER_EMAIL } from './demo-directory';
 import { observations } from './demo-observations';
 import type { SeedStep } from './seed-step';
+import { NO_DEADLINE } from '../shared/http/deadline';
 
 const HOUR = 3_600_000;
 const PLAN = [
@@ -67,7 +68,7 @@ export const demoSecondOrganization: SeedStep = {
     const until = Math.floor(Date.now() / HOUR) * HOUR;
     const results = await processEntries(
       observations(patient.id, device.id, PLAN, codes, until, false).map((resource) => ({ ok: true as const, type: 'Observation', resource })),
-      { caller, origin: config().siteUrl, base: FHIR_BASES[0], auxiliary: AUXILIARY_NOT_AVAILABLE },
+      { caller, origin: config().siteUrl, base: FHIR_BASES[0], auxiliary: AUXILIARY_NOT_AVAILABLE, deadline: NO_DEADLINE, noun: 'reading' },
     );
     const failed = results.filter((r) => r.status !== 201);
     if (failed.length > 0) throw new Error(`second organization's readings refused: ${JSON.stringify(failed[0]!.outcome)}`);

@@ -19,6 +19,7 @@ import { toLambdaResult } from '../shared/http/response';
 import { fromResult, toEvent } from './api-gateway-event';
 import { callerKey, RateLimiter, type RateLimit } from './rate-limit';
 import { invokeLambda } from './lambda-invoke';
+import { FUNCTION_TIMEOUT_MS } from '../shared/http/deadline';
 
 /** API Gateway refuses larger payloads before any Lambda runs. */
 const API_GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -33,6 +34,17 @@ export interface GatewayOptions {
   host?: string;
   /** Per-caller rate limit; default `config().rateLimit` (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST). */
   rateLimit?: RateLimit;
+  /** Each invocation's time limit, as the stack sets it on the functions; default FUNCTION_TIMEOUT_SECONDS, else 29 s. */
+  functionTimeoutMs?: number;
+}
+
+/** `FUNCTION_TIMEOUT_SECONDS` (1 to 900, Lambda's own bounds), else the stack's limit. */
+export function localFunctionTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.FUNCTION_TIMEOUT_SECONDS;
+  if (raw === undefined || raw === '') return FUNCTION_TIMEOUT_MS;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 900) throw new Error(`FUNCTION_TIMEOUT_SECONDS must be a number of seconds from 1 to 900, not '${raw}'.`);
+  return seconds * 1000;
 }
 
 export interface Gateway {
@@ -68,7 +80,7 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   res.end(body);
 }
 
-async function serveApi(req: IncomingMessage, res: ServerResponse, handlers: GatewayOptions['handlers'], limiter: RateLimiter) {
+async function serveApi(req: IncomingMessage, res: ServerResponse, handlers: GatewayOptions['handlers'], limiter: RateLimiter, timeoutMs: number) {
   const body = await readBody(req);
   if (body === undefined) {
     return send(res, 413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
@@ -85,7 +97,7 @@ async function serveApi(req: IncomingMessage, res: ServerResponse, handlers: Gat
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
   });
   try {
-    sendResult(res, await invokeLambda(handlers[family], event, family));
+    sendResult(res, await invokeLambda(handlers[family], event, family, timeoutMs));
   } catch {
     // What API Gateway answers when the integration fails.
     send(res, 500, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Internal Server Error' }));
@@ -159,9 +171,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     generated: new Map(options.portal ? [[`/${PORTAL_CONFIG_FILE}`, JSON.stringify(options.portal)]] : []),
   };
   const limiter = new RateLimiter(options.rateLimit ?? config().rateLimit);
+  const timeoutMs = options.functionTimeoutMs ?? localFunctionTimeoutMs();
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    const work = isApiPath(path) ? serveApi(req, res, options.handlers, limiter) : Promise.resolve(serveStatic(req, res, site));
+    const work = isApiPath(path) ? serveApi(req, res, options.handlers, limiter, timeoutMs) : Promise.resolve(serveStatic(req, res, site));
     work.catch(() => {
       if (!res.headersSent) send(res, 500, { 'content-type': 'text/plain; charset=utf-8' }, 'Internal Server Error');
     });

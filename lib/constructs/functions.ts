@@ -20,6 +20,7 @@ import { TABLES, type TableDefinition } from '../../shared/store/tables';
 import { METRICS_NAMESPACE } from '../../shared/telemetry/names';
 import { grantBucketObjects, grantTable, type BucketAccess } from './access';
 import type { ServiceTables } from './tables';
+import { FUNCTION_TIMEOUT_MS } from '../../shared/http/deadline';
 
 interface FamilyAccess {
   tables: Partial<Record<TableDefinition['id'], 'read' | 'read-write'>>;
@@ -94,7 +95,7 @@ export class Functions extends Construct {
         code: lambda.Code.fromAsset(`${props.bundleRoot}/${family}`),
         handler: 'index.handler',
         memorySize: 1024,
-        timeout: Duration.seconds(29),
+        timeout: Duration.millis(FUNCTION_TIMEOUT_MS),
         role,
         logGroup,
         loggingFormat: lambda.LoggingFormat.JSON,

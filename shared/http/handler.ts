@@ -9,6 +9,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { config } from '../config';
+import { deadlineOf, EARLY_ANSWER_MS } from './deadline';
 import { dispatch } from './dispatch';
 import { methodNotAllowed, notFound, unsupportedMediaType } from './errors';
 import { dialectOf } from './families';
@@ -43,7 +44,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
   const metrics = metricsFor(definition.family);
   const tracer = processTracer();
 
-  const base = async (event: APIGatewayProxyEventV2 & { rawBody?: string }) => {
+  const base = async (event: APIGatewayProxyEventV2 & { rawBody?: string }, context: Context) => {
     const ctx = contextOf(event);
     const method = event.requestContext.http.method.toUpperCase();
     const path = event.rawPath || '/';
@@ -79,12 +80,13 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
       log: ctx.log,
       meter: ctx.meter,
       audit: ctx.audit,
+      deadline: deadlineOf(context),
     };
     return toLambdaResult(await dispatch(match.route, req, definition.authenticate));
   };
 
   // A second before Lambda's own limit: time to render the 503 and write the request's log and metric lines.
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base, { timeoutEarlyInMillis: 1000 })
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base, { timeoutEarlyInMillis: EARLY_ANSWER_MS })
     .use(injectLambdaContext(log, { resetKeys: true }))
     // Never the response: its body is patient data, and traces are not where patient data goes.
     .use(captureLambdaHandler(tracer, { captureResponse: false }))

@@ -1,6 +1,7 @@
 /** The transport-free request every route handler receives, parsed once from the API Gateway event. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Caller } from '../auth/caller';
+import type { Deadline } from './deadline';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Logger } from '../telemetry/logger';
 import type { Meter } from '../telemetry/metrics';
@@ -36,6 +37,8 @@ export interface HttpRequest {
   readonly meter: Meter;
   /** Who asked and which patients' data this request touched (one audit line when it ends). */
   readonly audit: AuditTrail;
+  /** When the answer must be on its way: work in parts stops starting parts before it (`deadline.ts`). */
+  readonly deadline: Deadline;
 }
 
 /** A request whose caller was authenticated before its handler ran (a route with `auth: 'caller'`). */

@@ -26,17 +26,20 @@ import { parseNativeQuery, type NativeQuery } from './search/query';
 import { parseBatchBundle } from './upload/bundle';
 import { processEntries, type UploadRequest } from './upload/process';
 import { recordUpload } from './upload/record';
+import { batchNotStarted, retryAfterHeader, type EntryNoun } from './upload/unfinished';
 import { METRIC } from '../telemetry/names';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NATIVE_ID = /^[1-9][0-9]{0,15}$/;
 
-function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryStore): UploadRequest {
+function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryStore, noun: EntryNoun): UploadRequest {
   const { caller } = req;
   return {
     caller,
     ...writeTargetOf(req),
     auxiliary,
+    deadline: req.deadline,
+    noun,
     ...(req.headers[SOURCE_HEADER] !== undefined ? { sourceHeader: req.headers[SOURCE_HEADER] } : {}),
   };
 }
@@ -151,7 +154,7 @@ export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_A
         patch: writeOf('patch', auxiliary),
         delete: writeOf('delete', auxiliary),
         create: (open) => withCaller(open, async (req) => {
-          const upload = uploadRequest(req, auxiliary);
+          const upload = uploadRequest(req, auxiliary, 'resource');
           const body = req.body;
           if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be an Observation resource.', 'structure');
           const results = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
@@ -161,10 +164,12 @@ export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_A
       },
     },
     batch: async (req) => {
-      const upload = uploadRequest(req, auxiliary);
+      const upload = uploadRequest(req, auxiliary, 'reading');
       const results = await processEntries(parseBatchBundle(req.body), upload);
       recordUpload(req, results);
-      return fhirJson(200, batchResponse(results));
+      // Nothing started before the deadline (the store is too slow for this batch now): the whole batch again, later.
+      if (results.length > 0 && results.every((r) => r.unfinished === 'not-started')) throw batchNotStarted(results.length);
+      return fhirJson(200, batchResponse(results), retryAfterHeader(results));
     },
   };
 }

@@ -15,7 +15,8 @@ import type { Route } from '../http/router';
 import type { AuxiliaryStore } from '../observations/auxiliary';
 import type { EntryResult } from '../observations/upload/process';
 import { METRIC } from '../telemetry/names';
-import { importBundleEntries, importPrepared, prepareImport, type PreparedImport } from './import';
+import { importBundleEntries, importPrepared, notStartedImport, prepareImport, type PreparedImport } from './import';
+import { retryAfterHeader } from '../observations/upload/unfinished';
 
 interface ImportInput {
   resource: unknown;
@@ -32,11 +33,13 @@ async function importRequest(req: AuthedRequest, auxiliary: AuxiliaryStore, inpu
     throw badRequest('The X-SVC-FHIR-Source-ID header is required: name the FHIR Source the imported resources come from.', 'required');
   }
   await assertCanUseFhirSource(caller, sourceHeader);
-  const prepared = inputs.map((input) => prepareImport(input.resource, input.at, input.urlType));
+  // Converting takes time too: what the deadline leaves unconverted is not started.
+  const prepared = inputs.map((input) => (req.deadline.remainingMs() > 0 ? prepareImport(input.resource, input.at, input.urlType) : notStartedImport()));
   // The import has no FHIR base of its own: its Locations are under the canonical one.
-  const results = await importPrepared(prepared, { caller, ...writeTargetOf(req), sourceHeader, auxiliary }, req.log);
+  const results = await importPrepared(prepared, { caller, ...writeTargetOf(req), sourceHeader, auxiliary, deadline: req.deadline, noun: 'resource' }, req.log);
   recordImport(req, prepared, results);
-  return fhirJson(200, batchResponse(results));
+  // Always 200, also when no entry could be processed in time: each entry says what became of it.
+  return fhirJson(200, batchResponse(results), retryAfterHeader(results));
 }
 
 /** Entries stored whole, stored with loss, refused; fields dropped; whose data was written. */

@@ -17,6 +17,7 @@ import { jsonDepth } from '../http/json-depth';
 import type { Logger } from '../telemetry/logger';
 import { assertBundleSize, type ParsedEntry } from '../observations/upload/bundle';
 import { processEntries, type EntryResult, type UploadRequest } from '../observations/upload/process';
+import { unfinishedEntry } from '../observations/upload/unfinished';
 
 type Json = Record<string, unknown>;
 
@@ -79,6 +80,11 @@ export function prepareImport(resource: unknown, at: string, urlType?: string): 
   const converted = convertR4Resource(resource);
   if (!converted) return refused(400, 'not-supported', `${type} has no R5 counterpart.`, at);
   return { entry: { ok: true, type, resource: converted }, type, dropped: droppedPaths(resource, converted) };
+}
+
+/** An input the request's deadline left unconverted: answered as not started, to be sent again. */
+export function notStartedImport(): PreparedImport {
+  return { entry: { ok: false, status: 503, issues: unfinishedEntry('not-started', 'resource').outcome!.issue }, dropped: [] };
 }
 
 const NO_LOSS = 'The conversion from R4 to R5 lost no field.';

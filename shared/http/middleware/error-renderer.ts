@@ -7,7 +7,8 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { operationOutcome } from '../../fhir/outcome';
 import { badRequest, HttpError, isHttpError, unsupportedMediaType } from '../errors';
-import { dialectOf } from '../families';
+import { RETRY_AFTER_SECONDS } from '../deadline';
+import { dialectOf, FHIR_BASES, IMPORT_BASE } from '../families';
 import type { Dialect } from '../request';
 import { APP_JSON, FHIR_JSON, toLambdaResult, type HttpResponse } from '../response';
 import { busyAs503 } from '../../store/busy';
@@ -24,23 +25,26 @@ function isMiddyHttpError(e: unknown): e is MiddyHttpError {
 
 /**
  * A request that ran out of the function's time: stopped by middy just before Lambda would stop
- * it, so the client hears a 503 it may retry instead of a gateway error. Work already sent to the
- * stores may have been applied; a retry of an upload stores each reading once all the same.
+ * it, so the client hears a 503 it may retry instead of a gateway error. Batches stop starting
+ * entries before this (`../deadline.ts`), so it is the last resort; work already sent to the stores
+ * may have been applied, and what a retry does then depends on the path.
  */
-export const outOfTime = () =>
-  new HttpError(
-    503,
-    'The request took longer than the service allows and was stopped; part of it may have been applied. Send it again: readings already stored are answered, not stored twice.',
-    'timeout',
-    { headers: { 'Retry-After': '5' } },
-  );
+export function outOfTime(path: string): HttpError {
+  const stopped = 'The request took longer than the service allows and was stopped; part of it may have been applied.';
+  const retry = FHIR_BASES.some((base) => path === base || path === `${base}/`)
+    ? 'Send the batch again as it is: readings already stored are answered, not stored twice.'
+    : path === IMPORT_BASE || path.startsWith(`${IMPORT_BASE}/`)
+      ? 'Resources with an id are replaced when sent again; one without an id would be stored a second time, so search for it (by _source) first.'
+      : 'Check what was applied before sending it again.';
+  return new HttpError(503, `${stopped} ${retry}`, 'timeout', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+}
 
 /** Turns any thrown value into an HttpError; `undefined` means an unexpected failure. */
-export function toHttpError(e: unknown): HttpError | undefined {
+export function toHttpError(e: unknown, path = '/'): HttpError | undefined {
   if (isHttpError(e)) return e;
   const busy = busyAs503(e);
   if (isHttpError(busy)) return busy;
-  if (e instanceof Error && e.name === 'TimeoutError' && (e.cause as { package?: string } | undefined)?.package === '@middy/core') return outOfTime();
+  if (e instanceof Error && e.name === 'TimeoutError' && (e.cause as { package?: string } | undefined)?.package === '@middy/core') return outOfTime(path);
   if (isMiddyHttpError(e)) {
     const pkg = e.cause?.package ?? '';
     if (pkg.includes('json-body-parser') || pkg.includes('urlencode-body-parser')) {
@@ -84,7 +88,7 @@ export function errorRenderer(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewa
   return {
     onError: (request) => {
       const ctx = contextOf(request.event);
-      const known = toHttpError(request.error);
+      const known = toHttpError(request.error, request.event.rawPath ?? '/');
       const error =
         known ?? new HttpError(500, `An unexpected error occurred (request ${ctx.requestId}).`, 'exception');
       if (known) ctx.log.info('request refused', { status: known.status, error: known.message });

@@ -1,8 +1,13 @@
 /**
  * One path for every create: the batch upload and the single create (and the R4 import) hand their
- * entries here. Mobile-health Observations are checked and stored natively, together, in one
- * store call; everything else goes to the auxiliary store. Each entry gets its own result, in the
- * order given; a failed entry leaves nothing behind and does not stop the others.
+ * entries here. Mobile-health Observations are checked and stored natively, a slice at a time;
+ * everything else goes to the auxiliary store, an entry at a time. Each entry gets its own result,
+ * in the order given; a failed entry leaves nothing behind and does not stop the others.
+ *
+ * Slices and entries go through a pace (`shared/store/pace.ts`): as many at once as the store
+ * answers in good time, none started that could not finish before the request's deadline. What the
+ * deadline leaves undone is answered `503`, to be sent again (`unfinished.ts`), and what was done is
+ * acknowledged as usual.
  */
 import type { Caller } from '../../auth/caller';
 import pMap from 'p-map';
@@ -10,33 +15,48 @@ import { chunksOf } from '../../lists';
 import type { Code } from '../../directory/model';
 import { issue, operationOutcome, type OutcomeIssue } from '../../fhir/outcome';
 import { shapeWrite, type WriteResult, type WriteTarget } from '../../fhir/write-response';
+import type { Deadline } from '../../http/deadline';
+import { Pace, runPaced, type PacedOutcome } from '../../store/pace';
 import type { AuxiliaryStore } from '../auxiliary';
 import { codesById } from '../code-table-cache';
 import { READING_VERSION, toFhirObservation } from '../fhir-observation';
 import { routeObservation } from '../route';
 import { isRetryable } from '../../store/retry';
+import { storeBusy } from '../store/port';
 import { storeObservations, type WriteOutcome } from '../write';
 import type { ParsedEntry } from './bundle';
-import { checkNativeObservation, uploadContext, type EntryCheck } from './native-entry';
+import { checkNativeObservation, uploadContext, type EntryCheck, type UploadContext } from './native-entry';
+import { unfinishedEntry, type EntryNoun, type Unfinished } from './unfinished';
 
 export interface UploadRequest extends WriteTarget {
   caller: Caller;
   /** X-SVC-FHIR-Source-ID, for auxiliary creates. */
   sourceHeader?: string;
   auxiliary: AuxiliaryStore;
+  /** When the answer must be on its way (`shared/http/deadline.ts`). */
+  deadline: Deadline;
+  /** What the entries are called in messages: a batch upload's are readings, an import's resources. */
+  noun: EntryNoun;
 }
 
 /** One entry's answer: a status, and (on success) the resource with its location and version. */
 export interface EntryResult extends WriteResult {
   /** Where a stored entry went, and whose data it is (for the audit line and the metrics; never sent). */
   written?: { store: 'native' | 'auxiliary'; patientId: number };
+  /** Why an entry answered 503 was not finished (never sent). */
+  unfinished?: Unfinished;
 }
 
 /** Checks of native entries run this many at a time (they await lookups remembered per request). */
 const CHECK_CONCURRENCY = 8;
-const AUX_CONCURRENCY = 4;
-/** Native entries checked, then stored, together. */
-const PIPELINE_SLICE = 100;
+/** Native entries checked, then stored, together: the unit of the native write pace. */
+const SLICE = 25;
+
+/** The pace of native slices and of auxiliary creates, for the whole process (every request of a local gateway). */
+const nativeWrites = new Pace({ initial: 4, min: 1, max: 64, firstGuessMs: 1000 });
+const auxiliaryWrites = new Pace({ initial: 4, min: 1, max: 64, firstGuessMs: 500 });
+
+type SliceResults = Array<[index: number, result: EntryResult]>;
 
 export async function processEntries(entries: readonly ParsedEntry[], req: UploadRequest): Promise<EntryResult[]> {
   const results = new Array<EntryResult>(entries.length);
@@ -48,32 +68,47 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
     else auxiliary.push(i);
   });
 
-  // Slices are checked and stored in a pipeline: the store writes one slice while the next is checked.
   const ctx = uploadContext(req.caller);
-  const stored: Array<Promise<void>> = [];
-  for (const slice of chunksOf(native, PIPELINE_SLICE)) {
-    const checks = await pMap(slice, (i) => checkNativeObservation((entries[i] as { resource: unknown }).resource, ctx), { concurrency: CHECK_CONCURRENCY });
-    const valid: Array<{ index: number; check: Extract<EntryCheck, { ok: true }> }> = [];
-    checks.forEach((check, n) => {
-      const index = slice[n]!;
-      if (check.ok) valid.push({ index, check });
-      else results[index] = { status: check.status, outcome: operationOutcome(check.issues) };
-    });
-    const writing = storeObservations(valid.map((v) => v.check.observation)).catch((error) => busyOutcomes(error, valid.length)).then(async (written) => {
-      const codes = await codesById(written.flatMap((w) => (w.kind === 'existing' ? [w.observation.codeId] : [])));
-      written.forEach((outcome, n) => {
-        const { index, check } = valid[n]!;
-        results[index] = nativeResult(outcome, check.code, codes, check.warnings, req);
-      });
-    });
-    // Observed at once, so a failing slice is not an unhandled rejection while later slices are checked.
-    writing.catch(() => undefined);
-    stored.push(writing);
-  }
-  await Promise.all(stored);
-
-  await pMap(auxiliary, async (i) => (results[i] = await auxiliaryResult(entries[i] as { type: string; resource: unknown }, req)), { concurrency: AUX_CONCURRENCY });
+  const resourceOf = (i: number) => (entries[i] as { resource: unknown }).resource;
+  const slices = chunksOf(native, SLICE);
+  const [sliceOutcomes, auxiliaryOutcomes] = await Promise.all([
+    runPaced(slices, nativeWrites, req.deadline, (slice) => storeSlice(slice, resourceOf, ctx, req), (done) => done.some(([, r]) => r.unfinished === 'busy')),
+    runPaced(auxiliary, auxiliaryWrites, req.deadline, (i) => auxiliaryResult(entries[i] as { type: string; resource: unknown }, req), (r) => r.status === 503),
+  ]);
+  sliceOutcomes.forEach((outcome, n) => {
+    if (outcome.kind === 'done') for (const [index, result] of outcome.value) results[index] = result;
+    else for (const index of slices[n]!) results[index] = unfinished(outcome.kind, req.noun);
+  });
+  auxiliaryOutcomes.forEach((outcome, n) => {
+    const index = auxiliary[n]!;
+    results[index] = outcome.kind === 'done' ? outcome.value : unfinished(outcome.kind, req.noun, hasId(resourceOf(index)));
+  });
   return results;
+}
+
+const hasId = (resource: unknown) => typeof (resource as { id?: unknown }).id === 'string';
+
+function unfinished(why: Exclude<PacedOutcome<unknown>['kind'], 'done'> | 'busy', noun: EntryNoun, withId = true): EntryResult {
+  return { ...unfinishedEntry(why, noun, withId), unfinished: why };
+}
+
+/** Checks a slice of native entries and stores the valid ones together; every entry's result. */
+async function storeSlice(slice: readonly number[], resourceOf: (i: number) => unknown, ctx: UploadContext, req: UploadRequest): Promise<SliceResults> {
+  const checks = await pMap(slice, (i) => checkNativeObservation(resourceOf(i), ctx), { concurrency: CHECK_CONCURRENCY });
+  const out: SliceResults = [];
+  const valid: Array<{ index: number; check: Extract<EntryCheck, { ok: true }> }> = [];
+  checks.forEach((check, n) => {
+    const index = slice[n]!;
+    if (check.ok) valid.push({ index, check });
+    else out.push([index, { status: check.status, outcome: operationOutcome(check.issues) }]);
+  });
+  const written = await storeObservations(valid.map((v) => v.check.observation)).catch((error) => busyOutcomes(error, valid.length));
+  const codes = await codesById(written.flatMap((w) => (w.kind === 'existing' ? [w.observation.codeId] : [])));
+  written.forEach((outcome, n) => {
+    const { index, check } = valid[n]!;
+    out.push([index, nativeResult(outcome, check.code, codes, check.warnings, req)]);
+  });
+  return out;
 }
 
 /**
@@ -84,7 +119,7 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
  */
 function busyOutcomes(error: unknown, count: number): WriteOutcome[] {
   if (!isRetryable(error)) throw error;
-  return Array.from({ length: count }, () => ({ kind: 'failed', status: 503, reason: 'The store is busy; the reading was not stored. Please retry.' }));
+  return Array.from({ length: count }, storeBusy);
 }
 
 async function auxiliaryResult(entry: { type: string; resource: unknown }, req: UploadRequest): Promise<EntryResult> {
@@ -122,6 +157,7 @@ function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code
       return { status: 409, outcome: operationOutcome([issue('error', 'duplicate', message, 'Observation.identifier')]) };
     }
     case 'failed':
-      return { status: outcome.status, outcome: operationOutcome([issue('error', outcome.status === 413 ? 'too-long' : 'transient', outcome.reason)]) };
+      if (outcome.status === 503) return unfinished('busy', req.noun);
+      return { status: outcome.status, outcome: operationOutcome([issue('error', outcome.status === 413 ? 'too-long' : 'exception', outcome.reason)]) };
   }
 }

@@ -14,6 +14,7 @@ import { makeFhirSource } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { capturedLines } from '../../support/logs';
 import { observation, observationWorld, storedRows } from '../../support/observations';
+import { NO_DEADLINE } from '../../../shared/http/deadline';
 
 let world: AuxWorld;
 beforeAll(async () => {
@@ -318,7 +319,7 @@ describe('logs', () => {
     const { result: results, lines } = await capturedLines(() =>
       importPrepared(
         prepared,
-        { caller, origin: 'http://localhost:8000', base: '/FHIR/R5', sourceHeader: String(world.aliceSource.id), auxiliary: { create: createAuxiliaryResource, observation: {} } },
+        { caller, origin: 'http://localhost:8000', base: '/FHIR/R5', sourceHeader: String(world.aliceSource.id), auxiliary: { create: createAuxiliaryResource, observation: {} }, deadline: NO_DEADLINE, noun: 'resource' },
         log,
       ),
     );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromResult, toEvent } from '../../../local/api-gateway-event';
 import { invokeLambda } from '../../../local/lambda-invoke';
+import { RETRY_AFTER_SECONDS } from '../../../shared/http/deadline';
 import { conflict, fieldErrors } from '../../../shared/http/errors';
 import { authenticate } from '../../../shared/auth/authenticate';
 import { createHandler } from '../../../shared/http/handler';
@@ -42,7 +43,7 @@ describe('shared HTTP layer', () => {
   it('answers a request that runs out of the function\'s time with a 503 OperationOutcome and Retry-After, before Lambda would cut it off', async () => {
     const res = await send('GET', '/FHIR/R5/slow', {}, undefined, 1300);
     expect(res.status).toBe(503);
-    expect(res.headers['retry-after']).toBe('5');
+    expect(res.headers['retry-after']).toBe(String(RETRY_AFTER_SECONDS));
     expect(res.json).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'timeout' }] });
   });
 

@@ -1,0 +1,153 @@
+/**
+ * How much work goes to a store at once, learned from how fast it answers, and work started only
+ * when it can finish before its request's deadline.
+ *
+ * A store that slows down (a loaded host, a throttled table, DynamoDB Local on two busy cores) is
+ * not helped by more requests at once: they queue inside it, every answer comes later, and whole
+ * batches miss their deadline together. So the number of units in flight follows the store's
+ * answer time (a gradient limit, as TCP Vegas does for a link): while recent answers come about as
+ * fast as the long-run ones, the limit grows; when they take twice as long, it shrinks by their
+ * ratio; a busy answer (throttling) halves it. Waiting units queue in order of arrival across the
+ * requests of the process (on Lambda, one request; locally, every request of the gateway), and a
+ * unit that would not finish before its request's deadline is not started at all.
+ */
+import { beforeDeadline, type Deadline } from '../http/deadline';
+
+export interface PaceOptions {
+  /** Units in flight at the start, and the bounds of the limit. */
+  initial: number;
+  min: number;
+  max: number;
+  /** What a unit is assumed to take before any was measured (ms). */
+  firstGuessMs: number;
+}
+
+/** How much longer than the long-run answer time a recent one may take before the limit shrinks. */
+const TOLERANCE = 2;
+/** Weight of a new answer time in the recent and the long-run averages. */
+const RECENT_WEIGHT = 0.3;
+const LONG_RUN_WEIGHT = 0.02;
+/** Weight of a new limit against the old one: the limit moves in steps, not jumps. */
+const SMOOTHING = 0.3;
+/** A started unit is expected to take this much longer than the recent average (a margin for its spread). */
+const MARGIN = 1.5;
+
+export class Pace {
+  private limit: number;
+  private inFlight = 0;
+  private readonly queue: Array<() => void> = [];
+  private recentMs: number | undefined;
+  private longRunMs: number | undefined;
+
+  constructor(private readonly options: PaceOptions) {
+    this.limit = options.initial;
+  }
+
+  /** Units that may be in flight now. */
+  get current(): number {
+    return Math.floor(this.limit);
+  }
+
+  /** What the next unit is expected to take (ms). */
+  expectedMs(): number {
+    return (this.recentMs ?? this.options.firstGuessMs) * MARGIN;
+  }
+
+  /**
+   * Waits for a place in arrival order; false (and no place taken) when the deadline would come
+   * before a unit started then could finish.
+   */
+  async acquire(deadline: Deadline): Promise<boolean> {
+    if (deadline.remainingMs() < this.expectedMs()) return false;
+    if (this.inFlight < this.current && this.queue.length === 0) {
+      this.inFlight += 1;
+      return true;
+    }
+    return new Promise<boolean>((resolve) => {
+      const turn = () => {
+        clearTimeout(timer);
+        const inTime = deadline.remainingMs() >= this.expectedMs();
+        if (inTime) this.inFlight += 1;
+        resolve(inTime);
+      };
+      const wait = deadline.remainingMs() - this.expectedMs();
+      const timer = Number.isFinite(wait)
+        ? setTimeout(() => {
+            const at = this.queue.indexOf(turn);
+            if (at >= 0) this.queue.splice(at, 1);
+            resolve(false);
+          }, Math.max(0, wait))
+        : undefined;
+      this.queue.push(turn);
+    });
+  }
+
+  /** Gives a place back with the time its unit took and whether the store was busy. */
+  release(ms: number, busy: boolean): void {
+    this.inFlight -= 1;
+    this.learn(ms, busy);
+    this.next();
+  }
+
+  private learn(ms: number, busy: boolean): void {
+    this.recentMs = this.recentMs === undefined ? ms : this.recentMs + RECENT_WEIGHT * (ms - this.recentMs);
+    this.longRunMs = this.longRunMs === undefined ? ms : this.longRunMs + LONG_RUN_WEIGHT * (ms - this.longRunMs);
+    const { min, max } = this.options;
+    let target: number;
+    if (busy) target = this.limit / 2;
+    else {
+      const gradient = Math.max(0.5, Math.min(1, (TOLERANCE * this.longRunMs) / this.recentMs));
+      // Room to grow while answers keep their pace: about the square root of the limit.
+      target = this.limit * gradient + Math.sqrt(this.limit);
+      // A lasting change of pace becomes the new normal instead of holding the limit down for good.
+      if (gradient < 1) this.longRunMs += LONG_RUN_WEIGHT * (this.recentMs - this.longRunMs);
+    }
+    this.limit = Math.max(min, Math.min(max, this.limit + SMOOTHING * (target - this.limit)));
+  }
+
+  private next(): void {
+    while (this.queue.length > 0 && this.inFlight < this.current) this.queue.shift()!();
+  }
+}
+
+/** What became of a unit of paced work. */
+export type PacedOutcome<R> =
+  /** Finished in time. */
+  | { kind: 'done'; value: R }
+  /** Not started: the deadline would have come first. */
+  | { kind: 'not-started' }
+  /** Started, but not finished when the deadline came: it may or may not have taken effect. */
+  | { kind: 'unconfirmed' };
+
+/**
+ * Runs units through a pace before a deadline, several at once as the pace allows, in order of the
+ * list: once one cannot start in time, neither does any after it. `busy` says of a finished
+ * unit's value that the store was busy (it then counts as a busy answer for the pace).
+ */
+export async function runPaced<U, R>(
+  units: readonly U[],
+  pace: Pace,
+  deadline: Deadline,
+  work: (unit: U) => Promise<R>,
+  busy: (value: R) => boolean = () => false,
+): Promise<Array<PacedOutcome<R>>> {
+  const outcomes = units.map((): PacedOutcome<R> => ({ kind: 'not-started' }));
+  const running: Array<Promise<void>> = [];
+  for (const [i, unit] of units.entries()) {
+    if (!(await pace.acquire(deadline))) break;
+    const started = performance.now();
+    const working = work(unit);
+    // The place is held until the store has answered, in time or not: until then it is still busy with it.
+    working.then(
+      (value) => pace.release(performance.now() - started, busy(value)),
+      () => pace.release(performance.now() - started, true),
+    );
+    running.push(
+      beforeDeadline(working, deadline).then((settled) => {
+        outcomes[i] = settled ? { kind: 'done', value: settled.value } : { kind: 'unconfirmed' };
+      }),
+    );
+  }
+  await Promise.all(running);
+  return outcomes;
+}
