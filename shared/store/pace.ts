@@ -24,9 +24,9 @@ export interface PaceOptions {
 
 /** How much longer than the long-run answer time a recent one may take before the limit shrinks. */
 const TOLERANCE = 2;
-/** Weight of a new answer time in the recent and the long-run averages. */
+/** Weight of a new answer time in the recent average (the last few) and the long-run one (the last few hundred). */
 const RECENT_WEIGHT = 0.3;
-const LONG_RUN_WEIGHT = 0.02;
+const LONG_RUN_WEIGHT = 0.002;
 /** Weight of a new limit against the old one: the limit moves in steps, not jumps. */
 const SMOOTHING = 0.3;
 /** A started unit is expected to take this much longer than the recent average (a margin for its spread). */
@@ -99,8 +99,8 @@ export class Pace {
       const gradient = Math.max(0.5, Math.min(1, (TOLERANCE * this.longRunMs) / this.recentMs));
       // Room to grow while answers keep their pace: about the square root of the limit.
       target = this.limit * gradient + Math.sqrt(this.limit);
-      // A lasting change of pace becomes the new normal instead of holding the limit down for good.
-      if (gradient < 1) this.longRunMs += LONG_RUN_WEIGHT * (this.recentMs - this.longRunMs);
+      // A store that became much faster is the new normal at once; a slower one becomes it over a few hundred answers.
+      if (this.longRunMs > TOLERANCE * this.recentMs) this.longRunMs *= 0.95;
     }
     this.limit = Math.max(min, Math.min(max, this.limit + SMOOTHING * (target - this.limit)));
   }

@@ -21,6 +21,8 @@ export interface CallOptions {
   token?: string;
   /** Handlers built for the test (e.g. on a set of stores of its own); the service's own by default. */
   handlers?: Record<Family, LambdaHandler>;
+  /** The function's time limit for this call (the deadline tests); far above any test's needs by default. */
+  timeoutMs?: number;
 }
 
 let handlers: Record<Family, LambdaHandler> | undefined;
@@ -44,7 +46,7 @@ export async function call(method: string, url: string, options: CallOptions = {
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
   const path = url.split('?')[0]!;
   const event = toEvent({ method, url, headers, ...(body !== undefined ? { body } : {}) });
-  const result = fromResult(await invokeLambda(families[familyForPath(path)], event, 'test', TEST_BUDGET_MS));
+  const result = fromResult(await invokeLambda(families[familyForPath(path)], event, 'test', options.timeoutMs ?? TEST_BUDGET_MS));
   const text = result.body.toString('utf8');
   let json: unknown;
   try {
