@@ -21,7 +21,7 @@ const PROBE = `const t0 = performance.now(); await import(process.argv[1]); proc
  * has no runtime that would keep that promise), plus a function name: on Lambda the bundle loads
  * the Tracer and the X-Ray SDK during init, and the figure must include them.
  */
-function lambdaLikeEnvironment(): NodeJS.ProcessEnv {
+export function lambdaLikeEnvironment(): NodeJS.ProcessEnv {
   const { AWS_LAMBDA_MAX_CONCURRENCY: _local, ...env } = process.env;
   return { ...env, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'cold-start-probe', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 }

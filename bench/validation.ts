@@ -4,7 +4,7 @@
  * examples and the clinical/administrative ones apart (the conformance resources, StructureDefinitions
  * above all, carry invariants that cost tens of milliseconds each). Then the cold path inside a
  * Lambda bundle: import, first validation and first extraction in fresh processes. Target: median
- * validation under 1 ms a resource.
+ * validation of the clinical resources under 0.5 ms a resource, p99 under 2 ms.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { bundleEntry, FAMILY_ASSETS, REPO_ROOT } from '../scripts/bundle';
 import { extractSearchIndex } from '../shared/fhir/search';
 import { validateResource } from '../shared/fhir/validation';
+import { lambdaLikeEnvironment } from './cold-start';
 import { median, percentile, printTable } from './table';
 
 type Json = Record<string, any>;
@@ -64,12 +65,17 @@ function row(label: string, times: number[], extra: Record<string, string> = {})
   };
 }
 
-async function timeEach(items: Json[], fn: (r: Json) => Promise<unknown>): Promise<number[]> {
+/** Each item's time; with `best` > 1, the best of that many runs (its cost without the machine's other work). */
+async function timeEach(items: Json[], fn: (r: Json) => Promise<unknown>, best = 1): Promise<number[]> {
   const times: number[] = [];
   for (const r of items) {
-    const t0 = performance.now();
-    await fn(r);
-    times.push(performance.now() - t0);
+    let fastest = Infinity;
+    for (let run = 0; run < best; run++) {
+      const t0 = performance.now();
+      await fn(r);
+      fastest = Math.min(fastest, performance.now() - t0);
+    }
+    times.push(fastest);
   }
   return times;
 }
@@ -94,7 +100,7 @@ function coldPath(): void {
     writeFileSync(join(dir, 'probe.mjs'), PROBE);
     const runs: number[][] = [];
     for (let i = 0; i < COLD_RUNS; i++) {
-      const out = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' });
+      const out = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8', env: lambdaLikeEnvironment() });
       if (out.status !== 0) throw new Error(out.stderr);
       runs.push(JSON.parse(out.stdout) as number[]);
     }
@@ -123,12 +129,19 @@ export async function validationBench(): Promise<void> {
   await timeEach(clinical, (r) => extractSearchIndex(r));
 
   const validClinical = await timeEach(clinical, (r) => validateResource(r));
-  const validConformance = await timeEach(conformance, (r) => validateResource(r));
+  const bestClinical = await timeEach(clinical, (r) => validateResource(r), 3);
+  // The standard's own conformance resources, which nobody writes here, with the bounds and the time limit lifted.
+  const validConformance = await timeEach(conformance, (r) => validateResource(r, { unbounded: true }));
   printTable('R5 validation per resource (structure, bindings and every invariant), warm', [
     row('clinical & administrative', validClinical),
+    row('clinical & administrative, best of 3 runs', bestClinical),
     row('conformance (SD, VS, CS, Questionnaire, ...)', validConformance),
     row('whole corpus', [...validClinical, ...validConformance]),
   ]);
+
+  const target = (label: string, times: number[]) =>
+    `${label}: median ${median(times).toFixed(3)} ms (target < 0.5), p99 ${percentile(times, 99).toFixed(2)} ms (target < 2) ${median(times) < 0.5 && percentile(times, 99) < 2 ? 'met' : 'NOT met'}`;
+  console.log(`\n${target('clinical, one run each', validClinical)}\n${target('clinical, best of 3 runs', bestClinical)}`);
 
   const sizes: number[] = [];
   const extractAll = await timeEach(corpus, async (r) => sizes.push(JSON.stringify(await extractSearchIndex(r)).length));

@@ -23,6 +23,8 @@ export interface ValidationOptions {
   expectedType?: string;
   /** Told about each invariant the engine could not evaluate (it is skipped, not failed). */
   onInvariantError?: (failure: InvariantFailure) => void;
+  /** Lifts the bounds and the time limit (`limits.ts`): for tools that check the standard's own conformance resources. */
+  unbounded?: boolean;
 }
 
 export async function validateResource(resource: unknown, options: ValidationOptions = {}): Promise<OutcomeIssue[]> {
@@ -40,8 +42,8 @@ export async function validateResource(resource: unknown, options: ValidationOpt
       ),
     ];
   }
-  assertWithinBounds(resource, location);
-  const budget = new ValidationBudget(location);
+  if (!options.unbounded) assertWithinBounds(resource, location);
+  const budget = new ValidationBudget(location, options.unbounded ? Number.POSITIVE_INFINITY : undefined);
   walkResource(resource, location, walk);
   return [...walk.issues, ...checkInvariants(engine, walk.sites, budget, options.onInvariantError)];
 }

@@ -51,7 +51,10 @@ export class ValidationBudget {
   private readonly until: number;
   private steps = 0;
 
-  constructor(private readonly location: string, limitMs = VALIDATION_TIME_LIMIT_MS) {
+  constructor(
+    private readonly location: string,
+    private readonly limitMs = VALIDATION_TIME_LIMIT_MS,
+  ) {
     this.until = performance.now() + limitMs;
   }
 
@@ -60,7 +63,7 @@ export class ValidationBudget {
     if (this.steps < 256) return;
     this.steps = 0;
     if (performance.now() > this.until) {
-      throw new HttpError(422, `Validating this resource took longer than the service allows (${VALIDATION_TIME_LIMIT_MS / 1000} s): it is too complex to check. Split it into smaller resources.`, 'too-costly').at(this.location);
+      throw new HttpError(422, `Validating this resource took longer than the service allows (${this.limitMs / 1000} s): it is too complex to check. Split it into smaller resources.`, 'too-costly').at(this.location);
     }
   }
 }

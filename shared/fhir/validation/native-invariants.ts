@@ -179,6 +179,69 @@ const bdl7 = onObject((o) => {
   return true;
 });
 
+const DATE = /^\d{4}(-\d\d(-\d\d)?)?$/;
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/;
+
+/**
+ * per-1: a period's start is not after its end, comparing the start's lowest instant with the
+ * end's highest. Decided here when both are dates of one precision (their texts then order as
+ * their boundaries do) or date-times of one precision and one offset; otherwise by FHIRPath.
+ */
+const per1 = onObject((o) => {
+  const start = stringValue(o, 'start');
+  const end = stringValue(o, 'end');
+  if (start === null || end === null) return o._start === undefined && o._end === undefined ? true : undefined;
+  if (start === undefined || end === undefined || start.length !== end.length) return undefined;
+  if (DATE.test(start) && DATE.test(end)) return start <= end;
+  if (DATE_TIME.test(start) && DATE_TIME.test(end) && offsetOf(start) === offsetOf(end)) return start <= end;
+  return undefined;
+});
+
+const offsetOf = (dateTime: string) => dateTime.slice(dateTime.search(/(Z|[+-]\d\d:\d\d)$/));
+
+/**
+ * `type = 'x' implies ...` / `type in (...) implies ...` of a Bundle: held when its type is none of
+ * those (the common case: most invariants are about one kind of Bundle); else `then`, or FHIRPath.
+ */
+const whenType = (types: readonly string[], then?: (o: Json) => boolean | undefined): NativeInvariant =>
+  onObject((o) => (typeof o.type !== 'string' ? undefined : !types.includes(o.type) ? true : then?.(o)));
+
+/** The entries of a Bundle when they are plain objects (none is an empty list). */
+const entriesOf = (o: Json): Json[] | undefined => (o.entry === undefined ? [] : Array.isArray(o.entry) && o.entry.every(isObject) ? o.entry : undefined);
+
+/** `entry.all(f)`, each entry's verdict possibly left to FHIRPath. */
+function allEntries(o: Json, f: (entry: Json) => boolean | undefined): boolean | undefined {
+  const entries = entriesOf(o);
+  if (!entries) return undefined;
+  let verdict: boolean | undefined = true;
+  for (const entry of entries) {
+    const held = f(entry);
+    if (held === false) return false;
+    if (held === undefined) verdict = undefined;
+  }
+  return verdict;
+}
+
+/** bdl-1: only a searchset or a history has a total. */
+const bdl1 = onObject((o) => {
+  if (o.type === 'searchset' || o.type === 'history') return true;
+  if (o.type !== undefined && typeof o.type !== 'string') return undefined;
+  const total = presence(o, 'total');
+  return total === undefined ? undefined : !total;
+});
+
+/** bdl-3a: every entry of a document, message, searchset or collection has a resource and no request or response. */
+const bdl3a = whenType(['document', 'message', 'searchset', 'collection'], (o) =>
+  allEntries(o, (e) => decide(e, ['resource', 'request', 'response'], (resource, request, response) => resource && !request && !response)),
+);
+
+/** bdl-15: outside transactions and batches, every entry has a fullUrl or is a POST. */
+const bdl15 = onObject((o) => {
+  if (typeof o.type !== 'string') return undefined;
+  if (['transaction', 'transaction-response', 'batch', 'batch-response'].includes(o.type)) return true;
+  return allEntries(o, (e) => (presence(e, 'fullUrl') === true ? true : isObject(e.request) && e.request.method === 'POST' ? true : presence(e, 'fullUrl') === false && e.request === undefined ? false : undefined));
+});
+
 /** By constraint key; each is the expression of the standard's R5 definitions quoted beside it. */
 export const NATIVE_INVARIANTS: ReadonlyMap<string, NativeInvariant> = new Map<string, NativeInvariant>([
   ['ref-1', ref1],
@@ -219,6 +282,34 @@ export const NATIVE_INVARIANTS: ReadonlyMap<string, NativeInvariant> = new Map<s
   ['obs-8', onObject((o) => decide(o, ['bodySite', 'bodyStructure'], (bodySite, bodyStructure) => !bodySite || !bodyStructure))],
   // (answer.exists() and item.exists()).not()
   ['qrs-1', onObject((o) => decide(o, ['answer', 'item'], (answer, item) => !(answer && item)))],
+  // low.exists() or high.exists() or text.exists()
+  ['obs-3', onObject((o) => decide(o, ['low', 'high', 'text'], (low, high, text) => low || high || text))],
+  ['per-1', per1],
   ['bdl-7', bdl7],
+  // total.empty() or (type = 'searchset') or (type = 'history')
+  ['bdl-1', bdl1],
+  // (type = 'searchset') or entry.search.empty()
+  ['bdl-2', onObject((o) => (typeof o.type !== 'string' ? undefined : o.type === 'searchset' ? true : allEntries(o, (e) => (e.search === undefined ? true : isObject(e.search) ? false : undefined))))],
+  ['bdl-3a', bdl3a],
+  // type = 'history' implies entry.all(...); type in ('transaction' | 'batch') implies ...; type in ('transaction-response' | 'batch-response') implies ...
+  ['bdl-3b', whenType(['history'])],
+  ['bdl-3c', whenType(['transaction', 'batch'])],
+  ['bdl-3d', whenType(['transaction-response', 'batch-response'])],
+  // type = 'document' implies ... (bdl-9, 10, 11, 17); type = 'message' implies ...; and so on
+  ['bdl-9', whenType(['document'])],
+  ['bdl-10', whenType(['document'])],
+  ['bdl-11', whenType(['document'])],
+  ['bdl-12', whenType(['message'])],
+  ['bdl-13', whenType(['subscription-notification'])],
+  ['bdl-14', whenType(['history'])],
+  ['bdl-15', bdl15],
+  // issues.exists() implies (...)
+  ['bdl-16', onObject((o) => (presence(o, 'issues') === false ? true : undefined))],
+  ['bdl-17', whenType(['document'])],
+  ['bdl-18', whenType(['searchset'])],
+  // duration.empty() or durationUnit.exists()
+  ['tim-1', onObject((o) => decide(o, ['duration', 'durationUnit'], (duration, unit) => !duration || unit))],
+  // value.empty() or system.exists()
+  ['cpt-2', onObject((o) => decide(o, ['value', 'system'], (value, system) => !value || system))],
   ['qrs-2', qrs2],
 ]);

@@ -64,7 +64,8 @@ async function structuralIssues(r: Json): Promise<OutcomeIssue[]> {
 }
 
 async function validateExample(r: Json): Promise<OutcomeIssue[]> {
-  return FULL || !heavy(r) ? validateResource(r) : structuralIssues(r);
+  // The heaviest conformance resources hold more, and take longer, than the service's bounds allow.
+  return FULL || !heavy(r) ? validateResource(r, { unbounded: true }) : structuralIssues(r);
 }
 
 describe('the R5 example corpus', () => {

@@ -2,7 +2,7 @@
  * Validation costs the same per kilobyte whatever the size of the resource: for every type a
  * client may write, a valid example of the standard grows in width (repeated elements), depth (a
  * tree of nested extensions) and contained resources (each referenced from the resource), from
- * 128 KB to the body limit, with generated text; the time per KB of the largest stays within 2x of
+ * 256 KB to the body limit, with generated text; the time per KB of the largest stays within 2x of
  * the smallest's. Each size is timed as the best of a few runs of CPU time (validation is
  * deterministic work; the best run is its cost without the machine's other work). Past the documented bounds
  * (`shared/fhir/validation/limits.ts`) a resource is refused at once, also measured here.
@@ -68,7 +68,13 @@ const containing: Growth = (base, text, target) => {
 };
 
 const GROWTHS: Record<string, Growth> = { width: wide, depth: deep, contained: containing };
-const SMALLEST = 128 * 1024;
+/**
+ * The smallest size measured. Below it a resource's working set fits the processor's caches and
+ * the collector barely runs, so a kilobyte costs less than in one of megabytes (about 1.5x at
+ * 128 KB): a fact of the machine, not of the validator, whose costs the test is about. A step
+ * that grows with the square of the resource shows as 5x to 10x over this range.
+ */
+const SMALLEST = 256 * 1024;
 
 /** CPU time of this process in ms (user and system, the collector's threads included). */
 function cpuMs(): number {
@@ -112,7 +118,7 @@ describe('validation cost per kilobyte', () => {
     for (const grow of Object.values(GROWTHS)) await bestTimes([grow(base, 'warm-up text', SMALLEST)], 3);
   });
 
-  it.each(writable)('is flat from 128 KB to the body limit for %s, in width, depth and contained resources', async (type) => {
+  it.each(writable)('is flat from 256 KB to the body limit for %s, in width, depth and contained resources', async (type) => {
     const base = await baseOf(type);
     const largest = config().maxBodyBytes - 256 * 1024;
     const [text] = fc.sample(textArbitrary, { numRuns: 1, seed: type.length * 7919 });
