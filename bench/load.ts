@@ -1,57 +1,97 @@
 /**
- * Load on the local gateway, the longer form of `test/security/load.test.ts`: 100 simulated devices
- * (patients with logins) upload batches of heart-rate readings and retry, apps search, then both at
- * once; afterwards the store is counted against what the devices were told. The stores are
- * `npm start`'s (DynamoDB Local on disk, s3rver) in this process; the gateway runs in a child
- * process of its own, whose RSS is reported. Loopback only; every phase is bounded in requests and
- * in time. Sizes: `BENCH_LOAD_DEVICES`, `BENCH_LOAD_BATCHES`, `BENCH_LOAD_READINGS`,
- * `BENCH_LOAD_SEARCHES`, `BENCH_LOAD_PHASE_SECONDS`; `BENCH_LOAD_PHASES=upload,search,mixed` picks phases.
+ * Load on the local gateway, the longer form of `test/security/load.test.ts`: simulated devices
+ * (patients with logins) upload batches of heart-rate readings and retry, and afterwards the store
+ * is counted against what the devices were told. The stores are `npm start`'s (DynamoDB Local on
+ * disk, s3rver) in this process; the gateway runs in a child process of its own, whose RSS is
+ * reported. Loopback only; every phase is bounded in requests and in time.
+ *
+ * By default a storm, twice: 40 devices post 5 batches of 40 readings each at once, every third
+ * batch raced by its own retry (a lost answer), then re-post whatever was not acknowledged; once on
+ * a quiet machine and once with two busy processes beside the service (a loaded host, or a slow
+ * store). Each run reports whole-request 5xx, entries answered 503, readings re-sent, unique readings
+ * a second and the batches' p50/p99. `BENCH_LOAD_VARIANTS=quiet` (or `loaded`) runs one.
+ *
+ * `BENCH_LOAD_PROFILE=mixed` runs the earlier mix instead: 100 devices with 4 batches of 10 readings
+ * (every other one retried), apps searching, then both at once. Sizes: `BENCH_LOAD_DEVICES`,
+ * `BENCH_LOAD_BATCHES`, `BENCH_LOAD_READINGS`, `BENCH_LOAD_SEARCHES`, `BENCH_LOAD_PHASE_SECONDS`;
+ * `BENCH_LOAD_PHASES=upload,search,mixed` picks the mix's phases.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRuntime } from '../local/runtime';
 import { makeFleet } from '../test/support/load-fleet';
 import { startLoadGateway } from '../test/support/load-gateway';
-import { failureSamples, summaryLine, trafficRows } from '../test/support/load-report';
-import { runLoad, type LoadOptions } from '../test/support/load-run';
+import { failureSamples, stormRow, summaryLine, trafficRows } from '../test/support/load-report';
+import { runLoad, type LoadOptions, type LoadReport } from '../test/support/load-run';
 import { printTable } from './table';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
-const DEVICES = setting('BENCH_LOAD_DEVICES', 100);
-const OPTIONS: LoadOptions = {
-  phases: (process.env.BENCH_LOAD_PHASES ?? 'upload,search,mixed').split(',') as LoadOptions['phases'],
-  batches: setting('BENCH_LOAD_BATCHES', 4),
-  readings: setting('BENCH_LOAD_READINGS', 10),
-  retryConnections: 10,
-  searchConnections: 20,
-  searches: setting('BENCH_LOAD_SEARCHES', 2000),
-  phaseSeconds: setting('BENCH_LOAD_PHASE_SECONDS', 180),
+const STORM = { devices: 40, options: { phases: ['upload'], batches: 5, readings: 40, retryEvery: 3, retries: 'raced', retryConnections: 10, searchConnections: 0, searches: 0, phaseSeconds: 600 } } as const;
+
+const MIXED = {
+  devices: setting('BENCH_LOAD_DEVICES', 100),
+  options: {
+    phases: (process.env.BENCH_LOAD_PHASES ?? 'upload,search,mixed').split(',') as LoadOptions['phases'],
+    batches: setting('BENCH_LOAD_BATCHES', 4),
+    readings: setting('BENCH_LOAD_READINGS', 10),
+    retryConnections: 10,
+    searchConnections: 20,
+    searches: setting('BENCH_LOAD_SEARCHES', 2000),
+    phaseSeconds: setting('BENCH_LOAD_PHASE_SECONDS', 180),
+  } satisfies LoadOptions,
 };
 
-export async function loadBench(): Promise<void> {
-  process.env.LOG_LEVEL = 'silent';
+/** Two processes that keep a core busy each, as other work on the host would. */
+function busyProcesses(count: number): ChildProcess[] {
+  return Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+}
+
+async function run(devices: number, options: LoadOptions, busy = 0): Promise<LoadReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-load-'));
   const runtime = await startRuntime({ dataDir, port: 0, seed: false, gateway: false });
   const gateway = await startLoadGateway().catch(async (e) => {
     await runtime.stop();
     throw e;
   });
+  const load = busyProcesses(busy);
   try {
-    const fleet = await makeFleet(DEVICES);
-    const report = await runLoad(gateway, fleet, OPTIONS);
-    printTable(`Load on the local gateway (loopback, DynamoDB Local on disk, gateway in its own process): ${DEVICES} devices`, trafficRows(report));
-    console.log(`\n${summaryLine(report)}`);
+    const fleet = await makeFleet(devices);
+    const report = await runLoad(gateway, fleet, options);
     const failures = failureSamples(report);
     if (failures.length > 0) console.log(`\nfailed answers (first few of each kind):\n${failures.join('\n')}`);
     const { count } = report;
     if (count.lost.length + count.unacknowledged.length + count.duplicates.length + report.settle.left.length > 0) {
       throw new Error(`the store does not match the acknowledgements: ${JSON.stringify({ ...count, left: report.settle.left }).slice(0, 600)}`);
     }
+    return report;
   } finally {
+    for (const p of load) p.kill('SIGKILL');
     await gateway.stop();
     await runtime.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+export async function loadBench(): Promise<void> {
+  process.env.LOG_LEVEL = 'silent';
+  if (process.env.BENCH_LOAD_PROFILE === 'mixed') {
+    const report = await run(MIXED.devices, MIXED.options);
+    printTable(`Load on the local gateway (loopback, DynamoDB Local on disk, gateway in its own process): ${MIXED.devices} devices`, trafficRows(report));
+    console.log(`\n${summaryLine(report)}`);
+    return;
+  }
+  const variants = (process.env.BENCH_LOAD_VARIANTS ?? 'quiet,loaded').split(',');
+  const rows: Array<Record<string, string | number>> = [];
+  for (const variant of variants) {
+    const report = await run(STORM.devices, STORM.options, variant === 'loaded' ? 2 : 0);
+    console.log(`\n${variant}: ${summaryLine(report)}`);
+    rows.push(stormRow(variant === 'loaded' ? 'loaded host (2 busy processes)' : 'quiet', report));
+  }
+  printTable(
+    `Storm: ${STORM.devices} devices x ${STORM.options.batches} batches of ${STORM.options.readings} heart-rate readings at once, every ${STORM.options.retryEvery}rd batch raced by its retry, then re-posts of what was not acknowledged`,
+    rows,
+  );
 }

@@ -7,9 +7,10 @@
  * batches miss their deadline together. So the number of units in flight follows the store's
  * answer time (a gradient limit, as TCP Vegas does for a link): while recent answers come about as
  * fast as the long-run ones, the limit grows; when they take twice as long, it shrinks by their
- * ratio; a busy answer (throttling) halves it. Waiting units queue in order of arrival across the
- * requests of the process (on Lambda, one request; locally, every request of the gateway), and a
- * unit that would not finish before its request's deadline is not started at all.
+ * ratio; a busy answer (throttling) halves it. Waiting units queue across the requests of the
+ * process (on Lambda, one request; locally, every request of the gateway), a request's first units
+ * ahead of others' later ones, and a unit that would not finish before its request's deadline is not
+ * started at all.
  */
 import { beforeDeadline, type Deadline } from '../http/deadline';
 
@@ -35,7 +36,8 @@ const MARGIN = 1.5;
 export class Pace {
   private limit: number;
   private inFlight = 0;
-  private readonly queue: Array<() => void> = [];
+  /** Waiting units, fewest earlier units of their request first, then in order of arrival. */
+  private readonly queue: Array<{ turn: () => void; priority: number }> = [];
   private recentMs: number | undefined;
   private longRunMs: number | undefined;
 
@@ -54,31 +56,38 @@ export class Pace {
   }
 
   /**
-   * Waits for a place in arrival order; false (and no place taken) when the deadline would come
-   * before a unit started then could finish.
+   * Waits for a place; false (and no place taken) when the deadline would come before a unit
+   * started then could finish. `started` is how many units the caller's request has started
+   * already: a request's first unit goes ahead of other requests' later ones, so that every request
+   * gets something done (and acknowledged) before any gets everything.
    */
-  async acquire(deadline: Deadline): Promise<boolean> {
+  async acquire(deadline: Deadline, started = 0): Promise<boolean> {
     if (deadline.remainingMs() < this.expectedMs()) return false;
     if (this.inFlight < this.current && this.queue.length === 0) {
       this.inFlight += 1;
       return true;
     }
     return new Promise<boolean>((resolve) => {
-      const turn = () => {
-        clearTimeout(timer);
-        const inTime = deadline.remainingMs() >= this.expectedMs();
-        if (inTime) this.inFlight += 1;
-        resolve(inTime);
+      const waiter = {
+        priority: started,
+        turn: () => {
+          clearTimeout(timer);
+          const inTime = deadline.remainingMs() >= this.expectedMs();
+          if (inTime) this.inFlight += 1;
+          resolve(inTime);
+        },
       };
       const wait = deadline.remainingMs() - this.expectedMs();
       const timer = Number.isFinite(wait)
         ? setTimeout(() => {
-            const at = this.queue.indexOf(turn);
+            const at = this.queue.indexOf(waiter);
             if (at >= 0) this.queue.splice(at, 1);
             resolve(false);
           }, Math.max(0, wait))
         : undefined;
-      this.queue.push(turn);
+      // After every waiter of the same or a lower priority: arrival order within a priority.
+      const at = this.queue.findIndex((w) => w.priority > started);
+      this.queue.splice(at < 0 ? this.queue.length : at, 0, waiter);
     });
   }
 
@@ -106,7 +115,7 @@ export class Pace {
   }
 
   private next(): void {
-    while (this.queue.length > 0 && this.inFlight < this.current) this.queue.shift()!();
+    while (this.queue.length > 0 && this.inFlight < this.current) this.queue.shift()!.turn();
   }
 }
 
@@ -134,7 +143,7 @@ export async function runPaced<U, R>(
   const outcomes = units.map((): PacedOutcome<R> => ({ kind: 'not-started' }));
   const running: Array<Promise<void>> = [];
   for (const [i, unit] of units.entries()) {
-    if (!(await pace.acquire(deadline))) break;
+    if (!(await pace.acquire(deadline, i))) break;
     const started = performance.now();
     const working = work(unit);
     // The place is held until the store has answered, in time or not: until then it is still busy with it.

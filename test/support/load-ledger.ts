@@ -23,16 +23,22 @@ export class LoadLedger {
   readonly readings = new Map<string, ReadingRecord>();
   private readonly firstPosts = new Map<PlannedBatch, FirstPost>();
   private readonly posted = new Set<PlannedBatch>();
+  /** Readings sent, counting each time a batch is posted. */
+  readingsSent = 0;
+  /** Entries answered `503` inside a batch's `200` (not done before the deadline, or the store busy): sent again later. */
+  entriesUnfinished = 0;
 
   /** The device's own post of the batch is being sent. */
   postingFirst(batch: PlannedBatch): void {
     this.firstPosts.set(batch, 'in flight');
     this.posted.add(batch);
+    this.readingsSent += batch.uuids.length;
   }
 
   /** A retry (or a later re-post) of the batch is being sent. */
   postingAgain(batch: PlannedBatch): void {
     this.posted.add(batch);
+    this.readingsSent += batch.uuids.length;
   }
 
   firstPost(batch: PlannedBatch): FirstPost | 'not sent' {
@@ -53,6 +59,7 @@ export class LoadLedger {
     if (status !== 200) return tally;
     const entries = (JSON.parse(body) as { entry?: Array<{ response: { status: string; location?: string } }> }).entry ?? [];
     entries.forEach((entry, i) => {
+      if (entry.response.status.startsWith('503')) this.entriesUnfinished += 1;
       if (!ACKNOWLEDGING.test(entry.response.status)) return;
       if (entry.response.status.startsWith('201')) tally.created += 1;
       else tally.existing += 1;

@@ -3,8 +3,9 @@
  *
  * - every device posts `batches` batch Bundles of `readings` heart-rate readings, in order, over
  *   its own connection, each batch once;
- * - every other batch is retried (the first, the third, ...), and the retries alternate between two kinds, so that half of
- *   them re-send a batch already stored and half follow a lost answer:
+ * - every other batch is retried (the first, the third, ...; or every third, as a storm is run), and the
+ *   retries alternate between two kinds, so that half of them re-send a batch already stored and half
+ *   follow a lost answer (or all of them follow a lost answer):
  *   - `resend`: the device got its answer and posts the batch again (an app that did not record
  *     the answer); the retry waits for that answer, so every reading is stored and answers 200;
  *   - `lost`: the answer to the batch's post never reaches the device (the connection dropped, the
@@ -40,6 +41,10 @@ export interface PlanOptions {
   phase: string;
   batches: number;
   readings: number;
+  /** Every how many batches one is retried (from the first): 2 by default. */
+  retryEvery?: number;
+  /** `alternate` (default): retries alternate between a re-send after the answer and a race after a lost one; `raced`: every retry races. */
+  retries?: 'alternate' | 'raced';
   /** Effective time of the first reading; each later one a minute on. */
   from: number;
 }
@@ -49,8 +54,8 @@ export function planUploads(fleet: Fleet, options: PlanOptions): UploadPlan {
   const devices = fleet.patients.map((patient, d) =>
     Array.from({ length: options.batches }, (_, k) => {
       const batch = plannedBatch(fleet, patient, `${options.phase}/${d}/${k}`, options, k);
-      if (k % 2 === 0) {
-        batch.retry = retries.length % 2 === 0 ? 'resend' : 'lost';
+      if (k % (options.retryEvery ?? 2) === 0) {
+        batch.retry = options.retries === 'raced' || retries.length % 2 === 1 ? 'lost' : 'resend';
         retries.push(batch);
       }
       return batch;

@@ -54,6 +54,12 @@ export function failureSamples(report: LoadReport): string[] {
   return [...allTraffic(report).flatMap((t) => t.failures.map((f) => `${t.kind}: ${f}`)), ...report.settle.failures.map((f) => `settle: ${f}`)];
 }
 
+/** How the run's batches were retried (`load-plan.ts`). */
+function retried(o: LoadReport['options']): string {
+  const which = (o.retryEvery ?? 2) === 2 ? 'every other batch' : `every ${o.retryEvery}rd batch`;
+  return o.retries === 'raced' ? `${which} raced by its retry after a lost answer` : `${which} retried: half re-sent after its answer, half after a lost one`;
+}
+
 /** The line to quote. */
 export function summaryLine(report: LoadReport): string {
   const { count } = report;
@@ -61,7 +67,7 @@ export function summaryLine(report: LoadReport): string {
   const traffic = [...allTraffic(report), { statuses: report.settle.statuses }];
   const retries = allTraffic(report).filter((t) => t.kind === 'retries');
   return [
-    `load: ${report.devices} devices x ${o.batches} batch${o.batches === 1 ? '' : 'es'} of ${o.readings} readings a phase (every other batch retried: half re-sent after its answer, half after a lost one), ${o.searchConnections} search connections, phases ${o.phases.join(' + ')}`,
+    `load: ${report.devices} devices x ${o.batches} batch${o.batches === 1 ? '' : 'es'} of ${o.readings} readings a phase (${retried(o)}), ${o.searchConnections} search connections, phases ${o.phases.join(' + ')}`,
     report.phases.map(phaseLine).join('; '),
     `gateway RSS ${(report.gatewayStartRss / MB).toFixed(0)} MB at the start, peak ${(report.gatewayPeakRss / MB).toFixed(0)} MB`,
     `${count.acknowledged} readings acknowledged, ${count.stored} stored, ${count.duplicates.length} duplicates, ${count.lost.length} lost, ${count.unacknowledged.length} stored unacknowledged`,
@@ -69,4 +75,28 @@ export function summaryLine(report: LoadReport): string {
     `${report.settle.batches} batches re-posted by their devices after the phases`,
     `${answers(traffic, isRateLimited)} x 429, ${answers(traffic, isClientError)} x other 4xx, ${answers(traffic, isServerError)} x 5xx`,
   ].join('; ');
+}
+
+/**
+ * A storm's figures (`npm run bench -- load`): answers of 5xx to whole posts (a batch answered as a
+ * whole; entries not done in time come back as 503 entries of a 200 instead), entries answered 503,
+ * readings sent again (the devices' own retries and their re-posts of what was not acknowledged),
+ * unique readings stored a second from the first post until all were acknowledged, and a batch's
+ * time to its answer.
+ */
+export function stormRow(variant: string, report: LoadReport): Record<string, string | number> {
+  const uploads = [...allTraffic(report).filter((t) => t.kind !== 'searches'), { statuses: report.settle.statuses }];
+  const devices = allTraffic(report).find((t) => t.kind === 'devices');
+  const seconds = sum(report.phases.map((p) => p.seconds)) + report.settle.seconds;
+  return {
+    variant,
+    'whole-request 5xx': answers(uploads, isServerError),
+    'entries answered 503': report.entriesUnfinished,
+    'readings sent': report.readingsSent,
+    're-sent': report.readingsSent - report.count.stored,
+    'unique readings/s': (report.count.stored / seconds).toFixed(0),
+    'batch p50 ms': devices ? devices.p50.toFixed(0) : '',
+    'batch p99 ms': devices ? devices.p99.toFixed(0) : '',
+    'until all stored s': seconds.toFixed(0),
+  };
 }

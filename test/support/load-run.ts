@@ -19,10 +19,13 @@ export type PhaseName = 'upload' | 'search' | 'mixed';
 export interface LoadOptions {
   /** Phases to run, in this order. */
   phases: readonly PhaseName[];
-  /** Batches each device posts in each upload phase (every other one retried). */
+  /** Batches each device posts in each upload phase (every other one retried, or as `retryEvery` says). */
   batches: number;
   /** Readings a batch. */
   readings: number;
+  /** Every how many batches one is retried, and how (`load-plan.ts`). */
+  retryEvery?: number;
+  retries?: 'alternate' | 'raced';
   retryConnections: number;
   searchConnections: number;
   /** Searches a search phase. */
@@ -42,6 +45,8 @@ export interface PhaseReport {
 export interface SettleReport {
   /** Batches the devices posted again after the phases. */
   batches: number;
+  /** How long the devices took to have everything acknowledged. */
+  seconds: number;
   /** Answers to those posts by status. */
   statuses: Record<string, number>;
   /** Batches still not acknowledged in full after every attempt. */
@@ -59,16 +64,22 @@ export interface LoadReport {
   /** The gateway's RSS before the first phase, and its peak over its whole life (bytes). */
   gatewayStartRss: number;
   gatewayPeakRss: number;
+  /** Readings the devices sent, counting every post of a batch. */
+  readingsSent: number;
+  /** Entries answered 503 inside batch answers. */
+  entriesUnfinished: number;
 }
 
-const SETTLE_ATTEMPTS = 5;
+/** Rounds of re-posting what is not acknowledged, as a device keeps trying (each waits longer, up to 5 s). */
+const SETTLE_ATTEMPTS = 20;
 const SETTLE_CONCURRENCY = 8;
 
 export async function runLoad(gateway: LoadGateway, fleet: Fleet, options: LoadOptions): Promise<LoadReport> {
   const ledger = new LoadLedger();
   const limit = options.phaseSeconds;
   const gatewayStartRss = (await gateway.memory()).rss;
-  const plan = (phase: string, day: number) => planUploads(fleet, { phase, batches: options.batches, readings: options.readings, from: Date.UTC(2025, 0, day) });
+  const plan = (phase: string, day: number) =>
+    planUploads(fleet, { phase, batches: options.batches, readings: options.readings, from: Date.UTC(2025, 0, day), ...(options.retryEvery ? { retryEvery: options.retryEvery } : {}), ...(options.retries ? { retries: options.retries } : {}) });
   const search = () => searchTraffic(gateway.url, fleet, options.searchConnections, options.searches, limit);
   const traffic: Record<PhaseName, () => Promise<TrafficResult[]>> = {
     upload: () => uploads(gateway.url, plan('upload', 1), ledger, options),
@@ -82,7 +93,7 @@ export async function runLoad(gateway: LoadGateway, fleet: Fleet, options: LoadO
   for (const name of options.phases) phases.push(await phase(name, gateway, traffic[name]));
   const settle = await settleAll(gateway.url, ledger);
   const count = await countAgainstStore(ledger, fleet.patients.map((p) => p.id));
-  return { devices: fleet.patients.length, options, phases, settle, count, gatewayStartRss, gatewayPeakRss: (await gateway.memory()).maxRss };
+  return { devices: fleet.patients.length, options, phases, settle, count, gatewayStartRss, gatewayPeakRss: (await gateway.memory()).maxRss, readingsSent: ledger.readingsSent, entriesUnfinished: ledger.entriesUnfinished };
 }
 
 async function phase(name: PhaseName, gateway: LoadGateway, traffic: () => Promise<TrafficResult[]>): Promise<PhaseReport> {
@@ -105,13 +116,14 @@ async function uploads(url: string, plan: UploadPlan, ledger: LoadLedger, option
 
 /** Posts every batch not yet acknowledged in full again, a few rounds, pausing longer each time. */
 async function settleAll(url: string, ledger: LoadLedger): Promise<SettleReport> {
+  const started = performance.now();
   const statuses: Record<string, number> = {};
   const failures: string[] = [];
   const settled = new Set<PlannedBatch>();
   for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt++) {
     const due = ledger.unacknowledged();
     if (due.length === 0) break;
-    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(5, attempt)));
     await pMap(
       due,
       async (batch) => {
@@ -127,5 +139,5 @@ async function settleAll(url: string, ledger: LoadLedger): Promise<SettleReport>
       { concurrency: SETTLE_CONCURRENCY },
     );
   }
-  return { batches: settled.size, statuses, left: ledger.unacknowledged().map((b) => b.name), failures };
+  return { batches: settled.size, seconds: (performance.now() - started) / 1000, statuses, left: ledger.unacknowledged().map((b) => b.name), failures };
 }

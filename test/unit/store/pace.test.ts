@@ -80,6 +80,24 @@ describe('the pace of a store', () => {
     expect(await pace.acquire(NO_DEADLINE)).toBe(true);
   });
 
+  it("puts a request's first units ahead of other requests' later ones", async () => {
+    const pace = new Pace({ ...options, initial: 1, max: 1 });
+    expect(await pace.acquire(NO_DEADLINE)).toBe(true);
+    const order: string[] = [];
+    const waiting = [
+      pace.acquire(NO_DEADLINE, 3).then(() => order.push('a, its 4th')),
+      pace.acquire(NO_DEADLINE, 1).then(() => order.push('b, its 2nd')),
+      pace.acquire(NO_DEADLINE, 0).then(() => order.push('c, its 1st')),
+      pace.acquire(NO_DEADLINE, 1).then(() => order.push('d, its 2nd')),
+    ];
+    for (let i = 0; i < waiting.length; i++) {
+      pace.release(10, false);
+      await sleep(5);
+    }
+    await Promise.all(waiting);
+    expect(order).toEqual(['c, its 1st', 'b, its 2nd', 'd, its 2nd', 'a, its 4th']);
+  });
+
   it('runPaced: units done in time, started but unconfirmed at the deadline, and not started after it', async () => {
     const pace = new Pace({ ...options, initial: 2, max: 2, firstGuessMs: 50 });
     const times = [30, 30, 30, 1000, ...Array.from({ length: 30 }, () => 30)];
