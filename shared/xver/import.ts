@@ -12,7 +12,8 @@ import { droppedPaths } from './loss';
 import { isKnownResourceType } from '../fhir/definitions';
 import { issue, operationOutcome, type OutcomeIssue } from '../fhir/outcome';
 import { isAuxiliaryType, PROJECTION_TYPES } from '../auxiliary/accepted-types';
-import { badRequest } from '../http/errors';
+import { badRequest, isHttpError } from '../http/errors';
+import { assertWithinBounds } from '../fhir/validation/limits';
 import { jsonDepth } from '../http/json-depth';
 import type { Logger } from '../telemetry/logger';
 import { assertBundleSize, type ParsedEntry } from '../observations/upload/bundle';
@@ -76,6 +77,13 @@ export function prepareImport(resource: unknown, at: string, urlType?: string): 
   if (!isAuxiliaryType(type)) return refused(404, 'not-supported', `Unsupported FHIR resource type: ${type}. This service does not store ${type} resources.`, at);
   if (jsonDepth(resource, MAX_IMPORT_DEPTH) > MAX_IMPORT_DEPTH) {
     return refused(400, 'too-costly', `The resource nests deeper than ${MAX_IMPORT_DEPTH} levels.`, at);
+  }
+  // What one resource may hold is bounded before the conversion and its loss report walk it.
+  try {
+    assertWithinBounds(resource, at);
+  } catch (e) {
+    if (isHttpError(e)) return { entry: { ok: false, status: e.status, issues: e.issues }, dropped: [] };
+    throw e;
   }
   const converted = convertR4Resource(resource);
   if (!converted) return refused(400, 'not-supported', `${type} has no R5 counterpart.`, at);

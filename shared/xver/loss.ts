@@ -16,7 +16,8 @@ function collectLeaves(value: unknown, into: Set<string>): void {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
-    if (v !== null && typeof v === 'object') stack.push(...(Array.isArray(v) ? v : Object.values(v)));
+    // One push at a time: spreading a list of a few hundred thousand items overflows the call stack.
+    if (v !== null && typeof v === 'object') for (const item of Array.isArray(v) ? v : Object.values(v)) stack.push(item);
     else {
       const text = leafText(v);
       if (text !== undefined) into.add(text);

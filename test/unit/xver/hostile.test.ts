@@ -43,3 +43,12 @@ describe('hostile input', () => {
     );
   });
 });
+
+describe('sizes the fuzzing above does not reach', () => {
+  it('measures the loss of a list of 300,000 values, and refuses a resource past the bounds before converting it', () => {
+    const values = Array.from({ length: 300_000 }, (_, i) => i);
+    expect(droppedPaths({ resourceType: 'Observation', component: values }, { component: values })).toEqual([]);
+    const prepared = prepareImport({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, component: values.map((v) => ({ code: { text: String(v) } })) }, 'Observation');
+    expect(prepared.entry).toMatchObject({ ok: false, status: 413, issues: [{ code: 'too-costly', expression: ['Observation'] }] });
+  });
+});
