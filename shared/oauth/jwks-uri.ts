@@ -47,7 +47,6 @@ for (const [network, prefix] of [
 }
 for (const [network, prefix] of [
   ['::', 127],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -55,6 +54,7 @@ for (const [network, prefix] of [
 ] as const) {
   NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
+// An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is checked against the IPv4 rules by BlockList itself.
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');

@@ -60,6 +60,20 @@ async function expectRefused(assertion: string, why: RegExp, extra: Record<strin
   expect(await directoryRows({ withoutSignIns: true })).toEqual(before);
 }
 
+describe('discovery', () => {
+  it('names the assertion, its algorithms, the asymmetric capability and the system scope', async () => {
+    for (const path of ['/.well-known/smart-configuration', '/FHIR/R5/.well-known/smart-configuration', '/.well-known/openid-configuration']) {
+      const res = await call('GET', path);
+      expect(res.json.token_endpoint, path).toBe(TOKEN_ENDPOINT);
+      expect(res.json.grant_types_supported, path).toContain('client_credentials');
+      expect(res.json.token_endpoint_auth_methods_supported, path).toContain('private_key_jwt');
+      expect(res.json.token_endpoint_auth_signing_alg_values_supported, path).toEqual(['RS384', 'ES384']);
+      expect(res.json.scopes_supported, path).toContain('system/*.rs');
+    }
+    expect((await call('GET', '/.well-known/smart-configuration')).json.capabilities).toEqual(expect.arrayContaining(['client-confidential-asymmetric', 'client-confidential-symmetric', 'permission-v2']));
+  });
+});
+
 describe('registering a backend client', () => {
   it('answers its client id and keeps the public keys only, with no secret', async () => {
     const key = await backendKey('ES384');
@@ -224,6 +238,17 @@ describe('signing in with a private key', () => {
     // Another grant type is not this client's.
     const code = await assertionGrant(await signAssertion(es, clientId), undefined, { grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://a.example' });
     expect(code.json.error).toBe('unauthorized_client');
+  });
+
+  it('revokes its own access token with an assertion, used once there too', async () => {
+    const token = await backendToken();
+    const assertion = await signAssertion(es, clientId);
+    const form = { token, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion };
+    const revoke = () => call('POST', '/o/revoke_token/', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    expect((await revoke()).status).toBe(200);
+    expect((await call('GET', '/FHIR/R5/Patient', { token })).status).toBe(401);
+    const replayed = await revoke();
+    expect([replayed.status, replayed.json.error]).toEqual([401, 'invalid_client']);
   });
 
   it('stops when the client is deleted (its live tokens too) or its practitioner deactivated', async () => {
