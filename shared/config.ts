@@ -43,7 +43,7 @@ export interface Config {
   readonly previousSigningKeyIds: readonly string[];
   /**
    * Whether a backend client's `jwks_uri` may be plain http on this machine's loopback (local tests
-   * of the fetch); otherwise only https to a public address (docs/access.md#backend-services).
+   * of the fetch); otherwise only https to a public address (docs/access.md#backend-services-smart).
    */
   readonly jwksUriLoopback: boolean;
 }
