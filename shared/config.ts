@@ -41,6 +41,11 @@ export interface Config {
   readonly signingKeyId: string | undefined;
   /** Earlier KMS signing keys whose tokens are still accepted during a rotation (comma list). */
   readonly previousSigningKeyIds: readonly string[];
+  /**
+   * Whether a backend client's `jwks_uri` may be plain http on this machine's loopback (local tests
+   * of the fetch); otherwise only https to a public address (docs/access.md#backend-services-smart).
+   */
+  readonly jwksUriLoopback: boolean;
 }
 
 /** The local runtime's and the tests' namespace: a documentation domain (RFC 2606); the stack always sets its own. */
@@ -91,6 +96,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    jwksUriLoopback: env.JWKS_URI_LOOPBACK === '1',
   };
 }
 

@@ -4,11 +4,13 @@
  */
 import { getUser } from '../directory/users';
 import type { Id, User } from '../directory/model';
-import { unauthorized } from '../http/errors';
+import { forbidden, unauthorized } from '../http/errors';
+import { API_BASE } from '../http/families';
 import { runAsCaller, type AuthedRequest, type HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Caller, PatientCaller } from './caller';
 import { apiKeyGrantId } from '../oauth/grants';
+import { systemScopeTypes } from '../oauth/scopes';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */
@@ -43,7 +45,31 @@ export function callerOf(user: User, claims: AccessTokenClaims): Caller | undefi
     return { kind: 'patient', userId: user.id, patientId: user.patientId, scopes, ...client };
   }
   const viaApiKey = claims.sid !== undefined && claims.sid === apiKeyGrantId(claims.client_id ?? '') ? { viaApiKey: true as const } : {};
+  const systemTypes = systemScopeTypes(scopes);
+  if (systemTypes) {
+    // A backend service reads as its practitioner does (reads do not depend on the role) and writes nothing.
+    const roles = new Map([...user.roles.keys()].map((org) => [org, 'viewer' as const]));
+    return { kind: 'practitioner', userId: user.id, practitionerId: user.id, roles, superuser: false, scopes, ...client, ...viaApiKey, system: { types: systemTypes } };
+  }
   return { kind: 'practitioner', userId: user.id, practitionerId: user.id, roles: user.roles, superuser: user.superuser, scopes, ...client, ...viaApiKey };
+}
+
+/** What a request shows of where it goes: its path and the route's parameters (`type` on the FHIR routes). */
+type Destination = { readonly path?: string; readonly params?: Readonly<Record<string, string>> };
+
+/**
+ * The caller, if the request is within its token's reach; 403 for a backend service's token aimed
+ * at the management API, or at a FHIR resource type its system scopes do not name.
+ */
+function withinReach(caller: Caller, req: Destination): Caller {
+  if (caller.kind !== 'practitioner' || !caller.system) return caller;
+  if (req.path !== undefined && (req.path === API_BASE || req.path.startsWith(`${API_BASE}/`))) {
+    throw forbidden("A backend service's token reads the FHIR API only; the management API takes a practitioner's sign-in or API key.");
+  }
+  const type = req.params?.type;
+  const { types } = caller.system;
+  if (type !== undefined && types !== '*' && !types.has(type)) throw forbidden(`The token's scopes do not cover ${type}: ask for system/${type}.rs.`);
+  return caller;
 }
 
 async function confirmedCaller(claims: AccessTokenClaims): Promise<Caller> {
@@ -68,7 +94,7 @@ async function requestClaims(req: Pick<HttpRequest, 'headers'>): Promise<AccessT
 }
 
 /** What authentication needs of a request; its audit trail, when it has one, learns the outcome. */
-type Credentials = Pick<HttpRequest, 'headers'> & { readonly audit?: AuditTrail };
+type Credentials = Pick<HttpRequest, 'headers'> & Destination & { readonly audit?: AuditTrail };
 
 /** Records who the caller turned out to be (or that no one was), then passes the outcome on. */
 async function audited(req: Credentials, caller: Promise<Caller>): Promise<Caller> {
@@ -84,7 +110,7 @@ async function audited(req: Credentials, caller: Promise<Caller>): Promise<Calle
 
 /** The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise. */
 export async function authenticate(req: Credentials): Promise<Caller> {
-  return audited(req, requestClaims(req).then(confirmedCaller));
+  return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), req);
 }
 
 /**
@@ -132,7 +158,7 @@ export async function authorizedRead<T, P = never>(
   const claimed = claimedPatient(claims);
   const prepared = prepare?.(claimed?.patientId);
   prepared?.catch(() => undefined); // consumed by `read`, or dropped with a refused caller
-  if (!claimed) return read(await audited(req, confirmedCaller(claims)), prepared);
+  if (!claimed) return read(withinReach(await audited(req, confirmedCaller(claims)), req), prepared);
   const [confirmed, early] = await Promise.allSettled([audited(req, confirmedCaller(claims)), read(claimed, prepared)]);
   if (confirmed.status === 'rejected') throw confirmed.reason;
   if (!sameCaller(confirmed.value, claimed)) return read(confirmed.value, prepared);

@@ -24,8 +24,14 @@ export interface PractitionerCaller extends CallerBase {
   /** Role per organization the practitioner belongs to directly. */
   roles: ReadonlyMap<Id, OrgRole>;
   superuser: boolean;
-  /** The token came from one of the practitioner's API keys (client credentials), not a sign-in. */
+  /** The token came from one of the practitioner's API keys or backend clients (client credentials), not a sign-in. */
   viaApiKey?: true;
+  /**
+   * A backend service's token (SMART system scopes): it reads what its practitioner sees, on the
+   * FHIR API only, only these resource types (`'*'`: every type), and writes nothing (every role
+   * it holds is `viewer`, and it is no superuser).
+   */
+  system?: { types: '*' | ReadonlySet<string> };
 }
 
 export type Caller = PatientCaller | PractitionerCaller;

@@ -3,6 +3,12 @@
 /** Access tokens (JWT): short, because they are verified without a database call. */
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
 
+/** A backend service's access tokens (SMART Backend Services recommends five minutes; the client signs in again). */
+export const BACKEND_ACCESS_TOKEN_SECONDS = 5 * 60;
+
+/** A backend service's signed client assertion may expire at most this far ahead; its `jti` is kept until then. */
+export const CLIENT_ASSERTION_MAX_SECONDS = 5 * 60;
+
 /** Refresh tokens: rotated on every use; a family unused for this long expires (DynamoDB TTL). */
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 

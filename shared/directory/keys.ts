@@ -142,6 +142,8 @@ export const keys = {
   currentInvitation: (patientId: number, clientNumber: number): Key => ({ pk: `PATIENT#${patientId}`, sk: `INVITECURRENT#${pad(clientNumber)}` }),
   /** Failed sign-ins for one email (SHA-256 hex of the lower-cased address, so unknown addresses are not stored); TTL. */
   loginThrottle: (emailHash: string): Key => ({ pk: `LOGINTHROTTLE#${emailHash}`, sk: 'LOGINTHROTTLE' }),
+  /** A client assertion a backend client signed in with, by client and the SHA-256 (hex) of its `jti`, so it is used once; TTL. */
+  clientAssertion: (clientId: string, jtiHash: string): Key => ({ pk: `ASSERTION#${keyText(clientId)}#${jtiHash}`, sk: 'ASSERTION' }),
 } as const;
 
 /** Index attributes of items, built here so the index layout stays in this file. */

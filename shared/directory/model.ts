@@ -167,6 +167,14 @@ export interface FhirSource extends Timestamps {
 
 export type ClientType = 'public' | 'confidential';
 
+/** A public key of a backend client, as registered (RFC 7517 members; public ones only, never `d`). */
+export type PublicJwk = Readonly<Record<string, string>>;
+
+/** A JWK Set of public keys (RFC 7517 §5). */
+export interface PublicJwkSet {
+  keys: PublicJwk[];
+}
+
 export interface OAuthClient extends Timestamps {
   /** Numeric id used by `/api/v1/` (studies' apps, invitations). */
   id: Id;
@@ -179,8 +187,15 @@ export interface OAuthClient extends Timestamps {
   /** Exact redirect URIs; a request's redirect_uri must equal one byte for byte. */
   redirectUris: string[];
   grantTypes: string[];
-  /** The practitioner a client-credentials API key acts as. */
+  /** The practitioner a client-credentials API key or backend client acts as. */
   ownerUserId?: Id;
+  /**
+   * A backend client's public keys (SMART Backend Services): registered inline (`jwks`) or as the
+   * https URL of its JWK Set (`jwksUri`), never both. Such a client authenticates only with a
+   * signed assertion (`private_key_jwt`) and has no secret.
+   */
+  jwks?: PublicJwkSet;
+  jwksUri?: string;
   /** Invitation link template; `CODE` is replaced by the URL-encoded invitation code. */
   invitationUrl?: string;
 }

@@ -1,11 +1,12 @@
 /**
- * OAuth clients: patient apps and the portal (public, PKCE), and practitioners' API keys
- * (confidential, client credentials, acting as their owner). Looked up by `client_id` at the token
+ * OAuth clients: patient apps and the portal (public, PKCE), practitioners' API keys
+ * (confidential, client credentials, acting as their owner) and backend clients (confidential by a
+ * registered public key, acting as their owner). Looked up by `client_id` at the token
  * endpoint and by numeric id from `/api/v1/`.
  */
 import { randomAlphanumeric } from '../auth/secrets';
 import { assertKeyText, now } from './db';
-import type { ClientType, Id, OAuthClient } from './model';
+import type { ClientType, Id, OAuthClient, PublicJwkSet } from './model';
 import { directoryStore } from './store/current';
 
 export { clientNotFound } from './store/port';
@@ -20,6 +21,8 @@ export interface OAuthClientInput {
   grantTypes?: readonly string[];
   ownerUserId?: Id;
   invitationUrl?: string;
+  jwks?: PublicJwkSet;
+  jwksUri?: string;
 }
 
 export type OAuthClientPatch = Partial<Omit<OAuthClientInput, 'clientId' | 'type' | 'ownerUserId'>>;
@@ -40,6 +43,8 @@ export async function createOAuthClient(input: OAuthClientInput): Promise<OAuthC
     grantTypes: [...(input.grantTypes ?? [])],
     ...(input.ownerUserId !== undefined ? { ownerUserId: input.ownerUserId } : {}),
     ...(input.invitationUrl ? { invitationUrl: input.invitationUrl } : {}),
+    ...(input.jwks ? { jwks: input.jwks } : {}),
+    ...(input.jwksUri ? { jwksUri: input.jwksUri } : {}),
     createdAt: at,
     updatedAt: at,
   };

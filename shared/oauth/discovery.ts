@@ -8,7 +8,8 @@ import { TOKEN_ALG } from '../auth/signing-key-provider';
 import { signingKeys } from '../auth/signing-keys';
 import { config } from '../config';
 import { OAUTH_PATHS } from '../http/families';
-import { SUPPORTED_SCOPES } from './scopes';
+import { ASSERTION_ALGORITHMS } from './client-keys';
+import { SUPPORTED_SCOPES, SYSTEM_SCOPES_ADVERTISED } from './scopes';
 import { S256 } from './pkce';
 
 /** Discovery documents change only with a deployment. */
@@ -29,7 +30,10 @@ export function oauthEndpoints() {
   };
 }
 
-const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+/** The signatures a backend client's assertion (`private_key_jwt`) may carry. */
+const AUTH_SIGNING_ALGS = [...ASSERTION_ALGORITHMS];
+const SCOPES = [...SUPPORTED_SCOPES, ...SYSTEM_SCOPES_ADVERTISED];
 
 export function openidConfiguration(): Record<string, unknown> {
   return {
@@ -40,9 +44,11 @@ export function openidConfiguration(): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [TOKEN_ALG],
     token_endpoint_auth_methods_supported: AUTH_METHODS,
+    token_endpoint_auth_signing_alg_values_supported: AUTH_SIGNING_ALGS,
     revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+    revocation_endpoint_auth_signing_alg_values_supported: AUTH_SIGNING_ALGS,
     code_challenge_methods_supported: [S256],
-    scopes_supported: [...SUPPORTED_SCOPES],
+    scopes_supported: SCOPES,
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'nonce', 'email', 'name', 'given_name', 'family_name', 'fhirUser'],
     authorization_response_iss_parameter_supported: true,
   };
@@ -59,13 +65,15 @@ export function smartConfiguration(): Record<string, unknown> {
     userinfo_endpoint: endpoints.userinfo_endpoint,
     grant_types_supported: [...GRANT_TYPES],
     token_endpoint_auth_methods_supported: AUTH_METHODS,
-    scopes_supported: [...SUPPORTED_SCOPES],
+    token_endpoint_auth_signing_alg_values_supported: AUTH_SIGNING_ALGS,
+    scopes_supported: SCOPES,
     response_types_supported: ['code'],
     code_challenge_methods_supported: [S256],
     capabilities: [
       'launch-standalone',
       'client-public',
       'client-confidential-symmetric',
+      'client-confidential-asymmetric',
       'context-standalone-patient',
       'permission-patient',
       'permission-user',

@@ -8,6 +8,7 @@ import { CLOCK_TOLERANCE_SECONDS } from '../auth/lifetimes';
 import { verifyAccessToken, type AccessTokenClaims } from '../auth/tokens';
 import { addRevocations } from '../directory/users';
 import type { OAuthClient } from '../directory/model';
+import { spendAssertion } from './client-assertion';
 import { authenticateClient } from './client-auth';
 import { oauthError } from './errors';
 import { required, type Params } from './form';
@@ -46,7 +47,9 @@ async function revokeAccessToken(client: OAuthClient, token: string): Promise<bo
 export async function handleRevocationRequest(headers: Readonly<Record<string, string>>, params: Params): Promise<void> {
   const token = required(params, 'token');
   await ensureServiceClients();
-  const { client } = await authenticateClient(headers, params);
+  const { client, assertion } = await authenticateClient(headers, params);
+  // A backend client's assertion is used once, whatever the token turns out to be.
+  if (assertion) await spendAssertion(assertion);
   // The hint only decides which kind is tried first (RFC 7009 §2.1).
   const order = params.token_type_hint === 'access_token' ? [revokeAccessToken, revokeRefreshToken] : [revokeRefreshToken, revokeAccessToken];
   for (const attempt of order) if (await attempt(client, token)) return;

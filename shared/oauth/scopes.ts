@@ -54,3 +54,32 @@ export function narrowedScope(raw: string | undefined, granted: string): string 
   if (extra.length > 0) throw oauthError('invalid_scope', `The scope ${extra.join(' ')} was not granted.`);
   return asked.join(' ');
 }
+
+/**
+ * SMART system scopes, the only ones a backend service is granted: read and search (`rs`; SMART
+ * v1's `read` is granted as asked) of every resource type or of one.
+ */
+const SYSTEM_SCOPE = /^system\/(\*|[A-Z][A-Za-z]{0,63})\.(rs|read)$/;
+
+/** The system scope discovery names (the others are the same per type). */
+export const SYSTEM_SCOPES_ADVERTISED = ['system/*.rs'] as const;
+
+/** The scopes granted to a backend service: the system scopes asked for; 400 `invalid_scope` when none is. */
+export function grantedSystemScope(raw: string | undefined): string {
+  const asked = parseScope(raw);
+  const granted = asked.filter((s) => SYSTEM_SCOPE.test(s));
+  if (granted.length === 0) {
+    throw oauthError('invalid_scope', 'A backend service asks for system/*.rs, or system/<Type>.rs for some resource types (read and search).');
+  }
+  return granted.join(' ');
+}
+
+/**
+ * The FHIR resource types a token's system scopes let it read: every type (`'*'`), some, or
+ * `undefined` for a token without system scopes (not a backend service's).
+ */
+export function systemScopeTypes(scopes: readonly string[]): '*' | ReadonlySet<string> | undefined {
+  const types = scopes.flatMap((s) => SYSTEM_SCOPE.exec(s)?.[1] ?? []);
+  if (types.length === 0) return undefined;
+  return types.includes('*') ? '*' : new Set(types);
+}

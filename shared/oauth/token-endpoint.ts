@@ -2,17 +2,21 @@
  * `POST /o/token/` (RFC 6749 §4.1.3, §4.4, §6): the three grants this server issues tokens for.
  * - `authorization_code`: PKCE S256 only, the exact redirect URI, a code used once;
  * - `refresh_token`: rotation on every use, a replayed token revokes its grant;
- * - `client_credentials`: a practitioner's API key acting as that practitioner (no refresh token).
+ * - `client_credentials`: a practitioner's API key acting as that practitioner (no refresh token);
+ *   or a backend service signed in with its assertion (SMART Backend Services), reading what its
+ *   practitioner sees under system scopes, for five minutes.
  */
+import { BACKEND_ACCESS_TOKEN_SECONDS } from '../auth/lifetimes';
 import { hashSecret } from '../auth/secrets';
-import type { OAuthClient } from '../directory/model';
-import { authenticateClient } from './client-auth';
+import type { OAuthClient, User } from '../directory/model';
+import { spendAssertion, type VerifiedAssertion } from './client-assertion';
+import { authenticateClient, type AuthenticatedClient } from './client-auth';
 import { oauthError } from './errors';
 import { required, type Params } from './form';
 import { checkAuthorizationCode, useAuthorizationCode } from './authorization-codes';
 import { apiKeyGrantId, grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
 import { invitationHonours } from './invitations';
-import { grantedScope, narrowedScope } from './scopes';
+import { grantedScope, grantedSystemScope, narrowedScope } from './scopes';
 import { GRANT_TYPES } from './discovery';
 import { ensureServiceClients } from './service-clients';
 import { tokenResponse, type TokenResponse } from './token-response';
@@ -68,10 +72,18 @@ async function refreshTokenGrant(client: OAuthClient, params: Params): Promise<T
   return tokenResponse({ user, clientId: client.clientId, scope, grantId: grant.grantId, refreshToken });
 }
 
-async function clientCredentialsGrant(client: OAuthClient, params: Params): Promise<TokenResponse> {
-  if (client.type !== 'confidential' || client.ownerUserId === undefined) throw oauthError('unauthorized_client', 'Only an API key may use the client_credentials grant.');
+/** A backend service's token: system scopes only, the assertion spent last (nothing is written for a refused request). */
+async function backendServiceToken(client: OAuthClient, owner: User, assertion: VerifiedAssertion, params: Params): Promise<TokenResponse> {
+  const scope = grantedSystemScope(params.scope);
+  await spendAssertion(assertion);
+  return tokenResponse({ user: owner, clientId: client.clientId, scope, grantId: apiKeyGrantId(client.clientId), lifetimeSeconds: BACKEND_ACCESS_TOKEN_SECONDS });
+}
+
+async function clientCredentialsGrant({ client, assertion }: AuthenticatedClient, params: Params): Promise<TokenResponse> {
+  if (client.type !== 'confidential' || client.ownerUserId === undefined) throw oauthError('unauthorized_client', 'Only an API key or a backend client may use the client_credentials grant.');
   const owner = await activeUser(client.ownerUserId, 'practitioner');
-  if (!owner) throw oauthError('invalid_client', 'The practitioner of this API key can no longer sign in.');
+  if (!owner) throw oauthError('invalid_client', 'The practitioner of this client can no longer sign in.');
+  if (assertion) return backendServiceToken(client, owner, assertion, params);
   const scope = grantedScope(params.scope, 'practitioner', API_KEY_DEFAULT_SCOPE);
   return tokenResponse({ user: owner, clientId: client.clientId, scope, grantId: apiKeyGrantId(client.clientId) });
 }
@@ -81,7 +93,8 @@ export async function handleTokenRequest(headers: Readonly<Record<string, string
   const grantType = required(params, 'grant_type');
   if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw oauthError('unsupported_grant_type', `The grant type ${grantType.slice(0, 64)} is not supported.`);
   await ensureServiceClients();
-  const { client } = await authenticateClient(headers, params);
+  const authenticated = await authenticateClient(headers, params);
+  const { client } = authenticated;
   requireGrantType(client, grantType);
   switch (grantType) {
     case 'authorization_code':
@@ -89,7 +102,7 @@ export async function handleTokenRequest(headers: Readonly<Record<string, string
     case 'refresh_token':
       return refreshTokenGrant(client, params);
     default:
-      return clientCredentialsGrant(client, params);
+      return clientCredentialsGrant(authenticated, params);
   }
 }
 

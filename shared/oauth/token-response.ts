@@ -25,6 +25,8 @@ export interface TokenIssue {
   grantId: string;
   refreshToken?: string;
   nonce?: string;
+  /** Shorter than the usual access token (a backend service's). */
+  lifetimeSeconds?: number;
 }
 
 /** The FHIR resource the user is, as SMART's `fhirUser` claim names it. */
@@ -50,7 +52,7 @@ async function idToken(issue: TokenIssue, iat: number, expiresIn: number): Promi
 }
 
 export async function tokenResponse(issue: TokenIssue): Promise<TokenResponse> {
-  const access = await issueAccessToken({ userId: issue.user.id, kind: issue.user.kind, scope: issue.scope, clientId: issue.clientId, grantId: issue.grantId, ...(issue.user.patientId !== undefined ? { patientId: issue.user.patientId } : {}) });
+  const access = await issueAccessToken({ userId: issue.user.id, kind: issue.user.kind, scope: issue.scope, clientId: issue.clientId, grantId: issue.grantId, ...(issue.lifetimeSeconds ? { lifetimeSeconds: issue.lifetimeSeconds } : {}), ...(issue.user.patientId !== undefined ? { patientId: issue.user.patientId } : {}) });
   return {
     access_token: access.accessToken,
     token_type: 'Bearer',

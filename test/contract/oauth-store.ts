@@ -384,5 +384,29 @@ export function oauthStoreContract(adapters: readonly OAuthAdapter[]): void {
         expect(await store.signIns.get(hashSecret(email))).toMatchObject({ failures: 1, windowStart: now });
       });
     });
+
+    describe('client assertions', () => {
+      it('records a jti once per client: a second use while it is live is refused, another client\'s is its own', async () => {
+        const [client, jti] = [`client-${hash().slice(0, 8)}`, hash()];
+        expect(await store.clientAssertions.use(client, jti, NOW + 300, NOW)).toBe(true);
+        expect(await store.clientAssertions.use(client, jti, NOW + 600, NOW + 299)).toBe(false);
+        expect(await store.clientAssertions.use(`${client}-other`, jti, NOW + 300, NOW)).toBe(true);
+        expect(await store.clientAssertions.use(client, hash(), NOW + 300, NOW)).toBe(true);
+      });
+
+      it('lets a jti be used again once its record expired, whether or not the store has removed it', async () => {
+        const [client, jti] = [`client-${hash().slice(0, 8)}`, hash()];
+        expect(await store.clientAssertions.use(client, jti, NOW + 300, NOW)).toBe(true);
+        expect(await store.clientAssertions.use(client, jti, NOW + 900, NOW + 300)).toBe(true);
+        // The record now lives until NOW + 900.
+        expect(await store.clientAssertions.use(client, jti, NOW + 1000, NOW + 899)).toBe(false);
+      });
+
+      it('lets exactly one of racing uses of a jti through', async () => {
+        const [client, jti] = [`client-${hash().slice(0, 8)}`, hash()];
+        const outcomes = await Promise.all([1, 2, 3, 4].map(() => store.clientAssertions.use(client, jti, NOW + 300, NOW)));
+        expect(outcomes.filter(Boolean)).toHaveLength(1);
+      });
+    });
   });
 }

@@ -34,6 +34,7 @@ beforeAll(async () => {
   await redeemAndExchange((await invite(aux.doctor.token, aux.bob.id, portal.id)).token);
   await makePatient({ organizations: [aux.org], identifiers: [{ system: 'https://x.example/mrn', value: 'm-1' }] });
   await twins.oauth.signIns.addFailure('a-hash', Date.now() + 60_000);
+  await twins.oauth.clientAssertions.use('a-client', 'a-jti-hash', Math.floor(Date.now() / 1000) + 300, Math.floor(Date.now() / 1000));
   const readings = await observationWorld();
   const sent = [observation(readings, { identifiers: [{ system: 'https://x.example', value: 'r-1' }], form: 'start_end', spanMinutes: 90 })];
   const uploaded = await upload(readings.patient.token, sent);
@@ -66,7 +67,7 @@ describe('the twins snapshot', () => {
         'studyDataSources',
         'users',
       ],
-      oauth: ['codes', 'currentInvitations', 'grants', 'invitationNumbers', 'invitations', 'refreshTokens', 'signIns'],
+      oauth: ['clientAssertions', 'codes', 'currentInvitations', 'grants', 'invitationNumbers', 'invitations', 'refreshTokens', 'signIns'],
       observations: ['identifierClaims', 'readingIds', 'readings', 'spans'],
       auxiliary: ['indexRows', 'pendingBodies', 'resources', 'upstreamClaims'],
       bodies: ['objects'],

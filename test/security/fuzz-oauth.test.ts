@@ -3,7 +3,7 @@
  * made-up ones), every parameter with hostile text, duplicated and unknown parameters, Basic
  * credentials of any text, other content types, bodies that are no form at all, and mutations of
  * forms that would succeed (a live code with its verifier, a live refresh token, an API key's
- * credentials). Every answer is a token response or an RFC 6749 error (`{error,
+ * credentials, a backend client's fresh assertion). Every answer is a token response or an RFC 6749 error (`{error,
  * error_description}`), never a 5xx; and an answer that refused changes no directory row but the
  * failed-attempt counters (which count by design).
  */
@@ -15,7 +15,8 @@ import { makeOrganization, makePractitioner, type WithToken } from '../support/d
 import { CaseCount, expectWellFormed, fuzz, fuzzTimeout } from '../support/fuzz';
 import { bodyText, hostileKey, hostileText } from '../support/fuzz-inputs';
 import { call, type TestResponse } from '../support/invoke';
-import { basic, FORM, pkcePair } from '../support/oauth';
+import { backendKey, basic, FORM, pkcePair, registerBackendClient, signAssertion, type BackendKey } from '../support/oauth';
+import { CLIENT_ASSERTION_TYPE } from '../../shared/oauth/client-assertion';
 import { directoryRows } from '../support/store';
 import type { Practitioner } from '../../shared/directory/model';
 
@@ -23,6 +24,7 @@ const CALLBACK = 'http://localhost:8000/auth/callback';
 let doctor: Practitioner & WithToken;
 let apiKey: { clientId: string; clientSecret: string };
 let refreshToken: string;
+let backend: { clientId: string; key: BackendKey };
 const cases = new CaseCount('/o/ forms');
 
 /** A fresh code for the doctor at the web client, with its verifier. */
@@ -43,19 +45,21 @@ beforeAll(async () => {
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: WEB_CLIENT_ID, code_verifier: verifier }).toString(),
   });
   refreshToken = exchanged.json.refresh_token;
+  const signer = await backendKey('ES384');
+  backend = { key: signer, clientId: (await registerBackendClient(doctor.token, { jwks: { keys: [signer.jwk] } })).clientId };
 });
 afterAll(() => console.log(cases.line()));
 
 const QUICK = 50;
 vi.setConfig({ testTimeout: fuzzTimeout(QUICK * 2) });
 
-const PARAMETERS = ['grant_type', 'code', 'redirect_uri', 'client_id', 'client_secret', 'code_verifier', 'refresh_token', 'scope', 'token', 'token_type_hint'];
+const PARAMETERS = ['grant_type', 'code', 'redirect_uri', 'client_id', 'client_secret', 'code_verifier', 'refresh_token', 'scope', 'token', 'token_type_hint', 'client_assertion', 'client_assertion_type'];
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials', 'password', 'implicit', 'urn:ietf:params:oauth:grant-type:jwt-bearer', ''];
 
 /** A form as pairs (a parameter may repeat), from a template and the case's changes. */
 type Pairs = Array<[string, string]>;
 
-const value = fc.oneof(hostileText, fc.constantFrom(...GRANTS, WEB_CLIENT_ID, PORTAL_CLIENT_ID, CALLBACK, 'openid', 'S256'));
+const value = fc.oneof(hostileText, fc.constantFrom(...GRANTS, WEB_CLIENT_ID, PORTAL_CLIENT_ID, CALLBACK, 'openid', 'S256', CLIENT_ASSERTION_TYPE, 'system/*.rs'));
 const anyPairs: fc.Arbitrary<Pairs> = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...PARAMETERS), hostileKey), value), { maxLength: 8 });
 
 /** A form that would succeed, then changed: a parameter dropped, replaced, repeated, or one added. */
@@ -81,6 +85,12 @@ const LIVE_FORMS: Array<() => Promise<Pairs>> = [
   },
   async () => [['grant_type', 'refresh_token'], ['client_id', WEB_CLIENT_ID], ['refresh_token', refreshToken]],
   async () => [['grant_type', 'client_credentials'], ['client_id', apiKey.clientId], ['client_secret', apiKey.clientSecret]],
+  async () => [
+    ['grant_type', 'client_credentials'],
+    ['scope', 'system/*.rs'],
+    ['client_assertion_type', CLIENT_ASSERTION_TYPE],
+    ['client_assertion', await signAssertion(backend.key, backend.clientId)],
+  ],
 ];
 
 const headersOf = fc.record({

@@ -17,7 +17,7 @@ import { AUXILIARY_STAND_IN, TABLE } from './isolation-table';
 import { leaked, markersOf } from './leaks';
 import { FAMILY_ROUTES, FHIR_ALIASES, FHIR_BASE, owedRows, REGISTERED_TYPES, routeName, routeReached, servedRoutes, typeFamilyOf } from './route-inventory';
 import { storeChanges } from './store-changes';
-import type { Probe, Row } from './table-model';
+import { sendProbe, type Probe, type Row } from './table-model';
 import { buildWorld, type World } from './world';
 
 const keyOf = (row: Row) => (row.type ? `${row.route} ${row.type}` : row.route);
@@ -124,12 +124,6 @@ function requestText(path: string, probe: Probe): string {
   return [path, JSON.stringify(probe.body ?? null), ...Object.values(probe.headers ?? {})].join('\n');
 }
 
-async function send(method: string, path: string, probe: Probe, token: string | undefined) {
-  const body = probe.form ? new URLSearchParams(probe.body as Record<string, string>).toString() : probe.body;
-  const headers = probe.form ? { 'content-type': 'application/x-www-form-urlencoded', ...probe.headers } : probe.headers;
-  return call(method, path, { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
-}
-
 /** One caller's request under one base: the status, and no data the caller may not see. */
 async function runCase(row: Row, caller: Caller, base: string): Promise<string> {
   const method = methodOf(row);
@@ -141,7 +135,7 @@ async function runCase(row: Row, caller: Caller, base: string): Promise<string> 
   expect(reached?.name, `${method} ${path} must reach the row's route`).toBe(row.route);
   if (row.type) expect(reached?.params.type).toBe(row.type);
 
-  const res = await send(method, path, probe, tokens[caller]);
+  const res = await sendProbe(method, path, probe, tokens[caller]);
   cases += 1;
   const about = `${caller}: ${method} ${path} -> ${res.status} ${res.text.slice(0, 300)}`;
   expect.soft(res.status, about).toBe(row.expect[caller]);
@@ -198,7 +192,7 @@ describe('every other method on every route path', () => {
     await pMap(
       probes,
       async ({ caller, method, path, methods }) => {
-        const res = await send(method, path, { path }, tokens[caller]);
+        const res = await sendProbe(method, path, { path }, tokens[caller]);
         otherMethodCases += 1;
         const about = `${caller}: ${method} ${path} -> ${res.status} ${res.text.slice(0, 200)}`;
         expect.soft(res.status, about).toBe(405);

@@ -2,7 +2,8 @@
  * Helpers for the OAuth tests: form posts to `/o/*`, PKCE pairs, and the invitation steps the
  * portal runs (issue as a practitioner, redeem, exchange).
  */
-import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { getOAuthClient } from '../../shared/directory/oauth-clients';
 import type { OAuthClient } from '../../shared/directory/model';
 import { s256Challenge } from '../../shared/oauth/pkce';
@@ -59,4 +60,54 @@ export async function invitationWorld() {
   const doctor = await makePractitioner({ organizations: [org] });
   const patient = await makePatient({ organizations: [org] });
   return { org, doctor, patient };
+}
+
+// --- backend services (SMART Backend Services: a registered key set, a signed assertion) -----------------
+
+export type AssertionAlg = 'RS384' | 'ES384';
+
+export interface BackendKey {
+  alg: AssertionAlg;
+  kid: string;
+  privateKey: CryptoKey;
+  /** The public JWK as registered (with its kid). */
+  jwk: JWK;
+}
+
+/** A fresh key pair for a backend client, extractable so its public half can be registered. */
+export async function backendKey(alg: AssertionAlg, kid = `${alg.toLowerCase()}-${randomBytes(4).toString('hex')}`): Promise<BackendKey> {
+  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
+  return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid } };
+}
+
+export const TOKEN_ENDPOINT = 'http://localhost:8000/o/token/';
+
+/** A client assertion as a backend client signs it; `claims` and `header` override the defaults. */
+export async function signAssertion(
+  key: Pick<BackendKey, 'alg' | 'kid' | 'privateKey'>,
+  clientId: string,
+  options: { claims?: Record<string, unknown>; header?: Record<string, unknown>; expiresIn?: number } = {},
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { iss: clientId, sub: clientId, aud: TOKEN_ENDPOINT, exp: now + (options.expiresIn ?? 240), jti: randomUUID(), ...options.claims };
+  const defined = Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== undefined));
+  return new SignJWT(defined).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header } as never).sign(key.privateKey);
+}
+
+/** Registers a backend client for the practitioner; returns the 201 body. */
+export async function registerBackendClient(practitionerToken: string, metadata: Record<string, unknown>) {
+  const res = await call('POST', '/api/v1/practitioner_clients', { token: practitionerToken, body: { name: 'pipeline', ...metadata }, headers: { 'content-type': 'application/json' } });
+  if (res.status !== 201) throw new Error(`backend client: ${res.status} ${res.text}`);
+  return res.json as { id: number; clientId: string; tokenEndpointAuthMethod: string; keyIds?: string[]; jwksUri?: string };
+}
+
+/** The token request of a backend client: client_credentials with its assertion. */
+export function assertionGrant(assertion: string, scope: string | undefined = 'system/*.rs', extra: Record<string, string> = {}): Promise<TestResponse> {
+  return postForm('/o/token/', {
+    grant_type: 'client_credentials',
+    client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    client_assertion: assertion,
+    ...(scope === undefined ? {} : { scope }),
+    ...extra,
+  });
 }

@@ -1,8 +1,9 @@
 /** The OAuth store port on the directory table (the service's adapter). */
+import { clientAssertions } from './dynamo-client-assertions';
 import { codes } from './dynamo-codes';
 import { grants } from './dynamo-grants';
 import { invitationRecords } from './dynamo-invitations';
 import type { OAuthStore } from './port';
 import { signIns } from './dynamo-sign-ins';
 
-export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns };
+export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions };

@@ -3,6 +3,7 @@
  * The contract suite (test/contract/oauth-store.ts) holds it to the same behaviour. Each call makes
  * a new, empty store.
  */
+import { memoryClientAssertions } from './memory-client-assertions';
 import { memoryCodesAndGrants } from './memory-codes';
 import { memoryInvitations } from './memory-invitations';
 import { memorySignIns } from './memory-sign-ins';
@@ -10,5 +11,5 @@ import type { OAuthStore } from './port';
 
 export function memoryOAuthStore(): OAuthStore {
   const { codes, grants, newCode } = memoryCodesAndGrants();
-  return { codes, grants, invitations: memoryInvitations(newCode), signIns: memorySignIns() };
+  return { codes, grants, invitations: memoryInvitations(newCode), signIns: memorySignIns(), clientAssertions: memoryClientAssertions() };
 }

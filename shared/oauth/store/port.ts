@@ -176,11 +176,27 @@ export interface SignInAttemptRecords {
   clear(emailHash: string): Promise<void>;
 }
 
+// --- client assertions ------------------------------------------------------------------------------
+
+/**
+ * The assertions backend clients signed in with (SMART Backend Services), by client and the
+ * SHA-256 of the assertion's `jti`, each kept until the assertion could no longer be accepted.
+ */
+export interface ClientAssertionRecords {
+  /**
+   * Records that the client used this `jti` until `expiresAt` (epoch seconds), in one step: `false`,
+   * with nothing written, when a record of it is still live at `now` (a replay). A record whose
+   * `expiresAt` has passed counts as gone, whether or not DynamoDB's TTL has removed it yet.
+   */
+  use(clientId: string, jtiHash: string, expiresAt: number, now: number): Promise<boolean>;
+}
+
 export interface OAuthStore {
   codes: AuthorizationCodeRecords;
   grants: GrantRecords;
   invitations: InvitationRecords;
   signIns: SignInAttemptRecords;
+  clientAssertions: ClientAssertionRecords;
 }
 
 export const codeCollision = () => conflict('Authorization code collision.');
