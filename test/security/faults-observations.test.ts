@@ -158,7 +158,7 @@ describe('an invocation stopped half-way through its batch, and the batch sent a
   });
 
   it('stopped after its rows and before their id pointers: after the re-send, every reading is readable by its id', async () => {
-    const batch = Array.from({ length: 30 }, () => observation(world, { at: Date.UTC(2025, 5, 1, 0, minute++) }));
+    const batch = Array.from({ length: 20 }, () => observation(world, { at: Date.UTC(2025, 5, 1, 0, minute++) }));
     const stopper = await stopInvocation('pointers', 'BatchWriteItemCommand', 0);
     suite.removeAfterTest(stopper.remove);
     suite.entries += batch.length;
