@@ -91,10 +91,13 @@ export class Pace {
     });
   }
 
-  /** Gives a place back with the time its unit took and whether the store was busy. */
-  release(ms: number, busy: boolean): void {
+  /**
+   * Gives a place back with the time its unit took and how the store answered: in time, busy
+   * (throttled), or not asked at all (a unit refused before it reached the store teaches nothing).
+   */
+  release(ms: number, answer: StoreAnswer): void {
     this.inFlight -= 1;
-    this.learn(ms, busy);
+    if (answer !== 'unused') this.learn(ms, answer === 'busy');
     this.next();
   }
 
@@ -119,6 +122,9 @@ export class Pace {
   }
 }
 
+/** How the store answered a unit's work. */
+export type StoreAnswer = 'answered' | 'busy' | 'unused';
+
 /** What became of a unit of paced work. */
 export type PacedOutcome<R> =
   /** Finished in time. */
@@ -130,15 +136,15 @@ export type PacedOutcome<R> =
 
 /**
  * Runs units through a pace before a deadline, several at once as the pace allows, in order of the
- * list: once one cannot start in time, neither does any after it. `busy` says of a finished
- * unit's value that the store was busy (it then counts as a busy answer for the pace).
+ * list: once one cannot start in time, neither does any after it. `answerOf` says of a finished
+ * unit's value how the store answered it (what the pace learns from).
  */
 export async function runPaced<U, R>(
   units: readonly U[],
   pace: Pace,
   deadline: Deadline,
   work: (unit: U) => Promise<R>,
-  busy: (value: R) => boolean = () => false,
+  answerOf: (value: R) => StoreAnswer = () => 'answered',
 ): Promise<Array<PacedOutcome<R>>> {
   const outcomes = units.map((): PacedOutcome<R> => ({ kind: 'not-started' }));
   const running: Array<Promise<void>> = [];
@@ -148,8 +154,8 @@ export async function runPaced<U, R>(
     const working = work(unit);
     // The place is held until the store has answered, in time or not: until then it is still busy with it.
     working.then(
-      (value) => pace.release(performance.now() - started, busy(value)),
-      () => pace.release(performance.now() - started, true),
+      (value) => pace.release(performance.now() - started, answerOf(value)),
+      () => pace.release(performance.now() - started, 'busy'),
     );
     running.push(
       beforeDeadline(working, deadline).then((settled) => {

@@ -16,7 +16,7 @@ import type { Code } from '../../directory/model';
 import { issue, operationOutcome, type OutcomeIssue } from '../../fhir/outcome';
 import { shapeWrite, type WriteResult, type WriteTarget } from '../../fhir/write-response';
 import type { Deadline } from '../../http/deadline';
-import { Pace, runPaced, type PacedOutcome } from '../../store/pace';
+import { Pace, runPaced, type PacedOutcome, type StoreAnswer } from '../../store/pace';
 import type { AuxiliaryStore } from '../auxiliary';
 import { codesById } from '../code-table-cache';
 import { READING_VERSION, toFhirObservation } from '../fhir-observation';
@@ -72,8 +72,8 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
   const resourceOf = (i: number) => (entries[i] as { resource: unknown }).resource;
   const slices = chunksOf(native, SLICE);
   const [sliceOutcomes, auxiliaryOutcomes] = await Promise.all([
-    runPaced(slices, nativeWrites, req.deadline, (slice) => storeSlice(slice, resourceOf, ctx, req), (done) => done.some(([, r]) => r.unfinished === 'busy')),
-    runPaced(auxiliary, auxiliaryWrites, req.deadline, (i) => auxiliaryResult(entries[i] as { type: string; resource: unknown }, req), (r) => r.status === 503),
+    runPaced(slices, nativeWrites, req.deadline, (slice) => storeSlice(slice, resourceOf, ctx, req), (done) => storeAnswerOf(done.map(([, result]) => result))),
+    runPaced(auxiliary, auxiliaryWrites, req.deadline, (i) => auxiliaryResult(entries[i] as { type: string; resource: unknown }, req), (result) => storeAnswerOf([result])),
   ]);
   sliceOutcomes.forEach((outcome, n) => {
     if (outcome.kind === 'done') for (const [index, result] of outcome.value) results[index] = result;
@@ -84,6 +84,15 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
     results[index] = outcome.kind === 'done' ? outcome.value : unfinished(outcome.kind, req.noun, hasId(resourceOf(index)));
   });
   return results;
+}
+
+/**
+ * How the store answered a slice (or one auxiliary entry): busy when any entry was refused busy,
+ * unused when every entry was refused before it reached the store (a 4xx), else answered.
+ */
+function storeAnswerOf(results: readonly EntryResult[]): StoreAnswer {
+  if (results.some((r) => r.unfinished === 'busy')) return 'busy';
+  return results.every((r) => r.status >= 400 && r.status < 500) ? 'unused' : 'answered';
 }
 
 const hasId = (resource: unknown) => typeof (resource as { id?: unknown }).id === 'string';

@@ -21,7 +21,7 @@ async function rounds(pace: Pace, count: number, ms: (round: number) => number, 
   for (let round = 0; round < count; round++) {
     const n = pace.current;
     for (let i = 0; i < n; i++) expect(await pace.acquire(NO_DEADLINE)).toBe(true);
-    for (let i = 0; i < n; i++) pace.release(ms(round), busy);
+    for (let i = 0; i < n; i++) pace.release(ms(round), busy ? 'busy' : 'answered');
     limits.push(pace.current);
   }
   return limits;
@@ -68,16 +68,25 @@ describe('the pace of a store', () => {
     const late = pace.acquire(deadlineIn(200)).then((ok) => order.push(`late ${ok}`));
     await sleep(120);
     expect(order).toEqual(['late false']);
-    pace.release(100, false);
+    pace.release(100, 'answered');
     await a;
-    pace.release(100, false);
+    pace.release(100, 'answered');
     await b;
     await late;
     expect(order).toEqual(['late false', 'a true', 'b true']);
     // With less time left than a unit takes, no place is taken at all.
-    pace.release(100, false);
+    pace.release(100, 'answered');
     expect(await pace.acquire(deadlineIn(10))).toBe(false);
     expect(await pace.acquire(NO_DEADLINE)).toBe(true);
+  });
+
+  it('learns nothing from a unit the store never saw', async () => {
+    const pace = new Pace(options);
+    await rounds(pace, 5, () => 500);
+    const expected = pace.expectedMs();
+    expect(await pace.acquire(NO_DEADLINE)).toBe(true);
+    pace.release(1, 'unused');
+    expect(pace.expectedMs()).toBe(expected);
   });
 
   it("puts a request's first units ahead of other requests' later ones", async () => {
@@ -91,7 +100,7 @@ describe('the pace of a store', () => {
       pace.acquire(NO_DEADLINE, 1).then(() => order.push('d, its 2nd')),
     ];
     for (let i = 0; i < waiting.length; i++) {
-      pace.release(10, false);
+      pace.release(10, 'answered');
       await sleep(5);
     }
     await Promise.all(waiting);
