@@ -144,6 +144,37 @@ describe('reported per entry when it keeps failing', () => {
   }, 60_000);
 });
 
+describe('a slow store', () => {
+  it('row puts taking 10 ms each, one at a time (a saturated table): the batch is answered before its deadline, the readings done 201, the rest 503; the re-send stores each once', async () => {
+    let queue: Promise<unknown> = Promise.resolve();
+    remove = injectFault(async (command, send) => {
+      if (command.name !== 'PutItemCommand') return send();
+      const turn = queue.then(() => new Promise((resolve) => setTimeout(resolve, 10)));
+      queue = turn;
+      await turn;
+      return send();
+    });
+    const batch = Array.from({ length: 1000 }, (_, i) => observation(world, { at: Date.UTC(2025, 3, 3, 0, i) }));
+    const before = (await storedRows(world.patient.id)).length;
+    // 4.5 s of work, where 1,000 puts need at least 10 s.
+    const first = await call('POST', '/FHIR/R5/', { token: world.patient.token, body: { resourceType: 'Bundle', type: 'batch', entry: batch.map((resource) => ({ resource })) }, timeoutMs: 6000 });
+    expect(first.status).toBe(200);
+    expect(first.headers['retry-after']).toBeDefined();
+    const statuses = statusesOf(first);
+    const done = statuses.filter((s) => s === '201 Created').length;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(batch.length);
+    expect(new Set(statuses)).toEqual(new Set(['201 Created', '503 Service Unavailable']));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    remove();
+    remove = undefined;
+    const again = await upload(world.patient.token, batch);
+    expect(statusesOf(again).every((s) => s === '201 Created' || s === '200 OK')).toBe(true);
+    expect(statusesOf(again).filter((s, i) => statuses[i] === '201 Created').every((s) => s === '200 OK')).toBe(true);
+    expect((await storedRows(world.patient.id)).length - before).toBe(batch.length);
+  });
+});
+
 describe('refused for good', () => {
   it('a transaction cancelled for a reason a retry cannot change is that reading\'s 500 at once, the others stored', async () => {
     let transactions = 0;
