@@ -6,8 +6,9 @@
  * not helped by more requests at once: they queue inside it, every answer comes later, and whole
  * batches miss their deadline together. So the number of units in flight follows the store's
  * answer time (a gradient limit, as TCP Vegas does for a link): while recent answers come about as
- * fast as the long-run ones, the limit grows; when they take twice as long, it shrinks by their
- * ratio; a busy answer (throttling) halves it. Waiting units queue across the requests of the
+ * fast as the long-run ones and within `slowMs`, the limit grows; when they take twice as long, or
+ * longer than `slowMs` (work is queuing inside the store), it shrinks by their ratio; a busy answer
+ * (throttling) halves it. Waiting units queue across the requests of the
  * process (on Lambda, one request; locally, every request of the gateway), a request's first units
  * ahead of others' later ones, and a unit that would not finish before its request's deadline is not
  * started at all.
@@ -21,6 +22,11 @@ export interface PaceOptions {
   max: number;
   /** What a unit is assumed to take before any was measured (ms). */
   firstGuessMs: number;
+  /**
+   * An answer slower than this means units wait inside the store: fewer are sent, whatever the
+   * long-run pace (which a store that slows down under load drags along with it).
+   */
+  slowMs: number;
 }
 
 /** How much longer than the long-run answer time a recent one may take before the limit shrinks. */
@@ -108,9 +114,10 @@ export class Pace {
     let target: number;
     if (busy) target = this.limit / 2;
     else {
-      const gradient = Math.max(0.5, Math.min(1, (TOLERANCE * this.longRunMs) / this.recentMs));
-      // Room to grow while answers keep their pace: about the square root of the limit.
-      target = this.limit * gradient + Math.sqrt(this.limit);
+      const acceptable = Math.min(TOLERANCE * this.longRunMs, this.options.slowMs);
+      const gradient = Math.max(0.5, Math.min(1, acceptable / this.recentMs));
+      // Room to grow while answers keep their pace (about the square root of the limit); none while they do not.
+      target = gradient < 1 ? this.limit * gradient : this.limit + Math.sqrt(this.limit);
       // A store that became much faster is the new normal at once; a slower one becomes it over a few hundred answers.
       if (this.longRunMs > TOLERANCE * this.recentMs) this.longRunMs *= 0.95;
     }

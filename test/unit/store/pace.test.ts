@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { NO_DEADLINE, type Deadline } from '../../../shared/http/deadline';
 import { Pace, runPaced } from '../../../shared/store/pace';
 
-const options = { initial: 4, min: 1, max: 64, firstGuessMs: 100 };
+const options = { initial: 4, min: 1, max: 64, firstGuessMs: 100, slowMs: 10_000 };
 const deadlineIn = (ms: number): Deadline => {
   const until = performance.now() + ms;
   return { remainingMs: () => until - performance.now() };
@@ -44,8 +44,21 @@ describe('the pace of a store', () => {
     const slowed = await rounds(pace, 3, () => 500);
     expect(slowed[0]).toBeLessThan(before / 2);
     // The slower pace lasts: over a few hundred answers it becomes the long-run one, and the limit grows again.
-    const later = await rounds(pace, 200, () => 500);
+    const later = await rounds(pace, 600, () => 500);
     expect(later.at(-1)).toBeGreaterThan(slowed.at(-1)! * 2);
+  });
+
+  it('shrinks the limit while answers come slower than its ceiling, even once that pace is the long-run one', async () => {
+    const pace = new Pace({ ...options, slowMs: 1000 });
+    await rounds(pace, 10, () => 50);
+    // A store that slows down steadily: the long-run pace follows it, the ceiling does not.
+    let ms = 50;
+    await rounds(pace, 60, () => (ms = Math.min(3000, ms * 1.2)));
+    const limits = await rounds(pace, 40, () => 3000);
+    expect(limits.at(-1)).toBeLessThanOrEqual(3);
+    // Back under the ceiling, it grows again.
+    const later = await rounds(pace, 30, () => 500);
+    expect(later.at(-1)).toBeGreaterThan(limits.at(-1)! * 3);
   });
 
   it('halves the limit on a busy answer, never below its minimum', async () => {
