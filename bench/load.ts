@@ -16,11 +16,16 @@
  * `BENCH_LOAD_BATCHES`, `BENCH_LOAD_READINGS`, `BENCH_LOAD_SEARCHES`, `BENCH_LOAD_PHASE_SECONDS`;
  * `BENCH_LOAD_PHASES=upload,search,mixed` picks the mix's phases.
  */
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BatchWriteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import pMap from 'p-map';
 import { startRuntime } from '../local/runtime';
+import { config } from '../shared/config';
+import { dynamo } from '../shared/store/clients';
 import { makeFleet } from '../test/support/load-fleet';
 import { startLoadGateway } from '../test/support/load-gateway';
 import { failureSamples, stormRow, summaryLine, trafficRows } from '../test/support/load-report';
@@ -75,6 +80,42 @@ async function run(devices: number, options: LoadOptions, busy = 0): Promise<Loa
   }
 }
 
+/**
+ * What the engine itself takes, in the same run: 1,000 row-sized items written as the service
+ * writes a reading's row (a conditional put each, 16 at a time), in transactions of 50 (as the
+ * first layout wrote rows with their pointers) and in BatchWriteItem of 25 (no condition), on disk
+ * as `npm start` keeps them. DynamoDB Local commits each request to its SQLite file on its own, so
+ * the request count, not the write units, sets its pace.
+ */
+async function engineWrites(busy: number): Promise<Record<string, string>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-raw-'));
+  const runtime = await startRuntime({ dataDir, port: 0, seed: false, gateway: false });
+  const load = busyProcesses(busy);
+  try {
+    const table = config().observationsTable;
+    let n = 0;
+    const item = () => ({ pk: `P#${1 + (n % 40)}`, sk: `U#${randomUUID()}`, id: ++n, effSk: `2025-01-01T00:00:00.000Z#${String(n).padStart(15, '0')}`, data: Buffer.alloc(400, n % 256) });
+    const rate = async (write: () => Promise<void>) => {
+      const started = performance.now();
+      await write();
+      return (1000 / ((performance.now() - started) / 1000)).toFixed(0);
+    };
+    return {
+      'conditional puts, items/s': await rate(() => pMap(Array.from({ length: 1000 }, item), (Item) => dynamo().send(new PutCommand({ TableName: table, Item, ConditionExpression: 'attribute_not_exists(pk)' })).then(() => undefined), { concurrency: 16 }).then(() => undefined)),
+      'transactions of 50, items/s': await rate(() =>
+        pMap(Array.from({ length: 20 }), () => dynamo().send(new TransactWriteCommand({ TransactItems: Array.from({ length: 50 }, () => ({ Put: { TableName: table, Item: item(), ConditionExpression: 'attribute_not_exists(pk)' } })) })).then(() => undefined), { concurrency: 4 }).then(() => undefined),
+      ),
+      'BatchWriteItem of 25, items/s': await rate(() =>
+        pMap(Array.from({ length: 40 }), () => dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: Array.from({ length: 25 }, () => ({ PutRequest: { Item: item() } })) } })).then(() => undefined), { concurrency: 4 }).then(() => undefined),
+      ),
+    };
+  } finally {
+    for (const p of load) p.kill('SIGKILL');
+    await runtime.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function loadBench(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   if (process.env.BENCH_LOAD_PROFILE === 'mixed') {
@@ -85,11 +126,16 @@ export async function loadBench(): Promise<void> {
   }
   const variants = (process.env.BENCH_LOAD_VARIANTS ?? 'quiet,loaded').split(',');
   const rows: Array<Record<string, string | number>> = [];
+  const engine: Array<Record<string, string>> = [];
   for (const variant of variants) {
-    const report = await run(STORM.devices, STORM.options, variant === 'loaded' ? 2 : 0);
+    const busy = variant === 'loaded' ? 2 : 0;
+    const name = busy > 0 ? 'loaded host (2 busy processes)' : 'quiet';
+    const report = await run(STORM.devices, STORM.options, busy);
     console.log(`\n${variant}: ${summaryLine(report)}`);
-    rows.push(stormRow(variant === 'loaded' ? 'loaded host (2 busy processes)' : 'quiet', report));
+    rows.push(stormRow(name, report));
+    engine.push({ variant: name, ...(await engineWrites(busy)) });
   }
+  printTable('DynamoDB Local on disk, right after each storm: 1,000 row-sized items a way', engine);
   printTable(
     `Storm: ${STORM.devices} devices x ${STORM.options.batches} batches of ${STORM.options.readings} heart-rate readings at once, every ${STORM.options.retryEvery}rd batch raced by its retry, then re-posts of what was not acknowledged`,
     rows,
