@@ -143,7 +143,8 @@ async function auxiliaryResult(entry: { type: string; resource: unknown }, req: 
     origin: req.origin,
     ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}),
   });
-  if (!created.ok) return { status: created.status, outcome: created.outcome };
+  // A 503 is the store's (busy, or a write whose end is unknown): the entry may be sent again, and the pace learns of it.
+  if (!created.ok) return { status: created.status, outcome: created.outcome, ...(created.status === 503 ? { unfinished: 'busy' as const } : {}) };
   const { status, resource, patientId } = created;
   return { ...shapeWrite({ status, resource }, req), written: { store: 'auxiliary', patientId } };
 }

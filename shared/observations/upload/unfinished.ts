@@ -22,7 +22,10 @@ function message(why: Unfinished, noun: EntryNoun, hasId: boolean): string {
     case 'not-started':
       return `Not processed: the request ran out of time before this ${noun} was started, and nothing of it was stored. Send it again as it is.`;
     case 'busy':
-      return `The store is busy; the ${noun} was not stored. Send it again as it is after the time the Retry-After header gives.`;
+      // A reading's row may have landed without its pointer (not yet readable by id): its re-send restores it.
+      return noun === 'reading'
+        ? 'The store is busy; this reading was not stored, or not completely. Send it again as it is after the time the Retry-After header gives: a reading already stored is answered, not stored twice.'
+        : 'The store is busy; this resource was not stored. Send it again as it is after the time the Retry-After header gives.';
     case 'unconfirmed':
       return noun === 'resource' && !hasId
         ? 'Not confirmed: the request ran out of time while this resource was being stored, so it may or may not be stored. It has no id, so a second copy would be stored if it is sent again: search for it first (by _source and its identifiers).'
