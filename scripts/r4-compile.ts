@@ -31,17 +31,27 @@ export interface CompiledConversion {
   notes: string[];
 }
 
-export function compileConversion(): CompiledConversion {
-  const dir = packageDir('hl7.fhir.r4.examples');
-  // Bindings are R5's business: the R4 side needs only structure and types.
-  const r4 = compileStructures(readResources(dir, 'StructureDefinition'), (valueSet) => ({ valueSet, grammar: 'any' }));
+let r4Compiled: { dir: string; r4: ReturnType<typeof compileStructures> } | undefined;
+
+/** The R4 base definitions, compiled once per process. Bindings are R5's business: the R4 side needs only structure and types. */
+function r4Definitions(): NonNullable<typeof r4Compiled> {
+  if (!r4Compiled) {
+    const dir = packageDir('hl7.fhir.r4.examples');
+    r4Compiled = { dir, r4: compileStructures(readResources(dir, 'StructureDefinition'), (valueSet) => ({ valueSet, grammar: 'any' })) };
+  }
+  return r4Compiled;
+}
+
+/** The tables of every R4 type and the manifest; throws on a fact that names no element, does not convert or can never apply. */
+export function compileConversion(conversionFacts: readonly ConversionFact[] = CONVERSION_FACTS): CompiledConversion {
+  const { dir, r4 } = r4Definitions();
   const r4Primitives = Object.fromEntries(Object.entries(r4.primitives).map(([name, def]) => [name, def.json])) as R4Manifest['primitives'];
   const kinds: TypeKinds = {
     r4Primitive: (type) => (Object.hasOwn(r4Primitives, type) ? r4Primitives[type] : undefined),
     r5Primitive: (type) => primitiveType(type)?.json,
   };
   const facts = new Map<string, ConversionFact[]>();
-  for (const fact of CONVERSION_FACTS) facts.set(fact.from, [...(facts.get(fact.from) ?? []), fact]);
+  for (const fact of conversionFacts) facts.set(fact.from, [...(facts.get(fact.from) ?? []), fact]);
 
   const notes: string[] = [];
   const seenPaths = new Set<string>();
@@ -55,7 +65,7 @@ export function compileConversion(): CompiledConversion {
     const table = correspondence({ r4: type, r5, r4Datatypes, facts, kinds, requireReasons, notes, seenPaths });
     files.set(`types/${type.name}.json`, `${JSON.stringify(table)}\n`);
   }
-  const unknown = CONVERSION_FACTS.filter((f) => !seenPaths.has(f.from));
+  const unknown = conversionFacts.filter((f) => !seenPaths.has(f.from));
   if (unknown.length > 0) throw new Error(`conversion facts name no R4 element: ${unknown.map((f) => f.from).join(', ')}`);
 
   const concrete = r4.types.filter((t) => !t.abstract);

@@ -122,6 +122,10 @@ class Converter {
       this.skip(at, 'wrong-shape', elementPath, `R4's ${elementPath} holds one ${r4Type}, and the value is a list`);
       return;
     }
+    if (element.rules.length === 0 && !element.lift) {
+      this.skip(at, 'removed', elementPath, element.why ?? 'R5 has no counterpart for it');
+      return;
+    }
     // A single value where R4 has a list is read as a list of one: the value is unambiguous.
     const items = Array.isArray(value) ? value : [value];
     const expected: JsonKind | 'object' = typeKinds.r4Primitive(r4Type) ?? 'object';
@@ -135,10 +139,6 @@ class Converter {
       }
       if (element.lift) {
         this.into(item as Json, table, element.childrenAt!, frames, itemAt, depth + 1);
-        return;
-      }
-      if (element.rules.length === 0) {
-        this.skip(itemAt, 'removed', elementPath, element.why ?? 'R5 has no counterpart for it');
         return;
       }
       if (element.rules[0]!.part) {
@@ -192,7 +192,10 @@ class Converter {
 
   private apply(rule: ConversionRule, r4Type: string, item: unknown, at: At, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): true | Miss {
     const target = targetTypeOf(r4Type, rule.toTypes, typeKinds);
-    if (!target) return { kind: 'removed', why: `R5's ${rule.to} is ${rule.toTypes.join(' or ')}, and a ${r4Type} does not convert to that` };
+    if (!target) {
+      const takes = rule.toTypes.length <= 3 ? ` (it takes ${rule.toTypes.join(' or ')})` : '';
+      return { kind: 'removed', why: `R5's ${rule.to} takes no ${r4Type}${takes}` };
+    }
     if (rule.when && !holds(rule.when, item)) {
       const takes = conditionText(rule.when);
       return { kind: 'no-place', why: `R5 takes only ${takes} here`, takes };
