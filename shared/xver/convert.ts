@@ -10,7 +10,7 @@
 import { targetTypeOf, type Conversion, type JsonKind } from './conversions';
 import type { ConversionRule, R4Element, RuleCondition } from './model';
 import { conversionTable, typeKinds, type ConversionTable } from './tables';
-import { type At, pathOf, type Skip, type SkipKind } from './why';
+import { pathOf, type Skip, type SkipKind } from './why';
 
 type Json = Record<string, unknown>;
 
@@ -59,17 +59,24 @@ const SHAPE_WORDS: Record<ReturnType<typeof shapeOf>, string> = {
 
 class Converter {
   readonly skips = new Map<string, Skip>();
-  /** Contained resources of the top-level resource, by converted node: where each was in the input. */
-  private readonly containedAt = new Map<Json, At>();
+  /** Contained resources of the top-level resource, by converted node: their R4 paths. */
+  private readonly containedAt = new Map<Json, string>();
+  /** Where the walk stands in the R4 input: the type, then keys and list indexes. */
+  private readonly at: Array<string | number>;
 
-  constructor(private readonly tables: TableLookup) {}
+  constructor(
+    private readonly tables: TableLookup,
+    type: string,
+  ) {
+    this.at = [type];
+  }
 
-  resource(r4: Json, at: At, depth = 0): Json | undefined {
+  resource(r4: Json, depth = 0): Json | undefined {
     const type = r4.resourceType;
     const table = typeof type === 'string' ? this.tables(type) : undefined;
     if (!table?.r5 || table.type !== type) return undefined;
     const out: Json = { resourceType: table.r5 };
-    this.into(r4, table, table.type, [{ path: table.r5, node: out }], at, depth);
+    this.into(r4, table, table.type, [{ path: table.r5, node: out }], depth);
     return out;
   }
 
@@ -80,117 +87,133 @@ class Converter {
     if (unreferenced.size === 0) return;
     out.contained = out.contained.filter((c) => !unreferenced.has(c as Json));
     for (const node of unreferenced) {
-      const at = this.containedAt.get(node);
-      if (at) {
-        this.skip(at, 'no-place', 'Resource.contained', 'nothing in the R5 resource refers to this contained resource any more (what referred to it was dropped), and R5 keeps a contained resource only where something refers to it');
+      const path = this.containedAt.get(node);
+      if (path !== undefined) {
+        this.record(path, 'no-place', 'Resource.contained', 'nothing in the R5 resource refers to this contained resource any more (what referred to it was dropped), and R5 keeps a contained resource only where something refers to it');
       }
     }
   }
 
-  private skip(at: At, kind: SkipKind, element: string | undefined, why: string): void {
-    const path = pathOf(at);
+  /** Records what was not carried at the current place (or at its child `key`). */
+  private skip(kind: SkipKind, element: string | undefined, why: string, key?: string): void {
+    this.record(pathOf(key === undefined ? this.at : [...this.at, key]), kind, element, why);
+  }
+
+  private record(path: string, kind: SkipKind, element: string | undefined, why: string): void {
     if (!this.skips.has(path)) this.skips.set(path, { kind, why, ...(element ? { element } : {}) });
   }
 
   /** Converts the children of an R4 node (at `r4Path` of `table`) into the frames' R5 nodes. */
-  private into(src: Json, table: ConversionTable, r4Path: string, frames: Frame[], at: At, depth: number): void {
+  private into(src: Json, table: ConversionTable, r4Path: string, frames: Frame[], depth: number): void {
     if (depth > MAX_DEPTH) throw new Error('nested too deeply');
     const keys = table.keys.get(r4Path);
     if (!keys) return;
     const isRoot = r4Path === table.type && table.kind === 'resource';
     for (const [key, value] of Object.entries(src)) {
       if (value === null || value === undefined || (isRoot && key === 'resourceType')) continue;
-      const here: At = { parent: at, key };
       const hit = keys.get(key);
       if (!hit) {
         if (key.startsWith('_') && keys.has(key.slice(1))) {
-          this.skip(here, 'primitive-extension', undefined, 'it holds the extensions of a primitive value (R4 JSON\'s sibling object), which this import does not carry');
+          this.skip('primitive-extension', undefined, "it holds the extensions of a primitive value (R4 JSON's sibling object), which this import does not carry", key);
         } else {
-          this.skip(here, 'unknown-element', undefined, `R4's ${r4Path} has no ${key}`);
+          this.skip('unknown-element', undefined, `R4's ${r4Path} has no ${key}`, key);
         }
         continue;
       }
       const [elementPath, r4Type] = hit;
       const element = table.elements.get(elementPath);
-      if (element) this.element(element, elementPath, r4Type, value, here, table, frames, depth);
+      if (!element) continue;
+      this.at.push(key);
+      this.element(element, elementPath, r4Type, value, table, frames, depth);
+      this.at.pop();
     }
   }
 
   /** One element's value (each item of a list): checked against its R4 type, then converted by its rules. */
-  private element(element: R4Element, elementPath: string, r4Type: string, value: unknown, at: At, table: ConversionTable, frames: Frame[], depth: number): void {
-    if (Array.isArray(value) && !element.list) {
-      this.skip(at, 'wrong-shape', elementPath, `R4's ${elementPath} holds one ${r4Type}, and the value is a list`);
+  private element(element: R4Element, elementPath: string, r4Type: string, value: unknown, table: ConversionTable, frames: Frame[], depth: number): void {
+    const list = Array.isArray(value);
+    if (list && !element.list) {
+      this.skip('wrong-shape', elementPath, `R4's ${elementPath} holds one ${r4Type}, and the value is a list`);
       return;
     }
     if (element.rules.length === 0 && !element.lift) {
-      this.skip(at, 'removed', elementPath, element.why ?? 'R5 has no counterpart for it');
+      this.skip('removed', elementPath, element.why ?? 'R5 has no counterpart for it');
       return;
     }
     // A single value where R4 has a list is read as a list of one: the value is unambiguous.
-    const items = Array.isArray(value) ? value : [value];
+    const items: unknown[] = list ? value : [value];
     const expected: JsonKind | 'object' = typeKinds.r4Primitive(r4Type) ?? 'object';
-    items.forEach((item, i) => {
-      if (item === null || item === undefined) return;
-      const itemAt: At = Array.isArray(value) ? { parent: at, key: i } : at;
-      const shape = shapeOf(item);
-      if (shape !== expected) {
-        this.skip(itemAt, 'wrong-shape', elementPath, `R4's ${elementPath} is a ${r4Type}, ${SHAPE_WORDS[expected]}, and the value is ${SHAPE_WORDS[shape]}`);
-        return;
-      }
-      if (element.lift) {
-        this.into(item as Json, table, element.childrenAt!, frames, itemAt, depth + 1);
-        return;
-      }
-      if (element.rules[0]!.part) {
-        this.parts(element, elementPath, item as Json, itemAt, table, frames, depth);
-        return;
-      }
-      const misses: Miss[] = [];
-      let carried = false;
-      for (const rule of element.rules) {
-        if (rule.fromType !== undefined && rule.fromType !== r4Type) continue;
-        const result = this.attempt(rule, r4Type, item, itemAt, element, table, frames, depth);
-        if (result === true) carried = true;
-        else misses.push(result);
-      }
-      if (!carried) {
-        const miss = combined(misses, r4Type, elementPath, element);
-        this.skip(itemAt, miss.kind, elementPath, miss.why);
-      }
-    });
+    for (let i = 0; i < items.length; i += 1) {
+      const item = items[i];
+      if (item === null || item === undefined) continue;
+      if (list) this.at.push(i);
+      this.item(element, elementPath, r4Type, expected, item, table, frames, depth);
+      if (list) this.at.pop();
+    }
+  }
+
+  private item(element: R4Element, elementPath: string, r4Type: string, expected: JsonKind | 'object', item: unknown, table: ConversionTable, frames: Frame[], depth: number): void {
+    const shape = shapeOf(item);
+    if (shape !== expected) {
+      this.skip('wrong-shape', elementPath, `R4's ${elementPath} is a ${r4Type}, ${SHAPE_WORDS[expected]}, and the value is ${SHAPE_WORDS[shape]}`);
+      return;
+    }
+    if (element.lift) {
+      this.into(item as Json, table, element.childrenAt!, frames, depth + 1);
+      return;
+    }
+    if (element.rules[0]!.part) {
+      this.parts(element, elementPath, item as Json, table, frames, depth);
+      return;
+    }
+    let carried = false;
+    let misses: Miss[] | undefined;
+    for (const rule of element.rules) {
+      if (rule.fromType !== undefined && rule.fromType !== r4Type) continue;
+      const result = this.attempt(rule, r4Type, item, element, table, frames, depth);
+      if (result === true) carried = true;
+      else (misses ??= []).push(result);
+    }
+    if (!carried) {
+      const miss = combined(misses ?? [], r4Type, elementPath, element);
+      this.skip(miss.kind, elementPath, miss.why);
+    }
   }
 
   /** A value of which rules take parts (`Medication.amount.numerator`): the other children are not carried. */
-  private parts(element: R4Element, elementPath: string, item: Json, at: At, table: ConversionTable, frames: Frame[], depth: number): void {
+  private parts(element: R4Element, elementPath: string, item: Json, table: ConversionTable, frames: Frame[], depth: number): void {
     const taken = new Set<string>();
     for (const rule of element.rules) {
       const { key, type } = rule.part!;
       if (!Object.hasOwn(item, key) || item[key] === null || item[key] === undefined) continue;
       taken.add(key);
-      const partAt: At = { parent: at, key };
+      this.at.push(key);
       if (shapeOf(item[key]) !== (typeKinds.r4Primitive(type) ?? 'object')) {
-        this.skip(partAt, 'wrong-shape', `${elementPath}.${key}`, `R4's ${elementPath}.${key} is a ${type}, and the value is ${SHAPE_WORDS[shapeOf(item[key])]}`);
-        continue;
+        this.skip('wrong-shape', `${elementPath}.${key}`, `R4's ${elementPath}.${key} is a ${type}, and the value is ${SHAPE_WORDS[shapeOf(item[key])]}`);
+      } else {
+        const result = this.attempt(rule, type, item[key], element, table, frames, depth);
+        if (result !== true) this.skip(result.kind, `${elementPath}.${key}`, result.why);
       }
-      const result = this.attempt(rule, type, item[key], partAt, element, table, frames, depth);
-      if (result !== true) this.skip(partAt, result.kind, `${elementPath}.${key}`, result.why);
+      this.at.pop();
     }
     for (const key of Object.keys(item)) {
-      if (!taken.has(key)) this.skip({ parent: at, key }, 'removed', elementPath, element.why ?? `R5 keeps only part of ${elementPath}`);
+      if (!taken.has(key)) this.skip('removed', elementPath, element.why ?? `R5 keeps only part of ${elementPath}`, key);
     }
   }
 
   /** Applies one rule to one value: true when carried, else why not. A rule that throws carries nothing. */
-  private attempt(rule: ConversionRule, r4Type: string, item: unknown, at: At, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): true | Miss {
+  private attempt(rule: ConversionRule, r4Type: string, item: unknown, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): true | Miss {
+    const at = this.at.length;
     try {
-      return this.apply(rule, r4Type, item, at, element, table, frames, depth);
+      return this.apply(rule, r4Type, item, element, table, frames, depth);
     } catch {
       // The rest of the resource still converts; this value is reported.
+      this.at.length = at;
       return { kind: 'no-place', why: 'its conversion rule failed on this value' };
     }
   }
 
-  private apply(rule: ConversionRule, r4Type: string, item: unknown, at: At, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): true | Miss {
+  private apply(rule: ConversionRule, r4Type: string, item: unknown, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): true | Miss {
     const target = targetTypeOf(r4Type, rule.toTypes, typeKinds);
     if (!target) {
       const takes = rule.toTypes.length <= 3 ? ` (it takes ${rule.toTypes.join(' or ')})` : '';
@@ -200,7 +223,7 @@ class Converter {
       const takes = conditionText(rule.when);
       return { kind: 'no-place', why: `R5 takes only ${takes} here`, takes };
     }
-    const converted = this.value(item, r4Type, target.conversion, rule, element, table, frames, at, depth);
+    const converted = this.value(item, r4Type, target.conversion, rule, element, table, frames, depth);
     if (converted instanceof NoValue) return { kind: 'no-place', why: converted.why };
     if (!place(rule, target.type, converted, frames, table)) {
       return { kind: 'no-place', why: `R5's ${rule.to} holds one value, and an earlier value took it` };
@@ -212,20 +235,10 @@ class Converter {
   }
 
   /** The converted value, or why there is none. The item's JSON shape was checked. */
-  private value(
-    item: unknown,
-    r4Type: string,
-    conversion: Conversion,
-    rule: ConversionRule,
-    element: R4Element,
-    table: ConversionTable,
-    frames: Frame[],
-    at: At,
-    depth: number,
-  ): unknown {
+  private value(item: unknown, r4Type: string, conversion: Conversion, rule: ConversionRule, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): unknown {
     switch (conversion) {
       case 'same':
-        return typeKinds.r4Primitive(r4Type) !== undefined ? item : this.datatype(item as Json, r4Type, at, depth);
+        return typeKinds.r4Primitive(r4Type) !== undefined ? item : this.datatype(item as Json, r4Type, depth);
       case 'string-to-identifier':
         return { value: item };
       case 'number-to-integer64':
@@ -237,41 +250,45 @@ class Converter {
       case 'code-to-concept':
         return { coding: [{ ...(rule.coding ?? {}), code: item }] };
       case 'coding-to-concept':
-        return wrapped(this.datatype(item as Json, 'Coding', at, depth), (coding) => ({ coding: [coding] }));
+        return wrapped(this.datatype(item as Json, 'Coding', depth), 'coding');
       case 'reference-to-codeable-reference':
-        return wrapped(this.datatype(item as Json, 'Reference', at, depth), (reference) => ({ reference }));
+        return wrapped(this.datatype(item as Json, 'Reference', depth), 'reference');
       case 'concept-to-codeable-reference':
-        return wrapped(this.datatype(item as Json, 'CodeableConcept', at, depth), (concept) => ({ concept }));
+        return wrapped(this.datatype(item as Json, 'CodeableConcept', depth), 'concept');
       case 'backbone': {
         if (!element.childrenAt) return new NoValue('R4 defines no children for it');
         const node: Json = {};
-        this.into(item as Json, table, element.childrenAt, [...frames, { path: rule.toChildrenAt ?? rule.to, node }], at, depth + 1);
+        this.into(item as Json, table, element.childrenAt, [...frames, { path: rule.toChildrenAt ?? rule.to, node }], depth + 1);
         return node;
       }
       case 'resource': {
         const type = (item as Json).resourceType;
-        const converted = this.resource(item as Json, at, depth + 1);
+        const converted = this.resource(item as Json, depth + 1);
         if (converted === undefined) {
           const table = typeof type === 'string' ? this.tables(type) : undefined;
           return new NoValue(table?.type === type ? `R5 has no resource type ${String(type)}` : 'it is not an R4 resource (no R4 resourceType)');
         }
-        if (depth === 0) this.containedAt.set(converted, at);
+        if (depth === 0) this.containedAt.set(converted, pathOf(this.at));
         return converted;
       }
     }
   }
 
   /** A datatype value, converted by its own table into the R5 datatype of the same name. */
-  private datatype(item: Json, r4Type: string, at: At, depth: number): Json | NoValue {
+  private datatype(item: Json, r4Type: string, depth: number): Json | NoValue {
     const table = this.tables(r4Type);
     if (!table?.r5) return new NoValue(`R5 has no datatype ${r4Type}`);
     const node: Json = {};
-    this.into(item, table, table.type, [{ path: table.r5, node }], at, depth + 1);
+    this.into(item, table, table.type, [{ path: table.r5, node }], depth + 1);
     return node;
   }
 }
 
-const wrapped = (value: Json | NoValue, wrap: (value: Json) => Json): Json | NoValue => (value instanceof NoValue ? value : wrap(value));
+/** A converted datatype under a key of the R5 value (`{ coding: [c] }` for a Coding, `{ reference: r }`, `{ concept: c }`). */
+function wrapped(value: Json | NoValue, key: 'coding' | 'reference' | 'concept'): Json | NoValue {
+  if (value instanceof NoValue) return value;
+  return key === 'coding' ? { coding: [value] } : { [key]: value };
+}
 
 /** The reason a value no rule carried is reported with: the most telling of the rules' misses. */
 function combined(misses: readonly Miss[], r4Type: string, elementPath: string, element: R4Element): Miss {
@@ -303,7 +320,8 @@ function nodeFor(frame: Frame, segments: readonly string[], table: ConversionTab
   let node = frame.node;
   let path = frame.path;
   let lastList: number | undefined;
-  segments.forEach((segment, i) => {
+  for (let i = 0; i < segments.length; i += 1) {
+    const segment = segments[i]!;
     path = `${path}.${segment}`;
     if (table.r5Lists.has(path)) {
       const list = Array.isArray(node[segment]) ? (node[segment] as Json[]) : (node[segment] = [] as Json[]);
@@ -313,8 +331,23 @@ function nodeFor(frame: Frame, segments: readonly string[], table: ConversionTab
     } else {
       node = isObject(node[segment]) ? (node[segment] as Json) : (node[segment] = {} as Json);
     }
-  });
+  }
   return { node, ...(lastList === undefined ? {} : { lastList }) };
+}
+
+const NO_SEGMENTS: readonly string[] = [];
+
+/** `Encounter.admission.origin` lies under `Encounter.admission` (a dot after the prefix). */
+const isUnder = (path: string, prefix: string) => path.length > prefix.length && path.charCodeAt(prefix.length) === 46 && path.startsWith(prefix);
+
+/** Whether a single R5 element (of a choice: any of its types) already holds a value. */
+function isTaken(node: Json, rule: ConversionRule, name: string, key: string): boolean {
+  if (!rule.toChoice) return node[key] !== undefined;
+  for (const k in node) {
+    const next = k.charCodeAt(name.length);
+    if (next >= 65 && next <= 90 && k.startsWith(name)) return true;
+  }
+  return false;
 }
 
 /**
@@ -324,15 +357,14 @@ function nodeFor(frame: Frame, segments: readonly string[], table: ConversionTab
  */
 function place(rule: ConversionRule, type: string, value: unknown, frames: readonly Frame[], table: ConversionTable, unlessPresent = false): boolean {
   let frame: Frame | undefined;
-  for (let i = frames.length - 1; i >= 0 && !frame; i -= 1) if (rule.to.startsWith(`${frames[i]!.path}.`)) frame = frames[i];
+  for (let i = frames.length - 1; i >= 0 && !frame; i -= 1) if (isUnder(rule.to, frames[i]!.path)) frame = frames[i];
   if (!frame) throw new Error(`no R5 node for ${rule.to}`);
-  const segments = rule.to.slice(frame.path.length + 1).split('.');
-  const name = segments[segments.length - 1]!;
+  const rest = rule.to.slice(frame.path.length + 1);
+  const last = rest.lastIndexOf('.');
+  const name = last < 0 ? rest : rest.slice(last + 1);
   const key = rule.toChoice ? `${name}${capitalised(type)}` : name;
-  const taken = (node: Json) =>
-    rule.toChoice ? Object.keys(node).some((k) => k.startsWith(name) && /^[A-Z]/.test(k.slice(name.length))) : node[key] !== undefined;
-  const on = segments.slice(0, -1);
-  const first = nodeFor(frame, on, table);
+  const on = last < 0 ? NO_SEGMENTS : rest.slice(0, last).split('.');
+  const first = on.length === 0 ? { node: frame.node } : nodeFor(frame, on, table);
   let node = first.node;
   if (unlessPresent) {
     if (node[key] === undefined) node[key] = value;
@@ -343,7 +375,7 @@ function place(rule: ConversionRule, type: string, value: unknown, frames: reado
     list.push(value);
     return true;
   }
-  if (taken(node)) {
+  if (isTaken(node, rule, name, key)) {
     if (first.lastList === undefined) return false;
     ({ node } = nodeFor(frame, on, table, first.lastList));
   }
@@ -419,9 +451,8 @@ export interface R4Conversion {
  * type has no R5 counterpart. The input is not changed; the output shares no objects with it.
  */
 export function convertR4(r4: Json, tables: TableLookup = conversionTable): R4Conversion | undefined {
-  const converter = new Converter(tables);
-  const type = typeof r4.resourceType === 'string' ? r4.resourceType : 'Resource';
-  const out = converter.resource(r4, { key: type });
+  const converter = new Converter(tables, typeof r4.resourceType === 'string' ? r4.resourceType : 'Resource');
+  const out = converter.resource(r4);
   if (out === undefined) return undefined;
   converter.dropUnreferenced(out);
   return { resource: (pruned(out) as Json | undefined) ?? { resourceType: out.resourceType }, skips: converter.skips };

@@ -36,44 +36,68 @@ interface Lost {
   cause?: string;
 }
 
+/** A node's state; when lost, the first skip at or below it. */
 interface Visited {
   state: State;
-  /** When partly kept: the paths lost under the node, in document order. */
-  lost: Lost[];
-  /** When lost: the first skip at or below the node. */
   cause?: string;
 }
 
+const EMPTY: Visited = { state: 'empty' };
+const KEPT: Visited = { state: 'kept' };
+const LOST: Visited = { state: 'lost' };
 const NO_SKIPS: ReadonlyMap<string, Skip> = new Map();
 
+/**
+ * The lost paths in document order. A partly kept node leaves in `out` the lost paths under it; a
+ * wholly lost one leaves nothing there (its caller reports it, or its own highest lost ancestor).
+ */
+class LossWalk {
+  readonly out: Lost[] = [];
+  private readonly kept = new Set<string>();
+
+  constructor(
+    output: unknown,
+    private readonly skips: ReadonlyMap<string, Skip>,
+  ) {
+    collectLeaves(output, this.kept);
+  }
+
+  visit(value: unknown, path: string): Visited {
+    if (value === null || value === undefined) return EMPTY;
+    const skipped = this.skips.size > 0 && this.skips.has(path);
+    if (typeof value !== 'object') return skipped ? { state: 'lost', cause: path } : this.kept.has(leafText(value) ?? '') ? KEPT : LOST;
+    const mark = this.out.length;
+    const children = { kept: false, lost: false, cause: undefined as string | undefined };
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i += 1) this.child(value[i], `${path}[${i}]`, children);
+    else for (const k in value) this.child((value as Record<string, unknown>)[k], `${path}.${k}`, children);
+    if (!skipped && children.kept) return KEPT;
+    this.out.length = mark;
+    if (skipped) return children.kept || children.lost ? { state: 'lost', cause: path } : EMPTY;
+    if (!children.lost) return EMPTY;
+    return children.cause === undefined ? LOST : { state: 'lost', cause: children.cause };
+  }
+
+  private child(value: unknown, path: string, into: { kept: boolean; lost: boolean; cause: string | undefined }): void {
+    const c = this.visit(value, path);
+    if (c.state === 'kept') into.kept = true;
+    else if (c.state === 'lost') {
+      into.lost = true;
+      into.cause ??= c.cause;
+      this.out.push(c.cause === undefined ? { path } : { path, cause: c.cause });
+    }
+  }
+}
+
 function lostPaths(input: Record<string, unknown>, output: unknown, skips: ReadonlyMap<string, Skip>): Lost[] {
-  const kept = new Set<string>();
-  collectLeaves(output, kept);
-  const visit = (value: unknown, path: string): Visited => {
-    if (value === null || value === undefined) return { state: 'empty', lost: [] };
-    const skipped = skips.has(path);
-    if (typeof value !== 'object') {
-      return skipped || !kept.has(leafText(value) ?? '') ? { state: 'lost', lost: [], cause: skipped ? path : undefined } : { state: 'kept', lost: [] };
-    }
-    const children: Array<[string, unknown]> = Array.isArray(value)
-      ? value.map((v, i) => [`${path}[${i}]`, v])
-      : Object.entries(value).map(([k, v]) => [`${path}.${k}`, v]);
-    const visited = children.map(([p, v]) => ({ path: p, ...visit(v, p) }));
-    const anyLost = visited.some((c) => c.state === 'lost');
-    if (skipped) return anyLost || visited.some((c) => c.state === 'kept') ? { state: 'lost', lost: [], cause: path } : { state: 'empty', lost: [] };
-    if (!visited.some((c) => c.state === 'kept')) {
-      return anyLost ? { state: 'lost', lost: [], cause: visited.find((c) => c.state === 'lost' && c.cause !== undefined)?.cause } : { state: 'empty', lost: [] };
-    }
-    return { state: 'kept', lost: visited.flatMap((c) => (c.state === 'lost' ? [{ path: c.path, cause: c.cause }] : c.lost)) };
-  };
+  const walk = new LossWalk(output, skips);
   const type = typeof input.resourceType === 'string' ? input.resourceType : 'Resource';
-  return Object.entries(input)
-    .filter(([key]) => key !== 'resourceType')
-    .flatMap(([key, value]) => {
-      const path = `${type}.${key}`;
-      const { state, lost, cause } = visit(value, path);
-      return state === 'lost' ? [{ path, cause }] : lost;
-    });
+  for (const key in input) {
+    if (key === 'resourceType') continue;
+    const path = `${type}.${key}`;
+    const v = walk.visit(input[key], path);
+    if (v.state === 'lost') walk.out.push(v.cause === undefined ? { path } : { path, cause: v.cause });
+  }
+  return walk.out;
 }
 
 /** Paths (`<Type>.<path>`) of the R4 input whose values appear nowhere in the output (by value alone). */

@@ -16,18 +16,11 @@ export type SkipKind =
   /** A primitive's extensions (`_birthDate`), which the import does not carry. */
   | 'primitive-extension';
 
-/** Where a node of the R4 input is: a chain to the root, made into a path only for what is recorded. */
-export interface At {
-  parent?: At;
-  key: string | number;
-}
-
-/** `Type.key[0].child`: the same form the loss report's paths take. */
-export function pathOf(at: At): string {
-  const keys: Array<string | number> = [];
-  for (let node: At | undefined = at; node; node = node.parent) keys.push(node.key);
-  keys.reverse();
-  return keys.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+/** `Type.key[0].child` from the type and the keys and indexes below it: the loss report's form of a path. */
+export function pathOf(at: ReadonlyArray<string | number>): string {
+  let path = String(at[0]);
+  for (let i = 1; i < at.length; i += 1) path += typeof at[i] === 'number' ? `[${at[i]}]` : `.${at[i]}`;
+  return path;
 }
 
 /** What the converter did not carry at one R4 path, and why. */
