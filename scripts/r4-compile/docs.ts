@@ -52,7 +52,7 @@ export function factsSection(): string {
     '',
   ];
   for (const [type, facts] of [...byType].sort(([a], [b]) => a.localeCompare(b))) {
-    lines.push(`#### ${type}`, '', '| R4 | R5 | HL7 map | why |', '|---|---|---|---|');
+    lines.push(`### ${type}`, '', '| R4 | R5 | HL7 map | why |', '|---|---|---|---|');
     for (const fact of facts) lines.push(`| ${code(fact.from)} | ${target(fact)} | ${HL7[fact.hl7 ?? 'same']} | ${cell(fact.reason)} |`);
     lines.push('');
   }

@@ -279,6 +279,18 @@ describe('routing through the normal create path', () => {
     expect(read.json.code.text).toBe('v2');
   });
 
+  it('stores a resource without an id again on every import: nothing says two imports are the same resource', async () => {
+    const first = await importOne('Condition', r4Condition({ code: { text: 'no id' } }));
+    const again = await importOne('Condition', r4Condition({ code: { text: 'no id' } }));
+    expect([first.json.entry[0].response.status, again.json.entry[0].response.status]).toEqual(['201 Created', '201 Created']);
+    expect(again.json.entry[0].resource.id).not.toBe(first.json.entry[0].resource.id);
+    expect(again.json.entry[0].response.outcome.issue.map((i: any) => i.diagnostics)).not.toContainEqual(expect.stringMatching(/replaced/));
+    for (const entry of [first.json.entry[0], again.json.entry[0]]) {
+      const read = await call('GET', `/FHIR/R5/Condition/${entry.resource.id}`, { token: world.alice.token });
+      expect([read.status, read.json.meta.versionId]).toEqual([200, '1']);
+    }
+  });
+
   it('stores a non-mobile-health Observation in the auxiliary store, searchable by _source', async () => {
     const lab = {
       resourceType: 'Observation',
