@@ -391,7 +391,12 @@ function place(rule: ConversionRule, type: string, value: unknown, frames: reado
 function unreferencedContained(resource: Json): Set<Json> {
   const contained = (resource.contained as unknown[]).filter(isObject);
   const byId = new Map<string, Json[]>();
-  for (const c of contained) if (typeof c.id === 'string') byId.set(`#${c.id}`, [...(byId.get(`#${c.id}`) ?? []), c]);
+  for (const c of contained) {
+    if (typeof c.id !== 'string') continue;
+    const same = byId.get(`#${c.id}`);
+    if (same) same.push(c);
+    else byId.set(`#${c.id}`, [c]);
+  }
   const refsIn = (value: unknown): string[] => {
     const refs: string[] = [];
     const stack = [value];
@@ -399,25 +404,31 @@ function unreferencedContained(resource: Json): Set<Json> {
       const v = stack.pop();
       if (typeof v === 'string') {
         if (v.startsWith('#')) refs.push(v);
-      } else if (v !== null && typeof v === 'object') stack.push(...(Array.isArray(v) ? v : Object.values(v)));
+      } else if (v !== null && typeof v === 'object') for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push(child);
     }
     return refs;
   };
   const reached = new Set<Json>();
   const queue: string[] = [];
-  for (const [key, value] of Object.entries(resource)) if (key !== 'contained') queue.push(...refsIn(value));
+  for (const [key, value] of Object.entries(resource)) if (key !== 'contained') for (const r of refsIn(value)) queue.push(r);
   const refsOf = new Map(contained.map((c) => [c, refsIn(c)]));
   for (const c of contained) {
-    if (refsOf.get(c)!.includes('#')) {
+    const refs = refsOf.get(c)!;
+    if (refs.includes('#')) {
       reached.add(c);
-      queue.push(...refsOf.get(c)!);
+      for (const r of refs) queue.push(r);
     }
   }
   while (queue.length > 0) {
-    for (const c of byId.get(queue.pop()!) ?? []) {
+    const ref = queue.pop()!;
+    // Each id's resources are reached once: a reference named a thousand times is followed once.
+    const targets = byId.get(ref);
+    if (!targets) continue;
+    byId.delete(ref);
+    for (const c of targets) {
       if (reached.has(c)) continue;
       reached.add(c);
-      queue.push(...refsOf.get(c)!);
+      for (const r of refsOf.get(c)!) queue.push(r);
     }
   }
   return new Set(contained.filter((c) => !reached.has(c)));
