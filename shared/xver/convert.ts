@@ -9,19 +9,12 @@
  */
 import { targetTypeOf, type Conversion, type JsonKind } from './conversions';
 import type { ConversionRule, R4Element, RuleCondition } from './model';
+import { unreferencedContained } from './contained';
+import { isObject, type Json } from './json';
+import { place, type Frame } from './place';
 import { conversionTable, typeKinds, type ConversionTable } from './tables';
 import { pathOf, type Skip, type SkipKind } from './why';
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-/** Where converted values are written: an R5 node and the (canonical) R5 path it stands at. */
-interface Frame {
-  path: string;
-  node: Json;
-}
 
 /** Why a rule did not carry a value; `takes`: the values a rule's condition lets through. */
 interface Miss {
@@ -309,129 +302,6 @@ function holds(condition: RuleCondition, item: unknown): boolean {
   const value = condition.child === undefined ? item : isObject(item) && Object.hasOwn(item, condition.child) ? item[condition.child] : undefined;
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false;
   return (String(value) === condition.value) === (condition.op === '=');
-}
-
-/**
- * The node a value at the rule's R5 path goes into, under the innermost frame that path lies in (a
- * rule may move a value up or down the tree), building the nodes on the way. Through a list it takes
- * the last entry, or a new one from the list at `freshAt` on (a segment index).
- */
-function nodeFor(frame: Frame, segments: readonly string[], table: ConversionTable, freshAt?: number): { node: Json; lastList?: number } {
-  let node = frame.node;
-  let path = frame.path;
-  let lastList: number | undefined;
-  for (let i = 0; i < segments.length; i += 1) {
-    const segment = segments[i]!;
-    path = `${path}.${segment}`;
-    if (table.r5Lists.has(path)) {
-      const list = Array.isArray(node[segment]) ? (node[segment] as Json[]) : (node[segment] = [] as Json[]);
-      if (list.length === 0 || i === freshAt) list.push({});
-      node = list[list.length - 1]!;
-      lastList = i;
-    } else {
-      node = isObject(node[segment]) ? (node[segment] as Json) : (node[segment] = {} as Json);
-    }
-  }
-  return { node, ...(lastList === undefined ? {} : { lastList }) };
-}
-
-const NO_SEGMENTS: readonly string[] = [];
-
-/** `Encounter.admission.origin` lies under `Encounter.admission` (a dot after the prefix). */
-const isUnder = (path: string, prefix: string) => path.length > prefix.length && path.charCodeAt(prefix.length) === 46 && path.startsWith(prefix);
-
-/** Whether a single R5 element (of a choice: any of its types) already holds a value. */
-function isTaken(node: Json, rule: ConversionRule, name: string, key: string): boolean {
-  if (!rule.toChoice) return node[key] !== undefined;
-  for (const k in node) {
-    const next = k.charCodeAt(name.length);
-    if (next >= 65 && next <= 90 && k.startsWith(name)) return true;
-  }
-  return false;
-}
-
-/**
- * Writes a converted value at the rule's R5 path; false when it has no place there (a single R5
- * element already holding a value). A value that would land on a taken element of the last entry of
- * a list on the way starts a new entry instead (an asserter after a recorder: a second participant).
- */
-function place(rule: ConversionRule, type: string, value: unknown, frames: readonly Frame[], table: ConversionTable, unlessPresent = false): boolean {
-  let frame: Frame | undefined;
-  for (let i = frames.length - 1; i >= 0 && !frame; i -= 1) if (isUnder(rule.to, frames[i]!.path)) frame = frames[i];
-  if (!frame) throw new Error(`no R5 node for ${rule.to}`);
-  const rest = rule.to.slice(frame.path.length + 1);
-  const last = rest.lastIndexOf('.');
-  const name = last < 0 ? rest : rest.slice(last + 1);
-  const key = rule.toChoice ? `${name}${capitalised(type)}` : name;
-  const on = last < 0 ? NO_SEGMENTS : rest.slice(0, last).split('.');
-  const first = on.length === 0 ? { node: frame.node } : nodeFor(frame, on, table);
-  let node = first.node;
-  if (unlessPresent) {
-    if (node[key] === undefined) node[key] = value;
-    return true;
-  }
-  if (rule.toList) {
-    const list = Array.isArray(node[key]) ? (node[key] as unknown[]) : (node[key] = [] as unknown[]);
-    list.push(value);
-    return true;
-  }
-  if (isTaken(node, rule, name, key)) {
-    if (first.lastList === undefined) return false;
-    ({ node } = nodeFor(frame, on, table, first.lastList));
-  }
-  node[key] = value;
-  return true;
-}
-
-/**
- * The contained resources of `resource` nothing refers to: not the resource itself, not a contained
- * resource it reaches, and none referring to its container (`#`). Any string `#<id>` counts as a
- * reference (R5's rule counts references, canonicals and URIs). Linear in the resource's size.
- */
-function unreferencedContained(resource: Json): Set<Json> {
-  const contained = (resource.contained as unknown[]).filter(isObject);
-  const byId = new Map<string, Json[]>();
-  for (const c of contained) {
-    if (typeof c.id !== 'string') continue;
-    const same = byId.get(`#${c.id}`);
-    if (same) same.push(c);
-    else byId.set(`#${c.id}`, [c]);
-  }
-  const refsIn = (value: unknown): string[] => {
-    const refs: string[] = [];
-    const stack = [value];
-    while (stack.length > 0) {
-      const v = stack.pop();
-      if (typeof v === 'string') {
-        if (v.startsWith('#')) refs.push(v);
-      } else if (v !== null && typeof v === 'object') for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push(child);
-    }
-    return refs;
-  };
-  const reached = new Set<Json>();
-  const queue: string[] = [];
-  for (const [key, value] of Object.entries(resource)) if (key !== 'contained') for (const r of refsIn(value)) queue.push(r);
-  const refsOf = new Map(contained.map((c) => [c, refsIn(c)]));
-  for (const c of contained) {
-    const refs = refsOf.get(c)!;
-    if (refs.includes('#')) {
-      reached.add(c);
-      for (const r of refs) queue.push(r);
-    }
-  }
-  while (queue.length > 0) {
-    const ref = queue.pop()!;
-    // Each id's resources are reached once: a reference named a thousand times is followed once.
-    const targets = byId.get(ref);
-    if (!targets) continue;
-    byId.delete(ref);
-    for (const c of targets) {
-      if (reached.has(c)) continue;
-      reached.add(c);
-      for (const r of refsOf.get(c)!) queue.push(r);
-    }
-  }
-  return new Set(contained.filter((c) => !reached.has(c)));
 }
 
 /** Removes empty objects and lists, innermost first; an empty result is undefined. */

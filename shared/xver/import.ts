@@ -8,6 +8,7 @@
  */
 import { conversionTable, isR4ResourceType } from './tables';
 import { convertR4 } from './convert';
+import { isObject } from './json';
 import { likeness, looksLikeR5 } from './likeness';
 import { lossReport } from './loss';
 import { dropIssue, type Drop } from './why';
@@ -23,9 +24,6 @@ import { assertBundleSize, type ParsedEntry } from '../observations/upload/bundl
 import { processEntries, type EntryResult, type UploadRequest } from '../observations/upload/process';
 import { unfinishedEntry } from '../observations/upload/unfinished';
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Nesting an imported resource may have (the deepest R4 example nests 13 levels). */
 export const MAX_IMPORT_DEPTH = 64;
