@@ -23,8 +23,8 @@ import { SOURCE_HEADER } from '../shared/fhir/constants';
 import { loadFhirPath } from '../shared/fhir/fhirpath';
 import { validateResource } from '../shared/fhir/validation';
 import type { LambdaHandler } from '../shared/http/handler';
-import { convertR4Resource } from '../shared/xver/convert';
-import { droppedPaths } from '../shared/xver/loss';
+import { convertR4, convertR4Resource } from '../shared/xver/convert';
+import { lossReport } from '../shared/xver/loss';
 import { importExample, r4Corpus } from '../test/support/r4-corpus';
 import { interleaved, median, percentile, printTable, timeOnce } from './table';
 
@@ -43,16 +43,16 @@ async function cpuPart(): Promise<void> {
   for (let round = 0; round < ROUNDS; round += 1) {
     all.push(await timeOnce(async () => {
       for (const { resource } of corpus) {
-        const out = convertR4Resource(resource);
-        if (!out) continue;
-        droppedPaths(resource, out);
-        await validateResource(out, { expectedType: resource.resourceType });
+        const conversion = convertR4(resource);
+        if (!conversion) continue;
+        lossReport(resource, conversion);
+        await validateResource(conversion.resource, { expectedType: resource.resourceType });
       }
     }));
     convertOnly.push(await timeOnce(async () => {
       for (const { resource } of corpus) {
-        const out = convertR4Resource(resource);
-        if (out) droppedPaths(resource, out);
+        const conversion = convertR4(resource);
+        if (conversion) lossReport(resource, conversion);
       }
     }));
   }

@@ -10,11 +10,19 @@
  */
 
 export interface ConversionFact {
-  /** R4 element path from the type's root; a choice element without `[x]` (`MedicationRequest.medication`). */
+  /**
+   * R4 element path from the type's root; a choice element without `[x]` (`MedicationRequest.medication`);
+   * or a part of an R4 datatype value (`Medication.amount.numerator`): only that part is carried.
+   */
   from: string;
   /** Only for this R4 type of a choice element (`CodeableConcept` of `medication[x]`). */
   fromType?: string;
-  /** R5 element path from the type's root (a choice element without `[x]`), or null: no R5 counterpart, dropped. */
+  /**
+   * R5 element path from the type's root (a choice element without `[x]`; it may run through an R5
+   * datatype: `Location.contact.telecom`), or null: no R5 counterpart, dropped. On a backbone, the
+   * R5 node its parent went to (`Condition.evidence` -> `Condition`) lifts it: R5 has no node for it,
+   * and its children go where their own rows say.
+   */
   to: string | null;
   /**
    * A condition on the source value, in the cross-version maps' own notation: `s` is the R4 value,
@@ -22,6 +30,12 @@ export interface ConversionFact {
    * parentheses (`(s = 'allergy')`). A row with any other condition is not compiled (and said so).
    */
   when?: string;
+  /**
+   * Where HL7's R4 -> R5 maps disagree: `drops` on a row that carries a value the maps drop;
+   * `carries` on a `to: null` row that drops a value the maps carry (because the result would not
+   * be valid R5: the reason says why). Absent: the row follows the maps.
+   */
+  hl7?: 'drops' | 'carries';
   /** When a code becomes a Coding or CodeableConcept: the system (and display) of the coding built. */
   coding?: { system: string; display?: string };
   /**
@@ -35,22 +49,24 @@ export interface ConversionFact {
 
 /*
  * Grouped by type (resources, then datatypes), sorted by `from` within a type. A type's rows replace its
- * default rule, so a choice element redirected for one type lists its other types too. Rows marked 'Not in
- * the HL7 map' give an R5 counterpart the HL7 R4->R5 maps leave out; the rest follow those maps. No rows for
+ * default rule, so a choice element redirected for one type lists its other types too. Rows marked `hl7`
+ * disagree with the HL7 R4->R5 maps (see the field); the rest follow those maps. Every element of a stored
+ * type that R5 has no rule for has a row here saying why (the compiler refuses a stored type without). No rows for
  * value-set translations (codes pass through unchanged), nor for the Contributor type (R5 has none: an
  * Extension.value[x] or Parameters.parameter.value[x] of it has no rule and is reported).
  */
 export const CONVERSION_FACTS: readonly ConversionFact[] = [
   // AllergyIntolerance: recorder/asserter became participants; type became a CodeableConcept.
-  // Not encoded: the map also sets participant.function (provenance-participant-type enterer / author), a constant, not a path.
   {
     from: 'AllergyIntolerance.asserter',
     to: 'AllergyIntolerance.participant.actor',
+    set: [{ to: 'AllergyIntolerance.participant.function', value: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/provenance-participant-type', code: 'author', display: 'Author' }] } }],
     reason: 'R5 replaced asserter with a participant (function author) whose actor is this reference.',
   },
   {
     from: 'AllergyIntolerance.recorder',
     to: 'AllergyIntolerance.participant.actor',
+    set: [{ to: 'AllergyIntolerance.participant.function', value: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/provenance-participant-type', code: 'enterer', display: 'Enterer' }] } }],
     reason: 'R5 replaced recorder with a participant (function enterer) whose actor is this reference.',
   },
   {
@@ -107,11 +123,16 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
   },
   // Condition: recorder/asserter became participants; evidence became a CodeableReference list.
-  // Not encoded: the map also sets participant.function (enterer / author), a constant, not a path.
   {
     from: 'Condition.asserter',
     to: 'Condition.participant.actor',
+    set: [{ to: 'Condition.participant.function', value: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/provenance-participant-type', code: 'author', display: 'Author' }] } }],
     reason: 'R5 replaced asserter with a participant (function author) whose actor is this reference.',
+  },
+  {
+    from: 'Condition.evidence',
+    to: 'Condition',
+    reason: 'R5 made evidence a CodeableReference list: the R4 backbone has no R5 node; its codes and references become the entries.',
   },
   {
     from: 'Condition.evidence.code',
@@ -126,6 +147,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Condition.recorder',
     to: 'Condition.participant.actor',
+    set: [{ to: 'Condition.participant.function', value: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/provenance-participant-type', code: 'enterer', display: 'Enterer' }] } }],
     reason: 'R5 replaced recorder with a participant (function enterer) whose actor is this reference.',
   },
   // Coverage: string ids became Identifiers; payor removed.
@@ -138,7 +160,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'DiagnosticReport.imagingStudy',
     to: 'DiagnosticReport.study',
-    reason: 'Not in the HL7 map (it drops this): R5 generalised imagingStudy to study, which still allows ImagingStudy.',
+    hl7: 'drops',
+    reason: 'R5 generalised imagingStudy to study, which still allows ImagingStudy.',
   },
   // DocumentReference: context backbone flattened onto the root; masterIdentifier, authenticator and format folded into R5 elements.
   {
@@ -151,6 +174,11 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     from: 'DocumentReference.content.format',
     to: 'DocumentReference.content.profile.value',
     reason: 'R5 replaced content.format with content.profile, whose value[x] takes the Coding.',
+  },
+  {
+    from: 'DocumentReference.context',
+    to: 'DocumentReference',
+    reason: 'R5 flattened the context backbone: its children moved to the resource.',
   },
   {
     from: 'DocumentReference.context.encounter',
@@ -197,17 +225,20 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Encounter.hospitalization.dietPreference',
     to: 'Encounter.dietPreference',
-    reason: 'Not in the HL7 map (it drops this): R5 moved dietPreference from hospitalization to the root.',
+    hl7: 'drops',
+    reason: 'R5 moved dietPreference from hospitalization to the root.',
   },
   {
     from: 'Encounter.hospitalization.specialArrangement',
     to: 'Encounter.specialArrangement',
-    reason: 'Not in the HL7 map (it drops this): R5 moved specialArrangement from hospitalization to the root.',
+    hl7: 'drops',
+    reason: 'R5 moved specialArrangement from hospitalization to the root.',
   },
   {
     from: 'Encounter.hospitalization.specialCourtesy',
     to: 'Encounter.specialCourtesy',
-    reason: 'Not in the HL7 map (it drops this): R5 moved specialCourtesy from hospitalization to the root.',
+    hl7: 'drops',
+    reason: 'R5 moved specialCourtesy from hospitalization to the root.',
   },
   { from: 'Encounter.location.physicalType', to: 'Encounter.location.form', reason: 'R5 renamed location.physicalType to location.form.' },
   {
@@ -219,12 +250,14 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Encounter.reasonCode',
     to: 'Encounter.reason.value',
-    reason: 'Not in the HL7 map (it drops this): R5 made reason a backbone whose value is a CodeableReference list.',
+    hl7: 'drops',
+    reason: 'R5 made reason a backbone whose value is a CodeableReference list.',
   },
   {
     from: 'Encounter.reasonReference',
     to: 'Encounter.reason.value',
-    reason: 'Not in the HL7 map (it drops this): R5 made reason a backbone whose value is a CodeableReference list.',
+    hl7: 'drops',
+    reason: 'R5 made reason a backbone whose value is a CodeableReference list.',
   },
   { from: 'Encounter.statusHistory', to: null, reason: 'R5 removed statusHistory (history is kept in EncounterHistory resources).' },
   // FamilyMemberHistory: reason merged.
@@ -242,7 +275,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Goal.expressedBy',
     to: 'Goal.source',
-    reason: 'Not in the HL7 map (it drops this): R5 renamed expressedBy to source (same meaning and targets).',
+    hl7: 'drops',
+    reason: 'R5 renamed expressedBy to source (same meaning and targets).',
   },
   { from: 'Goal.outcomeCode', to: 'Goal.outcome', reason: 'R5 merged outcomeCode and outcomeReference into one CodeableReference list.' },
   {
@@ -251,12 +285,14 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 merged outcomeCode and outcomeReference into one CodeableReference list.',
   },
   // Immunization: reason merged, reaction.detail renamed, programEligibility became a backbone, recorded/education removed.
-  // No row: protocolApplied.doseNumber[x] / seriesDoses[x] keep their string form by path; the positiveInt form (R5 is string only) has no rule and is reported.
+  // No row: protocolApplied.doseNumber[x] / seriesDoses[x] go by path to R5's string, the positiveInt form as its decimal text
+  // (the integer-to-string conversion; the HL7 map drops that form, but R5 requires doseNumber).
   { from: 'Immunization.education', to: null, reason: 'R5 removed education.' },
   {
     from: 'Immunization.programEligibility',
-    to: 'Immunization.programEligibility.program',
-    reason: 'R5 made programEligibility a backbone; the R4 concept is its program.',
+    to: null,
+    hl7: 'carries',
+    reason: 'R5 made programEligibility a backbone whose programStatus is required, which R4 cannot supply: the maps put the concept in program, which would leave the entry invalid, so the value is dropped and reported.',
   },
   {
     from: 'Immunization.reaction.detail',
@@ -277,26 +313,37 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Immunization.reportOrigin',
     to: 'Immunization.informationSource',
-    reason: 'Not in the HL7 map (it drops this): R5 replaced reportOrigin with informationSource, a CodeableReference bound to the same value set.',
+    hl7: 'drops',
+    reason: 'R5 replaced reportOrigin with informationSource, a CodeableReference bound to the same value set.',
   },
   // Location: physicalType renamed; telecom and hours moved into R5 datatypes.
   { from: 'Location.availabilityExceptions', to: null, reason: 'R5 has no free-text availability exceptions on Location.' },
   {
     from: 'Location.hoursOfOperation',
-    to: null,
-    reason: 'R5 made hoursOfOperation an Availability (daysOfWeek, allDay, opening and closing times under availableTime); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    to: 'Location.hoursOfOperation.availableTime',
+    reason: 'R5 made hoursOfOperation an Availability: each R4 entry becomes one availableTime of it (daysOfWeek and allDay keep their names).',
+  },
+  {
+    from: 'Location.hoursOfOperation.closingTime',
+    to: 'Location.hoursOfOperation.availableTime.availableEndTime',
+    reason: 'R5 renamed closingTime to availableEndTime inside the Availability.',
+  },
+  {
+    from: 'Location.hoursOfOperation.openingTime',
+    to: 'Location.hoursOfOperation.availableTime.availableStartTime',
+    reason: 'R5 renamed openingTime to availableStartTime inside the Availability.',
   },
   { from: 'Location.physicalType', to: 'Location.form', reason: 'R5 renamed physicalType to form.' },
   {
     from: 'Location.telecom',
-    to: null,
-    reason: 'R5 moved telecom into contact, an ExtendedContactDetail; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    to: 'Location.contact.telecom',
+    reason: 'R5 moved telecom into contact, an ExtendedContactDetail: the telecoms become those of one contact.',
   },
   // Medication: manufacturer, form and amount renamed.
   {
-    from: 'Medication.amount',
-    to: null,
-    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity (the numerator); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    from: 'Medication.amount.numerator',
+    to: 'Medication.totalVolume',
+    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity: the numerator is carried; the denominator (the package the amount is of) has no counterpart.',
   },
   { from: 'Medication.form', to: 'Medication.doseForm', reason: 'R5 renamed form to doseForm.' },
   {
@@ -339,7 +386,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     from: 'MedicationRequest.reported',
     fromType: 'Reference',
     to: 'MedicationRequest.informationSource',
-    reason: 'Not in the HL7 map (it drops this): R5 kept reported as a boolean only; the reporting party moved to informationSource.',
+    hl7: 'drops',
+    reason: 'R5 kept reported as a boolean only; the reporting party moved to informationSource.',
   },
   {
     from: 'MedicationRequest.reported',
@@ -351,25 +399,26 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   { from: 'PractitionerRole.availabilityExceptions', to: null, reason: 'R5 has no free-text availability exceptions on PractitionerRole.' },
   {
     from: 'PractitionerRole.availableTime',
-    to: null,
-    reason: 'R5 moved availableTime into availability.availableTime, an Availability; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    to: 'PractitionerRole.availability.availableTime',
+    reason: 'R5 moved availableTime into availability, an Availability: each entry becomes one availableTime of it.',
   },
   {
     from: 'PractitionerRole.notAvailable',
-    to: null,
-    reason: 'R5 moved notAvailable into availability.notAvailableTime, an Availability; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    to: 'PractitionerRole.availability.notAvailableTime',
+    reason: 'R5 moved notAvailable into availability, an Availability: each entry becomes one notAvailableTime of it.',
   },
   {
     from: 'PractitionerRole.telecom',
-    to: null,
-    reason: 'R5 moved telecom into contact, an ExtendedContactDetail; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    to: 'PractitionerRole.contact.telecom',
+    reason: 'R5 moved telecom into contact, an ExtendedContactDetail: the telecoms become those of one contact.',
   },
   // Procedure: reason, used and complication merged into CodeableReferences, performed renamed, asserter removed.
   { from: 'Procedure.asserter', to: null, reason: 'R5 removed asserter.' },
   {
     from: 'Procedure.complicationDetail',
     to: 'Procedure.complication',
-    reason: 'Not in the HL7 map (it drops this): R5 merged complication and complicationDetail into one CodeableReference list.',
+    hl7: 'drops',
+    reason: 'R5 merged complication and complicationDetail into one CodeableReference list.',
   },
   { from: 'Procedure.performed', to: 'Procedure.occurrence', reason: 'R5 renamed performed[x] to occurrence[x].' },
   {
@@ -392,7 +441,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Provenance.reason',
     to: 'Provenance.authorization',
-    reason: 'Not in the HL7 map (it drops this): R5 renamed reason to authorization, a CodeableReference bound to the same PurposeOfUse value set.',
+    hl7: 'drops',
+    reason: 'R5 renamed reason to authorization, a CodeableReference bound to the same PurposeOfUse value set.',
   },
   // ServiceRequest: reason and location merged, orderDetail and patientInstruction became backbones.
   {
@@ -408,6 +458,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'ServiceRequest.orderDetail',
     to: null,
+    hl7: 'carries',
     reason: 'R5 made orderDetail a backbone whose parameter (code and value, 1..*) R4 cannot supply; the maps put the concept in parameterFocus, which leaves the required parameter missing.',
   },
   {
@@ -427,29 +478,10 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   },
   // Specimen: processing.procedure renamed; the container description moved to a Device.
   {
-    from: 'Specimen.container.additive',
+    from: 'Specimen.container',
     to: null,
-    reason: 'R5 describes the container in a referenced Device; container.additive has no counterpart.',
-  },
-  {
-    from: 'Specimen.container.capacity',
-    to: null,
-    reason: 'R5 describes the container in a referenced Device; container.capacity has no counterpart.',
-  },
-  {
-    from: 'Specimen.container.description',
-    to: null,
-    reason: 'R5 describes the container in a referenced Device; container.description has no counterpart.',
-  },
-  {
-    from: 'Specimen.container.identifier',
-    to: null,
-    reason: 'R5 describes the container in a referenced Device; container.identifier has no counterpart.',
-  },
-  {
-    from: 'Specimen.container.type',
-    to: null,
-    reason: 'R5 describes the container in a referenced Device; container.type has no counterpart.',
+    hl7: 'carries',
+    reason: 'R5 describes the container in a referenced Device (container.device, required), which R4 cannot supply: the maps carry only specimenQuantity into a container that would then be invalid, so the container is dropped and reported.',
   },
   {
     from: 'Specimen.processing.procedure',
@@ -465,18 +497,20 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   // Organization: contact, telecom and address moved into the ExtendedContactDetail datatype.
   {
     from: 'Organization.address',
-    to: null,
-    reason: 'Not in the HL7 map (it drops this): R5 removed Organization.address; addresses live in contact, an ExtendedContactDetail; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    to: 'Organization.contact.address',
+    hl7: 'drops',
+    reason: 'R5 removed Organization.address: addresses live in contact, an ExtendedContactDetail, one address each.',
   },
   {
     from: 'Organization.contact',
     to: null,
-    reason: 'R5 made contact an ExtendedContactDetail (same purpose, name, telecom and address children); a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    reason: 'R5 made contact an ExtendedContactDetail datatype (name a list, purpose, telecom, address); the conversion does not turn an R4 backbone into an R5 datatype, so the value is dropped and reported.',
   },
   {
     from: 'Organization.telecom',
-    to: null,
-    reason: 'Not in the HL7 map (it drops this): R5 removed Organization.telecom; telecoms live in contact, an ExtendedContactDetail; a fact cannot build inside an R5 datatype, so the value is dropped and reported.',
+    to: 'Organization.contact.telecom',
+    hl7: 'drops',
+    reason: 'R5 removed Organization.telecom: telecoms live in contact, an ExtendedContactDetail.',
   },
   // Device: deviceName renamed, specialization became conformsTo, property values merged, several elements removed.
   {
@@ -496,12 +530,14 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Device.specialization',
     to: 'Device.conformsTo',
-    reason: 'Not in the HL7 map (it drops this): R5 replaced specialization with conformsTo.',
+    hl7: 'drops',
+    reason: 'R5 replaced specialization with conformsTo.',
   },
   {
     from: 'Device.specialization.systemType',
     to: 'Device.conformsTo.specification',
-    reason: 'Not in the HL7 map (it drops this): R5 replaced specialization.systemType with conformsTo.specification.',
+    hl7: 'drops',
+    reason: 'R5 replaced specialization.systemType with conformsTo.specification.',
   },
   { from: 'Device.statusReason', to: null, reason: 'R5 removed statusReason (availabilityStatus has a different meaning).' },
   // Group: actual replaced by membership.
@@ -523,7 +559,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'RelatedArtifact.url',
     to: null,
-    reason: 'R5 removed url (the nearest place, document.url inside an Attachment, is a datatype a fact cannot build into).',
+    reason: 'R5 removed url; the nearest place, document.url, is the address of an Attachment, which the maps do not fill from it either.',
   },
   // SampledData: period renamed.
   {
@@ -538,6 +574,11 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     to: 'Substance.code',
     set: [{ to: 'Substance.instance', value: true }],
     reason: 'R5 requires instance (is this a specific amount, not a kind); the maps default it to true.',
+  },
+  {
+    from: 'Substance.instance',
+    to: 'Substance',
+    reason: 'R5 made instance a flag; the R4 instance backbone has no R5 node, and its children moved to the resource.',
   },
   { from: 'Substance.instance.expiry', to: 'Substance.expiry', reason: 'R5 moved the expiry of an instance to the resource.' },
   { from: 'Substance.instance.quantity', to: 'Substance.quantity', reason: 'R5 moved the quantity of an instance to the resource.' },

@@ -15,6 +15,8 @@ export type Conversion =
   | 'string-to-identifier'
   /** A JSON number carried as the string R5 uses for integer64. */
   | 'number-to-integer64'
+  /** A whole number where R5 kept only a string (`Immunization.protocolApplied.doseNumber`): its decimal text. */
+  | 'integer-to-string'
   /** A code made a Coding / a CodeableConcept of one Coding. */
   | 'code-to-coding'
   | 'code-to-concept'
@@ -34,6 +36,7 @@ export interface TypeKinds {
 
 const BACKBONE = new Set(['BackboneElement', 'Element']);
 const CODE_LIKE = new Set(['code', 'string']);
+const INTEGERS = new Set(['integer', 'positiveInt', 'unsignedInt']);
 /** Datatypes that are Quantity with constraints, the same JSON in both releases. */
 const QUANTITIES = new Set(['Quantity', 'SimpleQuantity', 'MoneyQuantity', 'Age', 'Count', 'Distance', 'Duration']);
 
@@ -45,7 +48,8 @@ export function conversionOf(r4Type: string, r5Type: string, kinds: TypeKinds): 
     const r5Kind = kinds.r5Primitive(r5Type);
     if (r5Kind !== undefined) {
       if (r5Kind === r4Kind) return 'same';
-      return r4Kind === 'number' && r5Type === 'integer64' ? 'number-to-integer64' : undefined;
+      if (r4Kind === 'number' && r5Type === 'integer64') return 'number-to-integer64';
+      return INTEGERS.has(r4Type) && r5Type === 'string' ? 'integer-to-string' : undefined;
     }
     if (r4Kind === 'string' && r5Type === 'Identifier') return 'string-to-identifier';
     if (CODE_LIKE.has(r4Type) && r5Type === 'Coding') return 'code-to-coding';

@@ -1,23 +1,31 @@
 /**
  * The R4 -> R5 converter: walks an R4 resource by its R4 definitions (each JSON key looked up in the
  * compiled table of the type it belongs to) and writes each value where its rule says, converting
- * the datatype when R5 changed it. What has no rule is not carried: unknown keys, primitive
- * extensions (`_field`), elements R5 dropped. A rule that fails on a value is skipped and the rest
- * still converts; empty containers are pruned. The loss detector then says what was not carried.
+ * the datatype when R5 changed it. What it does not carry it records, with why (`Skip`): a key R4
+ * does not define, a value whose JSON shape does not fit its R4 type, an element R5 removed, a value
+ * R5 has no place for, a primitive extension (`_field`), a contained resource nothing refers to any
+ * more. A rule that fails on a value is skipped and the rest still converts; empty containers are
+ * pruned. The loss report (`loss.ts`) then says what was lost, and these records why.
  */
-import { targetTypeOf, type Conversion } from './conversions';
+import { targetTypeOf, type Conversion, type JsonKind } from './conversions';
 import type { ConversionRule, R4Element, RuleCondition } from './model';
+import { unreferencedContained } from './contained';
+import { isObject, type Json } from './json';
+import { place, type Frame } from './place';
 import { conversionTable, typeKinds, type ConversionTable } from './tables';
+import { pathOf, type Skip, type SkipKind } from './why';
 
-type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+/** Why a rule did not carry a value; `takes`: the values a rule's condition lets through. */
+interface Miss {
+  kind: SkipKind;
+  why: string;
+  takes?: string;
+}
 
-/** Where converted values are written: an R5 node and the (canonical) R5 path it stands at. */
-interface Frame {
-  path: string;
-  node: Json;
+/** A conversion that produced no value, with why. */
+class NoValue {
+  constructor(readonly why: string) {}
 }
 
 /** Deeper than this (nested backbones, datatypes, contained resources) is refused, not recursed. */
@@ -25,8 +33,36 @@ const MAX_DEPTH = 64;
 
 export type TableLookup = (type: string) => ConversionTable | undefined;
 
+/** The JSON shape of a value, in the words a reason uses. */
+function shapeOf(value: unknown): JsonKind | 'object' | 'list' | 'null' {
+  if (Array.isArray(value)) return 'list';
+  if (value === null) return 'null';
+  const t = typeof value;
+  return t === 'string' || t === 'number' || t === 'boolean' ? t : 'object';
+}
+
+const SHAPE_WORDS: Record<ReturnType<typeof shapeOf>, string> = {
+  string: 'a JSON string',
+  number: 'a JSON number',
+  boolean: 'a JSON boolean',
+  object: 'a JSON object',
+  list: 'a list',
+  null: 'null',
+};
+
 class Converter {
-  constructor(private readonly tables: TableLookup) {}
+  readonly skips = new Map<string, Skip>();
+  /** Contained resources of the top-level resource, by converted node: their R4 paths. */
+  private readonly containedAt = new Map<Json, string>();
+  /** Where the walk stands in the R4 input: the type, then keys and list indexes. */
+  private readonly at: Array<string | number>;
+
+  constructor(
+    private readonly tables: TableLookup,
+    type: string,
+  ) {
+    this.at = [type];
+  }
 
   resource(r4: Json, depth = 0): Json | undefined {
     const type = r4.resourceType;
@@ -37,92 +73,228 @@ class Converter {
     return out;
   }
 
+  /** Drops the top-level resource's contained resources that nothing refers to any more (R5 requires a reference). */
+  dropUnreferenced(out: Json): void {
+    if (!Array.isArray(out.contained)) return;
+    const unreferenced = unreferencedContained(out);
+    if (unreferenced.size === 0) return;
+    out.contained = out.contained.filter((c) => !unreferenced.has(c as Json));
+    for (const node of unreferenced) {
+      const path = this.containedAt.get(node);
+      if (path !== undefined) {
+        this.record(path, 'no-place', 'Resource.contained', 'nothing in the R5 resource refers to this contained resource any more (what referred to it was dropped), and R5 keeps a contained resource only where something refers to it');
+      }
+    }
+  }
+
+  /** Records what was not carried at the current place (or at its child `key`). */
+  private skip(kind: SkipKind, element: string | undefined, why: string, key?: string): void {
+    this.record(pathOf(key === undefined ? this.at : [...this.at, key]), kind, element, why);
+  }
+
+  private record(path: string, kind: SkipKind, element: string | undefined, why: string): void {
+    if (!this.skips.has(path)) this.skips.set(path, { kind, why, ...(element ? { element } : {}) });
+  }
+
   /** Converts the children of an R4 node (at `r4Path` of `table`) into the frames' R5 nodes. */
   private into(src: Json, table: ConversionTable, r4Path: string, frames: Frame[], depth: number): void {
     if (depth > MAX_DEPTH) throw new Error('nested too deeply');
     const keys = table.keys.get(r4Path);
     if (!keys) return;
+    const isRoot = r4Path === table.type && table.kind === 'resource';
     for (const [key, value] of Object.entries(src)) {
+      if (value === null || value === undefined || (isRoot && key === 'resourceType')) continue;
       const hit = keys.get(key);
-      if (!hit || value === null || value === undefined) continue;
+      if (!hit) {
+        if (key.startsWith('_') && keys.has(key.slice(1))) {
+          this.skip('primitive-extension', undefined, "it holds the extensions of a primitive value (R4 JSON's sibling object), which this import does not carry", key);
+        } else {
+          this.skip('unknown-element', undefined, `R4's ${r4Path} has no ${key}`, key);
+        }
+        continue;
+      }
       const [elementPath, r4Type] = hit;
       const element = table.elements.get(elementPath);
       if (!element) continue;
-      for (const rule of element.rules) {
-        if (rule.fromType !== undefined && rule.fromType !== r4Type) continue;
-        try {
-          this.apply(rule, element, r4Type, value, table, frames, depth);
-        } catch {
-          // A rule that errors is skipped; the loss detector reports what it did not carry.
-        }
-      }
+      this.at.push(key);
+      this.element(element, elementPath, r4Type, value, table, frames, depth);
+      this.at.pop();
     }
   }
 
-  private apply(rule: ConversionRule, element: R4Element, r4Type: string, value: unknown, table: ConversionTable, frames: Frame[], depth: number): void {
-    const target = targetTypeOf(r4Type, rule.toTypes, typeKinds);
-    if (!target) return;
-    for (const item of Array.isArray(value) ? value : [value]) {
+  /** One element's value (each item of a list): checked against its R4 type, then converted by its rules. */
+  private element(element: R4Element, elementPath: string, r4Type: string, value: unknown, table: ConversionTable, frames: Frame[], depth: number): void {
+    const list = Array.isArray(value);
+    if (list && !element.list) {
+      this.skip('wrong-shape', elementPath, `R4's ${elementPath} holds one ${r4Type}, and the value is a list`);
+      return;
+    }
+    if (element.rules.length === 0 && !element.lift) {
+      this.skip('removed', elementPath, element.why ?? 'R5 has no counterpart for it');
+      return;
+    }
+    // A single value where R4 has a list is read as a list of one: the value is unambiguous.
+    const items: unknown[] = list ? value : [value];
+    const expected: JsonKind | 'object' = typeKinds.r4Primitive(r4Type) ?? 'object';
+    for (let i = 0; i < items.length; i += 1) {
+      const item = items[i];
       if (item === null || item === undefined) continue;
-      if (rule.when && !holds(rule.when, item)) continue;
-      const converted = this.value(item, r4Type, target.conversion, rule, element, table, frames, depth);
-      if (converted === undefined) continue;
-      place(rule, target.type, converted, frames, table);
-      for (const constant of rule.set ?? []) {
-        place({ to: constant.to, toTypes: [], ...(constant.toList ? { toList: true } : {}) }, '', structuredClone(constant.value), frames, table, true);
-      }
+      if (list) this.at.push(i);
+      this.item(element, elementPath, r4Type, expected, item, table, frames, depth);
+      if (list) this.at.pop();
     }
   }
 
-  private value(
-    item: unknown,
-    r4Type: string,
-    conversion: Conversion,
-    rule: ConversionRule,
-    element: R4Element,
-    table: ConversionTable,
-    frames: Frame[],
-    depth: number,
-  ): unknown {
-    switch (conversion) {
-      case 'same': {
-        const kind = typeKinds.r4Primitive(r4Type);
-        if (kind !== undefined) return typeof item === kind ? item : undefined;
-        return isObject(item) ? this.datatype(item, r4Type, depth) : undefined;
+  private item(element: R4Element, elementPath: string, r4Type: string, expected: JsonKind | 'object', item: unknown, table: ConversionTable, frames: Frame[], depth: number): void {
+    const shape = shapeOf(item);
+    if (shape !== expected) {
+      this.skip('wrong-shape', elementPath, `R4's ${elementPath} is a ${r4Type}, ${SHAPE_WORDS[expected]}, and the value is ${SHAPE_WORDS[shape]}`);
+      return;
+    }
+    if (element.lift) {
+      this.into(item as Json, table, element.childrenAt!, frames, depth + 1);
+      return;
+    }
+    if (element.rules[0]!.part) {
+      this.parts(element, elementPath, item as Json, table, frames, depth);
+      return;
+    }
+    let carried = false;
+    let misses: Miss[] | undefined;
+    for (const rule of element.rules) {
+      if (rule.fromType !== undefined && rule.fromType !== r4Type) continue;
+      const result = this.attempt(rule, r4Type, item, element, table, frames, depth);
+      if (result === true) carried = true;
+      else (misses ??= []).push(result);
+    }
+    if (!carried) {
+      const miss = combined(misses ?? [], r4Type, elementPath, element);
+      this.skip(miss.kind, elementPath, miss.why);
+    }
+  }
+
+  /** A value of which rules take parts (`Medication.amount.numerator`): the other children are not carried. */
+  private parts(element: R4Element, elementPath: string, item: Json, table: ConversionTable, frames: Frame[], depth: number): void {
+    const taken = new Set<string>();
+    for (const rule of element.rules) {
+      const { key, type } = rule.part!;
+      if (!Object.hasOwn(item, key) || item[key] === null || item[key] === undefined) continue;
+      taken.add(key);
+      this.at.push(key);
+      if (shapeOf(item[key]) !== (typeKinds.r4Primitive(type) ?? 'object')) {
+        this.skip('wrong-shape', `${elementPath}.${key}`, `R4's ${elementPath}.${key} is a ${type}, and the value is ${SHAPE_WORDS[shapeOf(item[key])]}`);
+      } else {
+        const result = this.attempt(rule, type, item[key], element, table, frames, depth);
+        if (result !== true) this.skip(result.kind, `${elementPath}.${key}`, result.why);
       }
+      this.at.pop();
+    }
+    for (const key of Object.keys(item)) {
+      if (!taken.has(key)) this.skip('removed', elementPath, element.why ?? `R5 keeps only part of ${elementPath}`, key);
+    }
+  }
+
+  /** Applies one rule to one value: true when carried, else why not. A rule that throws carries nothing. */
+  private attempt(rule: ConversionRule, r4Type: string, item: unknown, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): true | Miss {
+    const at = this.at.length;
+    try {
+      return this.apply(rule, r4Type, item, element, table, frames, depth);
+    } catch {
+      // The rest of the resource still converts; this value is reported.
+      this.at.length = at;
+      return { kind: 'no-place', why: 'its conversion rule failed on this value' };
+    }
+  }
+
+  private apply(rule: ConversionRule, r4Type: string, item: unknown, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): true | Miss {
+    const target = targetTypeOf(r4Type, rule.toTypes, typeKinds);
+    if (!target) {
+      const takes = rule.toTypes.length <= 3 ? ` (it takes ${rule.toTypes.join(' or ')})` : '';
+      return { kind: 'removed', why: `R5's ${rule.to} takes no ${r4Type}${takes}` };
+    }
+    if (rule.when && !holds(rule.when, item)) {
+      const takes = conditionText(rule.when);
+      return { kind: 'no-place', why: `R5 takes only ${takes} here`, takes };
+    }
+    const converted = this.value(item, r4Type, target.conversion, rule, element, table, frames, depth);
+    if (converted instanceof NoValue) return { kind: 'no-place', why: converted.why };
+    if (!place(rule, target.type, converted, frames, table)) {
+      return { kind: 'no-place', why: `R5's ${rule.to} holds one value, and an earlier value took it` };
+    }
+    for (const constant of rule.set ?? []) {
+      place({ to: constant.to, toTypes: [], ...(constant.toList ? { toList: true } : {}) }, '', structuredClone(constant.value), frames, table, true);
+    }
+    return true;
+  }
+
+  /** The converted value, or why there is none. The item's JSON shape was checked. */
+  private value(item: unknown, r4Type: string, conversion: Conversion, rule: ConversionRule, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): unknown {
+    switch (conversion) {
+      case 'same':
+        return typeKinds.r4Primitive(r4Type) !== undefined ? item : this.datatype(item as Json, r4Type, depth);
       case 'string-to-identifier':
-        return typeof item === 'string' ? { value: item } : undefined;
+        return { value: item };
       case 'number-to-integer64':
-        return typeof item === 'number' && Number.isSafeInteger(item) ? String(item) : undefined;
+        return Number.isSafeInteger(item) ? String(item) : new NoValue("R5's integer64 takes whole numbers only, and this one is not one");
+      case 'integer-to-string':
+        return Number.isInteger(item) ? String(item) : new NoValue('R4 takes whole numbers only here, and this one is not one');
       case 'code-to-coding':
-        return typeof item === 'string' ? { ...(rule.coding ?? {}), code: item } : undefined;
+        return { ...(rule.coding ?? {}), code: item };
       case 'code-to-concept':
-        return typeof item === 'string' ? { coding: [{ ...(rule.coding ?? {}), code: item }] } : undefined;
+        return { coding: [{ ...(rule.coding ?? {}), code: item }] };
       case 'coding-to-concept':
-        return isObject(item) ? { coding: [this.datatype(item, 'Coding', depth)] } : undefined;
+        return wrapped(this.datatype(item as Json, 'Coding', depth), 'coding');
       case 'reference-to-codeable-reference':
-        return isObject(item) ? { reference: this.datatype(item, 'Reference', depth) } : undefined;
+        return wrapped(this.datatype(item as Json, 'Reference', depth), 'reference');
       case 'concept-to-codeable-reference':
-        return isObject(item) ? { concept: this.datatype(item, 'CodeableConcept', depth) } : undefined;
+        return wrapped(this.datatype(item as Json, 'CodeableConcept', depth), 'concept');
       case 'backbone': {
-        if (!isObject(item) || !element.childrenAt) return undefined;
+        if (!element.childrenAt) return new NoValue('R4 defines no children for it');
         const node: Json = {};
-        this.into(item, table, element.childrenAt, [...frames, { path: rule.toChildrenAt ?? rule.to, node }], depth + 1);
+        this.into(item as Json, table, element.childrenAt, [...frames, { path: rule.toChildrenAt ?? rule.to, node }], depth + 1);
         return node;
       }
-      case 'resource':
-        return isObject(item) ? this.resource(item, depth + 1) : undefined;
+      case 'resource': {
+        const type = (item as Json).resourceType;
+        const converted = this.resource(item as Json, depth + 1);
+        if (converted === undefined) {
+          const table = typeof type === 'string' ? this.tables(type) : undefined;
+          return new NoValue(table?.type === type ? `R5 has no resource type ${String(type)}` : 'it is not an R4 resource (no R4 resourceType)');
+        }
+        if (depth === 0) this.containedAt.set(converted, pathOf(this.at));
+        return converted;
+      }
     }
   }
 
   /** A datatype value, converted by its own table into the R5 datatype of the same name. */
-  private datatype(item: Json, r4Type: string, depth: number): Json | undefined {
+  private datatype(item: Json, r4Type: string, depth: number): Json | NoValue {
     const table = this.tables(r4Type);
-    if (!table?.r5) return undefined;
+    if (!table?.r5) return new NoValue(`R5 has no datatype ${r4Type}`);
     const node: Json = {};
     this.into(item, table, table.type, [{ path: table.r5, node }], depth + 1);
     return node;
   }
+}
+
+/** A converted datatype under a key of the R5 value (`{ coding: [c] }` for a Coding, `{ reference: r }`, `{ concept: c }`). */
+function wrapped(value: Json | NoValue, key: 'coding' | 'reference' | 'concept'): Json | NoValue {
+  if (value instanceof NoValue) return value;
+  return key === 'coding' ? { coding: [value] } : { [key]: value };
+}
+
+/** The reason a value no rule carried is reported with: the most telling of the rules' misses. */
+function combined(misses: readonly Miss[], r4Type: string, elementPath: string, element: R4Element): Miss {
+  if (misses.length === 0) return { kind: 'removed', why: element.why ?? `R5 has no counterpart for a ${r4Type} in ${elementPath}` };
+  const takes = misses.map((m) => m.takes).filter((t) => t !== undefined);
+  if (takes.length === misses.length && takes.length > 1) return { kind: 'no-place', why: `R5 takes only ${takes.join(' or ')} here` };
+  return misses.find((m) => m.kind === 'no-place') ?? misses[0]!;
+}
+
+/** The values a condition lets through, in words: `'allergy'`, `a value whose type is not 'x'`. */
+function conditionText({ child, op, value }: RuleCondition): string {
+  if (child === undefined) return op === '=' ? `'${value}'` : `a value other than '${value}'`;
+  return `a value whose ${child} is ${op === '=' ? '' : 'not '}'${value}'`;
 }
 
 /** `s = 'x'` / `s.child != 'x'` on an R4 value; an absent value satisfies neither. */
@@ -130,39 +302,6 @@ function holds(condition: RuleCondition, item: unknown): boolean {
   const value = condition.child === undefined ? item : isObject(item) && Object.hasOwn(item, condition.child) ? item[condition.child] : undefined;
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false;
   return (String(value) === condition.value) === (condition.op === '=');
-}
-
-/**
- * Writes a converted value at the rule's R5 path, under the innermost frame that path lies in
- * (a rule may move a value up or down the tree), building the nodes on the way.
- */
-function place(rule: ConversionRule, type: string, value: unknown, frames: readonly Frame[], table: ConversionTable, unlessPresent = false): void {
-  let frame: Frame | undefined;
-  for (let i = frames.length - 1; i >= 0 && !frame; i -= 1) if (rule.to.startsWith(`${frames[i]!.path}.`)) frame = frames[i];
-  if (!frame) throw new Error(`no R5 node for ${rule.to}`);
-  const segments = rule.to.slice(frame.path.length + 1).split('.');
-  let node = frame.node;
-  let path = frame.path;
-  for (const segment of segments.slice(0, -1)) {
-    path = `${path}.${segment}`;
-    if (table.r5Lists.has(path)) {
-      const list = Array.isArray(node[segment]) ? (node[segment] as Json[]) : (node[segment] = [{}] as Json[]);
-      node = list[list.length - 1]!;
-    } else {
-      node = isObject(node[segment]) ? (node[segment] as Json) : (node[segment] = {} as Json);
-    }
-  }
-  const name = segments[segments.length - 1]!;
-  const key = rule.toChoice ? `${name}${capitalised(type)}` : name;
-  if (unlessPresent && node[key] !== undefined) return;
-  if (rule.toList) {
-    const list = Array.isArray(node[key]) ? (node[key] as unknown[]) : (node[key] = [] as unknown[]);
-    list.push(value);
-    return;
-  }
-  // A single R5 element takes the first value; later ones are not carried (and are reported lost).
-  const taken = rule.toChoice ? Object.keys(node).some((k) => k.startsWith(name) && /^[A-Z]/.test(k.slice(name.length))) : node[key] !== undefined;
-  if (!taken) node[key] = value;
 }
 
 /** Removes empty objects and lists, innermost first; an empty result is undefined. */
@@ -182,11 +321,25 @@ export function pruned(value: unknown): unknown {
   return value;
 }
 
+/** An R4 resource as R5, with what the converter did not carry and why (keyed by R4 path). */
+export interface R4Conversion {
+  resource: Json;
+  skips: ReadonlyMap<string, Skip>;
+}
+
 /**
- * An R4 resource as R5, or undefined when its type has no R5 counterpart. The input is not
- * changed; the output shares no objects with it.
+ * An R4 resource as R5 with the converter's record of what it did not carry, or undefined when its
+ * type has no R5 counterpart. The input is not changed; the output shares no objects with it.
  */
+export function convertR4(r4: Json, tables: TableLookup = conversionTable): R4Conversion | undefined {
+  const converter = new Converter(tables, typeof r4.resourceType === 'string' ? r4.resourceType : 'Resource');
+  const out = converter.resource(r4);
+  if (out === undefined) return undefined;
+  converter.dropUnreferenced(out);
+  return { resource: (pruned(out) as Json | undefined) ?? { resourceType: out.resourceType }, skips: converter.skips };
+}
+
+/** An R4 resource as R5, or undefined when its type has no R5 counterpart. */
 export function convertR4Resource(r4: Json, tables: TableLookup = conversionTable): Json | undefined {
-  const out = new Converter(tables).resource(r4);
-  return out === undefined ? undefined : ((pruned(out) as Json | undefined) ?? { resourceType: out.resourceType });
+  return convertR4(r4, tables)?.resource;
 }

@@ -6,13 +6,17 @@
  * resource with an `information` issue (nothing lost) or a `warning` per dropped R4 path, or error
  * issues first, then those warnings, and nothing stored.
  */
-import { isR4ResourceType } from './tables';
-import { convertR4Resource } from './convert';
-import { droppedPaths } from './loss';
+import { conversionTable, isR4ResourceType } from './tables';
+import { convertR4 } from './convert';
+import { isObject } from './json';
+import { likeness, looksLikeR5 } from './likeness';
+import { lossReport } from './loss';
+import { dropIssue, type Drop } from './why';
 import { isKnownResourceType } from '../fhir/definitions';
 import { issue, operationOutcome, type OutcomeIssue } from '../fhir/outcome';
 import { isAuxiliaryType, PROJECTION_TYPES } from '../auxiliary/accepted-types';
 import { badRequest, isHttpError } from '../http/errors';
+import { FHIR_BASES } from '../http/families';
 import { assertWithinBounds } from '../fhir/validation/limits';
 import { jsonDepth } from '../http/json-depth';
 import type { Logger } from '../telemetry/logger';
@@ -20,9 +24,6 @@ import { assertBundleSize, type ParsedEntry } from '../observations/upload/bundl
 import { processEntries, type EntryResult, type UploadRequest } from '../observations/upload/process';
 import { unfinishedEntry } from '../observations/upload/unfinished';
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Nesting an imported resource may have (the deepest R4 example nests 13 levels). */
 export const MAX_IMPORT_DEPTH = 64;
@@ -31,7 +32,10 @@ export const MAX_IMPORT_DEPTH = 64;
 export interface PreparedImport {
   entry: ParsedEntry;
   type?: string;
-  dropped: string[];
+  /** What the conversion lost, each with why. */
+  dropped: Drop[];
+  /** Said when the resource looks like R5 rather than R4 (an `information` issue after the drops). */
+  advice?: OutcomeIssue;
 }
 
 const refused = (status: number, code: OutcomeIssue['code'], message: string, at?: string): PreparedImport => ({
@@ -67,9 +71,10 @@ export function prepareImport(resource: unknown, at: string, urlType?: string): 
   }
   if (type === 'Bundle') return refused(400, 'not-supported', 'A Bundle inside an import is not supported: send its resources as entries of the import Bundle.', at);
   if (!isR4ResourceType(type)) {
-    return isKnownResourceType(type)
-      ? refused(400, 'not-supported', `${type} is not an R4 resource type (it exists only in R5): post it to /FHIR/R5/${type}.`, at)
-      : refused(404, 'not-supported', `Unsupported FHIR resource type: ${type}.`, at);
+    if (!isKnownResourceType(type)) return refused(404, 'not-supported', `Unsupported FHIR resource type: ${type}.`, at);
+    const endpoint = r5Endpoint(type);
+    const advice = endpoint ? `post it to ${endpoint}` : `this service does not store ${type} resources in either release`;
+    return refused(400, 'not-supported', `${type} is not an R4 resource type (it exists only in R5): ${advice}.`, at);
   }
   if (PROJECTION_TYPES.has(type)) {
     return refused(405, 'not-supported', `${type} is a read-only projection of this service's own records (managed through /api/v1/); it cannot be imported.`, at);
@@ -85,9 +90,28 @@ export function prepareImport(resource: unknown, at: string, urlType?: string): 
     if (isHttpError(e)) return { entry: { ok: false, status: e.status, issues: e.issues }, dropped: [] };
     throw e;
   }
-  const converted = convertR4Resource(resource);
-  if (!converted) return refused(400, 'not-supported', `${type} has no R5 counterpart.`, at);
-  return { entry: { ok: true, type, resource: converted }, type, dropped: droppedPaths(resource, converted) };
+  const conversion = convertR4(resource);
+  if (!conversion) return refused(400, 'not-supported', `${type} has no R5 counterpart.`, at);
+  const dropped = lossReport(resource, conversion);
+  const prepared: PreparedImport = { entry: { ok: true, type, resource: conversion.resource }, type, dropped };
+  if (dropped.length > 0) {
+    const seen = likeness(resource, conversionTable(type)!);
+    const endpoint = r5Endpoint(type);
+    if (looksLikeR5(seen) && endpoint) {
+      const only = (names: string[]) => (names.length > 0 ? ` (${names.join(', ')})` : '');
+      prepared.advice = issue(
+        'information',
+        'informational',
+        `This ${type} looks like FHIR R5, not R4: ${seen.r5Only.length} of its elements fit only R5${only(seen.r5Only)}, ${seen.r4Only.length} only R4${only(seen.r4Only)}. The import read it as R4; to store an R5 resource as sent, post it to ${endpoint}.`,
+      );
+    }
+  }
+  return prepared;
+}
+
+/** Where the service takes R5 writes of a type, when it does: advice names only endpoints that exist. */
+export function r5Endpoint(type: string): string | undefined {
+  return isAuxiliaryType(type) ? `${FHIR_BASES[0]}/${type}` : undefined;
 }
 
 /** An input the request's deadline left unconverted: answered as not started, to be sent again. */
@@ -100,7 +124,7 @@ const REPLACED = 'This source had imported a resource with the same type and id 
 
 /** The import's answer for one entry: the create's result with the conversion's report merged in. */
 export function importResult(result: EntryResult, prepared: PreparedImport): EntryResult {
-  const drops = prepared.dropped.map((path) => issue('warning', 'not-supported', `${path} has no R5 counterpart in this conversion and was dropped.`, path));
+  const drops = [...prepared.dropped.map(dropIssue), ...(prepared.advice ? [prepared.advice] : [])];
   const notes = result.outcome?.issue ?? [];
   if (result.status < 300) {
     const { outcome: _o, ...created } = result;
@@ -119,7 +143,7 @@ export function importResult(result: EntryResult, prepared: PreparedImport): Ent
 /** Imports prepared entries through the normal create path, logging each dropped path once. */
 export async function importPrepared(prepared: readonly PreparedImport[], upload: UploadRequest, log?: Logger): Promise<EntryResult[]> {
   for (const p of prepared) {
-    for (const path of p.dropped) log?.warn('R4 import dropped a field', { event: 'r4-import-drop', type: p.type, path });
+    for (const { path, kind } of p.dropped) log?.warn('R4 import dropped a field', { event: 'r4-import-drop', type: p.type, path, kind });
   }
   const results = await processEntries(
     prepared.map((p) => p.entry),

@@ -31,6 +31,11 @@ export interface ConversionRule {
   coding?: { system: string; display?: string };
   /** Constants written beside the value (R5 paths under the same node as `to`), unless already there. */
   set?: Array<{ to: string; value: unknown; toList?: true }>;
+  /**
+   * The rule converts one child of the R4 value's datatype, not the whole value: `numerator` (a
+   * Quantity) of `Medication.amount` (a Ratio). The value's other children are not carried.
+   */
+  part?: { key: string; type: string };
 }
 
 export interface R4Element {
@@ -40,6 +45,16 @@ export interface R4Element {
   childrenAt?: string;
   /** Where the element goes; empty: R5 has no counterpart, the value is dropped. */
   rules: ConversionRule[];
+  /**
+   * A backbone R5 has no node for, whose children R5 kept: each child goes where its own rule says,
+   * under the node the element's parent went to (`Condition.evidence.code` -> `Condition.evidence`).
+   */
+  lift?: true;
+  /**
+   * Why a value of this element, or a part of it the rules do not take, is not carried: the team's
+   * reason (a conversion fact), else what the compiler found. Absent when every value converts.
+   */
+  why?: string;
 }
 
 export interface R4TypeTable {

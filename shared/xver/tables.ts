@@ -34,6 +34,7 @@ export const typeKinds: TypeKinds = {
 /** A table as the converter reads it: client text looks keys up in Maps, never in plain objects. */
 export interface ConversionTable {
   type: string;
+  kind: R4TypeTable['kind'];
   r5?: string;
   keys: ReadonlyMap<string, ReadonlyMap<string, readonly [string, string]>>;
   elements: ReadonlyMap<string, R4Element>;
@@ -50,6 +51,7 @@ export function conversionTable(type: string): ConversionTable | undefined {
   const raw = JSON.parse(readFileSync(new URL(`types/${type}.json`, GENERATED), 'utf8')) as R4TypeTable;
   const table: ConversionTable = {
     type: raw.type,
+    kind: raw.kind,
     ...(raw.r5 ? { r5: raw.r5 } : {}),
     keys: new Map(Object.entries(raw.keys).map(([parent, keys]) => [parent, new Map(Object.entries(keys))])),
     elements: new Map(Object.entries(raw.elements)),

@@ -9,8 +9,9 @@ import { dirname, join } from 'node:path';
 import { isAuxiliaryType } from '../../shared/auxiliary/accepted-types';
 import { hasErrors, validateResource } from '../../shared/fhir/validation';
 import type { OutcomeIssue } from '../../shared/fhir/outcome';
-import { convertR4Resource } from '../../shared/xver/convert';
-import { droppedPaths } from '../../shared/xver/loss';
+import { convertR4 } from '../../shared/xver/convert';
+import { lossReport } from '../../shared/xver/loss';
+import type { Drop } from '../../shared/xver/why';
 
 type Json = Record<string, any>;
 
@@ -59,7 +60,8 @@ export interface CorpusResult {
   type: string;
   accepted: boolean;
   outcome: 'no-loss' | 'loss' | 'failed';
-  dropped: string[];
+  /** What the conversion lost, each path with why. */
+  dropped: Drop[];
   /** The first R5 validation error (or why there is no R5 resource). */
   failure?: string;
 }
@@ -67,10 +69,10 @@ export interface CorpusResult {
 export async function importExample({ file, resource }: CorpusExample): Promise<CorpusResult> {
   const type = resource.resourceType as string;
   const base = { file, type, accepted: isAuxiliaryType(type) };
-  const converted = convertR4Resource(resource);
-  if (!converted) return { ...base, outcome: 'failed', dropped: [], failure: 'no R5 counterpart' };
-  const dropped = droppedPaths(resource, converted);
-  const issues = await validateResource(converted, { expectedType: type });
+  const conversion = convertR4(resource);
+  if (!conversion) return { ...base, outcome: 'failed', dropped: [], failure: 'no R5 counterpart' };
+  const dropped = lossReport(resource, conversion);
+  const issues = await validateResource(conversion.resource, { expectedType: type });
   if (hasErrors(issues)) return { ...base, outcome: 'failed', dropped, failure: describe(issues.find((i) => i.severity === 'error' || i.severity === 'fatal')!) };
   return { ...base, outcome: dropped.length > 0 ? 'loss' : 'no-loss', dropped };
 }

@@ -7,7 +7,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuxiliaryResource } from '../../../shared/auxiliary/create';
+import { isKnownResourceType, manifest } from '../../../shared/fhir/definitions';
 import { importPrepared, prepareImport } from '../../../shared/xver/import';
+import { isR4ResourceType } from '../../../shared/xver/tables';
 import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
 import { auxItems, auxWorld, type AuxWorld } from '../../support/auxiliary';
 import { makeFhirSource } from '../../support/directory';
@@ -277,6 +279,18 @@ describe('routing through the normal create path', () => {
     expect(read.json.code.text).toBe('v2');
   });
 
+  it('stores a resource without an id again on every import: nothing says two imports are the same resource', async () => {
+    const first = await importOne('Condition', r4Condition({ code: { text: 'no id' } }));
+    const again = await importOne('Condition', r4Condition({ code: { text: 'no id' } }));
+    expect([first.json.entry[0].response.status, again.json.entry[0].response.status]).toEqual(['201 Created', '201 Created']);
+    expect(again.json.entry[0].resource.id).not.toBe(first.json.entry[0].resource.id);
+    expect(again.json.entry[0].response.outcome.issue.map((i: any) => i.diagnostics)).not.toContainEqual(expect.stringMatching(/replaced/));
+    for (const entry of [first.json.entry[0], again.json.entry[0]]) {
+      const read = await call('GET', `/FHIR/R5/Condition/${entry.resource.id}`, { token: world.alice.token });
+      expect([read.status, read.json.meta.versionId]).toEqual([200, '1']);
+    }
+  });
+
   it('stores a non-mobile-health Observation in the auxiliary store, searchable by _source', async () => {
     const lab = {
       resourceType: 'Observation',
@@ -302,14 +316,64 @@ describe('routing through the normal create path', () => {
     const [entry] = res.json.entry;
     expect(entry.response.status).toBe('400 Bad Request');
     expect(entry.response.outcome.issue[0]).toMatchObject({ severity: 'error', expression: ['Observation.valueAttachment'] });
-    expect(entry.response.outcome.issue.at(-1)).toMatchObject({ severity: 'warning', expression: ['Observation.valueAttachment'] });
+    expect(entry.response.outcome.issue.filter((i: any) => i.severity === 'warning')).toMatchObject([{ expression: ['Observation.valueAttachment'] }]);
+    // The service's own readings are R5 (valueAttachment is R5's alone): the entry says so, and where R5 goes.
+    expect(entry.response.outcome.issue.at(-1)).toMatchObject({ severity: 'information', diagnostics: expect.stringMatching(/looks like FHIR R5.*\/FHIR\/R5\/Observation/) });
     expect(await storedRows(ow.patient.id)).toEqual([]);
     expect((await auxItems()).length).toBe(auxBefore);
   });
 });
 
+describe('an R5 resource sent to the R4 import, and advice that names only endpoints that exist', () => {
+  const r5Encounter = {
+    resourceType: 'Encounter',
+    status: 'completed',
+    class: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'AMB' }] }],
+    subject: { reference: 'Patient/p1' },
+    actualPeriod: { start: '2024-03-01T09:00:00Z', end: '2024-03-01T09:30:00Z' },
+  };
+
+  it('an R5 Encounter: stored as R4 with the true causes, said to look like R5; the R5 endpoint it names takes it whole', async () => {
+    const res = await importOne('Encounter', r5Encounter);
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('201 Created');
+    const issues = entry.response.outcome.issue;
+    expect(issues.find((i: any) => i.expression?.[0] === 'Encounter.class')).toMatchObject({ severity: 'warning', code: 'structure', diagnostics: expect.stringContaining("does not fit its R4 type (R4's Encounter.class holds one Coding") });
+    expect(JSON.stringify(issues)).not.toMatch(/no R5 counterpart/);
+    const advice = issues.at(-1);
+    expect(advice).toMatchObject({ severity: 'information', diagnostics: expect.stringContaining('looks like FHIR R5') });
+    const endpoint = /post it to (\S+)\.$/.exec(advice.diagnostics)![1]!;
+    expect(endpoint).toBe('/FHIR/R5/Encounter');
+    const direct = await call('POST', endpoint, { token: world.alice.token, body: r5Encounter, headers: { 'content-type': 'application/fhir+json', [SOURCE_HEADER]: String(world.aliceSource.id) } });
+    expect(direct.status).toBe(201);
+    expect(direct.json.class).toEqual(r5Encounter.class);
+  });
+
+  it('Transport (R5 only, not stored): the entry names no endpoint, and /FHIR/R5/Transport indeed answers 404', async () => {
+    const res = await importOne('Transport', { resourceType: 'Transport', status: 'completed', intent: 'order' });
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('400 Bad Request');
+    expect(entry.response.outcome.issue[0].diagnostics).toBe('Transport is not an R4 resource type (it exists only in R5): this service does not store Transport resources in either release.');
+    const direct = await call('POST', '/FHIR/R5/Transport', { token: world.alice.token, body: { resourceType: 'Transport', status: 'completed', intent: 'order' }, headers: { [SOURCE_HEADER]: String(world.aliceSource.id) } });
+    expect(direct.status).toBe(404);
+  });
+
+  it('for every R5-only type, the entry names /FHIR/R5/<Type> exactly when that endpoint takes a POST', async () => {
+    const r5Only = manifest.resourceTypes.filter((t) => isKnownResourceType(t) && !isR4ResourceType(t));
+    expect(r5Only).toContain('Transport');
+    const mismatched: string[] = [];
+    for (const type of r5Only) {
+      const [entry] = (await importOne(type, { resourceType: type })).json.entry;
+      const named = new RegExp(`/FHIR/R5/${type}\\b`).test(entry.response.outcome.issue[0].diagnostics);
+      const direct = await call('POST', `/FHIR/R5/${type}`, { token: world.alice.token, body: { resourceType: type }, headers: { [SOURCE_HEADER]: String(world.aliceSource.id) } });
+      if (named !== (direct.status !== 404)) mismatched.push(`${type}: named ${named}, POST ${direct.status}`);
+    }
+    expect(mismatched).toEqual([]);
+  });
+});
+
 describe('logs', () => {
-  it('writes one structured warn line per dropped path, with the request id, the type and the path, never the value', async () => {
+  it('writes one structured warn line per dropped path, with the request id, the type, the path and the kind of cause, never the value', async () => {
     const log = new Logger({ serviceName: 'fhir-import', logLevel: 'INFO' });
     log.setCorrelationId('req-import-1');
     const carePlan = { resourceType: 'CarePlan', status: 'active', intent: 'plan', subject: { reference: 'Patient/p1' }, activity: [{ detail: { description: 'SECRET-VALUE' } }] };
@@ -326,8 +390,8 @@ describe('logs', () => {
     expect(results.map((r) => r.status)).toEqual([201, 400]);
     const drops = lines.filter((l) => l.event === 'r4-import-drop');
     expect(drops).toEqual([
-      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'CarePlan', path: 'CarePlan.activity', message: 'R4 import dropped a field' }),
-      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'Coverage', path: 'Coverage.payor', message: 'R4 import dropped a field' }),
+      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'CarePlan', path: 'CarePlan.activity', kind: 'removed', message: 'R4 import dropped a field' }),
+      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'Coverage', path: 'Coverage.payor', kind: 'removed', message: 'R4 import dropped a field' }),
     ]);
     expect(JSON.stringify(lines)).not.toMatch(/SECRET/);
   });

@@ -2,15 +2,16 @@
  * The conversion rules of spec 4.7, one by one, on small R4 resources: datatype changes into
  * CodeableReference, the elements the contract names, conditions, codes passed through, primitive
  * extensions not carried, a failing rule skipped, empty containers pruned; then the loss detector;
- * then that the compiled tables are up to date with their compiler.
+ * then that the compiled tables, and the facts' table in the docs, are up to date with their compiler.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeDefinitions } from '../../../scripts/fhir-compile';
-import { compileConversion, R4_GENERATED_DIR } from '../../../scripts/r4-compile';
+import { compileConversion, R4_DOCS, R4_GENERATED_DIR } from '../../../scripts/r4-compile';
 import { parseCondition } from '../../../scripts/r4-compile/conditions';
+import { withFactsSection } from '../../../scripts/r4-compile/docs';
 import { convertR4Resource } from '../../../shared/xver/convert';
 import { droppedPaths } from '../../../shared/xver/loss';
 import { conversionTable, type ConversionTable } from '../../../shared/xver/tables';
@@ -209,4 +210,10 @@ describe('compiled tables', () => {
     expect(listFiles(R4_GENERATED_DIR).map((f) => relative(R4_GENERATED_DIR, f)).sort()).toEqual(fresh);
     expect(fresh.filter((f) => readFileSync(join(temp, f), 'utf8') !== readFileSync(join(R4_GENERATED_DIR, f), 'utf8'))).toEqual([]);
   }, 60_000);
+
+  it('and so is the table of conversion facts in docs/r4-import.md (generated from the facts by the same command)', () => {
+    const docs = readFileSync(R4_DOCS, 'utf8');
+    expect(withFactsSection(docs)).toBe(docs);
+    expect(docs).toContain('| `Location.telecom` | `Location.contact.telecom` | same |');
+  });
 });

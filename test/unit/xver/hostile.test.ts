@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { convertR4Resource } from '../../../shared/xver/convert';
+import { convertR4, convertR4Resource } from '../../../shared/xver/convert';
 import { prepareImport } from '../../../shared/xver/import';
-import { droppedPaths } from '../../../shared/xver/loss';
+import { droppedPaths, lossReport } from '../../../shared/xver/loss';
 
 const TYPES = ['Condition', 'Observation', 'CarePlan', 'QuestionnaireResponse', 'MedicationRequest', 'Coverage', 'Bundle', 'Patient', 'Nonsense', ''];
 const KEYS = ['code', 'subject', 'status', 'item', 'answer', 'linkId', 'valueQuantity', 'reasonCode', 'activity', 'detail', 'contained', 'entry', 'resource', '_status', '__proto__', 'constructor', 'id', 'extension', 'url', 'coding', 'system'];
@@ -51,4 +51,18 @@ describe('sizes the fuzzing above does not reach', () => {
     const prepared = prepareImport({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, component: values.map((v) => ({ code: { text: String(v) } })) }, 'Observation');
     expect(prepared.entry).toMatchObject({ ok: false, status: 413, issues: [{ code: 'too-costly', expression: ['Observation'] }] });
   });
+
+  it('converts and reports a list of 300,000 values (the converter and its loss report, under the import\'s bounds)', () => {
+    const r4 = { resourceType: 'RelatedPerson', patient: { reference: 'Patient/1' }, name: [{ given: Array.from({ length: 300_000 }, () => 'a') }] };
+    const conversion = convertR4(r4)!;
+    expect((conversion.resource as any).name[0].given).toHaveLength(300_000);
+    expect(lossReport(r4, conversion)).toEqual([]);
+  }, 60_000);
+
+  it('sorts out 20,000 contained resources that share one id and refer to it, following each id once', () => {
+    const contained = Array.from({ length: 20_000 }, () => ({ resourceType: 'Goal', id: 'x', lifecycleStatus: 'active', description: { text: 'g' }, subject: { reference: '#x' } }));
+    const r4 = { resourceType: 'CarePlan', status: 'active', intent: 'plan', subject: { reference: 'Patient/1' }, contained };
+    // Nothing outside them refers to '#x': all are dropped, reported once.
+    expect(lossReport(r4, convertR4(r4)!).map((d) => d.path)).toEqual(['CarePlan.contained']);
+  }, 60_000);
 });

@@ -1,0 +1,234 @@
+/**
+ * The structural conversion facts, one by one: values moved into R5 datatypes (a new wrapper),
+ * backbones lifted (their children up a level, several R4 elements into one CodeableReference
+ * list), a part of a datatype value taken, a second value starting a new list entry, contained
+ * resources kept while something refers to them, and what is dropped because carrying it would make
+ * the entry invalid. Each result is valid R5 and its loss report exact. Then the compiler's refusals.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileConversion } from '../../../scripts/r4-compile';
+import { CONVERSION_FACTS, type ConversionFact } from '../../../scripts/r4-compile/facts';
+import { loadFhirPath } from '../../../shared/fhir/fhirpath';
+import { hasErrors, validateResource } from '../../../shared/fhir/validation';
+import { convertR4 } from '../../../shared/xver/convert';
+import { lossReport } from '../../../shared/xver/loss';
+
+type Json = Record<string, any>;
+
+const cc = (code: string) => ({ coding: [{ system: 'http://snomed.info/sct', code }], text: `t-${code}` });
+const ref = (reference: string) => ({ reference });
+const active = { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'active' }] };
+
+beforeAll(loadFhirPath);
+
+/** The R5 resource, checked valid, and what was dropped (path, kind and the element it belongs to). */
+async function imported(r4: Json): Promise<{ out: Json; drops: Array<{ path: string; kind: string; why: string }> }> {
+  const conversion = convertR4(r4)!;
+  const issues = await validateResource(conversion.resource, { expectedType: r4.resourceType });
+  expect(hasErrors(issues) ? issues.filter((i) => i.severity === 'error') : [], JSON.stringify(conversion.resource)).toEqual([]);
+  return { out: conversion.resource as Json, drops: lossReport(r4, conversion).map(({ path, kind, why }) => ({ path, kind, why })) };
+}
+
+describe('into a new R5 wrapper (an R5 path through a datatype)', () => {
+  it('Location.telecom -> contact.telecom (ExtendedContactDetail), all telecoms in one contact', async () => {
+    const telecom = [{ system: 'phone', value: '+1 555' }, { system: 'email', value: 'a@b.example' }];
+    const { out, drops } = await imported({ resourceType: 'Location', name: 'Ward', telecom });
+    expect(out.contact).toEqual([{ telecom }]);
+    expect(out.telecom).toBeUndefined();
+    expect(drops).toEqual([]);
+  });
+
+  it('PractitionerRole.telecom, availableTime and notAvailable -> contact.telecom and one availability', async () => {
+    const availableTime = [{ daysOfWeek: ['mon', 'tue'], availableStartTime: '09:00:00', availableEndTime: '17:00:00' }, { daysOfWeek: ['sat'], allDay: true }];
+    const notAvailable = [{ description: 'Holiday', during: { start: '2024-12-24', end: '2024-12-26' } }];
+    const { out, drops } = await imported({
+      resourceType: 'PractitionerRole',
+      practitioner: ref('Practitioner/1'),
+      telecom: [{ system: 'phone', value: '+1 555' }],
+      availableTime,
+      notAvailable,
+    });
+    expect(out.contact).toEqual([{ telecom: [{ system: 'phone', value: '+1 555' }] }]);
+    expect(out.availability).toEqual([{ availableTime, notAvailableTime: notAvailable }]);
+    expect(drops).toEqual([]);
+  });
+
+  it('Location.hoursOfOperation -> hoursOfOperation.availableTime, openingTime and closingTime renamed', async () => {
+    const { out, drops } = await imported({
+      resourceType: 'Location',
+      name: 'Clinic',
+      hoursOfOperation: [{ daysOfWeek: ['mon'], openingTime: '08:00:00', closingTime: '12:00:00' }, { daysOfWeek: ['sun'], allDay: true }],
+    });
+    expect(out.hoursOfOperation).toEqual([
+      { availableTime: [{ daysOfWeek: ['mon'], availableStartTime: '08:00:00', availableEndTime: '12:00:00' }, { daysOfWeek: ['sun'], allDay: true }] },
+    ]);
+    expect(drops).toEqual([]);
+  });
+});
+
+describe('lifted backbones (children up a level; several R4 elements into one CodeableReference list)', () => {
+  it('Condition.evidence.code and .detail -> Condition.evidence entries', async () => {
+    const { out, drops } = await imported({
+      resourceType: 'Condition',
+      clinicalStatus: active,
+      subject: ref('Patient/1'),
+      evidence: [{ code: [cc('a'), cc('b')], detail: [ref('Observation/1')] }, { detail: [ref('Observation/2')] }],
+    });
+    expect(out.evidence).toEqual([{ concept: cc('a') }, { concept: cc('b') }, { reference: ref('Observation/1') }, { reference: ref('Observation/2') }]);
+    expect(drops).toEqual([]);
+  });
+
+  it('DocumentReference.context: encounter, event, period, facilityType, practiceSetting to the resource; related reported', async () => {
+    const { out, drops } = await imported({
+      resourceType: 'DocumentReference',
+      status: 'current',
+      content: [{ attachment: { contentType: 'text/plain', url: 'http://x.example/doc' } }],
+      context: {
+        encounter: [ref('Encounter/1')],
+        event: [cc('ev')],
+        period: { start: '2024-01-01' },
+        facilityType: cc('fac'),
+        practiceSetting: cc('ps'),
+        related: [ref('Patient/9')],
+      },
+    });
+    expect(out.context).toEqual([ref('Encounter/1')]);
+    expect(out.event).toEqual([{ concept: cc('ev') }]);
+    expect(out.period).toEqual({ start: '2024-01-01' });
+    expect(out.facilityType).toEqual(cc('fac'));
+    expect(out.practiceSetting).toEqual(cc('ps'));
+    expect(drops).toEqual([{ path: 'DocumentReference.context.related', kind: 'removed', why: 'R5 has no counterpart for context.related.' }]);
+  });
+
+  it('Substance.instance (not a stored type, the same fact kind): expiry and quantity to the resource; a second instance has no place', () => {
+    const r4 = { resourceType: 'Substance', code: cc('s'), instance: [{ expiry: '2025-01-01', quantity: { value: 1 } }, { expiry: '2026-01-01' }] };
+    const conversion = convertR4(r4)!;
+    expect(conversion.resource).toMatchObject({ instance: true, expiry: '2025-01-01', quantity: { value: 1 } });
+    expect(lossReport(r4, conversion)).toEqual([
+      expect.objectContaining({ path: 'Substance.instance[1]', at: 'Substance.instance[1].expiry', kind: 'no-place', why: "R5's Substance.expiry holds one value, and an earlier value took it" }),
+    ]);
+  });
+});
+
+describe('a part of a datatype value', () => {
+  it('Medication.amount.numerator -> totalVolume; the denominator reported with the reason', async () => {
+    const { out, drops } = await imported({ resourceType: 'Medication', code: cc('m'), amount: { numerator: { value: 100, unit: 'mL' }, denominator: { value: 1, unit: 'vial' } } });
+    expect(out.totalVolume).toEqual({ value: 100, unit: 'mL' });
+    expect(out.amount).toBeUndefined();
+    expect(drops).toEqual([{ path: 'Medication.amount.denominator', kind: 'removed', why: expect.stringContaining('the denominator') }]);
+  });
+});
+
+describe('a second value for a single element of a list entry starts a new entry', () => {
+  it('Condition.recorder and .asserter: two participants, each with its function', async () => {
+    const { out, drops } = await imported({ resourceType: 'Condition', clinicalStatus: active, subject: ref('Patient/1'), recorder: ref('Practitioner/1'), asserter: ref('Patient/1') });
+    const fn = (code: string) => ({ coding: [expect.objectContaining({ system: 'http://terminology.hl7.org/CodeSystem/provenance-participant-type', code })] });
+    expect(out.participant).toEqual([
+      { actor: ref('Practitioner/1'), function: fn('enterer') },
+      { actor: ref('Patient/1'), function: fn('author') },
+    ]);
+    expect(drops).toEqual([]);
+  });
+
+  it('AllergyIntolerance.recorder and .asserter likewise', async () => {
+    const { out } = await imported({ resourceType: 'AllergyIntolerance', patient: ref('Patient/1'), recorder: ref('Practitioner/1'), asserter: ref('RelatedPerson/1') });
+    expect(out.participant.map((p: Json) => [p.actor.reference, p.function.coding[0].code])).toEqual([
+      ['Practitioner/1', 'enterer'],
+      ['RelatedPerson/1', 'author'],
+    ]);
+  });
+});
+
+describe('contained resources stay while something refers to them', () => {
+  const plan = (contained: Json[], extra: Json = {}) => ({
+    resourceType: 'CarePlan',
+    status: 'active',
+    intent: 'plan',
+    subject: ref('Patient/1'),
+    contained,
+    activity: [{ detail: { status: 'scheduled', productReference: ref('#only-detail') } }],
+    ...extra,
+  });
+
+  it('drops one only the dropped detail referred to, and one only it referred to; keeps the rest', async () => {
+    const contained = [
+      { resourceType: 'Medication', id: 'only-detail', ingredient: [{ itemReference: ref('#ingredient') }] },
+      { resourceType: 'Medication', id: 'ingredient', code: cc('i') },
+      { resourceType: 'Goal', id: 'kept', lifecycleStatus: 'active', description: cc('g'), subject: ref('Patient/1') },
+      { resourceType: 'Condition', id: 'points-back', clinicalStatus: active, subject: ref('Patient/1'), evidence: [{ detail: [ref('#')] }] },
+    ];
+    const { out, drops } = await imported(plan(contained, { goal: [ref('#kept')] }));
+    expect(out.contained.map((c: Json) => c.id)).toEqual(['kept', 'points-back']);
+    expect(drops.map((d) => [d.path, d.kind])).toEqual([
+      ['CarePlan.contained[0]', 'no-place'],
+      ['CarePlan.contained[1]', 'no-place'],
+      ['CarePlan.activity', 'removed'],
+    ]);
+    expect(drops[0]!.why).toMatch(/nothing in the R5 resource refers to this contained resource/);
+  });
+});
+
+describe('what R5 would refuse is dropped and reported, so the rest is stored', () => {
+  it('Immunization.programEligibility (R5 requires a programStatus R4 does not have)', async () => {
+    const { out, drops } = await imported({
+      resourceType: 'Immunization',
+      status: 'completed',
+      vaccineCode: cc('v'),
+      patient: ref('Patient/1'),
+      occurrenceDateTime: '2024-01-01',
+      programEligibility: [cc('vfc')],
+    });
+    expect(out.programEligibility).toBeUndefined();
+    expect(drops).toEqual([{ path: 'Immunization.programEligibility', kind: 'removed', why: expect.stringMatching(/programStatus is required/) }]);
+  });
+
+  it('Specimen.container (R5 requires a Device R4 does not have); a doseNumber R4 gives as a number is carried as R5\'s text', async () => {
+    const specimen = await imported({ resourceType: 'Specimen', subject: ref('Patient/1'), container: [{ specimenQuantity: { value: 3, unit: 'mL' }, description: 'tube' }] });
+    expect(specimen.out.container).toBeUndefined();
+    expect(specimen.drops).toEqual([{ path: 'Specimen.container', kind: 'removed', why: expect.stringMatching(/container\.device, required/) }]);
+    const immunization = await imported({
+      resourceType: 'Immunization',
+      status: 'completed',
+      vaccineCode: cc('v'),
+      patient: ref('Patient/1'),
+      occurrenceDateTime: '2024-01-01',
+      protocolApplied: [{ doseNumberPositiveInt: 2, seriesDosesPositiveInt: 3 }],
+    });
+    expect(immunization.out.protocolApplied).toEqual([{ doseNumber: '2', seriesDoses: '3' }]);
+    expect(immunization.drops).toEqual([]);
+  });
+});
+
+describe('the compiler refuses a fact whose paths or types do not exist, that can never apply, or a stored type\'s drop without a reason', () => {
+  const compiledWith = (change: (facts: ConversionFact[]) => ConversionFact[]) => () => compileConversion(change([...CONVERSION_FACTS]));
+  const add = (fact: ConversionFact) => compiledWith((facts) => [...facts, fact]);
+
+  it('compiles the team\'s facts', () => {
+    expect(compileConversion().files.size).toBeGreaterThan(180);
+  });
+
+  it('an R4 path that does not exist', () => {
+    expect(add({ from: 'Location.nonsense', to: 'Location.name', reason: 'x' })).toThrow(/name no R4 element: Location.nonsense/);
+    expect(add({ from: 'Medication.amount.nonsense', to: 'Medication.totalVolume', reason: 'x' })).toThrow(/name no R4 element/);
+  });
+
+  it('an R5 path that does not exist, also through a datatype', () => {
+    expect(add({ from: 'Location.alias', to: 'Location.nonsense', reason: 'x' })).toThrow(/Location.alias -> Location.nonsense: no R5 element/);
+    expect(add({ from: 'Location.alias', to: 'Location.contact.nonsense', reason: 'x' })).toThrow(/no R5 element/);
+  });
+
+  it('a value that does not convert to the R5 type', () => {
+    expect(add({ from: 'Location.alias', to: 'Location.contact.telecom', reason: 'x' })).toThrow(/no R5 element of a type the R4 value converts to/);
+    expect(compiledWith((facts) => facts.map((f) => (f.from === 'Medication.amount.numerator' ? { ...f, to: 'Medication.doseForm' } : f)))).toThrow(
+      /Medication.amount.numerator -> Medication.doseForm/,
+    );
+  });
+
+  it('a fact under a backbone that goes nowhere', () => {
+    expect(add({ from: 'Specimen.container.description', to: 'Specimen.note', reason: 'x' })).toThrow(/can never apply: its parent Specimen.container goes nowhere/);
+  });
+
+  it('a stored type\'s element with no rule and no fact saying why', () => {
+    expect(compiledWith((facts) => facts.filter((f) => f.from !== 'CareTeam.encounter'))).toThrow(/CareTeam.encounter has no R5 rule and no conversion fact saying why/);
+  });
+});
