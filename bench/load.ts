@@ -26,6 +26,7 @@ import pMap from 'p-map';
 import { startRuntime } from '../local/runtime';
 import { config } from '../shared/config';
 import { dynamo } from '../shared/store/clients';
+import { forgetCodes } from '../test/support/directory';
 import { makeFleet } from '../test/support/load-fleet';
 import { startLoadGateway } from '../test/support/load-gateway';
 import { failureSamples, stormRow, summaryLine, trafficRows } from '../test/support/load-report';
@@ -63,6 +64,8 @@ async function run(devices: number, options: LoadOptions, busy = 0): Promise<Loa
   });
   const load = busyProcesses(busy);
   try {
+    // Each run has stores of its own: the code table this process remembers is the previous run's.
+    forgetCodes();
     const fleet = await makeFleet(devices);
     const report = await runLoad(gateway, fleet, options);
     const failures = failureSamples(report);

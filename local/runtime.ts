@@ -167,6 +167,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
         resetClients();
         await stopEngines();
+        // The endpoints of engines that are gone: a later start in this process starts its own.
+        if (process.env.AWS_ENDPOINT_URL_DYNAMODB === dynamodbEndpoint && engines.some((e) => e.endpoint === dynamodbEndpoint)) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+        if (process.env.AWS_ENDPOINT_URL_S3 === s3Endpoint && engines.some((e) => e.endpoint === s3Endpoint)) delete process.env.AWS_ENDPOINT_URL_S3;
       },
     };
   } catch (e) {

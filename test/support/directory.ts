@@ -23,12 +23,19 @@ import { createOrganization } from '../../shared/directory/organizations';
 import { createPatient } from '../../shared/directory/patients';
 import { addStudyCode, addStudyDataSource, createStudy, enrollPatients } from '../../shared/directory/studies';
 import { createPractitioner } from '../../shared/directory/users';
+import { forgetCodeTable } from '../../shared/observations/code-table-cache';
 
 type Ref = number | { id: Id };
 const idOf = (ref: Ref): Id => (typeof ref === 'number' ? ref : ref.id);
 const unique = () => randomBytes(4).toString('hex');
 
 let codeTable: Promise<Code[]> | undefined;
+
+/** Forgets the code table of this process (a later call creates it in the stores then in use). */
+export function forgetCodes(): void {
+  codeTable = undefined;
+  forgetCodeTable();
+}
 
 /** The code table (the seeded rows plus the demo ones), created once per test file. */
 export function codes(): Promise<Code[]> {
