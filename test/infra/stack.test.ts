@@ -33,9 +33,9 @@ const statementsWith = (policies: Resource[], action: string) =>
   policies.filter((p) => p.Properties.PolicyDocument.Statement.some((s: any) => [s.Action].flat().includes(action)));
 
 describe('stack', () => {
-  it('has the three tables with the shared key schemas, indexes and durability settings', () => {
+  it('has the four tables with the shared key schemas, indexes and durability settings', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
-    expect(tables).toHaveLength(3);
+    expect(tables).toHaveLength(TABLES.length);
     for (const def of TABLES) {
       const table = tables.find((t) => t.Properties.TableName?.endsWith?.(def.name));
       expect(table, def.id).toBeDefined();
