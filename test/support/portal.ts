@@ -156,11 +156,15 @@ export async function runPortal(
       await page.getByRole('button', { name: decision }).click();
       break;
     }
-    if (await page.$('body[data-state]').catch(() => null)) break;
+    if (await page.$('body[data-state=done], body[data-state=problem]').catch(() => null)) break;
     if (Date.now() > deadline) throw new Error(`neither consent nor a result at ${page.url()}`);
     await page.waitForTimeout(50);
   }
-  await page.waitForSelector('body[data-state]', { timeout: 60_000 });
+  await page.waitForSelector('body[data-state=done], body[data-state=problem]', { timeout: 60_000 }).catch(async (e: unknown) => {
+    // Where the page stands, for a failure that says more than "timed out".
+    const shown = await page.evaluate(() => `${document.body.dataset.state ?? '-'}: ${document.getElementById('status')?.textContent ?? ''} / ${document.getElementById('progress-label')?.textContent ?? ''}`).catch(() => '?');
+    throw new Error(`${String(e)} at ${page.url()} (${shown})`);
+  });
   return (await page.getAttribute('body', 'data-state')) as 'done' | 'problem';
 }
 
