@@ -10,6 +10,7 @@ import { brandStore } from '../../../shared/brands/store/current';
 import { runBrandsCommand } from '../../../scripts/brands';
 import { brandsBundle, generatedBrands, type SampleBrand } from '../../fixtures/brands-bundle';
 import { send } from '../../support/api';
+import { call } from '../../support/invoke';
 import { makePatient, makePractitioner } from '../../support/directory';
 import { twinsInUse } from '../../support/store';
 
@@ -154,6 +155,17 @@ describe('GET /api/v1/portal/brands', () => {
     const twice = await send('GET', '/api/v1/portal/brands?q=a&q=b', patient.token);
     expect(twice.status).toBe(400);
     await removeBrandList('generated');
+  });
+
+  it('takes hostile words as words: prototype names, markup, control characters, no Host of its own', async () => {
+    for (const q of ['__proto__', 'constructor', 'toString', '<script>', `${'ab '.repeat(60)}`]) expect(await search(`?q=${q}`)).toEqual([]);
+    // Nothing but punctuation, a control character or an emoji has no words: the list by name, as without `q`.
+    const byName = await search('');
+    for (const q of ['%00', '%F0%9F%8F%A5', '..%2F..%2F']) expect(await search(`?q=${q}`)).toEqual(byName);
+    expect(await search('?state=__proto__&postal=constructor')).toEqual([]);
+    const res = await call('GET', '/api/v1/portal/brands?q=mercy%20health', { token: patient.token, headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example' } });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('evil.example');
   });
 
   it('answers any signed-in caller, and 401 without a token', async () => {
