@@ -47,6 +47,7 @@ export interface PortalSettings {
 
 const isWebUrl = (value: string) => /^https?:\/\/[^\s/]+/.test(value);
 const MAX_CLIENT_ID = 256;
+const CLIENT_IDS_SHAPE = 'The per-hospital client ids (SMART_CLIENT_IDS, smartClientIds) must be a JSON object {"<FHIR base URL prefix>": "<client id>"}';
 
 /** The per-hospital client ids of a setting; throws on anything else, naming the setting. */
 export function parseClientIds(value: unknown): Array<[string, string]> {
@@ -56,14 +57,14 @@ export function parseClientIds(value: unknown): Array<[string, string]> {
     try {
       parsed = JSON.parse(value);
     } catch {
-      throw new Error('SMART_CLIENT_IDS must be a JSON object {"<FHIR base URL prefix>": "<client id>"}');
+      throw new Error(CLIENT_IDS_SHAPE);
     }
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('SMART_CLIENT_IDS must be a JSON object {"<FHIR base URL prefix>": "<client id>"}');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(CLIENT_IDS_SHAPE);
   const pairs = Object.entries(parsed);
   for (const [prefix, id] of pairs) {
     if (!isWebUrl(prefix) || typeof id !== 'string' || !id.trim() || id.length > MAX_CLIENT_ID) {
-      throw new Error(`SMART_CLIENT_IDS: "${prefix}" must be an http(s) URL prefix naming a client id of 1-${MAX_CLIENT_ID} characters`);
+      throw new Error(`The per-hospital client ids (SMART_CLIENT_IDS, smartClientIds): "${prefix}" must be an http(s) URL prefix naming a client id of 1-${MAX_CLIENT_ID} characters`);
     }
   }
   return pairs.map(([prefix, id]) => [prefix, (id as string).trim()]);

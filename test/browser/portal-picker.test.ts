@@ -5,7 +5,7 @@
  * hospital with the keyboard, and the whole record of each lands under a FHIR Source naming the
  * server actually authorised against, with the per-kind counts of what that hospital serves.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -14,20 +14,12 @@ import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
 import { getPatient } from '../../shared/directory/patients';
 import { IMPORT_AGAIN_NOTE } from '../../shared/portal/report';
 import { makePractitioner } from '../support/directory';
-import { counts, expectedKinds, FLOW_TIMEOUT, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';
+import { axe, counts, expectedKinds, FLOW_TIMEOUT, noHorizontalScroll, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';
 
 const RESULTS = join(REPO_ROOT, 'test-results');
 const suite = portalSuite({ picker: true, count: 10, pageSize: 4 });
 
-async function axe(page: Page) {
-  await page.evaluate(readFileSync(join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
-  return page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice'] } });
-    return result.violations.map((v: any) => ({ id: v.id, nodes: v.nodes.map((n: any) => n.target.join(' ')) }));
-  });
-}
 
-const noHorizontalScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 const choices = (page: Page) => page.locator('#hospital-list button.choice').allTextContents();
 
 describe('the hospital picker', () => {

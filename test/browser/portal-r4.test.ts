@@ -6,9 +6,8 @@
  * axe-core's checks, the security headers, and a screenshot of the finished callback page
  * (test-results/, not committed).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../local/runtime';
 import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
@@ -18,25 +17,13 @@ import { DEFAULT_SMART_SCOPES } from '../../shared/portal/config';
 import { FIXTURE_HOSPITALS } from '../../local/smart-fixture';
 import { LONG_ID } from '../fixtures/smart-server';
 import { makePractitioner } from '../support/directory';
-import { counts, expectedKinds, FLOW_TIMEOUT, inviteAgain, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';
+import { axe, counts, expectedKinds, FLOW_TIMEOUT, noHorizontalScroll, inviteAgain, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';
 
 const COUNT = 14;
 const RESULTS = join(REPO_ROOT, 'test-results');
 const suite = portalSuite({ ...FIXTURE_HOSPITALS.R4, count: COUNT, pageSize: 4 });
 
-/** axe-core in the page: no violations of the rules on labels, contrast and headings. */
-async function axe(page: Page) {
-  await page.addScriptTag({ content: readFileSync(join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8') }).catch(async () => {
-    // The page's CSP refuses inline scripts; evaluate the same source instead.
-    await page.evaluate(readFileSync(join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
-  });
-  return page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice'] } });
-    return result.violations.map((v: any) => ({ id: v.id, nodes: v.nodes.map((n: any) => n.target.join(' ')) }));
-  });
-}
 
-const noHorizontalScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
 describe('patient portal, R4 hospital', () => {
   it('imports the whole record through the R4 import, narrowing the searches the hospital refuses, reports each kind, and re-runs', async () => {

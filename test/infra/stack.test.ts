@@ -123,7 +123,7 @@ describe('stack', () => {
     template.resourceCountIs('Custom::CDKBucketDeployment', 1);
     const staged = readdirSync(outdir).filter((d) => d.startsWith('asset.'));
     const config = staged.map((d) => join(outdir, d, 'clients/portal/config.json')).find(existsSync);
-    expect(JSON.parse(readFileSync(config!, 'utf8'))).toEqual({ iss: SMART.smartIss, clientId: SMART.smartClientId, scope: SMART.smartScopes });
+    expect(JSON.parse(readFileSync(config!, 'utf8'))).toEqual({ iss: SMART.smartIss, clientId: SMART.smartClientId, scope: SMART.smartScopes, clientIds: [], origins: [] });
     const pages = staged.map((d) => join(outdir, d)).find((d) => existsSync(join(d, 'clients/portal/portal.js')));
     expect(existsSync(join(pages!, 'clients/portal/index.html'))).toBe(true);
     expect(existsSync(join(pages!, 'clients/portal/callback/index.html'))).toBe(true);

@@ -2,7 +2,10 @@
  * The patient portal's world for browser tests and the benchmark: the local gateway configured
  * for a SMART fixture, a patient with an invitation, and the steps a patient takes in the browser.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { REPO_ROOT } from '../../local/runtime';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { sourceUriPrefix } from '../../shared/fhir/constants';
 import { resetConfig } from '../../shared/config';
@@ -108,6 +111,19 @@ export async function inviteAgain(patient: Patient): Promise<string> {
   const client = (await getOAuthClient(PORTAL_CLIENT_ID))!;
   return (await issueInvitation({ patient, client, sendEmail: false })).invitationLink;
 }
+
+/** axe-core in the page: the violations of the rules on labels, contrast, headings and the rest of WCAG 2 A/AA and best practice. */
+export async function axe(page: Page): Promise<Array<{ id: string; nodes: string[] }>> {
+  // The page's CSP refuses inline scripts: evaluate the library's source instead of adding a tag.
+  await page.evaluate(readFileSync(join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
+  return page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice'] } });
+    return result.violations.map((v: any) => ({ id: v.id, nodes: v.nodes.map((n: any) => n.target.join(' ')) }));
+  });
+}
+
+/** Whether the page fits the viewport's width (nothing to scroll sideways). */
+export const noHorizontalScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
 /** A 390-pixel-wide phone. */
 export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
