@@ -127,7 +127,8 @@ export class ServiceApi {
   /**
    * One Bundle (at most 100 entries) through the R4 import: one result per resource, in order.
    * Entries the service had no time for (`503`) are sent again, alone, after the `Retry-After` of
-   * the batch-response, a few times: the import is idempotent per upstream id, so nothing is stored twice.
+   * the batch-response, a few times (a whole Bundle answered `503`, none of it started, likewise):
+   * every resource has an id and the import is idempotent per upstream id, so nothing is stored twice.
    */
   async importR4(sourceId: number, resources: readonly Resource[]): Promise<WriteResult[]> {
     const results: WriteResult[] = new Array(resources.length);
@@ -138,6 +139,11 @@ export class ServiceApi {
         body: JSON.stringify(importBundle(pending.map((p) => p.resource))),
         headers: { 'content-type': FHIR_JSON, accept: FHIR_JSON, [SOURCE_HEADER]: String(sourceId) },
       });
+      // Nothing of the Bundle started before the service's deadline: all of it again, after the pause asked.
+      if (res.status === 503 && attempt < BUSY_RETRIES) {
+        await pause(retryAfterSeconds(res.headers.get('retry-after')));
+        continue;
+      }
       // A refusal of the whole request (source, size) stops the run: a restart can finish it.
       if (res.status !== 200) throw new PortalError('service-error');
       const answers = importResults(await bodyOf(res), pending.length);
