@@ -2,7 +2,7 @@
  * A busy service in the middle of a pull, in headless Chromium: the import answers some entries
  * `503` with a `Retry-After` on its batch-response (the entries a deadline left unprocessed), and
  * the portal sends exactly those again, alone, until they are saved; re-sending an entry that did
- * land stores nothing twice. A direct R5 write answered `503` is sent again as well.
+ * land stores nothing twice. A Bundle answered `503` as a whole is sent again too.
  */
 import { describe, expect, it } from 'vitest';
 import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
@@ -35,6 +35,22 @@ describe('a busy service', () => {
     const doctor = await makePractitioner({ organizations: (await getPatient(patient.id))!.organizationIds.map((id) => ({ id })) });
     const expected = expectedKinds(suite.world.fixture);
     expect(await sourceRows(suite.world, source!.id, doctor.token)).toHaveLength(expected.laboratory!.stored + expected['vital-signs']!.stored);
+  }, FLOW_TIMEOUT);
+
+  it('sends a whole Bundle again when none of it was started (a 503 answer with Retry-After)', async () => {
+    const { link } = await invitedPatient(suite.world.fixture);
+    const { page } = await phonePage(suite.browser);
+    let calls = 0;
+    await page.route('**/fhir-import/R4', async (route) => {
+      calls += 1;
+      if (calls === 1) {
+        return route.fulfill({ status: 503, headers: { 'retry-after': '1', 'content-type': 'application/fhir+json' }, json: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'timeout', diagnostics: 'None of the entries was processed.' }] } });
+      }
+      return route.fulfill({ response: await route.fetch() });
+    });
+    expect(await runPortal(page, link, suite.world.fixture)).toBe('done');
+    expect(calls).toBe(2);
+    expect(await counts(page)).toMatchObject({ stored: suite.world.fixture.records.length - 1, failed: 1 });
   }, FLOW_TIMEOUT);
 
   it('counts as not saved, with the reason, what stays busy after five more tries', async () => {
