@@ -74,6 +74,7 @@ export class ServiceStack extends Stack {
         OBSERVATIONS_TABLE: tables.observations.tableName,
         AUX_TABLE: tables.aux.tableName,
         DIRECTORY_TABLE: tables.directory.tableName,
+        BRANDS_TABLE: tables.brands.tableName,
         AUX_BUCKET: auxBucket.bucketName,
         SITE_URL_PARAMETER: siteUrlParameterName,
         SERVICE_NAMESPACE: settings.namespace,

@@ -135,7 +135,7 @@ export function readSettings(node: Node): Settings {
   return {
     stackName: text(node, 'stackName') ?? 'ClinicalDataExchange',
     namespace: namespace(node),
-    portal: portalConfig({ iss: text(node, 'smartIss'), clientId: text(node, 'smartClientId'), scopes: text(node, 'smartScopes') }),
+    portal: portalConfig({ iss: text(node, 'smartIss'), clientId: text(node, 'smartClientId'), scopes: text(node, 'smartScopes'), clientIds: node.tryGetContext('smartClientIds') }),
     logRetention: logRetention(node),
     lambdaConcurrencyQuota: positiveInteger(node, 'lambdaConcurrencyQuota', DEFAULT_LAMBDA_CONCURRENCY_QUOTA),
     // The burst defaults to twice the rate, as the API's own default pair (500, 1000) does.

@@ -9,7 +9,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { LambdaHandler } from '../shared/http/handler';
 import { familyForPath, isApiPath, type Family } from '../shared/http/families';
 import { CONTENT_TYPES, SECURITY_HEADERS, staticSiteHeaders, VIEWER_REQUEST_FUNCTION } from '../shared/http/static-site';
-import { issOrigin, PORTAL_CONFIG_FILE, type PortalConfig } from '../shared/portal/config';
+import { connectSources, PORTAL_CONFIG_FILE, type PortalConfig } from '../shared/portal/config';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { config } from '../shared/config';
 import { HttpError } from '../shared/http/errors';
@@ -167,7 +167,7 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, site: StaticSite
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const site: StaticSite = {
     root: resolve(options.staticDir),
-    headers: staticSiteHeaders(options.portal ? issOrigin(options.portal.iss) : undefined),
+    headers: staticSiteHeaders(connectSources(options.portal)),
     generated: new Map(options.portal ? [[`/${PORTAL_CONFIG_FILE}`, JSON.stringify(options.portal)]] : []),
   };
   const limiter = new RateLimiter(options.rateLimit ?? config().rateLimit);

@@ -28,7 +28,7 @@ async function main() {
     throw e;
   }
   const url = runtime.info.url!;
-  const smartNotes = smart ? await smart.ready(runtime.info.siteUrl ?? url) : [];
+  const smartNotes = smart ? await smart.ready(runtime.info.siteUrl ?? url, runtime.info.dataDir) : [];
   // With the fixture, the demo invitation was just issued again: the seed's link (two lines) no longer works.
   const seedNotes = smart ? runtime.seedNotes.filter((line, i, all) => !line.startsWith('  Invitation') && !all[i - 1]?.startsWith('  Invitation')) : runtime.seedNotes;
   const lines = [

@@ -14,6 +14,8 @@ export interface Config {
   readonly observationsTable: string;
   readonly auxTable: string;
   readonly directoryTable: string;
+  /** The hospital directory of the portal's picker (docs/store.md#the-brands-directory). */
+  readonly brandsTable: string;
   readonly auxBucket: string;
   /** Public origin of the service (scheme://host[:port]), used in links, invitations and token issuer. */
   readonly siteUrl: string;
@@ -77,6 +79,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     observationsTable: env.OBSERVATIONS_TABLE ?? `${prefix}${OBSERVATIONS_TABLE_NAME}`,
     auxTable: env.AUX_TABLE ?? `${prefix}aux`,
     directoryTable: env.DIRECTORY_TABLE ?? `${prefix}directory`,
+    brandsTable: env.BRANDS_TABLE ?? `${prefix}brands`,
     auxBucket: env.AUX_BUCKET ?? `${prefix}aux-bodies`,
     siteUrl: (env.SITE_URL ?? 'http://localhost:8000').replace(/\/+$/, ''),
     namespace: (env.SERVICE_NAMESPACE || LOCAL_NAMESPACE).replace(/\/+$/, ''),

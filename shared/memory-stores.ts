@@ -5,6 +5,7 @@
  * For tests that need no tables; never deployed.
  */
 import { memoryAuxiliaryStore } from './auxiliary/store/memory';
+import { memoryBrandStore } from './brands/store/memory';
 import type { Guard } from './auxiliary/store/port';
 import { memoryDirectoryStore } from './directory/store/memory';
 import { memoryOAuthStore } from './oauth/store/memory';
@@ -13,7 +14,7 @@ import { heldLines } from './store/memory';
 import type { Stores } from './stores';
 
 /** Every record of every twin, as sorted JSON lines `[kind, key, record]` per store (id counters left out). */
-export type StoreSnapshot = Record<'directory' | 'oauth' | 'observations' | 'auxiliary' | 'bodies', string[]>;
+export type StoreSnapshot = Record<'directory' | 'oauth' | 'observations' | 'auxiliary' | 'bodies' | 'brands', string[]>;
 
 export interface MemoryStores extends Stores {
   /** What the twins hold now, for a test to compare with what they held before. */
@@ -29,6 +30,7 @@ export function memoryStores(): MemoryStores {
     oauth: memoryOAuthStore(),
     observations: memoryObservationStore(),
     auxiliary: memoryAuxiliaryStore({ exists }),
+    brands: memoryBrandStore(),
   };
   const snapshot = (): StoreSnapshot => {
     const { bodies, ...auxiliary } = stores.auxiliary;
@@ -38,6 +40,7 @@ export function memoryStores(): MemoryStores {
       observations: heldLines(stores.observations),
       auxiliary: heldLines(auxiliary),
       bodies: heldLines(bodies),
+      brands: heldLines(stores.brands),
     };
   };
   return { ...stores, snapshot };

@@ -7,6 +7,9 @@
  * a set installs it for every domain function of the process.
  */
 import { useAuxiliaryStore } from './auxiliary/store/current';
+import { useBrandStore } from './brands/store/current';
+import { dynamoBrandStore } from './brands/store/dynamo';
+import type { BrandStore } from './brands/store/port';
 import { dynamoAuxiliaryStore } from './auxiliary/store/dynamo';
 import type { AuxiliaryStore } from './auxiliary/store/port';
 import { useDirectoryStore } from './directory/store/current';
@@ -25,6 +28,7 @@ export interface Stores {
   oauth: OAuthStore;
   observations: ObservationStore;
   auxiliary: AuxiliaryStore;
+  brands: BrandStore;
 }
 
 /** The service's own stores: DynamoDB tables and the S3 bucket named by `config()`. */
@@ -33,6 +37,7 @@ export const dynamoStores: Stores = {
   oauth: dynamoOAuthStore,
   observations: dynamoObservationStore,
   auxiliary: dynamoAuxiliaryStore,
+  brands: dynamoBrandStore,
 };
 
 /** Installs a set of stores for this process; returns the set it replaced (to put it back). */
@@ -42,6 +47,7 @@ export function useStores(stores: Stores): Stores {
     oauth: useOAuthStore(stores.oauth),
     observations: useObservationStore(stores.observations),
     auxiliary: useAuxiliaryStore(stores.auxiliary),
+    brands: useBrandStore(stores.brands),
   };
 }
 

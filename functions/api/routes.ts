@@ -1,6 +1,7 @@
 import { config } from '../../shared/config';
 import { json } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
+import { brandRoutes } from './brands';
 import { dataSourceRoutes } from './data-sources';
 import { fhirSourceRoutes } from './fhir-sources';
 import { invitationRoutes } from './invitations';
@@ -26,6 +27,7 @@ export function apiRoutes(): Route[] {
     ...dataSourceRoutes,
     ...fhirSourceRoutes,
     ...userRoutes,
+    ...brandRoutes,
     ...invitationRoutes(),
     ...practitionerClientRoutes(),
   ];

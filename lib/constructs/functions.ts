@@ -38,8 +38,9 @@ export const FAMILY_ACCESS: Record<Family, FamilyAccess> = {
     bucket: ['get', 'put', 'delete'],
     signs: false,
   },
-  // Deleting a patient or a FHIR Source deletes their observations and auxiliary rows.
-  api: { tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write' }, bucket: ['get', 'delete', 'list'], signs: false },
+  // Deleting a patient or a FHIR Source deletes their observations and auxiliary rows. The portal's
+  // hospital picker only reads the brands directory: the operator's `npm run brands` loads it.
+  api: { tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write', brands: 'read' }, bucket: ['get', 'delete', 'list'], signs: false },
   oauth: { tables: { directory: 'read-write' }, bucket: [], signs: true },
 };
 

@@ -20,7 +20,7 @@ import { Construct } from 'constructs';
 import { ACCESS_LOG_PREFIX } from './access-log-bucket';
 import { cloudFrontApiPatterns } from '../../shared/http/families';
 import { contentSecurityPolicy, SECURITY_HEADERS, VIEWER_REQUEST_FUNCTION } from '../../shared/http/static-site';
-import { issOrigin, PORTAL_CONFIG_FILE, type PortalConfig } from '../../shared/portal/config';
+import { connectSources, PORTAL_CONFIG_FILE, type PortalConfig } from '../../shared/portal/config';
 
 /** CloudFront replaces Host with the origin's; the service needs the viewer's for its links. */
 const FORWARD_HOST_FUNCTION = `function handler(event) {
@@ -72,7 +72,7 @@ export class Portal extends Construct {
     const pageHeaders = new cloudfront.ResponseHeadersPolicy(this, 'page-headers', {
       securityHeadersBehavior: {
         ...common,
-        contentSecurityPolicy: { contentSecurityPolicy: contentSecurityPolicy(issOrigin(props.config.iss)), override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: contentSecurityPolicy(connectSources(props.config)), override: true },
       },
       comment: 'Static pages: the local gateway headers and the Content-Security-Policy',
     });

@@ -1,4 +1,4 @@
-/** The three tables, built from the shared definitions with the stack's durability settings. */
+/** The four tables, built from the shared definitions with the stack's durability settings. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
@@ -46,7 +46,6 @@ export class Tables extends Construct {
           ...projection(i.projection),
         })),
       });
-    const [observations, aux, directory] = TABLES.map(build) as [dynamodb.TableV2, dynamodb.TableV2, dynamodb.TableV2];
-    this.tables = { observations, aux, directory };
+    this.tables = Object.fromEntries(TABLES.map((def) => [def.id, build(def)])) as ServiceTables;
   }
 }

@@ -1,34 +1,36 @@
 /**
  * The patient portal (spec 4.8), one script for its two pages:
  * - the connect page (`/clients/portal/?code=<host>_<token>`) redeems the invitation, gets the
- *   service token, and starts the SMART standalone patient launch at the configured hospital;
+ *   service token, and starts the SMART standalone patient launch: at the configured hospital, or,
+ *   with none configured, at the one the patient picks from the brands directory;
  * - the callback page (`/clients/portal/callback`) finishes the launch, stores the identifier,
- *   registers a FHIR Source, reads the patient's laboratory Observations page by page and writes
- *   them: through the R4 import in Bundles of 100 when the hospital speaks R4, else one by one to
- *   `POST /FHIR/R5/Observation`. It shows what was stored, with losses, and what was not.
+ *   registers a FHIR Source, reads the patient's whole record kind by kind (shared/portal/pulls.ts)
+ *   and writes it: through the R4 import in Bundles of 100 when the hospital speaks R4, else one by
+ *   one to `POST /FHIR/R5/<Type>`. It reports each kind: saved, saved with details left out, not
+ *   saved, and why.
  */
 import FHIR from 'fhirclient';
 import type Client from 'fhirclient/lib/Client';
-import { parsePortalConfig, PORTAL_CALLBACK_PATH, PORTAL_CONFIG_FILE, PORTAL_PATH, type PortalConfig } from '../../shared/portal/config';
+import { clientIdFor, parsePortalConfig, PORTAL_CALLBACK_PATH, PORTAL_CONFIG_FILE, PORTAL_PATH, type PortalConfig } from '../../shared/portal/config';
 import { parseInvitationCode } from '../../shared/portal/invitation';
 import { NEEDS_NEW_INVITATION, PortalError, PROBLEMS, type PortalProblem } from '../../shared/portal/messages';
-import {
-  addResult,
-  emptyTally,
-  IMPORT_CHUNK,
-  matches,
-  nextLink,
-  prepareForWrite,
-  speaksR4,
-  topReasons,
-  WRITE_CONCURRENCY,
-  type Resource,
-  type Tally,
-  type WriteResult,
-} from '../../shared/portal/records';
+import { offeredTypes, RECORD_KINDS, searchUrl, type RecordKind } from '../../shared/portal/pulls';
+import { addResult, IMPORT_CHUNK, matches, nextLink, prepareForWrite, speaksR4, WRITE_CONCURRENCY, type Resource, type WriteResult } from '../../shared/portal/records';
+import { IMPORT_AGAIN_NOTE, kindReport, kindSentence, reasonLines, summarySentence, totalOf, type KindReport } from '../../shared/portal/report';
 import { chunksOf } from '../../shared/lists';
-import { ServiceApi, signInWithInvitation } from './service';
-import { endSession, invitationCode, keepRun, keepServiceSession, rememberInvitationCode, serviceSession, unfinishedRun } from './session';
+import { ServiceApi, signInWithInvitation, type BrandRow } from './service';
+import {
+  chosenHospital,
+  endSession,
+  invitationCode,
+  keepChosenHospital,
+  keepRun,
+  keepServiceSession,
+  rememberInvitationCode,
+  serviceSession,
+  unfinishedRun,
+  type ChosenHospital,
+} from './session';
 
 const $ = (id: string) => document.getElementById(id)!;
 
@@ -36,8 +38,16 @@ function setStatus(text: string) {
   $('status').textContent = text;
 }
 
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
 function showProblem(problem: PortalProblem) {
   $('status').hidden = true;
+  document.getElementById('picker')?.setAttribute('hidden', '');
   $('problem-text').textContent = PROBLEMS[problem];
   const code = invitationCode();
   const restart = $('restart') as HTMLAnchorElement;
@@ -67,20 +77,14 @@ async function loadConfig(): Promise<PortalConfig> {
 
 // ---------------------------------------------------------------------------------- connect page
 
-async function connect() {
-  const code = new URLSearchParams(location.search).get('code');
-  if (!code) throw new PortalError('no-code');
-  const invitation = parseInvitationCode(code);
-  if (!invitation) throw new PortalError('bad-code');
-  rememberInvitationCode(code);
-  const config = await loadConfig();
-  setStatus('Checking your invitation…');
-  keepServiceSession(await signInWithInvitation(invitation.token));
+/** Starts the SMART launch at a hospital; the picker's choice is kept for the report. */
+async function launch(config: PortalConfig, hospital: ChosenHospital | { fhirBaseUrl: string }) {
+  if ('name' in hospital) keepChosenHospital(hospital);
   setStatus('Opening the sign-in page of your hospital…');
   try {
     await FHIR.oauth2.authorize({
-      iss: config.iss,
-      clientId: config.clientId,
+      iss: hospital.fhirBaseUrl,
+      clientId: clientIdFor(config, hospital.fhirBaseUrl),
       scope: config.scope,
       redirectUri: `${location.origin}${PORTAL_CALLBACK_PATH}`,
       pkceMode: 'required',
@@ -90,6 +94,99 @@ async function connect() {
     // server answered but offers no S256 PKCE.
     fail(e, e instanceof TypeError || /TypeError|Failed to fetch/.test(String(e)) ? 'hospital-unreachable' : 'hospital-error');
   }
+}
+
+/** Results shown at a time, and how long typing pauses before a search. */
+const PICKER_RESULTS = 10;
+const PICKER_PAUSE_MS = 200;
+
+/**
+ * "Where do you get care?": searches the brands directory as the patient types and launches at the
+ * FHIR base URL of the facility they choose. The results are buttons in a list (Tab or the arrow
+ * keys move between them, Enter chooses), and a live region says how many were found.
+ */
+function pickHospital(config: PortalConfig, api: ServiceApi): Promise<void> {
+  const input = $('hospital-search') as HTMLInputElement;
+  const list = $('hospital-list');
+  const count = $('picker-count');
+  let current: AbortController | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return new Promise<void>((resolve, reject) => {
+    const choose = (row: BrandRow) => {
+      setStatus(`Connecting to ${row.brand_name}…`);
+      $('picker').hidden = true;
+      launch(config, { name: row.brand_name, fhirBaseUrl: row.fhir_base_url }).then(resolve, reject);
+    };
+    const show = (rows: BrandRow[], words: string) => {
+      list.replaceChildren(
+        ...rows.map((row) => {
+          const button = element('button', undefined, 'choice');
+          button.type = 'button';
+          button.append(element('span', row.facility_name, 'facility'));
+          if (row.brand_name !== row.facility_name) button.append(element('span', row.brand_name, 'brand'));
+          if (row.address_text) button.append(element('span', row.address_text, 'address'));
+          button.addEventListener('click', () => choose(row));
+          const item = element('li');
+          item.append(button);
+          return item;
+        }),
+      );
+      count.textContent = !words ? '' : rows.length === 0 ? 'No hospital or clinic found. Try fewer letters, another name, or your city.' : `${rows.length}${rows.length === PICKER_RESULTS ? ' or more' : ''} found. Choose yours from the list below.`;
+    };
+    const search = () => {
+      const words = input.value.trim();
+      current?.abort();
+      if (!words) return show([], '');
+      const controller = (current = new AbortController());
+      api.searchBrands(words, PICKER_RESULTS, controller.signal).then(
+        (rows) => controller === current && show(rows, words),
+        (e: unknown) => {
+          if (controller === current && !(e instanceof DOMException && e.name === 'AbortError')) reject(e);
+        },
+      );
+    };
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(search, PICKER_PAUSE_MS);
+    });
+    const buttons = () => Array.from(list.querySelectorAll<HTMLButtonElement>('button.choice'));
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'ArrowDown' && buttons()[0]) {
+        event.preventDefault();
+        buttons()[0]!.focus();
+      }
+    });
+    list.addEventListener('keydown', (event) => {
+      const all = buttons();
+      const at = all.indexOf(document.activeElement as HTMLButtonElement);
+      if (event.key === 'ArrowDown' && at < all.length - 1) all[at + 1]!.focus();
+      else if (event.key === 'ArrowUp') (at > 0 ? all[at - 1]! : input).focus();
+      else if (event.key === 'Escape') input.focus();
+      else return;
+      event.preventDefault();
+    });
+    $('status').hidden = true;
+    $('picker').hidden = false;
+    document.body.dataset.state = 'picking';
+    input.focus();
+  });
+}
+
+async function connect() {
+  const code = new URLSearchParams(location.search).get('code');
+  if (!code) throw new PortalError('no-code');
+  const invitation = parseInvitationCode(code);
+  if (!invitation) throw new PortalError('bad-code');
+  rememberInvitationCode(code);
+  const config = await loadConfig();
+  setStatus('Checking your invitation…');
+  const session = await signInWithInvitation(invitation.token);
+  keepServiceSession(session);
+  if (config.iss) return launch(config, { fhirBaseUrl: config.iss });
+  // The picker: a directory with nothing in it means the portal is not set up yet.
+  const api = new ServiceApi(session);
+  if ((await api.searchBrands('', 1)).length === 0) throw new PortalError('not-configured');
+  return pickHospital(config, api);
 }
 
 // --------------------------------------------------------------------------------- callback page
@@ -140,68 +237,145 @@ function progress(label: string, value?: number, max?: number) {
   }
 }
 
-async function pull(client: Client, hospitalPatient: string): Promise<Resource[]> {
-  const resources: Resource[] = [];
-  let url: string | undefined = `Observation?category=laboratory&patient=${encodeURIComponent(hospitalPatient)}`;
-  let total: number | undefined;
-  progress('Reading your laboratory results from the hospital…');
-  while (url) {
-    const page: unknown = await fromHospital(() => client.request(url!));
-    resources.push(...matches(page));
-    const declared = (page as { total?: unknown }).total;
-    if (typeof declared === 'number') total = declared;
-    progress(`Reading your laboratory results from the hospital… ${resources.length}${total ? ` of ${total}` : ''}`, resources.length, total);
-    url = nextLink(page);
+/** A search the hospital answered with an error status: refused (400, 422), not offered (404), not shared (403). */
+const statusOf = (e: unknown) => (e as { status?: unknown } | undefined)?.status;
+const REFUSED = new Set([400, 422]);
+
+/** Every page of one search; `undefined` when the hospital refused it as asked (400, 403, 404, 422). */
+async function readAll(client: Client, url: string, onPage: (resources: Resource[]) => void): Promise<number | undefined> {
+  let next: string | undefined = url;
+  while (next) {
+    let page: unknown;
+    try {
+      page = await client.request(next);
+    } catch (e) {
+      const status = statusOf(e);
+      if (typeof status === 'number' && (REFUSED.has(status) || status === 403 || status === 404) && next === url) return status;
+      throw new PortalError(hospitalProblem(e));
+    }
+    onPage(matches(page));
+    next = nextLink(page);
   }
-  return resources;
+  return undefined;
 }
 
-async function write(api: ServiceApi, sourceId: number, resources: readonly Resource[], r4: boolean): Promise<Tally> {
-  const tally = emptyTally();
-  let done = 0;
-  const record = (result: WriteResult) => {
-    addResult(tally, result);
-    done++;
-    progress(`Saving your results… ${done} of ${resources.length}`, done, resources.length);
+interface Pulled {
+  report: KindReport;
+  resources: Resource[];
+}
+
+/**
+ * One kind of record, every page: the plain search, else (when refused) the first narrowed set of
+ * searches the hospital answers. Records another kind already has (`seen`, by type and id) are left out.
+ */
+async function pullKind(client: Client, kind: RecordKind, patient: string, seen: Set<string>, onRead: (read: number) => void): Promise<Pulled> {
+  const report = kindReport(kind);
+  const resources: Resource[] = [];
+  const keep = (page: Resource[]) => {
+    for (const resource of page) {
+      const key = `${resource.resourceType}/${resource.id ?? JSON.stringify(resource)}`;
+      if (resource.resourceType !== kind.type || seen.has(key)) continue;
+      seen.add(key);
+      resources.push(resource);
+    }
+    report.read = resources.length;
+    onRead(report.read);
   };
-  progress(`Saving your results… 0 of ${resources.length}`, 0, resources.length);
+  let refusal = await readAll(client, searchUrl(kind, patient), keep);
+  for (const searches of refusal !== undefined && REFUSED.has(refusal) ? (kind.narrowed ?? []) : []) {
+    refusal = undefined;
+    for (const narrowed of searches) {
+      refusal = await readAll(client, searchUrl(kind, patient, narrowed), keep);
+      if (refusal !== undefined) break;
+    }
+    if (refusal === undefined) break;
+  }
+  if (refusal !== undefined) report.outcome = refusal === 404 ? 'not-offered' : refusal === 403 ? 'not-shared' : 'refused';
+  return { report, resources };
+}
+
+async function pull(client: Client, patient: string, offered: Set<string> | undefined): Promise<Pulled[]> {
+  const seen = new Set<string>();
+  const pulled: Pulled[] = [];
+  let read = 0;
+  for (const kind of RECORD_KINDS) {
+    if (offered && !offered.has(kind.type)) {
+      pulled.push({ report: kindReport(kind, 'not-offered'), resources: [] });
+      continue;
+    }
+    const done = await pullKind(client, kind, patient, seen, (count) => progress(`Reading your records from the hospital… ${kind.label}: ${count}`));
+    read += done.resources.length;
+    progress(`Reading your records from the hospital… ${read} so far`);
+    pulled.push(done);
+  }
+  return pulled;
+}
+
+/** Writes every pulled record and counts each result under its kind. */
+async function write(api: ServiceApi, sourceId: number, pulled: readonly Pulled[], iss: string, r4: boolean): Promise<void> {
+  const items = await Promise.all(pulled.flatMap(({ report, resources }) => resources.map(async (r) => ({ report, resource: await prepareForWrite(r, iss) }))));
+  let done = 0;
+  const record = (report: KindReport, result: WriteResult) => {
+    addResult(report.tally, result);
+    done++;
+    progress(`Saving your records… ${done} of ${items.length}`, done, items.length);
+  };
+  progress(`Saving your records… 0 of ${items.length}`, 0, items.length);
   if (r4) {
-    for (const chunk of chunksOf(resources, IMPORT_CHUNK)) (await api.importR4(sourceId, chunk)).forEach(record);
+    for (const chunk of chunksOf(items, IMPORT_CHUNK)) {
+      const results = await api.importR4(
+        sourceId,
+        chunk.map((item) => item.resource),
+      );
+      results.forEach((result, i) => record(chunk[i]!.report, result));
+    }
   } else {
     let next = 0;
     const worker = async () => {
-      while (next < resources.length) record(await api.writeR5(sourceId, resources[next++]!));
+      while (next < items.length) {
+        const item = items[next++]!;
+        record(item.report, await api.writeR5(sourceId, item.resource));
+      }
     };
-    await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, resources.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, items.length) }, worker));
   }
-  return tally;
 }
 
-function listReasons(listId: string, boxId: string, reasons: Tally['failures']) {
-  const list = $(listId);
-  list.replaceChildren(
-    ...topReasons(reasons).map(({ reason, count }) => {
-      const item = document.createElement('li');
-      item.textContent = `${reason} (${count} ${count === 1 ? 'record' : 'records'})`;
+function reasonList(title: string, reasons: ReadonlyMap<string, number>, className: string): HTMLElement[] {
+  if (reasons.size === 0) return [];
+  const list = element('ul', undefined, className);
+  list.append(...reasonLines(reasons).map((line) => element('li', line)));
+  return [element('p', title, 'reasons-title'), list];
+}
+
+function showResult(reports: readonly KindReport[], hospital: string) {
+  $('working').hidden = true;
+  const total = totalOf(reports);
+  setStatus(`Done: ${total.stored} of ${total.stored + total.failed} records saved.`);
+  $('summary').textContent = summarySentence(total, hospital);
+  const result = $('result');
+  Object.assign(result.dataset, { stored: String(total.stored), withLoss: String(total.storedWithLoss), failed: String(total.failed) });
+  $('kinds').replaceChildren(
+    ...reports.map((report) => {
+      const item = element('li', undefined, 'kind');
+      const { stored, storedWithLoss, failed } = report.tally;
+      Object.assign(item.dataset, { kind: report.kind.key, outcome: report.outcome, stored: String(stored), withLoss: String(storedWithLoss), failed: String(failed) });
+      item.append(
+        element('h4', report.kind.label),
+        element('p', kindSentence(report)),
+        ...reasonList('Why some could not be saved:', report.tally.failures, 'failure-list'),
+        ...reasonList('What was left out:', report.tally.losses, 'loss-list'),
+      );
       return item;
     }),
   );
-  $(boxId).hidden = reasons.size === 0;
-}
-
-function showResult(tally: Tally) {
-  $('working').hidden = true;
-  setStatus(`Done: ${tally.stored} of ${tally.stored + tally.failed} laboratory results saved.`);
-  $('stored').textContent = String(tally.stored);
-  $('stored-with-loss').textContent = String(tally.storedWithLoss);
-  $('failed').textContent = String(tally.failed);
-  listReasons('failure-list', 'failure-reasons', tally.failures);
-  listReasons('loss-list', 'loss-reasons', tally.losses);
   const code = invitationCode();
   const again = $('again') as HTMLAnchorElement;
   if (code) again.href = `${PORTAL_PATH}?code=${encodeURIComponent(code)}`;
   again.hidden = !code;
-  $('result').hidden = false;
+  $('again-note').textContent = IMPORT_AGAIN_NOTE;
+  $('again-note').hidden = !code;
+  result.hidden = false;
   document.body.dataset.state = 'done';
 }
 
@@ -211,37 +385,50 @@ async function callback() {
   if (!session) throw new PortalError('no-session');
   const hospitalPatient = client.getPatientId();
   if (!hospitalPatient) throw new PortalError('no-patient');
-  // The server actually authorised against (the configured iss, as discovered).
+  // The server actually authorised against (as discovered at the launch), not only what was chosen.
   const iss = client.state.serverUrl;
+  const hospital = chosenHospital()?.name;
   $('patient-id').textContent = hospitalPatient;
+  $('hospital').textContent = hospital ?? new URL(iss).host;
+  $('hospital-server').textContent = iss;
   const api = new ServiceApi(session);
 
   setStatus('Linking your hospital record to your study account…');
-  await api.storeIdentifier(iss, hospitalPatient);
+  // The Patient resource is read for its id only: the service keeps its own patient record.
+  const patient = await client.request(`Patient/${encodeURIComponent(hospitalPatient)}`).catch((e: unknown) => {
+    if (statusOf(e) === 403 || statusOf(e) === 404) return undefined;
+    throw new PortalError(hospitalProblem(e));
+  });
+  const patientId = typeof (patient as { id?: unknown } | undefined)?.id === 'string' ? (patient as { id: string }).id : hospitalPatient;
+  await api.storeIdentifier(iss, patientId);
   let run = unfinishedRun(session.patient, iss, hospitalPatient);
   if (!run) {
     const sourceId = await api.registerSource(await api.portalDataSource(), iss);
     run = { patient: session.patient, iss, hospitalPatient, sourceId };
     keepRun(run);
   }
-  const fhirVersion = await fromHospital(() => client.getFhirVersion());
+  const capabilities = await fromHospital(() => client.request('metadata'));
+  const fhirVersion = String((capabilities as { fhirVersion?: unknown }).fhirVersion ?? '');
 
-  setStatus('Reading your laboratory results…');
+  setStatus('Reading your records…');
   const readStart = performance.now();
-  const pulled = await pull(client, hospitalPatient);
-  const prepared = await Promise.all(pulled.map((r) => prepareForWrite(r, iss)));
+  const pulled = await pull(client, hospitalPatient, offeredTypes(capabilities));
   const readMs = performance.now() - readStart;
 
-  setStatus('Saving your laboratory results…');
+  setStatus('Saving your records…');
   const writeStart = performance.now();
-  const tally = await write(api, run.sourceId, prepared, speaksR4(fhirVersion));
+  await write(api, run.sourceId, pulled, iss, speaksR4(fhirVersion));
   const writeMs = performance.now() - writeStart;
   // Timings for the benchmark, never shown.
   document.body.dataset.readMs = readMs.toFixed(1);
   document.body.dataset.writeMs = writeMs.toFixed(1);
   document.body.dataset.fhirVersion = fhirVersion;
+  document.body.dataset.iss = iss;
   endSession(true);
-  showResult(tally);
+  showResult(
+    pulled.map((p) => p.report),
+    hospital ?? 'your hospital',
+  );
 }
 
 async function main() {

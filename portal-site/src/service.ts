@@ -6,7 +6,7 @@
 import { invitationVerifier } from '../../shared/oauth/invitation-verifier';
 import { PortalError } from '../../shared/portal/messages';
 import { redemptionProblem } from '../../shared/portal/invitation';
-import { importBundle, importResults, writeResult, type Resource, type WriteResult } from '../../shared/portal/records';
+import { BUSY_RETRIES, importBundle, importResults, retryAfterSeconds, writeResult, type Resource, type WriteResult } from '../../shared/portal/records';
 
 export const SOURCE_HEADER = 'X-SVC-FHIR-Source-ID';
 const FHIR_JSON = 'application/fhir+json';
@@ -27,6 +27,16 @@ export interface ServiceSession {
 /** Times a request the service throttled (429) is sent again, after the pause its `Retry-After` asks. */
 const THROTTLED_RETRIES = 5;
 
+const pause = (seconds: number) => new Promise((resume) => setTimeout(resume, seconds * 1000));
+
+/** One row of the hospital picker's search (`GET /api/v1/portal/brands`). */
+export interface BrandRow {
+  facility_name: string;
+  address_text: string;
+  brand_name: string;
+  fhir_base_url: string;
+}
+
 /**
  * A fetch whose network failure is the service's problem, not an exception to show raw. A 429 is
  * the service asking to slow down, not a failure: the request goes again after its `Retry-After`.
@@ -40,8 +50,7 @@ async function request(path: string, init: RequestInit): Promise<Response> {
       throw new PortalError('service-error');
     }
     if (res.status !== 429 || attempt >= THROTTLED_RETRIES) return res;
-    const seconds = Number(res.headers.get('retry-after'));
-    await new Promise((resume) => setTimeout(resume, (Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 30) : 1) * 1000));
+    await pause(retryAfterSeconds(res.headers.get('retry-after')));
   }
 }
 
@@ -107,26 +116,60 @@ export class ServiceApi {
     return id;
   }
 
-  /** One Bundle (at most 100 entries) through the R4 import: one result per resource, in order. */
+  /** The hospital directory's facilities matching the patient's words (the picker). */
+  async searchBrands(q: string, limit: number, signal?: AbortSignal): Promise<BrandRow[]> {
+    const res = await this.call(`/api/v1/portal/brands?${new URLSearchParams({ q, limit: String(limit) })}`, { method: 'GET', ...(signal ? { signal } : {}) });
+    if (!res.ok) throw new PortalError('service-error');
+    const rows = ((await bodyOf(res)) as { results?: unknown } | undefined)?.results;
+    return Array.isArray(rows) ? (rows as BrandRow[]) : [];
+  }
+
+  /**
+   * One Bundle (at most 100 entries) through the R4 import: one result per resource, in order.
+   * Entries the service had no time for (`503`) are sent again, alone, after the `Retry-After` of
+   * the batch-response, a few times (a whole Bundle answered `503`, none of it started, likewise):
+   * every resource has an id and the import is idempotent per upstream id, so nothing is stored twice.
+   */
   async importR4(sourceId: number, resources: readonly Resource[]): Promise<WriteResult[]> {
-    const res = await this.call('/fhir-import/R4', {
-      method: 'POST',
-      body: JSON.stringify(importBundle(resources)),
-      headers: { 'content-type': FHIR_JSON, accept: FHIR_JSON, [SOURCE_HEADER]: String(sourceId) },
-    });
-    // A refusal of the whole request (source, size) stops the run: a restart can finish it.
-    if (res.status !== 200) throw new PortalError('service-error');
-    return importResults(await bodyOf(res), resources.length);
+    const results: WriteResult[] = new Array(resources.length);
+    let pending = resources.map((resource, at) => ({ resource, at }));
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      const res = await this.call('/fhir-import/R4', {
+        method: 'POST',
+        body: JSON.stringify(importBundle(pending.map((p) => p.resource))),
+        headers: { 'content-type': FHIR_JSON, accept: FHIR_JSON, [SOURCE_HEADER]: String(sourceId) },
+      });
+      // Nothing of the Bundle started before the service's deadline: all of it again, after the pause asked.
+      if (res.status === 503 && attempt < BUSY_RETRIES) {
+        await pause(retryAfterSeconds(res.headers.get('retry-after')));
+        continue;
+      }
+      // A refusal of the whole request (source, size) stops the run: a restart can finish it.
+      if (res.status !== 200) throw new PortalError('service-error');
+      const answers = importResults(await bodyOf(res), pending.length);
+      answers.forEach((answer, i) => (results[pending[i]!.at] = answer));
+      pending = pending.filter((_, i) => answers[i]!.busy);
+      if (pending.length > 0 && attempt < BUSY_RETRIES) await pause(retryAfterSeconds(res.headers.get('retry-after')));
+      else pending = [];
+    }
+    return results;
   }
 
   /** One R5 resource through `POST /FHIR/R5/<Type>` with the source header. */
   async writeR5(sourceId: number, resource: Resource): Promise<WriteResult> {
-    const res = await this.call(`/FHIR/R5/${encodeURIComponent(resource.resourceType)}`, {
-      method: 'POST',
-      body: JSON.stringify(resource),
-      headers: { 'content-type': FHIR_JSON, accept: FHIR_JSON, prefer: 'return=OperationOutcome', [SOURCE_HEADER]: String(sourceId) },
-    });
-    if (res.status >= 500) throw new PortalError('service-error');
-    return writeResult(res.status, await bodyOf(res));
+    for (let attempt = 0; ; attempt += 1) {
+      const res = await this.call(`/FHIR/R5/${encodeURIComponent(resource.resourceType)}`, {
+        method: 'POST',
+        body: JSON.stringify(resource),
+        headers: { 'content-type': FHIR_JSON, accept: FHIR_JSON, prefer: 'return=OperationOutcome', [SOURCE_HEADER]: String(sourceId) },
+      });
+      // Busy: the same write again after a pause is safe (the upstream id makes it idempotent).
+      if (res.status === 503 && attempt < BUSY_RETRIES) {
+        await pause(retryAfterSeconds(res.headers.get('retry-after')));
+        continue;
+      }
+      if (res.status >= 500 && res.status !== 503) throw new PortalError('service-error');
+      return writeResult(res.status, await bodyOf(res));
+    }
   }
 }

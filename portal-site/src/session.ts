@@ -9,6 +9,13 @@ import type { ServiceSession } from './service';
 const CODE = 'cdx.portal.invitation';
 const SESSION = 'cdx.portal.session';
 const RUN = 'cdx.portal.run';
+const HOSPITAL = 'cdx.portal.hospital';
+
+/** The hospital the patient chose in the picker (or the one configured), as the report names it. */
+export interface ChosenHospital {
+  name: string;
+  fhirBaseUrl: string;
+}
 
 export interface Run {
   /** The service patient, the hospital and the patient there: a restart of the same pull. */
@@ -32,6 +39,9 @@ export const rememberInvitationCode = (code: string) => sessionStorage.setItem(C
 
 export const serviceSession = (): ServiceSession | undefined => read<ServiceSession>(SESSION);
 export const keepServiceSession = (session: ServiceSession) => sessionStorage.setItem(SESSION, JSON.stringify(session));
+
+export const chosenHospital = (): ChosenHospital | undefined => read<ChosenHospital>(HOSPITAL);
+export const keepChosenHospital = (hospital: ChosenHospital) => sessionStorage.setItem(HOSPITAL, JSON.stringify(hospital));
 
 /** The unfinished run of this pull, if a restart can continue it. */
 export function unfinishedRun(patient: string, iss: string, hospitalPatient: string): Run | undefined {

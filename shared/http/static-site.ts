@@ -27,16 +27,16 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /**
  * The Content-Security-Policy of the static pages: their own scripts, styles and images only (no
  * inline script or style, no eval), no frames, forms only to this origin, and `connect-src`
- * limited to this origin and the configured SMART server's origin (`iss`; its discovery, metadata,
- * token endpoint and FHIR reads). Built from the setting by the stack and the local gateway alike.
+ * limited to this origin and the hospitals' (`connectSources` of the portal's settings: the one
+ * hospital's origin, or `https:` with the picker). Built by the stack and the local gateway alike.
  */
-export function contentSecurityPolicy(smartOrigin: string | undefined): string {
+export function contentSecurityPolicy(connectTo: readonly string[]): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
-    `connect-src 'self'${smartOrigin ? ` ${smartOrigin}` : ''}`,
+    ["connect-src 'self'", ...connectTo].join(' '),
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
@@ -45,8 +45,8 @@ export function contentSecurityPolicy(smartOrigin: string | undefined): string {
 }
 
 /** Every header of a static page: the common ones plus the Content-Security-Policy. */
-export function staticSiteHeaders(smartOrigin: string | undefined): Record<string, string> {
-  return { ...SECURITY_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(smartOrigin) };
+export function staticSiteHeaders(connectTo: readonly string[]): Record<string, string> {
+  return { ...SECURITY_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(connectTo) };
 }
 
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {

@@ -68,6 +68,18 @@ export interface WriteResult {
   stored: boolean;
   /** Plain-words reasons: why it failed, or what was left out of a stored record. */
   reasons: string[];
+  /** The service had no time for it (a `503` entry): sending it again is safe and may succeed. */
+  busy?: boolean;
+}
+
+/** Times the portal sends again what the service was too busy for, before counting it as not saved. */
+export const BUSY_RETRIES = 5;
+export const BUSY_REASON = 'The study service was too busy to save it';
+
+/** Seconds a `Retry-After` header asks for (1 when absent or unreadable, at most 30). */
+export function retryAfterSeconds(header: string | null | undefined): number {
+  const seconds = Number(header);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 30) : 1;
 }
 
 const issuesOf = (outcome: unknown): Issue[] => {
@@ -119,6 +131,7 @@ export function plainReason(issue: Issue, status?: number): string {
  * warnings' reasons), else failed with the error issues' reasons.
  */
 export function writeResult(status: number, outcome: unknown): WriteResult {
+  if (status === 503) return { stored: false, busy: true, reasons: [BUSY_REASON] };
   const issues = issuesOf(outcome);
   if (status >= 200 && status < 300) {
     return { stored: true, reasons: issues.filter((i) => i.severity === 'warning' && i.expression?.length).map((i) => plainReason(i)) };

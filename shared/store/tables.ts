@@ -1,5 +1,5 @@
 /**
- * The three DynamoDB tables, defined once. The CDK stack, the local runtime and the tests all build
+ * The four DynamoDB tables, defined once. The CDK stack, the local runtime and the tests all build
  * their tables from these definitions, so keys and indexes cannot drift between them.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
@@ -20,7 +20,7 @@ export interface IndexDefinition {
 
 export interface TableDefinition {
   /** Stable logical id, used for CDK construct ids and config lookup. */
-  id: 'observations' | 'aux' | 'directory';
+  id: 'observations' | 'aux' | 'directory' | 'brands';
   /**
    * The table's name after the deployment's prefix. A layout change that DynamoDB cannot apply in
    * place (a local index's projection) gets a new name, so a deployment creates the new table
@@ -106,7 +106,22 @@ export const DIRECTORY: TableDefinition = {
   ttlAttribute: 'expiresAt',
 };
 
-export const TABLES: readonly TableDefinition[] = [OBSERVATIONS, AUX, DIRECTORY];
+/**
+ * The hospital directory the portal's picker searches (User-access Brands files an operator loads;
+ * keys built only in `shared/brands/store/dynamo.ts`): the published version is a head item
+ * naming a set of immutable chunk items, the compressed directory. A search reads the head (one
+ * GetItem) and, once per version and warm function, the chunks (one Query); it never scans.
+ */
+export const BRANDS: TableDefinition = {
+  id: 'brands',
+  name: 'brands',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  localIndexes: [],
+  globalIndexes: [],
+};
+
+export const TABLES: readonly TableDefinition[] = [OBSERVATIONS, AUX, DIRECTORY, BRANDS];
 
 export function tableName(table: TableDefinition, cfg: Config = config()): string {
   switch (table.id) {
@@ -116,6 +131,8 @@ export function tableName(table: TableDefinition, cfg: Config = config()): strin
       return cfg.auxTable;
     case 'directory':
       return cfg.directoryTable;
+    case 'brands':
+      return cfg.brandsTable;
   }
 }
 

@@ -14,13 +14,13 @@ import { PORTAL_CLIENT_ID } from '../../shared/oauth/service-clients';
 import { PROBLEMS, type PortalProblem } from '../../shared/portal/messages';
 import { startTestGateway } from '../support/gateway';
 import { makeOrganization, makePatient, makePractitioner } from '../support/directory';
-import { counts, FLOW_TIMEOUT, invitedPatient, phonePage, portalSuite, runPortal } from '../support/portal';
+import { counts, expectedKinds, FLOW_TIMEOUT, invitedPatient, phonePage, portalSuite, runPortal } from '../support/portal';
 
 const COUNT = 12;
 const suite = portalSuite({ mode: 'R5', count: COUNT, pageSize: 5 });
 afterEach(() => {
-  Object.assign(suite.world.fixture.faults, { observationSearchFails: false, withholdPatientContext: false, expireTokenAfterPages: undefined, unreachable: false });
-  suite.world.fixture.onObservationPage = undefined;
+  Object.assign(suite.world.fixture.faults, { searchFails: false, withholdPatientContext: false, expireTokenAfterPages: undefined, unreachable: false });
+  suite.world.fixture.onSearchPage = undefined;
   resetClock();
 });
 
@@ -112,7 +112,7 @@ describe('portal problems: the hospital', () => {
     await page.click('#restart');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForSelector('body[data-state=done]');
-    expect((await counts(page)).stored).toBe(COUNT - 1);
+    expect((await counts(page)).stored).toBe(suite.world.fixture.records.length - 1);
   }, FLOW_TIMEOUT);
 
   it('reports a launch without patient context (launch/patient not granted)', async () => {
@@ -125,7 +125,7 @@ describe('portal problems: the hospital', () => {
   }, FLOW_TIMEOUT);
 
   it('reports a hospital that answers errors', async () => {
-    suite.world.fixture.faults.observationSearchFails = true;
+    suite.world.fixture.faults.searchFails = true;
     const { link } = await invitedPatient(suite.world.fixture);
     const { page } = await phonePage(suite.browser);
     expect(await runPortal(page, link, suite.world.fixture)).toBe('problem');
@@ -170,7 +170,7 @@ describe('portal problems: the service session', () => {
     const { page } = await phonePage(suite.browser);
     // After four writes went through, the service token is revoked (as if it expired).
     let writes = 0;
-    await page.route('**/FHIR/R5/Observation', async (route) => {
+    await page.route('**/FHIR/R5/*', async (route) => {
       writes++;
       if (writes === 5) {
         const session = JSON.parse((await page.evaluate(() => sessionStorage.getItem('cdx.portal.session')))!);
@@ -188,11 +188,11 @@ describe('portal problems: the service session', () => {
     const sources = await listFhirSourcesOfPatient(patient.id);
     expect(sources).toHaveLength(1);
 
-    await page.unroute('**/FHIR/R5/Observation');
+    await page.unroute('**/FHIR/R5/*');
     await page.click('#restart');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForSelector('body[data-state=done]');
-    expect(await counts(page)).toMatchObject({ stored: COUNT - 1, failed: 1 });
+    expect(await counts(page)).toMatchObject({ stored: suite.world.fixture.records.length - 1, failed: 1 });
 
     // The restart reused the run's source, and each record is there once.
     expect(await listFhirSourcesOfPatient(patient.id)).toHaveLength(1);
@@ -201,7 +201,8 @@ describe('portal problems: the service session', () => {
       headers: { authorization: `Bearer ${doctor.token}` },
     });
     const bundle: any = await res.json();
-    expect(bundle.total).toBe(COUNT - 1);
+    const expected = expectedKinds(suite.world.fixture);
+    expect(bundle.total).toBe(expected.laboratory!.stored + expected['vital-signs']!.stored);
     expect(new Set(bundle.entry.map((e: any) => JSON.stringify(e.resource.code))).size).toBeGreaterThan(1);
   }, FLOW_TIMEOUT);
 });

@@ -1,41 +1,32 @@
 /**
- * The patient portal in headless Chromium against an R4 SMART server (the fixture): the records go
- * through the R4 import, whose loss warnings reach the page. Also the pages themselves: a phone
- * viewport without horizontal scrolling, axe-core's checks, the security headers, and a
- * screenshot of the finished callback page (test-results/, not committed).
+ * The patient portal in headless Chromium against one configured R4 SMART server (the fixture, as
+ * strict as `SMART_FIXTURE=1`'s: Observation searches must name a category, MedicationRequest
+ * searches a status): the whole record goes through the R4 import, whose loss warnings reach the
+ * page kind by kind. Also the pages themselves: a phone viewport without horizontal scrolling,
+ * axe-core's checks, the security headers, and a screenshot of the finished callback page
+ * (test-results/, not committed).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../local/runtime';
 import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
 import { getPatient } from '../../shared/directory/patients';
 import { sourceUriPrefix } from '../../shared/fhir/constants';
+import { DEFAULT_SMART_SCOPES } from '../../shared/portal/config';
+import { FIXTURE_HOSPITALS } from '../../local/smart-fixture';
 import { LONG_ID } from '../fixtures/smart-server';
 import { makePractitioner } from '../support/directory';
-import { counts, FLOW_TIMEOUT, inviteAgain, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';
+import { axe, counts, expectedKinds, FLOW_TIMEOUT, noHorizontalScroll, inviteAgain, invitedPatient, phonePage, portalSuite, runPortal, sourceRows } from '../support/portal';
 
 const COUNT = 14;
 const RESULTS = join(REPO_ROOT, 'test-results');
-const suite = portalSuite({ mode: 'R4', count: COUNT, pageSize: 4 });
+const suite = portalSuite({ ...FIXTURE_HOSPITALS.R4, count: COUNT, pageSize: 4 });
 
-/** axe-core in the page: no violations of the rules on labels, contrast and headings. */
-async function axe(page: Page) {
-  await page.addScriptTag({ content: readFileSync(join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8') }).catch(async () => {
-    // The page's CSP refuses inline scripts; evaluate the same source instead.
-    await page.evaluate(readFileSync(join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
-  });
-  return page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice'] } });
-    return result.violations.map((v: any) => ({ id: v.id, nodes: v.nodes.map((n: any) => n.target.join(' ')) }));
-  });
-}
 
-const noHorizontalScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
 describe('patient portal, R4 hospital', () => {
-  it('imports through the R4 import, shows the losses, stores every row under the source, and re-runs', async () => {
+  it('imports the whole record through the R4 import, narrowing the searches the hospital refuses, reports each kind, and re-runs', async () => {
     const { patient, link } = await invitedPatient(suite.world.fixture);
     const { page, errors } = await phonePage(suite.browser);
     const imports: string[] = [];
@@ -45,10 +36,19 @@ describe('patient portal, R4 hospital', () => {
     expect(await runPortal(page, link, suite.world.fixture)).toBe('done');
     expect(await page.getAttribute('body', 'data-fhir-version')).toBe('4.0.1');
     const shown = await counts(page);
-    expect(shown).toMatchObject({ patientId: suite.world.fixture.patientId, stored: COUNT - 1, storedWithLoss: 1, failed: 1 });
-    expect(shown.lossReasons).toEqual(['Extra details attached to "issued" have no place in FHIR R5 and were left out (1 record)']);
-    expect(shown.failureReasons).toEqual(['The value of "status" is not one FHIR R5 allows (1 record)']);
-    expect(imports).toEqual(['POST']); // 14 records: one Bundle
+    const expected = expectedKinds(suite.world.fixture);
+    expect(shown.kinds).toMatchObject(expected);
+    // The records of both categories count once, under laboratory results; MedicationRequest came through the status-narrowed search.
+    expect(expected.laboratory).toMatchObject({ stored: COUNT, storedWithLoss: 1, failed: 1 });
+    expect(expected.MedicationRequest!.stored).toBe(2);
+    const total = suite.world.fixture.records.length;
+    expect(shown).toMatchObject({ patientId: suite.world.fixture.patientId, stored: total - 1, storedWithLoss: 1, failed: 1 });
+    expect(shown.summary).toBe(`Saved ${total - 1} of ${total} records from your hospital. 1 of the saved records has some details left out. 1 record could not be saved.`);
+    expect(shown.kinds.laboratory!.sentence).toBe(`${COUNT} of ${COUNT + 1} records saved (1 of them with some details left out). 1 could not be saved.`);
+    expect(shown.kinds.laboratory!.lossReasons).toEqual(['Extra details attached to "issued" have no place in FHIR R5 and were left out (1 record)']);
+    expect(shown.kinds.laboratory!.failureReasons).toEqual(['The value of "status" is not one FHIR R5 allows (1 record)']);
+    expect(shown.kinds.Condition!.sentence).toBe('3 of 3 records saved.');
+    expect(imports).toEqual(['POST']); // fewer than 100 records: one Bundle
 
     // Phone layout, accessibility, and the finished page on disk.
     expect(await noHorizontalScroll(page)).toBe(true);
@@ -62,7 +62,8 @@ describe('patient portal, R4 hospital', () => {
     const [source] = await listFhirSourcesOfPatient(patient.id);
     const doctor = await makePractitioner({ organizations: after.organizationIds.map((id) => ({ id })) });
     const rows = await sourceRows(suite.world, source!.id, doctor.token);
-    expect(rows).toHaveLength(COUNT - 1);
+    expect(rows).toHaveLength(expected.laboratory!.stored + expected['vital-signs']!.stored);
+    expect(await sourceRows(suite.world, source!.id, doctor.token, 'Condition')).toHaveLength(3);
     for (const row of rows) expect(row.meta.source).toBe(`${sourceUriPrefix()}${source!.id}`);
     expect(rows.find((r) => r.identifier?.some((i: any) => i.value === LONG_ID))?.identifier).toContainEqual({ system: suite.world.fixture.iss, value: LONG_ID });
     expect(rows.some((r) => '_issued' in r)).toBe(false);
@@ -71,7 +72,7 @@ describe('patient portal, R4 hospital', () => {
     expect(await runPortal(again, await inviteAgain(after), suite.world.fixture)).toBe('done');
     const sources = await listFhirSourcesOfPatient(patient.id);
     expect(sources).toHaveLength(2);
-    expect(await sourceRows(suite.world, sources[0]!.id, doctor.token)).toHaveLength(COUNT - 1);
+    expect(await sourceRows(suite.world, sources[0]!.id, doctor.token)).toHaveLength(rows.length);
   }, FLOW_TIMEOUT);
 
   it('serves the pages with a strict Content-Security-Policy and the usual headers', async () => {
@@ -88,7 +89,7 @@ describe('patient portal, R4 hospital', () => {
       expect(res.headers.get('strict-transport-security')).toContain('max-age=');
     }
     const config = await (await fetch(`${suite.world.gateway.url}/clients/portal/config.json`)).json();
-    expect(config).toEqual({ iss: suite.world.fixture.iss, clientId: suite.world.fixture.clientId, scope: 'openid profile launch/patient patient/Patient.read patient/Observation.read' });
+    expect(config).toEqual({ iss: suite.world.fixture.iss, clientId: suite.world.fixture.clientId, scope: DEFAULT_SMART_SCOPES, clientIds: [], origins: [] });
   }, FLOW_TIMEOUT);
 
   it('lays out the connect page and its problems on a phone, accessibly', async () => {

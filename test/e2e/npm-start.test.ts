@@ -20,7 +20,7 @@ import { resetConfig } from '../../shared/config';
 import { freePort } from '../../local/engines';
 import { REPO_ROOT } from '../../local/runtime';
 import { launchBrowser } from '../support/browser';
-import { counts, phonePage } from '../support/portal';
+import { counts, phonePage, pickHospital } from '../support/portal';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cdx-npm-start-'));
 let port: number;
@@ -172,19 +172,23 @@ describe('npm start, as the README says', () => {
     expect(await ctrlC()).toBe(true);
   }, 60_000);
 
-  it('SMART_FIXTURE=1 npm start reuses the data folder and prints an invitation link that works in a browser', async () => {
+  it('SMART_FIXTURE=1 npm start reuses the data folder, runs two hospitals in the picker, and prints an invitation link that works in a browser', async () => {
     await npmStart({ SMART_FIXTURE: '1', LOG_LEVEL: 'warn' });
     expect(output).toContain('reused');
     expect((await fetch(url('/health'))).status).toBe(200);
-    expect(output).toMatch(/SMART fixture {2}R4 hospital at http:\/\/127\.0\.0\.1:\d+\/fhir\/r4/);
+    expect(output).toMatch(/SMART fixture {2}Fixture General Hospital \(R4\) at http:\/\/127\.0\.0\.1:\d+\/fhir\/r4/);
+    expect(output).toMatch(/SMART fixture {2}Fixture Community Clinic \(R5\) at http:\/\/127\.0\.0\.1:\d+\/fhir\/r5/);
+    expect(output).toMatch(/Brands {9}list "sample": loaded 2 FHIR endpoints, 5 facilities/);
     const links = output.match(/http:\/\/localhost:\d+\/clients\/portal\/\?code=\S+/g) ?? [];
     expect(links).toHaveLength(1); // the seed's earlier link, now replaced, is not printed
     browser = await launchBrowser();
     const { page, errors } = await phonePage(browser);
     await page.goto(links[0]!);
+    await pickHospital(page, 'springfield', 'Fixture General Hospital');
     await page.getByRole('button', { name: 'Allow' }).click({ timeout: 20_000 });
     await page.waitForSelector('body[data-state=done]', { timeout: 60_000 });
-    expect(await counts(page)).toMatchObject({ stored: 24, storedWithLoss: 1, failed: 1 });
+    // 25 laboratory results, 3 vital signs and 18 other records: the invalid status is not saved.
+    expect(await counts(page)).toMatchObject({ stored: 45, storedWithLoss: 1, failed: 1, hospital: 'Fixture General Hospital' });
     expect(errors).toEqual([]);
     expect(await ctrlC()).toBe(true);
   }, 200_000);

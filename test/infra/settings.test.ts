@@ -25,6 +25,14 @@ describe('settings', () => {
     expect(settingsOf({ reservedConcurrency: 'fhir=200,oauth=5' }).reservedConcurrency).toEqual({ ...DEFAULT_RESERVED_CONCURRENCY, fhir: 200, oauth: 5 });
   });
 
+  it('give the portal per-hospital client ids from an object or a JSON string, and without smartIss the picker', () => {
+    const ids = { 'https://fhir.vendor.example/': 'vendor-id' };
+    expect(settingsOf({ smartClientIds: ids }).portal.clientIds).toEqual([['https://fhir.vendor.example/', 'vendor-id']]);
+    expect(settingsOf({ smartClientIds: JSON.stringify(ids) }).portal.clientIds).toEqual([['https://fhir.vendor.example/', 'vendor-id']]);
+    expect(() => settingsOf({ smartClientIds: '{"nope": 1}' })).toThrow(/SMART_CLIENT_IDS/);
+    expect(settingsOf({}).portal.iss).toBe('');
+  });
+
   it('refuse values that would deploy something else than asked, naming the setting', () => {
     expect(() => settingsOf({ reservedConcurrency: '0' })).toThrow(/reservedConcurrency/);
     expect(() => settingsOf({ reservedConcurrency: 'fhirx=2' })).toThrow(/reservedConcurrency/);

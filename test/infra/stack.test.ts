@@ -33,9 +33,9 @@ const statementsWith = (policies: Resource[], action: string) =>
   policies.filter((p) => p.Properties.PolicyDocument.Statement.some((s: any) => [s.Action].flat().includes(action)));
 
 describe('stack', () => {
-  it('has the three tables with the shared key schemas, indexes and durability settings', () => {
+  it('has the four tables with the shared key schemas, indexes and durability settings', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
-    expect(tables).toHaveLength(3);
+    expect(tables).toHaveLength(TABLES.length);
     for (const def of TABLES) {
       const table = tables.find((t) => t.Properties.TableName?.endsWith?.(def.name));
       expect(table, def.id).toBeDefined();
@@ -123,7 +123,7 @@ describe('stack', () => {
     template.resourceCountIs('Custom::CDKBucketDeployment', 1);
     const staged = readdirSync(outdir).filter((d) => d.startsWith('asset.'));
     const config = staged.map((d) => join(outdir, d, 'clients/portal/config.json')).find(existsSync);
-    expect(JSON.parse(readFileSync(config!, 'utf8'))).toEqual({ iss: SMART.smartIss, clientId: SMART.smartClientId, scope: SMART.smartScopes });
+    expect(JSON.parse(readFileSync(config!, 'utf8'))).toEqual({ iss: SMART.smartIss, clientId: SMART.smartClientId, scope: SMART.smartScopes, clientIds: [], origins: [] });
     const pages = staged.map((d) => join(outdir, d)).find((d) => existsSync(join(d, 'clients/portal/portal.js')));
     expect(existsSync(join(pages!, 'clients/portal/index.html'))).toBe(true);
     expect(existsSync(join(pages!, 'clients/portal/callback/index.html'))).toBe(true);

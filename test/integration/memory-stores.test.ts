@@ -6,6 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/bodies';
+import { importBrands } from '../../shared/brands/import';
+import { brandsBundle } from '../fixtures/brands-bundle';
 import { createUser, updateUser } from '../../shared/directory/users';
 import { addStudyClient } from '../../shared/directory/studies';
 import type { MemoryStores, StoreSnapshot } from '../../shared/memory-stores';
@@ -33,6 +35,7 @@ beforeAll(async () => {
   await addStudyClient(study.id, portal.id);
   await redeemAndExchange((await invite(aux.doctor.token, aux.bob.id, portal.id)).token);
   await makePatient({ organizations: [aux.org], identifiers: [{ system: 'https://x.example/mrn', value: 'm-1' }] });
+  await importBrands('sample', brandsBundle([{ id: 'h', name: 'A hospital', fhirBaseUrl: 'https://fhir.hospital.example/r4' }]));
   await twins.oauth.signIns.addFailure('a-hash', Date.now() + 60_000);
   await twins.oauth.clientAssertions.use('a-client', 'a-jti-hash', Math.floor(Date.now() / 1000) + 300, Math.floor(Date.now() / 1000));
   const readings = await observationWorld();
@@ -71,6 +74,7 @@ describe('the twins snapshot', () => {
       observations: ['identifierClaims', 'readingIds', 'readings', 'spans'],
       auxiliary: ['indexRows', 'pendingBodies', 'resources', 'upstreamClaims'],
       bodies: ['objects'],
+      brands: ['head', 'versions'],
     });
   });
 

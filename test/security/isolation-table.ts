@@ -404,6 +404,8 @@ export const TABLE: readonly Row[] = [
     // The portal's answers: 409 when the identifier is another patient's, 400 for a non-patient.
     expect: signedIn({ patientA: 200, patientB: 409, inOrg: 400, outOrg: 400, admin: 400, apiKey: 400 }),
   },
+  // The hospital directory is the same for everyone signed in (it holds no one's data).
+  { route: 'GET /api/v1/portal/brands', does: 'search the hospital directory', send: () => get('/api/v1/portal/brands?q=hospital'), expect: ANY_SIGNED_IN },
 
   // /api/v1/invitation
   {
