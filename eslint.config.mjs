@@ -27,6 +27,7 @@ const PLATFORM = [
 const DOMAIN = [
   'shared/api',
   'shared/auxiliary',
+  'shared/brands',
   'shared/directory',
   'shared/management',
   'shared/oauth',
