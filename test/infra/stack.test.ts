@@ -4,11 +4,13 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../lib/app';
+import { REPO_ROOT } from '../../scripts/bundle';
 import { FAMILIES, GATEWAY_ROUTES } from '../../shared/http/families';
 import { OBSERVATIONS, TABLES } from '../../shared/store/tables';
 import { cfnLint, cfnLintRequired, findCfnLint } from './cfn-lint';
@@ -253,4 +255,45 @@ describe('deployment artifact checks', () => {
     const findings = cfnLint(executable!, join(outdir, synth.stack.templateFile));
     expect(findings.filter((f) => f.Level === 'Error').map((f) => `${f.Rule.Id} ${f.Message}`)).toEqual([]);
   });
+});
+
+/**
+ * The README's Deploying block as a new user types it (it shares `dist/` with the build above, so it
+ * runs in this file, after it): `cdk synth` runs as written, offline; `cdk deploy` needs an account,
+ * so its line's settings go through `cdk synth` instead; `cdk bootstrap` needs an account and takes
+ * no settings. A line this test does not know how to check fails it.
+ */
+describe("the README's Deploying commands", () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Deploying'), readme.indexOf('\n## ', readme.indexOf('\n## Deploying') + 1));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const lines = block.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+
+  /** Runs a `npx cdk ...` command line with no AWS account or credentials, as on a fresh clone. */
+  function cdk(line: string): { status: number | null; output: string } {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!/^(AWS_|CDK_|VITEST|RESOURCE_PREFIX|SITE_URL)/.test(k)) env[k] = v;
+    const out = spawnSync('bash', ['-c', line], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
+    return { status: out.status, output: `${out.stdout}${out.stderr}` };
+  }
+
+  it('are the ones this test checks', () => {
+    expect(lines[0]).toBe('npm ci');
+    const unknown = lines.slice(1).filter((l) => !/^npx cdk (synth|deploy|bootstrap)( |$)/.test(l));
+    expect(unknown).toEqual([]);
+    expect(lines.some((l) => l.startsWith('npx cdk synth'))).toBe(true);
+  });
+
+  it('synthesize offline on a fresh checkout: the synth line as written, the deploy line with its settings', () => {
+    for (const line of lines.filter((l) => /^npx cdk (synth|deploy)( |$)/.test(l))) {
+      const run = line.replace(/^npx cdk deploy/, 'npx cdk synth --quiet');
+      const { status, output } = cdk(run);
+      expect(status, `${run}\n${output.slice(-2000)}`).toBe(0);
+      if (!run.includes('--quiet')) expect(output).toContain('AWS::Lambda::Function');
+    }
+    // Without the namespace, the synth stops and says what to set.
+    const bare = cdk('npx cdk synth --quiet');
+    expect(bare.status).not.toBe(0);
+    expect(bare.output).toContain("CDK context 'namespace' is not set");
+  }, 600_000);
 });
