@@ -12,7 +12,7 @@ import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { FHIR_BASES, familyForPath, IMPORT_BASE, type Family } from '../shared/http/families';
 import type { TableDefinition } from '../shared/store/tables';
-import { METRIC, METRICS_NAMESPACE, type MetricName } from '../shared/telemetry/names';
+import { EXPORT_WORKER, METRIC, METRICS_NAMESPACE, type MetricName } from '../shared/telemetry/names';
 
 /**
  * The DynamoDB operations the code sends (the lib-dynamodb commands Get, BatchGet, Query, Put,
@@ -29,7 +29,7 @@ export const IMPORT_FAMILY: Family = familyForPath(IMPORT_BASE);
 export const RATE_MINIMUM_ENTRIES = { upload: 50, import: 20, apiRequests: 20 } as const;
 
 /** One of the service's metrics for one family (the `service` dimension), summed over the period. */
-export function serviceMetric(name: MetricName, family: Family, period: Duration, label?: string): cw.Metric {
+export function serviceMetric(name: MetricName, family: Family | typeof EXPORT_WORKER, period: Duration, label?: string): cw.Metric {
   return new cw.Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,

@@ -12,6 +12,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks, HIPAASecurityChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { FAMILY_ACCESS, type Functions } from './constructs/functions';
+import type { ExportWork } from './constructs/export-work';
 import type { ServiceHttpApi } from './constructs/http-api';
 import type { Portal } from './constructs/portal';
 import type { Settings } from './settings';
@@ -26,6 +27,7 @@ export interface StackParts {
   stack: Stack;
   settings: Settings;
   functions: Functions;
+  exportWork: ExportWork;
   http: ServiceHttpApi;
   portal: Portal;
   auxBucket: s3.Bucket;
@@ -56,6 +58,12 @@ const REASON = {
     'On the default *.cloudfront.net name CloudFront fixes the viewer security policy and no setting changes it. Deploying with siteUrl and certificateArn (an ACM certificate in us-east-1 for that host) sets TLSv1.2_2021 as the minimum.',
   noReservedConcurrency:
     'The operator deployed with reservedConcurrency=none because the account cannot spare reservations (a new account starts with a quota of 10): the families share the unreserved pool, which the account-concurrency alarm watches.',
+  workerDeadLetters:
+    'The export worker is invoked by its SQS event source, not asynchronously: a failed message returns to the queue and, after its last delivery, goes to the queue\'s own dead-letter queue (alarmed). A function DLQ would stay empty.',
+  exportFileObjects:
+    'Export files are named by their job (a random id) and part at run time, so no narrower prefix is known in advance; the grant names this one bucket\'s objects with only the actions each function uses (the worker writes and removes them, the fhir family signs downloads and removes a cancelled job\'s).',
+  exportVersioning:
+    'The bucket holds only temporary export files, rebuilt by running the export again. Versioning would keep a cancelled export\'s files after its owner deleted them, which the service promises not to do; they expire with their job.',
   bucketDeployment:
     'CDK\'s BucketDeployment provider: it copies the portal pages into their bucket during a deployment and is invoked only by CloudFormation, never by a request. Its runtime, role and policy are written by CDK and scoped by CDK to the deployment asset bucket and the portal bucket.',
 } as const;
@@ -84,6 +92,19 @@ export function acknowledgeFindings(parts: StackParts): void {
       acknowledge(policy, REASON.bodyObjects, `AwsSolutions-IAM5[Resource::<${logicalId(parts.auxBucket)}.Arn>/*]`);
     }
   }
+
+  const worker = parts.exportWork.worker;
+  acknowledge(worker, REASON.runtime, 'AwsSolutions-L1');
+  acknowledge(worker, REASON.workerDeadLetters, 'HIPAA.Security-LambdaDLQ');
+  acknowledge(worker, REASON.vpc, 'HIPAA.Security-LambdaInsideVPC');
+  if (!settings.reservedConcurrency) acknowledge(worker, REASON.noReservedConcurrency, 'HIPAA.Security-LambdaConcurrency');
+  acknowledge(parts.exportWork.policy, REASON.xrayResource, 'AwsSolutions-IAM5[Resource::*]');
+  acknowledge(parts.exportWork.policy, REASON.bodyObjects, `AwsSolutions-IAM5[Resource::<${logicalId(parts.auxBucket)}.Arn>/*]`);
+  const exportFiles = `AwsSolutions-IAM5[Resource::<${logicalId(parts.exportWork.bucket)}.Arn>/*]`;
+  acknowledge(parts.exportWork.policy, REASON.exportFileObjects, exportFiles);
+  for (const family of FAMILIES) if (FAMILY_ACCESS[family].exports) acknowledge(functions.policies[family], REASON.exportFileObjects, exportFiles);
+  acknowledge(parts.exportWork.bucket, REASON.replication, 'HIPAA.Security-S3BucketReplicationEnabled');
+  acknowledge(parts.exportWork.bucket, REASON.exportVersioning, 'HIPAA.Security-S3BucketVersioningEnabled');
 
   acknowledge(parts.auxBucket, REASON.replication, 'HIPAA.Security-S3BucketReplicationEnabled');
   acknowledge(parts.accessLogs, REASON.replication, 'HIPAA.Security-S3BucketReplicationEnabled');

@@ -1,5 +1,5 @@
 /**
- * The whole service on AWS: tables, buckets, keys, four Lambdas, the HTTP API, CloudFront, and
+ * The whole service on AWS: tables, buckets, keys, four Lambdas and the export worker, the HTTP API, CloudFront, and
  * what operates it (alarms, dashboard, saved log queries). lib/nag.ts acknowledges, with reasons,
  * the cdk-nag findings the stack keeps on purpose.
  */
@@ -12,6 +12,7 @@ import { AccessLogBucket, ACCESS_LOG_PREFIX } from './constructs/access-log-buck
 import { ServiceAlarms } from './constructs/alarms';
 import { ServiceDashboard } from './constructs/dashboard';
 import { DataKey } from './constructs/data-key';
+import { ExportWork } from './constructs/export-work';
 import { Functions, type SigningKeys } from './constructs/functions';
 import { ServiceHttpApi } from './constructs/http-api';
 import { LogQueries } from './constructs/log-queries';
@@ -19,7 +20,7 @@ import { Portal } from './constructs/portal';
 import { Tables } from './constructs/tables';
 import { FAMILIES } from '../shared/http/families';
 import { acknowledgeFindings } from './nag';
-import type { Settings } from './settings';
+import { EXPORT_WORKER_CONCURRENCY, type Settings } from './settings';
 
 export interface ServiceStackProps extends StackProps {
   /** Folder holding `<family>/index.mjs` bundles. */
@@ -60,26 +61,44 @@ export class ServiceStack extends Stack {
     // its name is fixed here, its value is written once the distribution exists.
     const siteUrlParameterName = `/${id}/site-url`;
 
+    const environment = {
+      RESOURCE_PREFIX: namePrefix,
+      OBSERVATIONS_TABLE: tables.observations.tableName,
+      AUX_TABLE: tables.aux.tableName,
+      DIRECTORY_TABLE: tables.directory.tableName,
+      BRANDS_TABLE: tables.brands.tableName,
+      EXPORTS_TABLE: tables.exports.tableName,
+      AUX_BUCKET: auxBucket.bucketName,
+      SERVICE_NAMESPACE: settings.namespace,
+      EXPORT_EXPIRY_HOURS: String(settings.exports.expiryHours),
+      EXPORT_MAX_JOBS: String(settings.exports.maxJobsPerCaller),
+      LOG_LEVEL: 'info',
+    };
+    const exportWork = new ExportWork(this, 'export-work', {
+      bundleRoot: props.bundleRoot,
+      tables,
+      auxBucket,
+      dataKey,
+      accessLogs,
+      logRetention: settings.logRetention,
+      expiryHours: settings.exports.expiryHours,
+      ...(settings.reservedConcurrency ? { reservedConcurrency: EXPORT_WORKER_CONCURRENCY } : {}),
+      environment,
+    });
+    const exportEnvironment = { EXPORT_BUCKET: exportWork.bucket.bucketName, EXPORT_QUEUE_URL: exportWork.queue.queueUrl };
+    exportWork.worker.addEnvironment('EXPORT_BUCKET', exportEnvironment.EXPORT_BUCKET).addEnvironment('EXPORT_QUEUE_URL', exportEnvironment.EXPORT_QUEUE_URL);
+
     const functions = new Functions(this, 'functions', {
       bundleRoot: props.bundleRoot,
       tables,
       auxBucket,
+      exports: { bucket: exportWork.bucket, queue: exportWork.queue },
       signingKeys,
       logKey: dataKey,
       logRetention: settings.logRetention,
       siteUrlParameterName,
       ...(settings.reservedConcurrency ? { reservedConcurrency: settings.reservedConcurrency } : {}),
-      environment: {
-        RESOURCE_PREFIX: namePrefix,
-        OBSERVATIONS_TABLE: tables.observations.tableName,
-        AUX_TABLE: tables.aux.tableName,
-        DIRECTORY_TABLE: tables.directory.tableName,
-        BRANDS_TABLE: tables.brands.tableName,
-        AUX_BUCKET: auxBucket.bucketName,
-        SITE_URL_PARAMETER: siteUrlParameterName,
-        SERVICE_NAMESPACE: settings.namespace,
-        LOG_LEVEL: 'info',
-      },
+      environment: { ...environment, ...exportEnvironment, SITE_URL_PARAMETER: siteUrlParameterName },
     });
 
     const http = new ServiceHttpApi(this, 'http', {
@@ -108,6 +127,7 @@ export class ServiceStack extends Stack {
     const alarms = new ServiceAlarms(this, 'alarms', {
       api,
       functions: functions.byFamily,
+      exportWork,
       tables,
       key: dataKey,
       lambdaConcurrencyQuota: settings.lambdaConcurrencyQuota,
@@ -117,13 +137,14 @@ export class ServiceStack extends Stack {
     const { dashboard } = new ServiceDashboard(this, 'dashboard', {
       api,
       functions: functions.byFamily,
+      exportWork,
       tables,
       alarms: alarms.alarms,
       lambdaConcurrencyQuota: settings.lambdaConcurrencyQuota,
     });
-    new LogQueries(this, 'queries', { functionLogs: FAMILIES.map((f) => functions.logGroups[f]), accessLogs: http.accessLogs });
+    new LogQueries(this, 'queries', { functionLogs: [...FAMILIES.map((f) => functions.logGroups[f]), exportWork.logGroup], accessLogs: http.accessLogs });
 
-    acknowledgeFindings({ stack: this, settings, functions, http, portal, auxBucket, accessLogs });
+    acknowledgeFindings({ stack: this, settings, functions, exportWork, http, portal, auxBucket, accessLogs });
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'SiteUrl', { value: siteUrl });

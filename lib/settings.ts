@@ -36,6 +36,8 @@ export interface Settings {
   apiThrottle: { rate: number; burst: number };
   /** Token signing key generation: raising it by one rotates the key without logging anyone out. */
   signingKeyGeneration: number;
+  /** Bulk export: hours a finished job's files are kept, jobs one caller may run at once. */
+  exports: { expiryHours: number; maxJobsPerCaller: number };
 }
 
 /**
@@ -51,6 +53,9 @@ export const DEFAULT_RESERVED_CONCURRENCY: Record<Family, number> = { fhir: 100,
 export const DEFAULT_LAMBDA_CONCURRENCY_QUOTA = 1000;
 export const DEFAULT_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 export const DEFAULT_API_THROTTLE = { rate: 500, burst: 1000 };
+/** The export worker's reserved concurrency, when the families reserve theirs: a few large exports at once. */
+export const EXPORT_WORKER_CONCURRENCY = 10;
+export const DEFAULT_EXPORTS = { expiryHours: 24, maxJobsPerCaller: 3 };
 
 const RETENTION_VALUES = new Set(Object.values(logs.RetentionDays).filter((v): v is number => typeof v === 'number'));
 
@@ -141,6 +146,10 @@ export function readSettings(node: Node): Settings {
     // The burst defaults to twice the rate, as the API's own default pair (500, 1000) does.
     apiThrottle: { rate, burst: positiveInteger(node, 'apiBurstLimit', Math.max(rate * 2, DEFAULT_API_THROTTLE.burst)) },
     signingKeyGeneration: positiveInteger(node, 'signingKeyGeneration', 1),
+    exports: {
+      expiryHours: positiveInteger(node, 'exportExpiryHours', DEFAULT_EXPORTS.expiryHours),
+      maxJobsPerCaller: positiveInteger(node, 'exportMaxJobs', DEFAULT_EXPORTS.maxJobsPerCaller),
+    },
     ...(siteUrl ? { siteUrl: siteUrl.replace(/\/$/, '') } : {}),
     ...(namePrefix ? { namePrefix } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),

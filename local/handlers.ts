@@ -2,6 +2,7 @@
 import type { Family } from '../shared/http/families';
 import type { LambdaHandler } from '../shared/http/handler';
 import type { Stores } from '../shared/stores';
+import type { WorkerHandler } from '../functions/export-worker/handler';
 
 /** Each family's handler; with `stores`, built on them (e.g. the in-memory twins), else on the installed ones. */
 export async function loadHandlers(stores?: Stores): Promise<Record<Family, LambdaHandler>> {
@@ -13,4 +14,10 @@ export async function loadHandlers(stores?: Stores): Promise<Record<Family, Lamb
   ]);
   if (!stores) return { fhir: fhir.handler, 'fhir-import': fhirImport.handler, api: api.handler, oauth: oauth.handler };
   return { fhir: fhir.buildHandler(stores), 'fhir-import': fhirImport.buildHandler(stores), api: api.buildHandler(stores), oauth: oauth.buildHandler(stores) };
+}
+
+/** The export worker's handler (the worker Lambda's module); with `stores`, built on them. */
+export async function loadWorker(stores?: Stores): Promise<WorkerHandler> {
+  const worker = await import('../functions/export-worker/handler');
+  return stores ? worker.buildWorker(stores) : worker.handler;
 }

@@ -11,7 +11,8 @@ import { ensureBucket, ensureTables } from '../shared/store/provision';
 import { upgradeObservationsTable } from './upgrade-tables';
 import { startDynamoDbLocal, startS3Local, type Engine } from './engines';
 import { startGateway, type Gateway } from './gateway';
-import { loadHandlers } from './handlers';
+import { loadHandlers, loadWorker } from './handlers';
+import { startLocalExportWorker, type LocalExportWorker } from './export-worker';
 import { seedDemoData } from './seed';
 import { portalConfigFromEnv, type PortalConfig } from '../shared/portal/config';
 import { buildPortalSite } from '../scripts/portal-site';
@@ -45,6 +46,8 @@ export interface RuntimeInfo {
 export interface Runtime {
   info: RuntimeInfo;
   gateway: Gateway | undefined;
+  /** The export worker (with the gateway): runs the same handler as the worker Lambda. */
+  exportWorker: LocalExportWorker | undefined;
   seedNotes: string[];
   seeded: boolean;
   stop(): Promise<void>;
@@ -100,6 +103,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     for (const engine of engines.reverse()) await engine.stop().catch(() => undefined);
   };
   let gateway: Gateway | undefined;
+  let exportWorker: LocalExportWorker | undefined;
   try {
     // Endpoints given in the environment (real AWS, another DynamoDB server) win over the local engines.
     let dynamodbEndpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
@@ -132,6 +136,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const seed = options.seed === false ? { seeded: false, notes: [] } : await seedDemoData();
 
     if (wantsGateway) {
+      exportWorker = startLocalExportWorker(await loadWorker());
       gateway = await startGateway({
         handlers: await loadHandlers(),
         staticDir: buildPortalSite(),
@@ -156,6 +161,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     return {
       info,
       gateway,
+      exportWorker,
       seedNotes: seed.notes,
       seeded: seed.seeded,
       stop: async () => {
@@ -165,6 +171,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           rmSync(join(dataDir, RUNTIME_FILE), { force: true });
           await gateway.close();
         }
+        await exportWorker?.stop();
         resetClients();
         await stopEngines();
         // The endpoints of engines that are gone: a later start in this process starts its own.
@@ -174,6 +181,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     };
   } catch (e) {
     await gateway?.close();
+    await exportWorker?.stop();
     await stopEngines();
     throw e;
   }

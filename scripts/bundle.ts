@@ -1,6 +1,6 @@
 /**
- * Bundles each endpoint family into `dist/functions/<family>/index.mjs` with the local esbuild
- * (never Docker). The CDK stack deploys exactly these folders and the cold-start benchmark
+ * Bundles each endpoint family, and the export worker, into `dist/functions/<name>/index.mjs` with
+ * the local esbuild (never Docker). The CDK stack deploys exactly these folders and the cold-start benchmark
  * imports exactly these files. `npm run bundle` runs it alone.
  */
 import { buildSync, type BuildOptions } from 'esbuild';
@@ -8,8 +8,13 @@ import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_DEFINITIONS_DIR } from '../shared/fhir/definitions/location';
-import { FAMILIES, type Family } from '../shared/http/families';
+import { FAMILIES } from '../shared/http/families';
 import { BUNDLED_CONVERSION_DIR } from '../shared/xver/location';
+import { EXPORT_WORKER } from '../shared/telemetry/names';
+
+/** Every Lambda's bundle: the endpoint families and the export worker (functions/<name>/handler.ts). */
+export const BUNDLES = [...FAMILIES, EXPORT_WORKER] as const;
+export type BundleName = (typeof BUNDLES)[number];
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE_ROOT = join(REPO_ROOT, 'dist', 'functions');
@@ -21,11 +26,13 @@ const FHIR_R5_DEFINITIONS = { from: 'shared/fhir/definitions/generated', to: BUN
 const R4_CONVERSION_TABLES = { from: 'shared/xver/generated', to: BUNDLED_CONVERSION_DIR };
 
 /** Folders of data a family reads at run time, copied beside its bundle (path in repo -> path in bundle dir). */
-export const FAMILY_ASSETS: Record<Family, ReadonlyArray<{ from: string; to: string }>> = {
+export const FAMILY_ASSETS: Record<BundleName, ReadonlyArray<{ from: string; to: string }>> = {
   fhir: [FHIR_R5_DEFINITIONS],
   'fhir-import': [FHIR_R5_DEFINITIONS, R4_CONVERSION_TABLES],
   api: [],
   oauth: [],
+  // `_typeFilter` criteria are parsed with the R5 search parameters.
+  [EXPORT_WORKER]: [FHIR_R5_DEFINITIONS],
 };
 
 export const BUNDLE_OPTIONS: BuildOptions = {
@@ -54,7 +61,7 @@ export const BUNDLE_OPTIONS: BuildOptions = {
 };
 
 export interface BundleResult {
-  family: Family;
+  family: BundleName;
   dir: string;
   file: string;
   /** Code a cold start loads: index.mjs and the chunks it imports statically. */
@@ -63,7 +70,7 @@ export interface BundleResult {
   lazyBytes: number;
 }
 
-export function bundleFamily(family: Family, outRoot = BUNDLE_ROOT): BundleResult {
+export function bundleFamily(family: BundleName, outRoot = BUNDLE_ROOT): BundleResult {
   const built = bundleEntry(join(REPO_ROOT, 'functions', family, 'handler.ts'), join(outRoot, family), FAMILY_ASSETS[family]);
   return { family, ...built };
 }
@@ -94,7 +101,7 @@ export function bundleEntry(entry: string, dir: string, assets: ReadonlyArray<{ 
 }
 
 export function bundleAll(outRoot = BUNDLE_ROOT): BundleResult[] {
-  return FAMILIES.map((family) => bundleFamily(family, outRoot));
+  return BUNDLES.map((family) => bundleFamily(family, outRoot));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

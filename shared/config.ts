@@ -48,6 +48,29 @@ export interface Config {
    * of the fetch); otherwise only https to a public address (docs/access.md#backend-services-smart).
    */
   readonly jwksUriLoopback: boolean;
+  /** Bulk export (`$export`, docs/export.md): where jobs and files live, and their limits. */
+  readonly exports: ExportSettings;
+}
+
+export interface ExportSettings {
+  readonly table: string;
+  readonly bucket: string;
+  /** The SQS queue feeding the worker (AWS); unset locally, where `npm start` runs the worker itself. */
+  readonly queueUrl: string | undefined;
+  /** Jobs one caller may have running at once (429 beyond). */
+  readonly maxJobsPerCaller: number;
+  /** A file is closed and the next one begun before it would grow past this many bytes. */
+  readonly fileMaxBytes: number;
+  /** How long a finished job's manifest and files stay, in hours. */
+  readonly expiryHours: number;
+  /** Patients one part of a job exports (one worker run). */
+  readonly patientsPerPart: number;
+  /** A running job with no progress for this long is marked failed (seconds). */
+  readonly stuckAfterSeconds: number;
+  /** The `Retry-After` of an answer to a running job's status (seconds). */
+  readonly retryAfterSeconds: number;
+  /** Parts the local runtime's worker runs at once. */
+  readonly localWorkers: number;
 }
 
 /** The local runtime's and the tests' namespace: a documentation domain (RFC 2606); the stack always sets its own. */
@@ -61,6 +84,15 @@ const DEFAULT_MAX_PAGE_SIZE = 1000;
 /** Far above a device's or a notebook's pace; a runaway client meets it within a second. */
 const DEFAULT_RATE_PER_SECOND = 100;
 const DEFAULT_RATE_BURST = 200;
+/** A few pipelines of one caller at once; more is a runaway loop. */
+const DEFAULT_EXPORT_JOBS = 3;
+/** 100 MiB: a few hundred thousand readings a file, read by pandas in one go. */
+const DEFAULT_EXPORT_FILE_BYTES = 100 * 1024 * 1024;
+const DEFAULT_EXPORT_EXPIRY_HOURS = 24;
+const DEFAULT_EXPORT_PATIENTS_PER_PART = 5;
+/** Four times the worker's 15-minute limit: a part that crashed is retried once before this. */
+const DEFAULT_EXPORT_STUCK_SECONDS = 3600;
+const DEFAULT_EXPORT_RETRY_AFTER = 5;
 
 function positiveInt(raw: string | undefined, fallback: number): number {
   const n = raw === undefined ? NaN : Number(raw);
@@ -100,6 +132,18 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter(Boolean),
     jwksUriLoopback: env.JWKS_URI_LOOPBACK === '1',
+    exports: {
+      table: env.EXPORTS_TABLE ?? `${prefix}exports`,
+      bucket: env.EXPORT_BUCKET ?? `${prefix}exports`,
+      queueUrl: env.EXPORT_QUEUE_URL || undefined,
+      maxJobsPerCaller: positiveInt(env.EXPORT_MAX_JOBS, DEFAULT_EXPORT_JOBS),
+      fileMaxBytes: positiveInt(env.EXPORT_FILE_MAX_BYTES, DEFAULT_EXPORT_FILE_BYTES),
+      expiryHours: positiveInt(env.EXPORT_EXPIRY_HOURS, DEFAULT_EXPORT_EXPIRY_HOURS),
+      patientsPerPart: positiveInt(env.EXPORT_PATIENTS_PER_PART, DEFAULT_EXPORT_PATIENTS_PER_PART),
+      stuckAfterSeconds: positiveInt(env.EXPORT_STUCK_AFTER_SECONDS, DEFAULT_EXPORT_STUCK_SECONDS),
+      retryAfterSeconds: positiveInt(env.EXPORT_RETRY_AFTER_SECONDS, DEFAULT_EXPORT_RETRY_AFTER),
+      localWorkers: positiveInt(env.EXPORT_LOCAL_WORKERS, 2),
+    },
   };
 }
 

@@ -8,15 +8,17 @@ import { memoryAuxiliaryStore } from './auxiliary/store/memory';
 import { memoryBrandStore } from './brands/store/memory';
 import type { Guard } from './auxiliary/store/port';
 import { memoryDirectoryStore } from './directory/store/memory';
+import { memoryExportStore, type MemoryExportStore } from './export/store/memory';
 import { memoryOAuthStore } from './oauth/store/memory';
 import { memoryObservationStore } from './observations/store/memory';
 import { heldLines } from './store/memory';
 import type { Stores } from './stores';
 
 /** Every record of every twin, as sorted JSON lines `[kind, key, record]` per store (id counters left out). */
-export type StoreSnapshot = Record<'directory' | 'oauth' | 'observations' | 'auxiliary' | 'bodies' | 'brands', string[]>;
+export type StoreSnapshot = Record<'directory' | 'oauth' | 'observations' | 'auxiliary' | 'bodies' | 'brands' | 'exports', string[]>;
 
 export interface MemoryStores extends Stores {
+  exports: MemoryExportStore;
   /** What the twins hold now, for a test to compare with what they held before. */
   snapshot(): StoreSnapshot;
 }
@@ -25,13 +27,14 @@ export function memoryStores(): MemoryStores {
   const directory = memoryDirectoryStore();
   const exists = async (guard: Guard) =>
     (guard.kind === 'patient' ? await directory.patients.get(guard.id) : await directory.fhirSources.get(guard.id)) !== undefined;
-  const stores: Stores = {
+  const stores = {
     directory,
     oauth: memoryOAuthStore(),
     observations: memoryObservationStore(),
     auxiliary: memoryAuxiliaryStore({ exists }),
     brands: memoryBrandStore(),
-  };
+    exports: memoryExportStore(),
+  } satisfies Stores;
   const snapshot = (): StoreSnapshot => {
     const { bodies, ...auxiliary } = stores.auxiliary;
     return {
@@ -41,6 +44,7 @@ export function memoryStores(): MemoryStores {
       auxiliary: heldLines(auxiliary),
       bodies: heldLines(bodies),
       brands: heldLines(stores.brands),
+      exports: heldLines(stores.exports),
     };
   };
   return { ...stores, snapshot };

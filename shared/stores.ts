@@ -18,6 +18,9 @@ import type { DirectoryStore } from './directory/store/port';
 import { useOAuthStore } from './oauth/store/current';
 import { dynamoOAuthStore } from './oauth/store/dynamo';
 import type { OAuthStore } from './oauth/store/port';
+import { useExportStore } from './export/store/current';
+import { dynamoExportStore } from './export/store/dynamo';
+import type { ExportStore } from './export/store/port';
 import { useObservationStore } from './observations/store/current';
 import { dynamoObservationStore } from './observations/store/dynamo';
 import type { ObservationStore } from './observations/store/port';
@@ -29,6 +32,7 @@ export interface Stores {
   observations: ObservationStore;
   auxiliary: AuxiliaryStore;
   brands: BrandStore;
+  exports: ExportStore;
 }
 
 /** The service's own stores: DynamoDB tables and the S3 bucket named by `config()`. */
@@ -38,6 +42,7 @@ export const dynamoStores: Stores = {
   observations: dynamoObservationStore,
   auxiliary: dynamoAuxiliaryStore,
   brands: dynamoBrandStore,
+  exports: dynamoExportStore,
 };
 
 /** Installs a set of stores for this process; returns the set it replaced (to put it back). */
@@ -48,6 +53,7 @@ export function useStores(stores: Stores): Stores {
     observations: useObservationStore(stores.observations),
     auxiliary: useAuxiliaryStore(stores.auxiliary),
     brands: useBrandStore(stores.brands),
+    exports: useExportStore(stores.exports),
   };
 }
 

@@ -4,6 +4,7 @@ import { createAuxiliaryResource } from '../../shared/auxiliary/create';
 import { auxiliaryHandlers, auxiliaryTypeEntries } from '../../shared/auxiliary/http';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { deviceEntry, groupEntry, organizationEntry, patientEntry, practitionerEntry } from '../../shared/fhir/projections/entries';
+import { BULK_DATA_CAPABILITY, exportJobRoutes, exportOperations } from '../../shared/export/http';
 import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
 import { createHandler } from '../../shared/http/handler';
@@ -24,11 +25,11 @@ export const registry = createRegistry(
     ...auxiliaryTypeEntries(),
     observations.entry,
   ],
-  observations.batch,
+  { batch: observations.batch, operations: exportOperations, instantiates: [BULK_DATA_CAPABILITY] },
 );
 
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */
-export const routes = [...smartConfigurationRoutes(), ...fhirRoutes(registry, authenticate)];
+export const routes = [...smartConfigurationRoutes(), ...fhirRoutes(registry, authenticate), ...exportJobRoutes()];
 
 /** This family's handler, on the given stores or the installed ones (see `handlerBuilder`). */
 export const buildHandler = handlerBuilder(() => createHandler({ family: 'fhir', routes, authenticate }));

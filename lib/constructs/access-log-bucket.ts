@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 
 export const ACCESS_LOG_PREFIX = {
   auxBodies: 's3/aux-bodies/',
+  exportFiles: 's3/export-files/',
   portalSite: 's3/portal-site/',
   cloudFront: 'cloudfront/',
 } as const;

@@ -8,6 +8,7 @@ import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { TableDefinition } from '../../shared/store/tables';
 
 export const DYNAMO_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'];
@@ -46,4 +47,27 @@ export function grantBucketObjects(policy: iam.ManagedPolicy, bucket: s3.IBucket
       }),
     );
   }
+}
+
+/** Sending to a queue (encrypted with a customer key: sending makes and reads its data key, only through SQS). */
+export function grantSendMessages(policy: iam.ManagedPolicy, queue: sqs.IQueue): void {
+  policy.addStatements(new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], resources: [queue.queueArn] }));
+  grantQueueKey(policy, queue);
+}
+
+/** Receiving from a queue (the worker's event source mapping polls it with the function's role). */
+export function grantReceiveMessages(policy: iam.ManagedPolicy, queue: sqs.IQueue): void {
+  policy.addStatements(new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'], resources: [queue.queueArn] }));
+  grantQueueKey(policy, queue);
+}
+
+function grantQueueKey(policy: iam.ManagedPolicy, queue: sqs.IQueue): void {
+  if (!queue.encryptionMasterKey) return;
+  policy.addStatements(
+    new iam.PolicyStatement({
+      actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      resources: [queue.encryptionMasterKey.keyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `sqs.${Stack.of(queue).region}.amazonaws.com` } },
+    }),
+  );
 }

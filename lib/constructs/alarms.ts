@@ -15,17 +15,20 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { FAMILIES, type Family } from '../../shared/http/families';
 import { TABLES } from '../../shared/store/tables';
+import { EXPORT_WORKER, METRIC } from '../../shared/telemetry/names';
 import {
   accountConcurrencyPercent,
   apiServerErrorRate,
   IMPORT_FAMILY,
   importFailureRate,
   PERIOD,
+  serviceMetric,
   tableSystemErrors,
   tableThrottledRequests,
   UPLOAD_FAMILY,
   uploadRefusalRate,
 } from '../metrics';
+import type { ExportWork } from './export-work';
 import type { ServiceTables } from './tables';
 
 export const ALARM_THRESHOLDS = {
@@ -51,11 +54,16 @@ export const ALARM_THRESHOLDS = {
   uploadRefusalPercent: 5,
   /** Hospital R4 data fails more often than device data; 10% of an import's entries is a pattern. */
   importFailurePercent: 10,
+  /** A message in the export dead-letter queue is a part that failed every delivery: its job failed. */
+  exportDeadLetters: 1,
+  /** A job the sweep failed for making no progress: the worker is not running its parts. */
+  exportStuckJobs: 1,
 } as const;
 
 export interface ServiceAlarmsProps {
   api: apigwv2.HttpApi;
   functions: Record<Family, lambda.Function>;
+  exportWork: ExportWork;
   tables: ServiceTables;
   /** Encrypts the topic. */
   key: kms.IKey;
@@ -193,6 +201,30 @@ function alarmSpecs(props: ServiceAlarmsProps): AlarmSpec[] {
       periods: 2,
       meaning: `At least ${t.uploadRefusalPercent}% of upload entries (${UPLOAD_FAMILY} family) were refused for 30 minutes.`,
       firstCheck: 'the dashboard\'s refusals by status (400/422: a client release or the code table; 403: consents; 409: identifiers; 503: storage).',
+    },
+    {
+      id: 'export-dead-letters',
+      metric: props.exportWork.deadLetters.metricApproximateNumberOfMessagesVisible({ period: PERIOD.alarm, statistic: cw.Stats.MAXIMUM }),
+      threshold: t.exportDeadLetters,
+      periods: 1,
+      meaning: 'A bulk export message failed every delivery and went to the dead-letter queue (its job was failed).',
+      firstCheck: `the ${EXPORT_WORKER} log group for "export work failed" with the job id, then redrive or purge the dead-letter queue.`,
+    },
+    {
+      id: 'export-stuck-jobs',
+      metric: serviceMetric(METRIC.exportJobsStuck, EXPORT_WORKER, PERIOD.alarm),
+      threshold: t.exportStuckJobs,
+      periods: 1,
+      meaning: 'The export sweep failed a job that made no progress for the stuck-job limit.',
+      firstCheck: `the ${EXPORT_WORKER} function's errors and throttles, and the export queue's age of the oldest message.`,
+    },
+    {
+      id: 'export-worker-errors',
+      metric: props.exportWork.worker.metricErrors({ period: PERIOD.alarm, statistic: cw.Stats.SUM }),
+      threshold: t.lambdaErrors,
+      periods: 1,
+      meaning: `The ${EXPORT_WORKER} function failed (timeout, crash or out of memory) at least once in 5 minutes.`,
+      firstCheck: `its log group for level ERROR and "Task timed out", and the REPORT lines' memory use.`,
     },
     {
       id: 'import-failure-rate',

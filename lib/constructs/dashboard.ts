@@ -11,7 +11,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { FAMILIES, type Family } from '../../shared/http/families';
 import { TABLES } from '../../shared/store/tables';
-import { METRIC, type MetricName } from '../../shared/telemetry/names';
+import { EXPORT_WORKER, METRIC, type MetricName } from '../../shared/telemetry/names';
 import {
   accountConcurrencyPercent,
   apiServerErrorRate,
@@ -26,11 +26,13 @@ import {
   uploadRefusalRate,
 } from '../metrics';
 import { ALARM_THRESHOLDS } from './alarms';
+import type { ExportWork } from './export-work';
 import type { ServiceTables } from './tables';
 
 export interface ServiceDashboardProps {
   api: apigwv2.HttpApi;
   functions: Record<Family, lambda.Function>;
+  exportWork: ExportWork;
   tables: ServiceTables;
   alarms: cw.IAlarm[];
   lambdaConcurrencyQuota: number;
@@ -89,6 +91,19 @@ export class ServiceDashboard extends Construct {
           ),
           graph('R4 import entries failed (%)', [importFailureRate(PERIOD.rate)], 8, [line(t.importFailurePercent, 'alarm')]),
           graph('Auxiliary writes', [everyService(METRIC.auxiliaryWrites, period)], 8),
+        ],
+        [
+          graph('Export work', [METRIC.exportPartsDone, METRIC.exportWorkFailures, METRIC.exportJobsStuck].map((m) => serviceMetric(m, EXPORT_WORKER, period, m)), 8, [line(t.exportStuckJobs, 'stuck alarm')]),
+          graph(
+            'Export queues (messages)',
+            [
+              props.exportWork.queue.metricApproximateNumberOfMessagesVisible({ period, statistic: cw.Stats.MAXIMUM, label: 'queued' }),
+              props.exportWork.deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: cw.Stats.MAXIMUM, label: 'dead letters' }),
+            ],
+            8,
+            [line(t.exportDeadLetters, 'alarm')],
+          ),
+          graph('Export worker (duration p99, errors)', [props.exportWork.worker.metricDuration({ period, statistic: cw.Stats.p(99) }), props.exportWork.worker.metricErrors({ period })], 8),
         ],
         [
           graph('Authentication failures (401)', [everyService(METRIC.authenticationFailures, period)], 8),

@@ -14,11 +14,12 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FAMILIES, type Family } from '../../shared/http/families';
 import { TABLES, type TableDefinition } from '../../shared/store/tables';
 import { METRICS_NAMESPACE } from '../../shared/telemetry/names';
-import { grantBucketObjects, grantTable, type BucketAccess } from './access';
+import { grantBucketObjects, grantSendMessages, grantTable, type BucketAccess } from './access';
 import type { ServiceTables } from './tables';
 import { FUNCTION_TIMEOUT_MS } from '../../shared/http/deadline';
 
@@ -27,12 +28,20 @@ interface FamilyAccess {
   bucket: BucketAccess[];
   /** Signs access tokens (only the OAuth server does). */
   signs: boolean;
+  /** Bulk export: the files it may touch (a download is signed with them), and whether it hands work to the worker. */
+  exports?: { files: BucketAccess[]; sendsWork: boolean };
 }
 
 /** What each family may touch, and nothing more. */
 export const FAMILY_ACCESS: Record<Family, FamilyAccess> = {
-  // Observation ids come from counters in the directory table, hence its write access.
-  fhir: { tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write' }, bucket: ['get', 'put', 'delete'], signs: false },
+  // Observation ids come from counters in the directory table, hence its write access. The export
+  // kick-off, status and downloads are FHIR operations: jobs, signed downloads, cancelled files, the worker's queue.
+  fhir: {
+    tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write', exports: 'read-write' },
+    bucket: ['get', 'put', 'delete'],
+    signs: false,
+    exports: { files: ['get', 'delete', 'list'], sendsWork: true },
+  },
   'fhir-import': {
     tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write' },
     bucket: ['get', 'put', 'delete'],
@@ -63,6 +72,8 @@ export interface FunctionsProps {
   siteUrlParameterName: string;
   /** Reserved concurrency per family; undefined: the account's unreserved pool. */
   reservedConcurrency?: Record<Family, number>;
+  /** The export files and the worker's queue (lib/constructs/export-work.ts). */
+  exports: { bucket: s3.IBucket; queue: sqs.IQueue };
 }
 
 export class Functions extends Construct {
@@ -76,51 +87,21 @@ export class Functions extends Construct {
     const policies = {} as Record<Family, iam.ManagedPolicy>;
     const { current, previous } = props.signingKeys;
     const build = (family: Family): lambda.Function => {
-      const logGroup = new logs.LogGroup(this, `${family}-logs`, {
-        retention: props.logRetention,
-        encryptionKey: props.logKey,
-        removalPolicy: RemovalPolicy.DESTROY,
-      });
-      const role = new iam.Role(this, `${family}-role`, {
-        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-        description: `Clinical data exchange: the ${family} function`,
-      });
-      const policy = new iam.ManagedPolicy(this, `${family}-policy`, {
-        description: `Everything the ${family} function of ${Stack.of(this).stackName} may do`,
-        roles: [role],
-      });
-      const fn = new lambda.Function(this, family, {
+      const { fn, policy, logGroup } = serviceFunction(this, family, {
+        logKey: props.logKey,
+        logRetention: props.logRetention,
         description: `Clinical data exchange: ${family} endpoints`,
-        runtime: lambda.Runtime.NODEJS_22_X,
-        architecture: lambda.Architecture.ARM_64,
-        code: lambda.Code.fromAsset(`${props.bundleRoot}/${family}`),
-        handler: 'index.handler',
+        code: `${props.bundleRoot}/${family}`,
         memorySize: 1024,
         timeout: Duration.millis(FUNCTION_TIMEOUT_MS),
-        role,
-        logGroup,
-        loggingFormat: lambda.LoggingFormat.JSON,
-        ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency[family] } : {}),
+        ...(props.reservedConcurrency ? { reservedConcurrency: props.reservedConcurrency[family] } : {}),
         environment: {
           ...props.environment,
-          NODE_OPTIONS: '--enable-source-maps',
           TOKEN_SIGNING_KEY_ID: current.keyArn,
           ...(previous ? { TOKEN_PREVIOUS_SIGNING_KEY_IDS: previous.keyArn } : {}),
-          // Powertools reads these: the family is the `service` of every log line and metric.
-          POWERTOOLS_SERVICE_NAME: family,
-          POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         },
       });
-      // Active tracing is set on the function resource itself: the L2 `tracing` option would add its
-      // X-Ray statement to an inline policy; the statement is in the family policy below instead.
-      (fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
-      // The function must not run before its permissions exist.
-      fn.node.addDependency(policy);
-
       policy.addStatements(
-        new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
-        // X-Ray's write actions have no resource-level permissions: `*` is the only resource they take.
-        new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }),
         new iam.PolicyStatement({
           actions: ['ssm:GetParameter'],
           resources: [Stack.of(this).formatArn({ service: 'ssm', resource: 'parameter', resourceName: props.siteUrlParameterName.replace(/^\//, '') })],
@@ -135,6 +116,10 @@ export class Functions extends Construct {
         if (mode) grantTable(policy, props.tables[definition.id], definition, mode);
       }
       if (access.bucket.length > 0) grantBucketObjects(policy, props.auxBucket, access.bucket);
+      if (access.exports) {
+        grantBucketObjects(policy, props.exports.bucket, access.exports.files);
+        if (access.exports.sendsWork) grantSendMessages(policy, props.exports.queue);
+      }
       logGroups[family] = logGroup;
       policies[family] = policy;
       return fn;
@@ -143,4 +128,70 @@ export class Functions extends Construct {
     this.logGroups = logGroups;
     this.policies = policies;
   }
+}
+
+export interface ServiceFunctionProps {
+  description: string;
+  /** Folder of the bundle (`index.mjs`). */
+  code: string;
+  memorySize: number;
+  timeout: Duration;
+  reservedConcurrency?: number;
+  environment: Record<string, string>;
+  /** Encrypts the log group. */
+  logKey: kms.IKey;
+  logRetention: logs.RetentionDays;
+}
+
+/**
+ * One function of the service (an endpoint family, or the export worker) with its own log group
+ * (encrypted, retained as the setting says), its own role and one customer-managed policy holding
+ * every statement it needs: writing its log group and X-Ray traces here, the rest added by the
+ * caller. On `nodejs22.x`, arm64, JSON logs, active tracing.
+ */
+export function serviceFunction(scope: Construct, id: string, props: ServiceFunctionProps): { fn: lambda.Function; policy: iam.ManagedPolicy; logGroup: logs.LogGroup } {
+  const logGroup = new logs.LogGroup(scope, `${id}-logs`, {
+    retention: props.logRetention,
+    encryptionKey: props.logKey,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const role = new iam.Role(scope, `${id}-role`, {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: `Clinical data exchange: the ${id} function`,
+  });
+  const policy = new iam.ManagedPolicy(scope, `${id}-policy`, {
+    description: `Everything the ${id} function of ${Stack.of(scope).stackName} may do`,
+    roles: [role],
+  });
+  const fn = new lambda.Function(scope, id, {
+    description: props.description,
+    runtime: lambda.Runtime.NODEJS_22_X,
+    architecture: lambda.Architecture.ARM_64,
+    code: lambda.Code.fromAsset(props.code),
+    handler: 'index.handler',
+    memorySize: props.memorySize,
+    timeout: props.timeout,
+    role,
+    logGroup,
+    loggingFormat: lambda.LoggingFormat.JSON,
+    ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
+    environment: {
+      ...props.environment,
+      NODE_OPTIONS: '--enable-source-maps',
+      // Powertools reads these: the function's id is the `service` of every log line and metric.
+      POWERTOOLS_SERVICE_NAME: id,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    },
+  });
+  // Active tracing is set on the function resource itself: the L2 `tracing` option would add its
+  // X-Ray statement to an inline policy; the statement is in the function's policy below instead.
+  (fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
+  // The function must not run before its permissions exist.
+  fn.node.addDependency(policy);
+  policy.addStatements(
+    new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
+    // X-Ray's write actions have no resource-level permissions: `*` is the only resource they take.
+    new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }),
+  );
+  return { fn, policy, logGroup };
 }

@@ -34,17 +34,32 @@ export function isRevoked(user: Pick<User, 'revocations'>, claims: Pick<AccessTo
 
 /** The caller a user acts as under a token's claims; `undefined` when the account may not act. */
 export function callerOf(user: User, claims: AccessTokenClaims): Caller | undefined {
-  if (!user.active || user.kind !== claims.kind) return undefined;
+  if (user.kind !== claims.kind) return undefined;
   if (user.tokensNotBefore !== undefined && claims.iat < user.tokensNotBefore) return undefined;
   if (isRevoked(user, claims)) return undefined;
-  const scopes = claims.scope ? claims.scope.split(' ') : [];
-  const client = claims.client_id ? { clientId: claims.client_id } : {};
+  if (user.kind === 'patient' && claims.patient !== undefined && claims.patient !== String(user.patientId)) return undefined;
+  const viaApiKey = claims.sid !== undefined && claims.sid === apiKeyGrantId(claims.client_id ?? '');
+  return accountCaller(user, {
+    scopes: claims.scope ? claims.scope.split(' ') : [],
+    ...(claims.client_id ? { clientId: claims.client_id } : {}),
+    ...(viaApiKey ? { viaApiKey } : {}),
+  });
+}
+
+/**
+ * The caller an account acts as, as its record stands now: what a token's claims add (scopes, the
+ * client) given apart. For work the account started that runs without a request (an export's
+ * parts). `undefined` when the account may not act (deactivated, or a patient login without its patient).
+ */
+export function accountCaller(user: User, token: { scopes: readonly string[]; clientId?: string; viaApiKey?: boolean }): Caller | undefined {
+  if (!user.active) return undefined;
+  const client = token.clientId !== undefined ? { clientId: token.clientId } : {};
   if (user.kind === 'patient') {
     if (user.patientId === undefined) return undefined;
-    if (claims.patient !== undefined && claims.patient !== String(user.patientId)) return undefined;
-    return { kind: 'patient', userId: user.id, patientId: user.patientId, scopes, ...client };
+    return { kind: 'patient', userId: user.id, patientId: user.patientId, scopes: [...token.scopes], ...client };
   }
-  const viaApiKey = claims.sid !== undefined && claims.sid === apiKeyGrantId(claims.client_id ?? '') ? { viaApiKey: true as const } : {};
+  const viaApiKey = token.viaApiKey ? { viaApiKey: true as const } : {};
+  const scopes = [...token.scopes];
   const systemTypes = systemScopeTypes(scopes);
   if (systemTypes) {
     // A backend service reads as its practitioner does (reads do not depend on the role) and writes nothing.

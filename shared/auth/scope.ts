@@ -244,6 +244,18 @@ async function studyCodesByPatient(caller: Caller, studies: readonly Study[], pa
   return out;
 }
 
+/**
+ * Which of these patients the caller may still see, read by key (one BatchGetItem): for a work
+ * item resolved earlier (an export's part) that must not outlive a change of access. With a study,
+ * also only those still enrolled in it and members of its organization, as `study` scoping has it.
+ */
+export async function stillVisiblePatients(caller: Caller, ids: readonly Id[], study?: Pick<Study, 'id' | 'organizationId'>): Promise<Patient[]> {
+  const patients = await getPatients(sorted(ids));
+  return patients.filter(
+    (p) => canSeePatient(caller, p) && (!study || (p.studyIds.includes(study.id) && p.organizationIds.includes(study.organizationId))),
+  );
+}
+
 /** The patient, if the caller may read it; otherwise 404, exactly as for a missing patient. */
 export async function assertCanReadPatient(caller: Caller, patientId: Id | string): Promise<Patient> {
   const id = typeof patientId === 'number' ? patientId : referenceId(patientId, 'Patient');

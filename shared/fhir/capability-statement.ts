@@ -2,7 +2,13 @@
 import { config } from '../config';
 import { OAUTH_PATHS } from '../http/families';
 import { FHIR_VERSION } from './constants';
-import { interactionsOf, type FhirRegistry } from './registry';
+import { interactionsOf, type FhirOperation, type FhirRegistry } from './registry';
+
+/** `rest.operation` / `rest.resource.operation` entries (one per name). */
+function operationsOf(operations: readonly FhirOperation[]) {
+  const byName = new Map(operations.map((op) => [op.name, op]));
+  return [...byName.values()].map((op) => ({ name: op.name, definition: op.definition, ...(op.documentation ? { documentation: op.documentation } : {}) }));
+}
 
 /** Parameters every search accepts, whatever the type (FHIR's common and result parameters). */
 const COMMON_SEARCH_PARAMS = [
@@ -18,21 +24,25 @@ export function capabilityStatement(registry: FhirRegistry, baseUrl: string): Re
       const ownNames = new Set(own.map((p) => p.name));
       const searchParam = [...COMMON_SEARCH_PARAMS.filter((p) => !ownNames.has(p.name)), ...own].map((p) => ({ ...p }));
       const interactions = interactionsOf(entry);
+      const operation = operationsOf(registry.operations.filter((op) => op.level !== 'system' && op.type === entry.type));
       return {
         type: entry.type,
         ...(entry.documentation ? { documentation: entry.documentation } : {}),
         interaction: interactions.map((code) => ({ code })),
         ...(interactions.includes('update') ? { updateCreate: false } : {}),
         ...(interactions.includes('search-type') ? { searchParam } : {}),
+        ...(operation.length > 0 ? { operation } : {}),
       };
     });
   const systemInteractions = registry.batch ? [{ code: 'batch' }] : [];
+  const systemOperations = operationsOf(registry.operations.filter((op) => op.level === 'system'));
   return {
     resourceType: 'CapabilityStatement',
     status: 'active',
     date: new Date().toISOString().slice(0, 10),
     publisher: 'Clinical Data Exchange',
     kind: 'instance',
+    ...(registry.instantiates.length > 0 ? { instantiates: [...registry.instantiates] } : {}),
     software: { name: 'Clinical Data Exchange', version: config().release },
     implementation: { description: 'Clinical data exchange FHIR R5 server', url: baseUrl },
     fhirVersion: FHIR_VERSION,
@@ -62,6 +72,7 @@ export function capabilityStatement(registry: FhirRegistry, baseUrl: string): Re
         },
         resource: resources,
         ...(systemInteractions.length > 0 ? { interaction: systemInteractions } : {}),
+        ...(systemOperations.length > 0 ? { operation: systemOperations } : {}),
       },
     ],
   };

@@ -49,10 +49,35 @@ export type FhirTypeEntry = FhirTypeAccess & {
   searchParams: () => readonly SearchParamCapability[];
 };
 
+/** Where an operation is invoked: at the base (`$name`), on a type (`Patient/$name`) or on an instance (`Group/<id>/$name`). */
+export type OperationLevel = { level: 'system' } | { level: 'type' | 'instance'; type: string };
+
+/**
+ * A FHIR operation (`$name`) the router serves (GET and POST, for an authenticated caller) and the
+ * CapabilityStatement lists, at the system level or on its type.
+ */
+export type FhirOperation = OperationLevel & {
+  name: string;
+  /** Canonical URL of its OperationDefinition. */
+  definition: string;
+  documentation?: string;
+  /** `id` is the instance's, for an instance-level operation. */
+  handler: (req: AuthedRequest, id?: string) => Promise<HttpResponse>;
+};
+
 export interface FhirRegistry {
   types: ReadonlyMap<string, FhirTypeEntry>;
   /** `POST /FHIR/R5/` with a batch Bundle, for an authenticated caller. */
   batch?: (req: AuthedRequest) => Promise<HttpResponse>;
+  operations: readonly FhirOperation[];
+  /** Canonical URLs of the CapabilityStatements this server also conforms to (`instantiates`). */
+  instantiates: readonly string[];
+}
+
+export interface RegistryExtras {
+  batch?: FhirRegistry['batch'];
+  operations?: readonly FhirOperation[];
+  instantiates?: readonly string[];
 }
 
 export function interactionsOf(entry: FhirTypeEntry): TypeInteraction[] {
@@ -68,11 +93,14 @@ export function interactionsOf(entry: FhirTypeEntry): TypeInteraction[] {
   return out;
 }
 
-export function createRegistry(entries: readonly FhirTypeEntry[], batch?: FhirRegistry['batch']): FhirRegistry {
+export function createRegistry(entries: readonly FhirTypeEntry[], extras: RegistryExtras = {}): FhirRegistry {
   const types = new Map<string, FhirTypeEntry>();
   for (const entry of entries) {
     if (types.has(entry.type)) throw new Error(`FHIR type ${entry.type} registered twice`);
     types.set(entry.type, entry);
   }
-  return batch ? { types, batch } : { types };
+  for (const op of extras.operations ?? []) {
+    if (op.level !== 'system' && !types.has(op.type)) throw new Error(`operation $${op.name} on unregistered type ${op.type}`);
+  }
+  return { types, ...(extras.batch ? { batch: extras.batch } : {}), operations: extras.operations ?? [], instantiates: extras.instantiates ?? [] };
 }

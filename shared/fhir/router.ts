@@ -98,6 +98,10 @@ export function fhirRoutes(registry: FhirRegistry, authenticate: Authenticate): 
     : { auth: 'none', handler: async (req) => Promise.reject(methodNotAllowed(req.method, req.path, [])) };
   const routes: Route[] = [];
   for (const base of FHIR_BASES) {
+    for (const op of registry.operations) {
+      const path = op.level === 'system' ? `${base}/$${op.name}` : op.level === 'type' ? `${base}/${op.type}/$${op.name}` : `${base}/${op.type}/{id}/$${op.name}`;
+      for (const method of ['GET', 'POST'] as const) routes.push({ method, path, auth: 'caller', handler: (req) => op.handler(req, req.params.id) });
+    }
     routes.push(
       {
         method: 'GET',

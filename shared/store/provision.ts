@@ -49,10 +49,13 @@ export async function ensureTables(client: DynamoDBClient, cfg: Config = config(
   return created;
 }
 
+/** The buckets: auxiliary bodies, and bulk export files. */
 export async function ensureBucket(client: S3Client, cfg: Config = config()): Promise<void> {
-  try {
-    await client.send(new HeadBucketCommand({ Bucket: cfg.auxBucket }));
-  } catch {
-    await client.send(new CreateBucketCommand({ Bucket: cfg.auxBucket }));
+  for (const bucket of [cfg.auxBucket, cfg.exports.bucket]) {
+    try {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    } catch {
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    }
   }
 }

@@ -20,7 +20,7 @@ export interface IndexDefinition {
 
 export interface TableDefinition {
   /** Stable logical id, used for CDK construct ids and config lookup. */
-  id: 'observations' | 'aux' | 'directory' | 'brands';
+  id: 'observations' | 'aux' | 'directory' | 'brands' | 'exports';
   /**
    * The table's name after the deployment's prefix. A layout change that DynamoDB cannot apply in
    * place (a local index's projection) gets a new name, so a deployment creates the new table
@@ -121,7 +121,22 @@ export const BRANDS: TableDefinition = {
   globalIndexes: [],
 };
 
-export const TABLES: readonly TableDefinition[] = [OBSERVATIONS, AUX, DIRECTORY, BRANDS];
+/**
+ * Bulk export jobs and their parts (`shared/export/store/`, keys in `dynamo-keys.ts`): a job and
+ * the list of every job in one partition each, a job's parts in its own, a caller's count of running
+ * jobs. Finished jobs expire through DynamoDB TTL.
+ */
+export const EXPORTS: TableDefinition = {
+  id: 'exports',
+  name: 'exports',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  localIndexes: [],
+  globalIndexes: [],
+  ttlAttribute: 'expiresAt',
+};
+
+export const TABLES: readonly TableDefinition[] = [OBSERVATIONS, AUX, DIRECTORY, BRANDS, EXPORTS];
 
 export function tableName(table: TableDefinition, cfg: Config = config()): string {
   switch (table.id) {
@@ -133,6 +148,8 @@ export function tableName(table: TableDefinition, cfg: Config = config()): strin
       return cfg.directoryTable;
     case 'brands':
       return cfg.brandsTable;
+    case 'exports':
+      return cfg.exports.table;
   }
 }
 

@@ -5,10 +5,13 @@
  * what the code writes.
  *
  * Every metric carries the dimension `service` = the endpoint family (`fhir`, `fhir-import`, `api`,
- * `oauth`); the metrics marked "by status" are also emitted with a second dimension set
+ * `oauth`, and the export worker's `export-worker`); the metrics marked "by status" are also emitted with a second dimension set
  * `[service, status]`.
  */
 export const METRICS_NAMESPACE = 'ClinicalDataExchange';
+
+/** The export worker's `service` (its function, log lines and metrics): not an endpoint family. */
+export const EXPORT_WORKER = 'export-worker';
 
 export const METRIC = {
   /** Mobile-health readings stored (201) by a batch upload or a single create. */
@@ -29,6 +32,10 @@ export const METRIC = {
   /** Searchset pages served, and the rows (entries) they returned. */
   searchPages: 'SearchPages',
   searchRows: 'SearchRows',
+  /** Bulk export: parts recorded done; jobs the sweep failed for lack of progress (alarmed); messages whose work failed. */
+  exportPartsDone: 'ExportPartsDone',
+  exportJobsStuck: 'ExportJobsStuck',
+  exportWorkFailures: 'ExportWorkFailures',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

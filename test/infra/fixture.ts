@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineService } from '../../lib/app';
 import type { ServiceStack } from '../../lib/service-stack';
-import { FAMILIES } from '../../shared/http/families';
+import { BUNDLES } from '../../scripts/bundle';
 
 /** The context every synth needs besides the SMART settings. */
 export const NAMESPACE = 'https://fhir.test.example/ns';
@@ -44,7 +44,7 @@ export function synthesized(stack: ServiceStack, outdir: string, cleanup: () => 
 export function synthesize(context: Record<string, string> = {}, env?: Environment): Synthesized {
   const root = mkdtempSync(join(tmpdir(), 'cdx-infra-'));
   const bundleRoot = join(root, 'functions');
-  for (const family of FAMILIES) {
+  for (const family of BUNDLES) {
     mkdirSync(join(bundleRoot, family), { recursive: true });
     writeFileSync(join(bundleRoot, family, 'index.mjs'), 'export const handler = async () => ({ statusCode: 204 });\n');
   }

@@ -19,7 +19,7 @@ beforeAll(() => {
 afterAll(() => synth?.cleanup());
 
 const resources = (type: string) => synth.resources(type).map(([, r]) => r);
-const familyFunctions = () => synth.resources('AWS::Lambda::Function').filter(([, f]) => String(f.Properties.Description).startsWith('Clinical data exchange:'));
+const familyFunctions = () => synth.resources('AWS::Lambda::Function').filter(([, f]) => /^Clinical data exchange: .* endpoints$/.test(String(f.Properties.Description)));
 const logicalIdOf = (family: string) => familyFunctions().find(([, f]) => f.Properties.Description === `Clinical data exchange: ${family} endpoints`)![0];
 const alarms = () => new Map(resources('AWS::CloudWatch::Alarm').map((a) => [String(a.Properties.AlarmName).replace(/^ClinicalDataExchange-/, ''), a.Properties]));
 /** The metrics an alarm reads, as one searchable text. */
@@ -28,7 +28,7 @@ const metricsOf = (alarm: Record<string, any>) => JSON.stringify(alarm.Metrics ?
 describe('tracing', () => {
   it('runs every family with active X-Ray tracing, with the X-Ray write actions in its policy', () => {
     expect(familyFunctions()).toHaveLength(FAMILIES.length);
-    for (const [, fn] of familyFunctions()) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    for (const [, fn] of synth.resources('AWS::Lambda::Function').filter(([id]) => id.startsWith('functions') || id.startsWith('exportwork'))) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
     for (const policy of resources('AWS::IAM::ManagedPolicy')) {
       const actions = policy.Properties.PolicyDocument.Statement.flatMap((s: any) => [s.Action].flat());
       expect(actions).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
@@ -44,7 +44,8 @@ describe('tracing', () => {
 
   it('encrypts every log group with the data key', () => {
     const groups = resources('AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(FAMILIES.length + 1);
+    // The families', the export worker's, and the API access log.
+    expect(groups).toHaveLength(FAMILIES.length + 2);
     const keys = new Set(groups.map((g) => JSON.stringify(g.Properties.KmsKeyId)));
     expect(keys.size).toBe(1);
     expect([...keys][0]).toMatch(/datakey/);
@@ -74,6 +75,9 @@ describe('alarms', () => {
       ...TABLES.flatMap((t) => [`${t.id}-throttled-requests`, `${t.id}-system-errors`]),
       'upload-refusal-rate',
       'import-failure-rate',
+      'export-dead-letters',
+      'export-stuck-jobs',
+      'export-worker-errors',
     ];
     expect([...alarms().keys()].sort()).toEqual(expected.sort());
   });
@@ -154,7 +158,7 @@ describe('dashboard', () => {
 
 describe('saved queries', () => {
   const queries = () => new Map(resources('AWS::Logs::QueryDefinition').map((q) => [String(q.Properties.Name).replace(/^ClinicalDataExchange\//, ''), q.Properties as Record<string, any>]));
-  const functionLogGroups = () => synth.resources('AWS::Logs::LogGroup').filter(([id]) => id.startsWith('functions')).map(([id]) => ({ Ref: id }));
+  const functionLogGroups = () => synth.resources('AWS::Logs::LogGroup').filter(([id]) => id.startsWith('functions') || id.startsWith('exportwork')).map(([id]) => ({ Ref: id }));
 
   it('find everything that touched one patient in the audit lines of every function', () => {
     const query = queries().get(QUERY_NAMES.patient)!;
@@ -184,7 +188,7 @@ describe('saved queries', () => {
 
   it('follow one request through the access log and the function lines by correlation_id', () => {
     const query = queries().get(QUERY_NAMES.request)!;
-    expect(query.LogGroupNames).toHaveLength(FAMILIES.length + 1);
+    expect(query.LogGroupNames).toHaveLength(FAMILIES.length + 2);
     expect(query.QueryString).toContain('filter correlation_id = ');
   });
 });

@@ -94,7 +94,7 @@ describe('stack variants', () => {
     expect(keys.map(([id]) => id).sort()).toEqual([expect.stringMatching(/^tokensigningkey2/), expect.stringMatching(/^tokensigningkey[A-F0-9]{8}$/)].sort());
     const [current] = keys.find(([id]) => id.startsWith('tokensigningkey2'))!;
     const [previous] = keys.find(([id]) => !id.startsWith('tokensigningkey2'))!;
-    for (const [, fn] of s.resources('AWS::Lambda::Function').filter(([, f]) => String(f.Properties.Description).startsWith('Clinical data exchange:'))) {
+    for (const [, fn] of s.resources('AWS::Lambda::Function').filter(([, f]) => /^Clinical data exchange: .* endpoints$/.test(String(f.Properties.Description)))) {
       expect(fn.Properties.Environment.Variables.TOKEN_SIGNING_KEY_ID).toEqual({ 'Fn::GetAtt': [current, 'Arn'] });
       expect(fn.Properties.Environment.Variables.TOKEN_PREVIOUS_SIGNING_KEY_IDS).toEqual({ 'Fn::GetAtt': [previous, 'Arn'] });
     }

@@ -13,6 +13,8 @@ import { buildApp } from '../../lib/app';
 import { REPO_ROOT } from '../../scripts/bundle';
 import { FAMILIES, GATEWAY_ROUTES } from '../../shared/http/families';
 import { OBSERVATIONS, TABLES } from '../../shared/store/tables';
+import { MAX_RECEIVES } from '../../shared/export/worker';
+import { EXPORT_WORKER, METRIC } from '../../shared/telemetry/names';
 import { cfnLint, cfnLintRequired, findCfnLint } from './cfn-lint';
 import { NAMESPACE, SMART, synthesized, type Resource, type Synthesized } from './fixture';
 
@@ -28,14 +30,18 @@ beforeAll(() => {
 afterAll(() => synth?.cleanup());
 
 const resources = (type: string): Resource[] => synth.resources(type).map(([, r]) => r);
-/** The families' own policies (one customer-managed policy each) and CDK's portal upload policy. */
+/** The functions' own policies (one customer-managed policy each: the families' and the export worker's). */
 const familyPolicies = () => resources('AWS::IAM::ManagedPolicy');
+/** The service's functions: the endpoint families and the export worker. */
+const serviceFunctions = () => resources('AWS::Lambda::Function').filter((f) => String(f.Properties.Description).startsWith('Clinical data exchange:'));
+const familyFunctions = () => serviceFunctions().filter((f) => String(f.Properties.Description).endsWith(' endpoints'));
+const SERVICE_FUNCTIONS = FAMILIES.length + 1;
 const isCdkBucketDeployment = (p: Resource) => JSON.stringify(p.Properties.Roles).includes('CustomCDKBucketDeployment');
 const statementsWith = (policies: Resource[], action: string) =>
   policies.filter((p) => p.Properties.PolicyDocument.Statement.some((s: any) => [s.Action].flat().includes(action)));
 
 describe('stack', () => {
-  it('has the four tables with the shared key schemas, indexes and durability settings', () => {
+  it('has the tables with the shared key schemas, indexes and durability settings', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     expect(tables).toHaveLength(TABLES.length);
     for (const def of TABLES) {
@@ -58,17 +64,20 @@ describe('stack', () => {
     }
   });
 
-  it('has the code index write-sharded and TTL on the directory table', () => {
+  it('has the code index write-sharded and TTL on the directory and exports tables', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     const obs = tables.find((t) => t.Properties.TableName.endsWith(OBSERVATIONS.name))!;
     expect(obs.Properties.GlobalSecondaryIndexes[0].KeySchema[0].AttributeName).toBe('codeShard');
-    const dir = tables.find((t) => t.Properties.TableName.endsWith('directory'))!;
-    expect(dir.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    for (const name of ['directory', 'exports']) {
+      const table = tables.find((t) => t.Properties.TableName.endsWith(name))!;
+      expect(table.Properties.TimeToLiveSpecification, name).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    }
   });
 
-  it('runs the four families on nodejs22.x arm64', () => {
-    const fns = resources('AWS::Lambda::Function').filter((f) => String(f.Properties.Description).startsWith('Clinical data exchange:'));
-    expect(fns).toHaveLength(4);
+  it('runs the four families and the export worker on nodejs22.x arm64', () => {
+    const fns = serviceFunctions();
+    expect(familyFunctions()).toHaveLength(4);
+    expect(fns).toHaveLength(SERVICE_FUNCTIONS);
     for (const fn of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -136,7 +145,7 @@ describe('stack', () => {
     // CDK's own portal upload function (BucketDeployment) is the one role whose policy CDK writes
     // with wildcard S3 actions; it is limited to the portal and asset buckets and not ours to narrow.
     const policies = [...familyPolicies(), ...resources('AWS::IAM::Policy')];
-    expect(familyPolicies()).toHaveLength(FAMILIES.length);
+    expect(familyPolicies()).toHaveLength(SERVICE_FUNCTIONS);
     for (const policy of policies) {
       for (const statement of policy.Properties.PolicyDocument.Statement) {
         const actions: string[] = [statement.Action].flat();
@@ -151,14 +160,14 @@ describe('stack', () => {
 
   it('keeps every permission of a family in its own customer-managed policy: no inline policy, no AWS managed policy', () => {
     const roles = synth.resources('AWS::IAM::Role').filter(([, r]) => String(r.Properties.Description).startsWith('Clinical data exchange:'));
-    expect(roles).toHaveLength(FAMILIES.length);
+    expect(roles).toHaveLength(SERVICE_FUNCTIONS);
     for (const [, role] of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     const functionRoles = resources('AWS::Lambda::Function')
       .filter((f) => String(f.Properties.Description).startsWith('Clinical data exchange:'))
       .map((f) => f.Properties.Role['Fn::GetAtt'][0]);
     expect(functionRoles.sort()).toEqual(roles.map(([id]) => id).sort());
     expect(resources('AWS::IAM::Policy').filter((p) => !isCdkBucketDeployment(p))).toEqual([]);
-    for (const policy of familyPolicies()) expect(policy.Properties.Roles).toEqual([{ Ref: expect.stringMatching(/^functions.*role/) }]);
+    for (const policy of familyPolicies()) expect(policy.Properties.Roles).toEqual([{ Ref: expect.stringMatching(/^(functions|exportwork).*role/) }]);
   });
 
   it('names each table index in the grants instead of index/*', () => {
@@ -179,16 +188,15 @@ describe('stack', () => {
 
   it('publishes the site URL in SSM and lets every function read only that parameter', () => {
     template.hasResourceProperties('AWS::SSM::Parameter', { Name: '/ClinicalDataExchange/site-url' });
-    const fns = resources('AWS::Lambda::Function').filter((f) => String(f.Properties.Description).startsWith('Clinical data exchange:'));
-    for (const fn of fns) expect(fn.Properties.Environment.Variables.SITE_URL_PARAMETER).toBe('/ClinicalDataExchange/site-url');
+    for (const fn of familyFunctions()) expect(fn.Properties.Environment.Variables.SITE_URL_PARAMETER).toBe('/ClinicalDataExchange/site-url');
     const readers = statementsWith(familyPolicies(), 'ssm:GetParameter');
     expect(readers).toHaveLength(4);
     expect(JSON.stringify(readers[0]!.Properties.PolicyDocument)).toContain('parameter/ClinicalDataExchange/site-url');
   });
 
   it('gives every function the namespace chosen at deployment', () => {
-    const fns = resources('AWS::Lambda::Function').filter((f) => String(f.Properties.Description).startsWith('Clinical data exchange:'));
-    expect(fns).toHaveLength(4);
+    const fns = serviceFunctions();
+    expect(fns).toHaveLength(SERVICE_FUNCTIONS);
     for (const fn of fns) expect(fn.Properties.Environment.Variables.SERVICE_NAMESPACE).toBe(NAMESPACE);
   });
 
@@ -201,7 +209,9 @@ describe('stack', () => {
       expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 35 }, ExpiredObjectDeleteMarker: true, Status: 'Enabled' }),
     ]);
     expect(aux.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('aws:kms');
-    const listers = statementsWith(familyPolicies(), 's3:ListBucket');
+    const listers = statementsWith(familyPolicies(), 's3:ListBucket').filter((p) =>
+      p.Properties.PolicyDocument.Statement.some((st: any) => [st.Action].flat().includes('s3:ListBucket') && JSON.stringify(st.Resource).includes('auxbodies')),
+    );
     expect(listers).toHaveLength(1);
     expect(JSON.stringify(listers[0]!.Properties.Roles)).toMatch(/functionsapi/i);
     // Reading and writing bodies decrypts and makes data keys, through S3 only.
@@ -216,6 +226,74 @@ describe('stack', () => {
     expect(groups.length).toBeGreaterThanOrEqual(5);
     for (const g of groups) expect(g.Properties.RetentionInDays).toBe(30);
     template.hasResourceProperties('AWS::Lambda::Function', { LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }) });
+  });
+});
+
+describe('bulk export', () => {
+  const idOf = (type: string, prefix: string) => synth.resources(type).find(([id]) => id.startsWith(prefix))![0];
+
+  it('feeds the worker from a KMS-encrypted, TLS-only queue with a dead-letter queue after three deliveries', () => {
+    const queues = synth.resources('AWS::SQS::Queue');
+    expect(queues).toHaveLength(2);
+    const [, queue] = queues.find(([id]) => id.startsWith('exportworkqueue'))!;
+    const dlq = idOf('AWS::SQS::Queue', 'exportworkdeadletters');
+    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: MAX_RECEIVES });
+    // Redelivered only once the worker that had it cannot still be running (its 15-minute timeout).
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(15 * 60);
+    for (const [, q] of queues) expect(JSON.stringify(q.Properties.KmsMasterKeyId)).toMatch(/datakey/);
+    for (const policy of resources('AWS::SQS::QueuePolicy')) {
+      expect(policy.Properties.PolicyDocument.Statement).toEqual(expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]));
+    }
+    const worker = idOf('AWS::Lambda::Function', 'exportworkexportworker');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: worker },
+      EventSourceArn: { 'Fn::GetAtt': [idOf('AWS::SQS::Queue', 'exportworkqueue'), 'Arn'] },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const fn = serviceFunctions().find((f) => f.Properties.Description === 'Clinical data exchange: export worker')!;
+    expect(fn.Properties.Timeout).toBe(900);
+    expect(fn.Properties.Environment.Variables).toMatchObject({ EXPORT_QUEUE_URL: { Ref: idOf('AWS::SQS::Queue', 'exportworkqueue') }, EXPORT_BUCKET: { Ref: idOf('AWS::S3::Bucket', 'exportworkfiles') } });
+  });
+
+  it('sweeps on a schedule: stuck jobs failed, expired ones deleted', () => {
+    const [, rule] = synth.resources('AWS::Events::Rule').find(([id]) => id.startsWith('exportworksweep'))!;
+    expect(rule.Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(JSON.parse(rule.Properties.Targets[0].Input)).toEqual({ sweep: true });
+  });
+
+  it('keeps the files private, encrypted, unversioned, expiring with their jobs by a lifecycle rule', () => {
+    const [, bucket] = synth.resources('AWS::S3::Bucket').find(([id]) => id.startsWith('exportworkfiles'))!;
+    expect(bucket.Properties.VersioningConfiguration).toBeUndefined();
+    expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([
+      expect.objectContaining({ Id: 'expire-with-job', ExpirationInDays: 2, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+    ]);
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('aws:kms');
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toMatchObject({ BlockPublicAcls: true, RestrictPublicBuckets: true });
+  });
+
+  it('grants the worker only what it needs: reads of the data, its jobs and files, its queue; the fhir family signs downloads and hands work over', () => {
+    const policy = (prefix: string) => synth.resources('AWS::IAM::ManagedPolicy').find(([id]) => id.startsWith(prefix))![1];
+    const actionsOn = (p: Resource, resource: string) =>
+      p.Properties.PolicyDocument.Statement.filter((st: any) => JSON.stringify(st.Resource).includes(resource)).flatMap((st: any) => [st.Action].flat()).sort();
+    const worker = policy('exportworkexportworkerpolicy');
+    expect(actionsOn(worker, 'tablesobservations')).not.toContain('dynamodb:PutItem');
+    expect(actionsOn(worker, 'tablesexports')).toContain('dynamodb:UpdateItem');
+    expect(actionsOn(worker, 'auxbodies')).toEqual(['s3:GetObject']);
+    expect(actionsOn(worker, 'exportworkfiles')).toEqual(['s3:DeleteObject', 's3:ListBucket', 's3:PutObject']);
+    expect(actionsOn(worker, 'exportworkqueue')).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']));
+    expect(JSON.stringify(worker)).not.toContain('kms:Sign');
+    const fhir = policy('functionsfhirpolicy');
+    expect(actionsOn(fhir, 'exportworkfiles')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket']);
+    expect(actionsOn(fhir, 'exportworkqueue')).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    for (const other of ['functionsapipolicy', 'functionsoauthpolicy', 'functionsfhirimportpolicy']) expect(JSON.stringify(policy(other)), other).not.toMatch(/exportwork(files|queue)/);
+  });
+
+  it('alarms on the dead-letter queue, on stuck jobs and on worker errors', () => {
+    const alarms = new Map(resources('AWS::CloudWatch::Alarm').map((a) => [String(a.Properties.AlarmName).replace(/^ClinicalDataExchange-/, ''), a.Properties]));
+    expect(alarms.get('export-dead-letters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf('AWS::SQS::Queue', 'exportworkdeadletters'), 'QueueName'] } }] });
+    expect(alarms.get('export-stuck-jobs')).toMatchObject({ MetricName: METRIC.exportJobsStuck, Threshold: 1, Dimensions: [{ Name: 'service', Value: EXPORT_WORKER }] });
+    expect(alarms.get('export-worker-errors')).toMatchObject({ MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: idOf('AWS::Lambda::Function', 'exportworkexportworker') } }] });
   });
 });
 
@@ -236,10 +314,11 @@ describe('deployment artifact checks', () => {
       'HIPAA.Security-CloudWatchLogGroupEncrypted',
       'AwsSolutions-S1',
       'HIPAA.Security-S3BucketLoggingEnabled',
-      'HIPAA.Security-S3BucketVersioningEnabled',
       'AwsSolutions-CFR3',
     ];
     for (const rule of fixed) expect(ids, rule).not.toContain(rule);
+    // Every bucket is versioned but the export files': a cancelled export's files must be gone for good.
+    expect(acknowledged.filter((r) => r.id === 'HIPAA.Security-S3BucketVersioningEnabled').map((r) => r.resource)).toEqual([expect.stringMatching(/^exportworkfiles/)]);
     expect(ids.filter((id) => id.includes('/index/*'))).toEqual([]);
     // Only CDK's deploy-time provider keeps an AWS managed policy, an inline policy and an unreserved concurrency.
     for (const rule of ['AwsSolutions-IAM4', 'HIPAA.Security-IAMNoInlinePolicy', 'HIPAA.Security-LambdaConcurrency']) {

@@ -18,6 +18,7 @@ import { call } from '../support/invoke';
 import { idsOf, observation, observationWorld, search, upload } from '../support/observations';
 import { invite, redeemAndExchange, serviceClients } from '../support/oauth';
 import { directoryRows, twinsInUse } from '../support/store';
+import { kickOff, runExportWork } from '../support/export';
 
 let twins: MemoryStores;
 let readingId: string;
@@ -43,6 +44,10 @@ beforeAll(async () => {
   const uploaded = await upload(readings.patient.token, sent);
   expect(uploaded.status).toBe(200);
   readingId = idsOf(uploaded)[0]!;
+  // An export finished (a job, its parts and files) and another waiting in the queue, still running.
+  expect((await kickOff(readings.patient.token, '/FHIR/R5/$export?_type=Observation')).status).toBe(202);
+  await runExportWork();
+  expect((await kickOff(readings.patient.token, '/FHIR/R5/$export?_type=Patient')).status).toBe(202);
 });
 
 const kindsOf = (snapshot: StoreSnapshot) =>
@@ -75,6 +80,7 @@ describe('the twins snapshot', () => {
       auxiliary: ['indexRows', 'pendingBodies', 'resources', 'upstreamClaims'],
       bodies: ['objects'],
       brands: ['head', 'versions'],
+      exports: ['jobs', 'messages', 'objects', 'parts', 'runningJobs'],
     });
   });
 

@@ -9,7 +9,7 @@ import { invite } from '../support/oauth';
 import { labObservation } from '../support/observations';
 import { send } from '../support/api';
 import type { Patient } from '../../shared/directory/model';
-import { HEART_RATE, type PatientSide, type World } from './world';
+import { finishedExport, HEART_RATE, type PatientSide, type World } from './world';
 
 const withA = (w: World, patch: Partial<PatientSide>): World => ({ ...w, A: { ...w.A, ...patch } });
 
@@ -50,3 +50,6 @@ export const freshColleague = async (w: World) => ({ ...w, inOrg: await makePrac
 
 /** Another practitioner of O2, in `outOrg`'s place as the one let into O1. */
 export const freshOutsider = async (w: World) => ({ ...w, outOrg: await makePractitioner({ organizations: [w.o2] }) });
+
+/** Another finished export of A's own data (cancelling one is for good). */
+export const freshExport = async (w: World) => withA(w, { exportJob: await finishedExport(w.A.patient.token) });

@@ -7,6 +7,7 @@
 import pMap from 'p-map';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../functions/fhir/handler';
+import { resetConfig } from '../../shared/config';
 import { auxiliaryHandlers } from '../../shared/auxiliary/http';
 import { familyForPath } from '../../shared/http/families';
 import type { Route } from '../../shared/http/router';
@@ -71,6 +72,9 @@ let cases = 0;
 let otherMethodCases = 0;
 
 beforeAll(async () => {
+  // Every caller starts a handful of exports (each kick-off row, under both bases); no worker runs them here.
+  process.env.EXPORT_MAX_JOBS = '100';
+  resetConfig();
   world = await buildWorld();
   tokens = await callerTokens(world);
 });

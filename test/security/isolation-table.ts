@@ -31,6 +31,7 @@ import {
   freshColleague,
   freshCondition,
   freshDevice,
+  freshExport,
   freshInvitation,
   freshLabObservation,
   freshOutsider,
@@ -77,6 +78,12 @@ const SUPERUSER = (ok: number) => signedIn({ patientA: 403, patientB: 403, inOrg
 /** Managers of O1 only (O1 is out of outOrg's sight). */
 const MANAGER_OF_O1 = (ok: number) => signedIn({ patientA: 403, patientB: 403, inOrg: 403, outOrg: 404, admin: ok, apiKey: 403 });
 
+/** A kick-off every signed-in caller may make: it exports what they may see (their own data, for a patient). */
+const ANY_SIGNED_IN_ACCEPTED = signedIn({ patientA: 202, patientB: 202, inOrg: 202, outOrg: 202, admin: 202, apiKey: 202 });
+
+/** An export job: its starter alone sees it; to anyone else it does not exist. */
+const OWN_EXPORT = (ok: number) => signedIn({ patientA: ok, patientB: 404, inOrg: 404, outOrg: 404, admin: 404, apiKey: 404 });
+
 /** The OAuth endpoints that authenticate clients, not users: see the rows. */
 const BEARER_IS_NO_CLIENT = { ...everyone(401), anonymous: 400 };
 
@@ -86,6 +93,16 @@ const fhir = (path: string) => `/FHIR/R5${path}`;
 const throughSource = (side: PatientSide) => ({ [SOURCE_HEADER]: String(side.source.id) });
 const fhirJson = (path: string, body: unknown, headers: Record<string, string> = {}): Probe => ({ path: fhir(path), body, headers });
 const get = (path: string): Probe => ({ path });
+
+/** A bulk export kick-off of patients and readings: a GET, or a POST with a Parameters body (optionally naming a patient). */
+const exportKickOff = (method: 'GET' | 'POST', path: string, patient?: number): Probe =>
+  method === 'GET'
+    ? { path: fhir(`${path}?_type=Patient,Observation`), headers: { prefer: 'respond-async' } }
+    : {
+        path: fhir(path),
+        headers: { prefer: 'respond-async' },
+        body: { resourceType: 'Parameters', parameter: [{ name: '_type', valueString: 'Patient,Observation' }, ...(patient ? [{ name: 'patient', valueReference: { reference: `Patient/${patient}` } }] : [])] },
+      };
 
 /** A's consent to the heart-rate code in A's study, as the consents endpoints take it. */
 const consentBody = (w: World, consented?: boolean) => ({
@@ -239,6 +256,22 @@ export const TABLE: readonly Row[] = [
   },
   { route: 'DELETE /FHIR/R5/{type}/{id}', type: AUXILIARY_STAND_IN, does: "delete A's Condition through B's FHIR Source", send: (w) => ({ path: fhir(`/Condition/${w.A.conditionId}`), headers: throughSource(w.B) }), expect: CHANGE_A_ROW(400) },
   { route: 'DELETE /FHIR/R5/{type}/{id}', type: AUXILIARY_STAND_IN, does: "delete A's Condition", send: (w) => get(fhir(`/Condition/${w.A.conditionId}`)), expect: CHANGE_A_ROW(204), fresh: freshCondition },
+
+  // Bulk export: anyone signed in exports what they may see; a job is its starter's alone.
+  ...(['GET', 'POST'] as const).flatMap((method): Row[] => [
+    { route: `${method} /FHIR/R5/$export`, does: `start an export of everything (${method})`, send: () => exportKickOff(method, '/$export'), expect: ANY_SIGNED_IN_ACCEPTED },
+    { route: `${method} /FHIR/R5/Patient/$export`, does: `start an export of every patient (${method})`, send: () => exportKickOff(method, '/Patient/$export'), expect: ANY_SIGNED_IN_ACCEPTED },
+    {
+      route: `${method} /FHIR/R5/Group/{id}/$export`,
+      does: `start an export of A's study (${method})`,
+      send: (w) => exportKickOff(method, `/Group/${w.A.study.id}/$export`),
+      expect: signedIn({ patientA: 202, patientB: 404, inOrg: 202, outOrg: 404, admin: 202, apiKey: 202 }),
+    },
+  ]),
+  { route: 'POST /FHIR/R5/Patient/$export', does: 'start an export naming patient A', send: (w) => exportKickOff('POST', '/Patient/$export', w.A.patient.id), expect: signedIn({ patientA: 202, patientB: 202, inOrg: 202, outOrg: 403, admin: 202, apiKey: 202 }) },
+  { route: 'GET /FHIR/R5/$export-status/{job}', does: "poll A's export", send: (w) => get(w.A.exportJob.status), expect: OWN_EXPORT(200) },
+  { route: 'DELETE /FHIR/R5/$export-status/{job}', does: "cancel A's export", send: (w) => get(w.A.exportJob.status), expect: OWN_EXPORT(202), fresh: freshExport },
+  { route: 'GET /FHIR/R5/$export-file/{job}/{file}', does: "download a file of A's export", send: (w) => get(w.A.exportJob.file), expect: OWN_EXPORT(307) },
 
   // R4 import: the FHIR Source header gates the whole request.
   {

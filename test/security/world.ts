@@ -18,6 +18,7 @@ import { send } from '../support/api';
 import { condition, postAux } from '../support/auxiliary';
 import { code, makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, makeStudy, type WithToken } from '../support/directory';
 import { call } from '../support/invoke';
+import { finished, kickOff, pathOf, runExportWork } from '../support/export';
 import { invite, postForm, serviceClients } from '../support/oauth';
 import { idsOf, labObservation, observation, upload } from '../support/observations';
 
@@ -42,6 +43,8 @@ export interface PatientSide {
   invitationId: number;
   /** The `next` links of the patient's own one-per-page searches: of readings, of Conditions. */
   nextPages: { readings: string; conditions: string };
+  /** A finished export of the patient's own data: its status URL's path and its first file's. */
+  exportJob: { status: string; file: string };
 }
 
 export interface World {
@@ -103,7 +106,16 @@ async function patientSide(o1: Organization, inOrg: Practitioner & WithToken, po
     readings: await nextPage(patient.token, '/FHIR/R5/Observation?_count=1'),
     conditions: await nextPage(patient.token, '/FHIR/R5/Condition?_count=1'),
   };
-  return { patient, study, device, source, observationIds, payloads, readingIdentifier, conditionId, labObservationId, identifier, invitationId, nextPages };
+  return { patient, study, device, source, observationIds, payloads, readingIdentifier, conditionId, labObservationId, identifier, invitationId, nextPages, exportJob: { status: '', file: '' } };
+}
+
+/** An export of the caller's own data, run to its end: the paths of its status URL and of its first file. */
+export async function finishedExport(token: string): Promise<{ status: string; file: string }> {
+  const kicked = await kickOff(token, '/FHIR/R5/$export?_type=Patient,Observation');
+  expect(kicked.status, kicked.text).toBe(202);
+  await runExportWork();
+  const manifest = await finished(token, kicked);
+  return { status: pathOf(kicked.headers['content-location']!), file: pathOf(manifest.output[0]!.url) };
 }
 
 export async function buildWorld(): Promise<World> {
@@ -116,6 +128,9 @@ export async function buildWorld(): Promise<World> {
   const deactivatedPatient = (await makePatient({ organizations: [o1], login: true })) as Patient & WithToken;
   const portalClient = (await serviceClients()).portal.id;
   const [A, B] = await Promise.all([patientSide(o1, inOrg, portalClient), patientSide(o1, inOrg, portalClient)]);
+  // One after the other: each runs the queue's work to its end.
+  A.exportJob = await finishedExport(A.patient.token);
+  B.exportJob = await finishedExport(B.patient.token);
 
   created(await send('PATCH', `/api/v1/practitioners/${deactivatedPractitioner.id}`, admin.token, { is_active: false }), 'deactivation');
   // No endpoint deactivates a patient's login: the account is switched off in the directory.

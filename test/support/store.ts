@@ -75,30 +75,32 @@ export async function directoryRows(options: { withoutSignIns?: boolean } = {}):
   return tableRows(config().directoryTable, (item) => !skipped.some((prefix) => String(item.pk).startsWith(prefix)));
 }
 
-/** Keys and ETags of every object in the auxiliary bodies bucket. */
-async function bucketObjects(): Promise<string[]> {
+/** Keys and ETags of every object in a bucket (the auxiliary bodies by default). */
+async function bucketObjects(bucket = config().auxBucket): Promise<string[]> {
   const objects: string[] = [];
   let token: string | undefined;
   do {
-    const out = await (await s3()).send(new ListObjectsV2Command({ Bucket: config().auxBucket, ...(token ? { ContinuationToken: token } : {}) }));
+    const out = await (await s3()).send(new ListObjectsV2Command({ Bucket: bucket, ...(token ? { ContinuationToken: token } : {}) }));
     for (const o of out.Contents ?? []) objects.push(`${o.Key} ${o.ETag}`);
     token = out.NextContinuationToken;
   } while (token);
   return objects.sort();
 }
 
-/** Everything every store holds (directory without its counters, observations, auxiliary rows and bodies), by store. */
-export async function everyStoredRow(): Promise<Record<'directory' | 'observations' | 'auxiliary' | 'bodies', string[]>> {
+/** Everything every store holds (directory without its counters, observations, auxiliary rows and bodies, export jobs and files), by store. */
+export async function everyStoredRow(): Promise<Record<'directory' | 'observations' | 'auxiliary' | 'bodies' | 'exports', string[]>> {
   if (twins) {
     const snapshot = twins.snapshot();
-    const { observations, auxiliary, bodies } = snapshot;
-    return { directory: twinDirectoryLines(snapshot, {}), observations, auxiliary, bodies };
+    const { observations, auxiliary, bodies, exports } = snapshot;
+    return { directory: twinDirectoryLines(snapshot, {}), observations, auxiliary, bodies, exports };
   }
-  const [directory, observations, auxiliary, bodies] = await Promise.all([
+  const [directory, observations, auxiliary, bodies, jobs, files] = await Promise.all([
     directoryRows(),
     tableRows(config().observationsTable),
     tableRows(config().auxTable),
     bucketObjects(),
+    tableRows(config().exports.table),
+    bucketObjects(config().exports.bucket),
   ]);
-  return { directory, observations, auxiliary, bodies };
+  return { directory, observations, auxiliary, bodies, exports: [...jobs, ...files].sort() };
 }

@@ -5,33 +5,12 @@
  */
 import { config } from '../../config';
 import { s3 } from '../../store/clients';
+import { deleteObjectsUnder } from '../../store/objects';
 import { bodyKeys } from '../keys';
 import type { Bodies } from './port';
 
 /** The S3 SDK, loaded with the client on first use (see `s3()`). */
 const sdk = () => import('@aws-sdk/client-s3');
-
-/** Deletes every object under a prefix (a source's or a patient's bodies); returns how many. */
-async function deleteBodiesUnder(prefix: string): Promise<number> {
-  const { DeleteObjectsCommand, ListObjectsV2Command } = await sdk();
-  const client = await s3();
-  const bucket = config().auxBucket;
-  let deleted = 0;
-  let token: string | undefined;
-  do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }));
-    const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
-    if (keys.length > 0) {
-      const out = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
-      if (out.Errors && out.Errors.length > 0) {
-        throw new Error(`could not delete ${out.Errors.length} auxiliary bodies under ${prefix}: ${out.Errors[0]?.Message ?? 'unknown error'}`);
-      }
-      deleted += keys.length;
-    }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return deleted;
-}
 
 export const bodies: Bodies = {
   put: async (key, json) => {
@@ -49,5 +28,5 @@ export const bodies: Bodies = {
     const { DeleteObjectCommand } = await sdk();
     await (await s3()).send(new DeleteObjectCommand({ Bucket: config().auxBucket, Key: key }));
   },
-  removeAll: (segment) => deleteBodiesUnder(bodyKeys.ofSegment(segment)),
+  removeAll: (segment) => deleteObjectsUnder(config().auxBucket, bodyKeys.ofSegment(segment)),
 };

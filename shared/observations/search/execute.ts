@@ -73,17 +73,51 @@ async function scopeOf(caller: Caller, query: NativeQuery): Promise<{ patients: 
   return { patients, studyCodes };
 }
 
+const spansFor = (query: NativeQuery, ids: Id[]) => (needsSpans(query) && ids.length > 0 ? storedSpans(ids) : Promise.resolve(new Map<Id, number>()));
+
 /** The patients to read and how; the spans of a likely patient are read while the scope is resolved. */
 async function plan(caller: Caller, query: NativeQuery, table: readonly Code[], likely?: Id): Promise<Plan> {
-  const spansOf = (ids: Id[]) => (needsSpans(query) && ids.length > 0 ? storedSpans(ids) : Promise.resolve(new Map<Id, number>()));
-  const early = likely === undefined ? undefined : spansOf([likely]);
+  const early = likely === undefined ? undefined : spansFor(query, [likely]);
   early?.catch(() => undefined);
   const { patients, studyCodes } = await scopeOf(caller, query);
+  return planOf(query, table, patients, studyCodes, (reachable) => (early && reachable.length === 1 && reachable[0] === likely ? early : spansFor(query, reachable)));
+}
+
+/** The plan over patients already in scope (and, under a study, each one's codes). */
+async function planOf(
+  query: NativeQuery,
+  table: readonly Code[],
+  patients: readonly Id[],
+  studyCodes: ReadonlyMap<Id, readonly Pick<CodeRef, 'id'>[]> | undefined,
+  spansOf: (reachable: Id[]) => Promise<Map<Id, number>>,
+): Promise<Plan> {
   const filter = codeFilter(query, table);
   const codes = new Map(patients.map((p) => [p, allowedCodes(filter, studyCodes?.get(p))]));
   const reachable = patients.filter((p) => codes.get(p)?.size !== 0);
-  const spans = await (early && reachable.length === 1 && reachable[0] === likely ? early : spansOf(reachable));
-  return { patients: reachable, codes, ids: idFilter(query), spans };
+  return { patients: reachable, codes, ids: idFilter(query), spans: await spansOf(reachable) };
+}
+
+/**
+ * Every row of these patients (already in the caller's scope) that any of the queries matches, run
+ * by run, read as a search reads them (the same Queries, key bounds and tests) without cutting
+ * pages: a bulk export's read. A row several queries match comes once (with the first that does).
+ * Patient by patient unless a query sorts; `studyCodes` as a study filter.
+ */
+export async function* matchingRows(queries: readonly NativeQuery[], patients: readonly Id[], studyCodes?: readonly Pick<CodeRef, 'id'>[], now = Date.now()): AsyncGenerator<StoredObservation[]> {
+  const table = await allCodes();
+  const studyMap = studyCodes && new Map(patients.map((id) => [id, studyCodes]));
+  const earlier: Array<(item: ObservationItem) => boolean> = [];
+  for (const query of queries) {
+    const p = await planOf(query, table, patients, studyMap, (reachable) => spansFor(query, reachable));
+    const test = rowTest(query, p.codes, now);
+    const before = [...earlier];
+    const keep = (item: ObservationItem) => test(item) && !before.some((matched) => matched(item));
+    earlier.push(test);
+    const t: Traversal = { order: query.order, backward: false };
+    const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
+    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, undefined, keep, Number.MAX_SAFE_INTEGER);
+    for await (const run of runsOf(stream)) yield run.map(fromItem);
+  }
 }
 
 /** Whether the date filter's key bounds depend on how long rows may last (`ge`, `gt`, `ap` do; `eq`, `lt`, `le`, `sa`, `eb` do not). */

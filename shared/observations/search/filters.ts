@@ -38,7 +38,7 @@ export function codeFilter(query: NativeQuery, table: readonly Code[]): Set<Id> 
 }
 
 /** Codes allowed for one patient: the code filter and, under a study filter, the study's codes. */
-export function allowedCodes(filter: Set<Id> | undefined, study: readonly CodeRef[] | undefined): Set<Id> | undefined {
+export function allowedCodes(filter: Set<Id> | undefined, study: readonly Pick<CodeRef, 'id'>[] | undefined): Set<Id> | undefined {
   if (!study) return filter;
   const ids = study.map((c) => c.id);
   return new Set(filter ? ids.filter((id) => filter.has(id)) : ids);

@@ -15,7 +15,7 @@ describe('CapabilityStatement', () => {
       },
       { type: 'Patient', searchParams: () => [], auth: 'caller', handlers: { read: ok } },
     ],
-    ok,
+    { batch: ok },
   );
 
   it('lists exactly the registered types, interactions and parameters', () => {

@@ -119,9 +119,11 @@ describe('cursor positions', () => {
 });
 
 describe('Prefer', () => {
-  it('reads return and handling, ignoring the rest', () => {
+  it('reads return, handling and respond-async, ignoring the rest', () => {
     expect(parsePrefer('return=minimal, handling=strict')).toEqual({ return: 'minimal', handling: 'strict' });
-    expect(parsePrefer('respond-async; return="OperationOutcome"')).toEqual({ return: 'OperationOutcome' });
+    expect(parsePrefer('respond-async; return="OperationOutcome"')).toEqual({ respondAsync: true, return: 'OperationOutcome' });
+    expect(parsePrefer('Respond-Async, handling=lenient')).toEqual({ respondAsync: true, handling: 'lenient' });
+    expect(parsePrefer('respond-async=no')).toEqual({});
     expect(parsePrefer(undefined)).toEqual({});
     expect(parsePrefer('return=everything')).toEqual({});
   });

@@ -1,0 +1,79 @@
+/**
+ * The files one part writes: one open file per resource type (opened at its first line), closed and
+ * followed by the next of its type before it would grow past the size setting, plus a file of
+ * OperationOutcomes for what could not be exported. Lines stream into the store's writers, so
+ * memory holds at most one unsent part of each open file.
+ */
+import { config } from '../config';
+import type { OperationOutcome } from '../fhir/outcome';
+import { fileName, type ExportFile } from './model';
+import { exportStore } from './store/current';
+import type { FileWriter } from './store/port';
+
+interface OpenFile {
+  writer: FileWriter;
+  file: ExportFile;
+}
+
+const ERRORS = 'OperationOutcome';
+
+export class PartFiles {
+  private readonly open = new Map<string, OpenFile>();
+  private readonly done: ExportFile[] = [];
+  /** Files begun per type (their numbers). */
+  private readonly begun = new Map<string, number>();
+
+  constructor(
+    private readonly jobId: string,
+    private readonly part: number,
+    private readonly maxBytes = config().exports.fileMaxBytes,
+  ) {}
+
+  /** Adds a resource to its type's file. */
+  add(resource: { resourceType: string }): Promise<void> {
+    return this.line(resource.resourceType, `${JSON.stringify(resource)}\n`, false);
+  }
+
+  /** Records what could not be exported, in the part's error file. */
+  error(outcome: OperationOutcome): Promise<void> {
+    return this.line(ERRORS, `${JSON.stringify(outcome)}\n`, true);
+  }
+
+  private async line(type: string, text: string, error: boolean): Promise<void> {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    let current = this.open.get(type);
+    if (current && current.file.bytes + bytes > this.maxBytes) {
+      await this.closeFile(type, current);
+      current = undefined;
+    }
+    if (!current) {
+      const n = (this.begun.get(type) ?? 0) + 1;
+      this.begun.set(type, n);
+      const name = fileName(this.part, type, n);
+      current = { writer: exportStore().files.open(this.jobId, name), file: { name, type, count: 0, bytes: 0, ...(error ? { error: true as const } : {}) } };
+      this.open.set(type, current);
+    }
+    await current.writer.write(text);
+    current.file.count += 1;
+    current.file.bytes += bytes;
+  }
+
+  private async closeFile(type: string, current: OpenFile): Promise<void> {
+    this.open.delete(type);
+    await current.writer.close();
+    this.done.push(current.file);
+  }
+
+  /** Completes every open file; the part's files, in the order they were begun. */
+  async close(): Promise<ExportFile[]> {
+    for (const [type, current] of [...this.open]) await this.closeFile(type, current);
+    return [...this.done].sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  }
+
+  /** Gives up every open file (a part that failed is run again from the start). */
+  async abort(): Promise<void> {
+    const open = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(open.map((f) => f.writer.abort().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * One part of an export, as the worker runs it: the part's patients are checked again (the owner's
+ * account as it is now, and each patient still in reach), then each patient's Patient resource, the
+ * mobile-health Observations (through the search's own reads and tests, `matchingRows`) and every
+ * auxiliary resource (the patient's index rows, one Query per page, then the rows by key) stream into
+ * the part's files. Part 0 holds the study (Group) and its data sources (Device). Nothing written
+ * after the kick-off is exported, and with `_since` nothing last updated before it.
+ *
+ * A part is all or nothing: its files are recorded only when every one is complete, and once (a
+ * part run twice writes the same objects and counts once). While it runs it tells the job it is
+ * alive, so a long part is not taken for a stuck one.
+ */
+import type { Caller } from '../auth/caller';
+import { stillVisiblePatients } from '../auth/scope';
+import { auxiliaryStore } from '../auxiliary/store/current';
+import { segmentRows } from '../auxiliary/store/segments';
+import { parseAuxSearch } from '../auxiliary/search/params';
+import { loadResource } from '../auxiliary/persist';
+import { parseIndex, type IndexRow } from '../auxiliary/rows';
+import { isAuxiliaryType } from '../auxiliary/accepted-types';
+import { getDataSources } from '../directory/data-sources';
+import type { Patient } from '../directory/model';
+import { getStudies, getStudy } from '../directory/studies';
+import { issue, operationOutcome } from '../fhir/outcome';
+import { deviceResource, groupResource, patientResource } from '../fhir/projections/resources';
+import { matchesAll, type Criterion } from '../fhir/search';
+import { chunksOf } from '../lists';
+import { codesById } from '../observations/code-table-cache';
+import { toFhirObservation } from '../observations/fhir-observation';
+import { matchingRows } from '../observations/search/execute';
+import { parseNativeQuery } from '../observations/search/query';
+import { failJob, expiryFrom, jobCaller } from './jobs';
+import type { ExportJob, ExportPart } from './model';
+import { PartFiles } from './part-files';
+import { exportStore } from './store/current';
+
+/** How often a running part tells its job it is alive. */
+const HEARTBEAT_MS = 30_000;
+/** Auxiliary rows read by key at once. */
+const AUX_BATCH = 100;
+
+export interface PartOutcome {
+  /** The part's files were recorded now (false: done before, or the job stopped). */
+  recorded: boolean;
+}
+
+/** Whether a resource last updated at `lastUpdated` belongs to the export: after `_since`, not after the kick-off. */
+function inWindow(job: ExportJob, lastUpdated: string): boolean {
+  const t = Date.parse(lastUpdated);
+  return t <= Date.parse(job.transactionTime) && (job.since === undefined || t > Date.parse(job.since));
+}
+
+const filtersOf = (job: ExportJob, type: string) => job.typeFilters.filter(([t]) => t === type).map(([, query]) => query);
+
+const notExported = (diagnostics: string, expression?: string) => operationOutcome([issue('error', 'processing', diagnostics, expression)]);
+
+/** Runs the part; a failure is thrown (the queue runs it again, and the job fails after the last try). */
+export async function runPart(jobId: string, index: number, now = Date.now): Promise<PartOutcome> {
+  const store = exportStore();
+  const job = await store.jobs.get(jobId);
+  const part = job?.status === 'in-progress' ? await store.jobs.part(jobId, index) : undefined;
+  if (!job || !part || part.done) return { recorded: false };
+  const caller = await jobCaller(job);
+  if (!caller) {
+    await failJob(jobId, now(), 'The account that started this export can no longer read data; nothing more is exported.', 403);
+    return { recorded: false };
+  }
+  const files = new PartFiles(jobId, index);
+  const heartbeat = setInterval(() => void store.jobs.touch(jobId, now()).catch(() => undefined), HEARTBEAT_MS);
+  let patients = 0;
+  try {
+    if (index === 0) await exportDirectory(job, part, files);
+    else patients = await exportPatients(job, part, caller, files);
+    const written = await files.close();
+    const after = await store.jobs.completePart(jobId, index, written, patients, now());
+    if (!after) {
+      // Done by another run, or the job stopped meanwhile: a cancelled job's files must not come back.
+      if ((await store.jobs.get(jobId))?.status === 'cancelled') await store.files.removeAll(jobId);
+      return { recorded: false };
+    }
+    if (after.partsDone >= after.partsTotal) await store.jobs.finish(jobId, 'complete', { expiresAt: expiryFrom(now()) });
+    return { recorded: true };
+  } catch (error) {
+    await files.abort();
+    throw error;
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** Part 0: the studies and data sources, as their reads return them. */
+async function exportDirectory(job: ExportJob, part: ExportPart, files: PartFiles): Promise<void> {
+  if (job.types.includes('Group')) {
+    for (const study of await getStudies(part.groupIds ?? [])) if (inWindow(job, study.updatedAt)) await files.add(groupResource(study));
+  }
+  if (job.types.includes('Device')) {
+    for (const source of await getDataSources(part.deviceIds ?? [])) if (inWindow(job, source.updatedAt)) await files.add(deviceResource(source));
+  }
+}
+
+/** Parts 1 and on: the patients' own data. Returns how many patients the part covered. */
+async function exportPatients(job: ExportJob, part: ExportPart, caller: Caller, files: PartFiles): Promise<number> {
+  const study = job.groupId === undefined ? undefined : await getStudy(job.groupId);
+  const visible = job.groupId !== undefined && !study ? [] : await stillVisiblePatients(caller, part.patientIds, study);
+  const kept = new Set(visible.map((p) => p.id));
+  for (const id of part.patientIds) {
+    if (!kept.has(id)) await files.error(notExported(`Patient ${id} is no longer within this export's reach (access or enrolment changed after the kick-off); nothing of theirs was exported.`, 'Patient'));
+  }
+  if (job.types.includes('Patient')) {
+    for (const patient of visible) if (inWindow(job, patient.updatedAt)) await files.add(patientResource(patient));
+  }
+  if (job.types.includes('Observation')) await exportReadings(job, visible, files);
+  const auxiliaryTypes = job.types.filter(isAuxiliaryType);
+  if (auxiliaryTypes.length > 0) for (const patient of visible) await exportAuxiliary(job, patient, new Set(auxiliaryTypes), files);
+  return part.patientIds.length;
+}
+
+/** The mobile-health Observations, exactly as a read renders them (the payload untouched). */
+async function exportReadings(job: ExportJob, patients: readonly Patient[], files: PartFiles): Promise<void> {
+  if (patients.length === 0) return;
+  const window = [`le${job.transactionTime}`, ...(job.since ? [`gt${job.since}`] : [])];
+  const queries = (filtersOf(job, 'Observation').length > 0 ? filtersOf(job, 'Observation') : ['']).map((text) => {
+    const params = new URLSearchParams(text);
+    for (const bound of window) params.append('_lastUpdated', bound);
+    return parseNativeQuery(params);
+  });
+  const studyCodes = job.codeIds?.map((id) => ({ id }));
+  for await (const run of matchingRows(queries, patients.map((p) => p.id), studyCodes)) {
+    const codes = await codesById(run.map((o) => o.codeId));
+    for (const reading of run) await files.add(toFhirObservation(reading, codes.get(reading.codeId)!));
+  }
+}
+
+interface AuxFilter {
+  criteria: readonly Criterion[];
+  ids?: readonly string[];
+}
+
+/** Every auxiliary resource of the patient in the exported types, as stored (the filters of its type, if any, applied). */
+async function exportAuxiliary(job: ExportJob, patient: Patient, types: ReadonlySet<string>, files: PartFiles): Promise<void> {
+  const filters = new Map<string, AuxFilter[]>();
+  const filtersFor = (type: string): AuxFilter[] => {
+    let parsed = filters.get(type);
+    if (!parsed) {
+      parsed = filtersOf(job, type).map((text) => {
+        const search = parseAuxSearch(type, new URLSearchParams(text));
+        return { criteria: search.criteria, ...(search.ids ? { ids: search.ids } : {}) };
+      });
+      filters.set(type, parsed);
+    }
+    return parsed;
+  };
+  const now = Date.parse(job.transactionTime);
+  const matches = (row: IndexRow) => {
+    if (!types.has(row.type) || !inWindow(job, row.lastUpdated)) return false;
+    const own = filtersFor(row.type);
+    if (own.length === 0) return true;
+    const index = parseIndex(row);
+    return own.some((f) => (!f.ids || f.ids.includes(row.id)) && matchesAll(index, f.criteria, now));
+  };
+  let batch: IndexRow[] = [];
+  const flush = async () => {
+    for (const chunk of chunksOf(batch, AUX_BATCH)) {
+      const rows = await auxiliaryStore().rows.getMany(chunk.map((r) => r.id));
+      const wanted = new Map(chunk.map((r) => [r.id, r]));
+      for (const row of rows) {
+        // Changed since its index row was read (after the kick-off, then): not part of this export.
+        if (wanted.get(row.id)?.version !== row.version) continue;
+        await files.add((await loadResource(row)) as { resourceType: string });
+      }
+    }
+    batch = [];
+  };
+  for await (const row of segmentRows(auxiliaryStore().rows, { patientId: patient.id })) {
+    if (!matches(row)) continue;
+    batch.push(row);
+    if (batch.length >= AUX_BATCH) await flush();
+  }
+  await flush();
+}
