@@ -29,6 +29,7 @@ const ON_ENGINES = [
   'test/integration/auxiliary/large-bodies.test.ts',
   'test/integration/auxiliary/search.test.ts',
   'test/integration/auxiliary/write-items.test.ts',
+  'test/integration/export/store-access.test.ts',
   'test/integration/observations/faults.test.ts',
   'test/integration/observations/layout-migration.test.ts',
   'test/integration/observations/repost.test.ts',

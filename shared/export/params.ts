@@ -13,6 +13,7 @@ import type { Id } from '../directory/model';
 import { parsePrefer } from '../fhir/prefer';
 import { badRequest } from '../http/errors';
 import { parseNativeQuery } from '../observations/search/query';
+import { parseDateTime } from '../omh/datetime';
 
 /** Every type an export writes, in the order of its files: the projections, then the data. */
 export const EXPORT_TYPES: readonly string[] = ['Patient', 'Group', 'Device', 'Observation', ...AUXILIARY_TYPES.filter((t) => t !== 'Observation')];
@@ -27,9 +28,6 @@ const OUTPUT_FORMATS: ReadonlySet<string> = new Set(['application/fhir+ndjson', 
 
 /** At most this many values of a list parameter: far beyond a real request, and bounding its work. */
 const MAX_VALUES = 1000;
-
-/** A FHIR `instant`: seconds and a zone are required. */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 export interface ExportRequest {
   /** Types to export (`_type`), or every type. */
@@ -109,9 +107,9 @@ export function parseExportRequest(method: string, query: URLSearchParams, body:
   const request: ExportRequest = { types: [...EXPORT_TYPES], typeFilters: [] };
   const since = once('_since');
   if (since !== undefined) {
-    const value = since.trim();
-    if (!INSTANT.test(value) || Number.isNaN(Date.parse(value))) throw badRequest(`_since must be an instant with a time zone, such as 2025-01-31T12:00:00Z; got ${since}.`).at('_since');
-    request.since = new Date(Date.parse(value)).toISOString();
+    const parsed = parseDateTime(since.trim());
+    if (typeof parsed === 'string') throw badRequest(`_since must be an instant with a time zone, such as 2025-01-31T12:00:00Z: ${since} ${parsed}.`).at('_since');
+    request.since = new Date(parsed.ms).toISOString();
   }
 
   const typeValues = (byName.get('_type') ?? []).flatMap(splitList);

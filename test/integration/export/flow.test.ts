@@ -11,6 +11,7 @@ import { allPages, observation, upload, type ObservationWorld } from '../../supp
 import { download, downloadAll, finished, kickOff, parameters, runExportWork, statusOf, type Manifest } from '../../support/export';
 import type { Organization, Patient, Practitioner, Study, DataSource } from '../../../shared/directory/model';
 import type { WithToken } from '../../support/directory';
+import { resetConfig } from '../../../shared/config';
 
 const HR = 'omh:heart-rate:2.0';
 const STEPS = 'omh:step-count:3.0';
@@ -69,6 +70,19 @@ async function searchTotal(token: string, query: string): Promise<number> {
   const pages = await allPages(token, query);
   return pages.reduce((n, p) => n + (p.json.entry?.filter((e: any) => e.search?.mode !== 'outcome').length ?? 0), 0);
 }
+
+describe('the CapabilityStatement', () => {
+  it("instantiates the Bulk Data server's and lists export at the system level, on Patient and on Group", async () => {
+    const { call } = await import('../../support/invoke');
+    const cs = (await call('GET', '/FHIR/R5/metadata')).json;
+    expect(cs.instantiates).toEqual(['http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data']);
+    expect(cs.rest[0].operation).toEqual([expect.objectContaining({ name: 'export', definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export' })]);
+    const byType = (type: string) => cs.rest[0].resource.find((r: any) => r.type === type).operation;
+    expect(byType('Patient')).toEqual([expect.objectContaining({ name: 'export', definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/patient-export' })]);
+    expect(byType('Group')).toEqual([expect.objectContaining({ name: 'export', definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/group-export' })]);
+    expect(byType('Observation')).toBeUndefined();
+  });
+});
 
 describe('kick-off and status', () => {
   it('answers 202 with an absolute Content-Location and no body, then 202 with progress, then the manifest', async () => {
@@ -183,6 +197,26 @@ describe('parameters', () => {
     expect(kicked.status).toBe(202);
     await runExportWork();
     expect(counts(await finished(doctor.token, kicked)).Patient).toBe(3);
+  });
+
+  it('splits a type into several files at the size setting, each whole and named in the manifest', async () => {
+    process.env.EXPORT_FILE_MAX_BYTES = '4000';
+    resetConfig();
+    try {
+      const manifest = await exported(doctor.token, '/FHIR/R5/$export?_type=Observation');
+      const files = manifest.output.filter((f) => f.type === 'Observation');
+      expect(files.length).toBeGreaterThan(3);
+      let total = 0;
+      for (const file of files) {
+        const got = await download(doctor.token, file.url);
+        expect(got.lines).toHaveLength(file.count);
+        total += file.count;
+      }
+      expect(total).toBe(counts(await exported(doctor.token, '/FHIR/R5/$export?_type=Observation')).Observation);
+    } finally {
+      delete process.env.EXPORT_FILE_MAX_BYTES;
+      resetConfig();
+    }
   });
 
   it('POST with a Parameters body, patient narrowing to some of the caller patients', async () => {

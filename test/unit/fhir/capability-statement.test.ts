@@ -32,6 +32,21 @@ describe('CapabilityStatement', () => {
     expect(rest.resource[1].searchParam).toBeUndefined();
   });
 
+  it('lists the operations at the system level and on their types, and what it instantiates', () => {
+    const withOperations = createRegistry([{ type: 'Group', searchParams: () => [], auth: 'caller', handlers: { read: ok } }], {
+      operations: [
+        { level: 'system', name: 'export', definition: 'http://x/OperationDefinition/export', handler: ok },
+        { level: 'instance', type: 'Group', name: 'export', definition: 'http://x/OperationDefinition/group-export', handler: ok },
+      ],
+      instantiates: ['http://x/CapabilityStatement/bulk'],
+    });
+    const cs = capabilityStatement(withOperations, 'http://x/FHIR/R5') as any;
+    expect(cs.instantiates).toEqual(['http://x/CapabilityStatement/bulk']);
+    expect(cs.rest[0].operation).toEqual([{ name: 'export', definition: 'http://x/OperationDefinition/export' }]);
+    expect(cs.rest[0].resource[0].operation).toEqual([{ name: 'export', definition: 'http://x/OperationDefinition/group-export' }]);
+    expect(() => createRegistry([], { operations: [{ level: 'type', type: 'Nope', name: 'x', definition: 'http://x', handler: ok }] })).toThrow(/unregistered type Nope/);
+  });
+
   it('never emits empty arrays (invalid in FHIR JSON)', () => {
     const cs = capabilityStatement(createRegistry([]), 'http://x') as any;
     const walk = (v: unknown): void => {
