@@ -25,9 +25,9 @@ export const HOUR = 3_600_000;
 let handler: LambdaHandler | undefined;
 
 /** The handler's answer as API Gateway gets it (status and body text), without parsing it. */
-export async function send(method: string, url: string, token: string, body?: unknown) {
+export async function send(method: string, url: string, token: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
   handler ??= (await loadHandlers()).fhir;
-  const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${token}` };
+  const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${token}`, ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/fhir+json';
   const event = toEvent({ method, url, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   return fromResult(await handler(event, lambdaContext('bench')));
@@ -39,6 +39,7 @@ export async function invoke(method: string, url: string, token: string, body?: 
 }
 
 export interface World {
+  organization: Id;
   device: Id;
   practitioner: string;
   codes: Code[];
@@ -64,6 +65,7 @@ export async function world(consented: readonly string[] = [HR]): Promise<World>
     return patient;
   };
   return {
+    organization: org.id,
     device: device.id,
     practitioner: accessToken,
     codes,

@@ -5,6 +5,7 @@
  */
 import { auxBench } from './auxiliary';
 import { coldStart } from './cold-start';
+import { exportBench } from './export';
 import { fuzzBench } from './fuzz';
 import { httpLoad } from './http-load';
 import { importBench } from './import';
@@ -30,6 +31,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['validation', validationBench],
   ['aux', auxBench],
   ['observations', observationsBench],
+  ['export', exportBench],
   ['repost', repostBench],
   ['storage', storageBench],
   ['import', importBench],

@@ -32,7 +32,7 @@ beforeAll(async () => {
   for (let i = 1; i < PATIENTS; i++) others.push(await makePatient({ organizations: [world.organization] }));
   await makeStudy({ organization: world.organization, codes: ['omh:heart-rate:2.0'], patients: others, consent: true, dataSources: [world.device] });
   for (const patient of [world.patient, ...others]) {
-    const readings = Array.from({ length: READINGS }, (_, i) => observation({ patient: patient as ObservationWorld["patient"], device: world.device }, { at: Date.UTC(2025, 6, 1, 0, i), form: "date_time" }));
+    const readings = Array.from({ length: READINGS }, (_, i) => observation({ patient: patient as ObservationWorld['patient'], device: world.device }, { at: Date.UTC(2025, 6, 1, 0, i), form: 'date_time' }));
     const res = await fetch(`${gateway.url}/FHIR/R5/`, { method: 'POST', headers: auth(world.practitioner.token, { 'content-type': 'application/fhir+json' }), body: JSON.stringify(batchOf(readings)) });
     expect(res.status).toBe(200);
   }

@@ -2,7 +2,7 @@
  * The README's own commands, as a new user types them, against one data folder: `npm start` comes
  * up with demo data within a minute; `npm run --silent token -- <who>` prints a token the service
  * accepts; the demo patients list through `GET /FHIR/R5/Patient`; a sample upload stores and
- * re-posts; Ctrl-C stops it cleanly. Then `SMART_FIXTURE=1 npm start` (docs/portal.md) reuses the
+ * re-posts; the demo study exports; Ctrl-C stops it cleanly. Then `SMART_FIXTURE=1 npm start` (docs/portal.md) reuses the
  * folder and its invitation link works in a browser from start to finish.
  *
  * The service starts twice in the whole suite (the second start is what proves the folder is
@@ -167,6 +167,29 @@ describe('npm start, as the README says', () => {
     const created = response.entry.map((e) => /Observation\/([0-9]+)/.exec(e.response.location)![1]);
     expect(found.entry.map((e) => e.resource.id).sort()).toEqual(created.sort());
   }, 60_000);
+
+  it("exports study 1 as the README shows: 202 and a status URL, then the manifest, each file a 307 to its bytes", async () => {
+    const accessToken = token('practitioner').stdout.trim();
+    const auth = { Authorization: `Bearer ${accessToken}` };
+    const kicked = await fetch(url('/FHIR/R5/Group/1/$export?_type=Patient,Observation'), { headers: { ...auth, Prefer: 'respond-async' } });
+    expect(kicked.status).toBe(202);
+    const status = kicked.headers.get('content-location')!;
+    expect(status.startsWith(url('/FHIR/R5/$export-status/'))).toBe(true);
+    let answer = await fetch(status, { headers: auth });
+    for (let i = 0; i < 60 && (answer.status === 202 || answer.status === 429); i++) {
+      await new Promise((r) => setTimeout(r, Number(answer.headers.get('retry-after') ?? 1) * 1000));
+      answer = await fetch(status, { headers: auth });
+    }
+    expect(answer.status).toBe(200);
+    const manifest = (await answer.json()) as { output: Array<{ type: string; url: string; count: number }> };
+    expect(manifest.output.filter((f) => f.type === 'Patient').reduce((n, f) => n + f.count, 0)).toBe(2);
+    const readings = manifest.output.filter((f) => f.type === 'Observation');
+    expect(readings.length).toBeGreaterThan(0);
+    const file = await fetch(readings[0]!.url, { headers: auth });
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('application/fhir+ndjson');
+    expect((await file.text()).trim().split('\n')).toHaveLength(readings[0]!.count);
+  }, 120_000);
 
   it('stops cleanly on Ctrl-C', async () => {
     expect(await ctrlC()).toBe(true);

@@ -1,0 +1,238 @@
+/**
+ * Bulk export (`$export`, docs/export.md) against one local DynamoDB and s3rver (`npm start`'s
+ * engines), in one run:
+ *
+ * 1. Throughput: a study of 50 patients with 2,000 heart-rate readings each (100,000 Observations)
+ *    exported (kick-off through the FHIR handler, then the worker's fan-out and parts one after
+ *    another, inline) against the raw paginated Query of the same rows (the same index, page size
+ *    and fields, no FHIR work) plus writing the same bytes to S3 (one multipart upload a file, as the
+ *    export wrote them). Pairs, alternately first; the ratio is the median of the pair ratios.
+ *    Target: at most 1.3x.
+ * 2. Kick-off latency: p50 / p99 of the kick-off of that study's export through the handler (the
+ *    scope resolved, the job and its parts written, the work handed over). Target: p50 < 300 ms.
+ * 3. Memory: the worker alone in a fresh process (bench/export-worker-run.ts), its peak resident
+ *    memory over a job of 10,000 rows and one of 100,000. Target: at most 1.2x.
+ *
+ * `BENCH_PARTS=throughput,kickoff,memory` (all by default); `BENCH_EXPORT_PATIENTS`,
+ * `BENCH_EXPORT_READINGS` change the size.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import pMap from 'p-map';
+import { REPO_ROOT, startRuntime } from '../local/runtime';
+import { config, resetConfig } from '../shared/config';
+import type { Id } from '../shared/directory/model';
+import { addStudyCode, createStudy, enrollPatients } from '../shared/directory/studies';
+import { exportStore, useExportStore } from '../shared/export/store/current';
+import type { ExportMessage } from '../shared/export/model';
+import { handleMessage } from '../shared/export/worker';
+import { toItem, ROW_FIELDS } from '../shared/observations/items';
+import { INDEX, observationKeys } from '../shared/observations/keys';
+import { liftEffectiveTime } from '../shared/omh/effective-time';
+import { sampleAttachment } from '../shared/omh/samples';
+import { dynamo, s3 } from '../shared/store/clients';
+import { batchWriteAll } from '../shared/store/batch';
+import { HR, send, world, type World } from './observation-world';
+import { median, percentile, printTable } from './table';
+
+const PATIENTS = Number(process.env.BENCH_EXPORT_PATIENTS ?? 50);
+const READINGS = Number(process.env.BENCH_EXPORT_READINGS ?? 2000);
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,kickoff,memory').split(','));
+const PAIRS = 3;
+const run = promisify(execFile);
+const KICKOFFS = 40;
+
+/** Messages handed to the worker, kept for this process to run inline. */
+const waiting: ExportMessage[] = [];
+
+async function drain(): Promise<void> {
+  while (waiting.length > 0) await handleMessage(waiting.shift()!, 3);
+}
+
+let nextId = 1e12;
+
+/** `count` heart-rate readings of a patient, written raw as the store keeps them (rows only: an export reads nothing else). */
+async function storeReadings(w: World, patientId: Id, count: number): Promise<void> {
+  const hr = w.codes.find((c) => c.code === HR)!;
+  const lastUpdated = new Date(Date.now() - 60_000).toISOString();
+  const rows = Array.from({ length: count }, (_, i) => {
+    const attachment = sampleAttachment(HR, { at: Date.UTC(2024, 0, 1) + i * 60_000, form: 'date_time' });
+    const payload = JSON.parse(Buffer.from(attachment.data, 'base64').toString('utf8'));
+    return toItem({ id: nextId++, patientId, codeId: hr.id, deviceId: w.device, status: 'final', identifiers: [], data: attachment.data, uuid: payload.header.uuid, effective: liftEffectiveTime(payload.body), lastUpdated });
+  });
+  const failed = await batchWriteAll(config().observationsTable, rows.map((Item) => ({ PutRequest: { Item } })), 8);
+  if (failed.length > 0) throw new Error(`${failed.length} rows not written`);
+}
+
+/** A study of `patients` new patients with `readings` each. */
+async function study(w: World, patients: number, readings: number): Promise<Id> {
+  const s = await createStudy({ organizationId: w.organization, name: `Export bench ${randomUUID()}`, description: '' });
+  await addStudyCode(s.id, w.codes.find((c) => c.code === HR)!.id);
+  const ids: Id[] = [];
+  for (let i = 0; i < patients; i++) ids.push(await w.newPatient());
+  await enrollPatients(s.id, ids);
+  await pMap(ids, (id) => storeReadings(w, id, readings), { concurrency: 2 });
+  return s.id;
+}
+
+/** A kick-off of the study's readings and patients through the FHIR handler; the job's id. */
+async function kickOff(w: World, studyId: Id): Promise<string> {
+  const res = await send('GET', `/FHIR/R5/Group/${studyId}/$export?_type=Patient,Observation`, w.practitioner, undefined, { prefer: 'respond-async' });
+  const location = res.headers['content-location'];
+  if (res.status !== 202 || !location) throw new Error(`kick-off: ${res.status} ${res.body.toString('utf8').slice(0, 300)}`);
+  return location.split('/').pop()!;
+}
+
+/** The whole export: kick-off, fan-out and every part, one after another; [ms, rows]. */
+async function exportOnce(w: World, studyId: Id): Promise<[number, number, string]> {
+  const started = performance.now();
+  const jobId = await kickOff(w, studyId);
+  await drain();
+  const ms = performance.now() - started;
+  const job = await exportStore().jobs.get(jobId);
+  if (job?.status !== 'complete') throw new Error(`job ended ${job?.status} ${JSON.stringify(job?.failure)}`);
+  const files = (await exportStore().jobs.parts(jobId)).flatMap((p) => p.files).filter((f) => f.type === 'Observation');
+  return [ms, files.reduce((n, f) => n + f.count, 0), jobId];
+}
+
+/** The bytes of the job's files, as S3 holds them. */
+async function filesOf(jobId: string): Promise<Buffer[]> {
+  const client = await s3();
+  const names = (await exportStore().jobs.parts(jobId)).flatMap((p) => p.files).map((f) => f.name);
+  return Promise.all(names.map(async (name) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: config().exports.bucket, Key: `${jobId}/${name}` }))).Body!.transformToByteArray())));
+}
+
+/** The same rows read raw (each patient's partition on the effective index, the fields a row is read with, pages as large) and the same bytes written to S3; [ms, rows]. */
+async function raw(patients: readonly Id[], files: readonly Buffer[]): Promise<[number, number]> {
+  const started = performance.now();
+  let rows = 0;
+  for (const patientId of patients) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const names = Object.fromEntries(ROW_FIELDS.map((f, i) => [`#a${i}`, f]));
+      const out = await dynamo().send(
+        new QueryCommand({
+          TableName: config().observationsTable,
+          IndexName: INDEX.byEffective.name,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': observationKeys.patientPk(patientId) },
+          ExpressionAttributeNames: names,
+          ProjectionExpression: Object.keys(names).join(', '),
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          Limit: config().maxPageSize + 2,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      rows += out.Items?.length ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+  const client = await s3();
+  for (const [i, body] of files.entries()) {
+    await new Upload({ client, params: { Bucket: config().exports.bucket, Key: `bench-raw/${i}.ndjson`, Body: body, ContentType: 'application/fhir+ndjson' }, partSize: 5 * 1024 * 1024, queueSize: 1 }).done();
+  }
+  return [performance.now() - started, rows];
+}
+
+async function throughput(w: World, studyId: Id, patients: readonly Id[]): Promise<void> {
+  const [, , warm] = await exportOnce(w, studyId);
+  const files = await filesOf(warm);
+  await raw(patients, files);
+  const rows: Array<Record<string, string | number>> = [];
+  const ratios: number[] = [];
+  for (let pair = 1; pair <= PAIRS; pair++) {
+    let ours: [number, number, string];
+    let theirs: [number, number];
+    if (pair % 2 === 1) {
+      ours = await exportOnce(w, studyId);
+      theirs = await raw(patients, files);
+    } else {
+      theirs = await raw(patients, files);
+      ours = await exportOnce(w, studyId);
+    }
+    if (ours[1] !== theirs[1]) throw new Error(`the export wrote ${ours[1]} readings, the raw Query read ${theirs[1]}`);
+    ratios.push(ours[0] / theirs[0]);
+    rows.push({
+      pair,
+      readings: ours[1],
+      'MB written': (files.reduce((n, f) => n + f.length, 0) / 1e6).toFixed(1),
+      'export s': (ours[0] / 1000).toFixed(2),
+      'raw Query + S3 s': (theirs[0] / 1000).toFixed(2),
+      'export / raw': (ours[0] / theirs[0]).toFixed(2),
+    });
+  }
+  printTable(`Export of a study (${patients.length} patients x ${READINGS} readings), kick-off to complete, parts one at a time, against the raw paginated Query + S3 upload of the same bytes (target: at most 1.3x)`, rows);
+  console.log(`\nexport / raw: ${median(ratios).toFixed(2)} (median of ${PAIRS} pairs)`);
+}
+
+async function kickoffLatency(w: World, studyId: Id): Promise<void> {
+  const times: number[] = [];
+  for (let i = 0; i < KICKOFFS + 5; i++) {
+    const t0 = performance.now();
+    await kickOff(w, studyId);
+    if (i >= 5) times.push(performance.now() - t0);
+    waiting.length = 0;
+  }
+  printTable(`Kick-off of the study's export through the handler (${KICKOFFS} after 5 warm-up; target: p50 < 300 ms)`, [
+    { patients: PATIENTS, 'p50 ms': median(times).toFixed(1), 'p99 ms': percentile(times, 99).toFixed(1), 'max ms': Math.max(...times).toFixed(1) },
+  ]);
+}
+
+/**
+ * The worker alone in a fresh process on a job of the study's. Asynchronously: s3rver runs in this
+ * process, and a blocked event loop would leave the worker's uploads unanswered.
+ */
+async function workerAlone(runtime: { dynamodbEndpoint: string; s3Endpoint: string }, jobId: string): Promise<{ rss: number; heap: number; ms: number }> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench/export-worker-run.ts'), jobId], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamodbEndpoint, AWS_ENDPOINT_URL_S3: runtime.s3Endpoint },
+  });
+  return JSON.parse(stdout.trim().split('\n').pop()!);
+}
+
+async function memory(w: World, runtime: { dynamodbEndpoint: string; s3Endpoint: string }, large: Id): Promise<void> {
+  const small = await study(w, Math.max(1, Math.round(PATIENTS / 10)), READINGS);
+  const rows: Array<Record<string, string | number>> = [];
+  const peaks: Record<string, number> = {};
+  for (const [name, studyId, readings] of [['small', small, Math.max(1, Math.round(PATIENTS / 10)) * READINGS], ['large', large, PATIENTS * READINGS]] as const) {
+    const jobId = await kickOff(w, studyId);
+    waiting.length = 0;
+    const alone = await workerAlone(runtime, jobId);
+    peaks[name] = alone.rss;
+    rows.push({ readings, 'peak RSS MB': (alone.rss / 1e6).toFixed(0), 'peak heap + buffers MB': (alone.heap / 1e6).toFixed(0), 'worker s': (alone.ms / 1000).toFixed(1) });
+  }
+  printTable('The worker alone in a fresh process: peak memory over a job (target: the large job at most 1.2x the small one)', rows);
+  console.log(`\npeak RSS large / small: ${(peaks.large! / peaks.small!).toFixed(2)}`);
+}
+
+export async function exportBench(): Promise<void> {
+  process.env.LOG_LEVEL = 'silent';
+  process.env.EXPORT_MAX_JOBS = '1000';
+  resetConfig();
+  const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-export-'));
+  const runtime = await startRuntime({ dataDir, port: 0, seed: false, gateway: false });
+  const previous = useExportStore({ ...exportStore(), queue: { send: async (messages) => void waiting.push(...messages) } });
+  try {
+    const w = await world();
+    const started = performance.now();
+    const studyId = await study(w, PATIENTS, READINGS);
+    const { listStudyPatientIds } = await import('../shared/directory/studies');
+    const patients = await listStudyPatientIds(studyId);
+    console.log(`\n${PATIENTS * READINGS} readings of ${PATIENTS} patients stored in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    if (PARTS.has('kickoff')) await kickoffLatency(w, studyId);
+    if (PARTS.has('throughput')) await throughput(w, studyId, patients);
+    if (PARTS.has('memory')) await memory(w, runtime.info, studyId);
+  } finally {
+    useExportStore(previous);
+    await runtime.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
