@@ -42,6 +42,9 @@ const AUX_BATCH = 100;
 export interface PartOutcome {
   /** The part's files were recorded now (false: done before, or the job stopped). */
   recorded: boolean;
+  /** For the audit trail: who the job is for, and whose data the part exported. */
+  owner?: ExportJob['owner'];
+  patients?: number[];
 }
 
 /** Whether a resource last updated at `lastUpdated` belongs to the export: after `_since`, not after the kick-off. */
@@ -67,19 +70,19 @@ export async function runPart(jobId: string, index: number, now = Date.now): Pro
   }
   const files = new PartFiles(jobId, index);
   const heartbeat = setInterval(() => void store.jobs.touch(jobId, now()).catch(() => undefined), HEARTBEAT_MS);
-  let patients = 0;
+  let exported: number[] = [];
   try {
     if (index === 0) await exportDirectory(job, part, files);
-    else patients = await exportPatients(job, part, caller, files);
+    else exported = await exportPatients(job, part, caller, files);
     const written = await files.close();
-    const after = await store.jobs.completePart(jobId, index, written, patients, now());
+    const after = await store.jobs.completePart(jobId, index, written, part.patientIds.length, now());
     if (!after) {
       // Done by another run, or the job stopped meanwhile: a cancelled job's files must not come back.
       if ((await store.jobs.get(jobId))?.status === 'cancelled') await store.files.removeAll(jobId);
       return { recorded: false };
     }
     if (after.partsDone >= after.partsTotal) await store.jobs.finish(jobId, 'complete', { expiresAt: expiryFrom(now()) });
-    return { recorded: true };
+    return { recorded: true, owner: job.owner, patients: exported };
   } catch (error) {
     await files.abort();
     throw error;
@@ -98,8 +101,8 @@ async function exportDirectory(job: ExportJob, part: ExportPart, files: PartFile
   }
 }
 
-/** Parts 1 and on: the patients' own data. Returns how many patients the part covered. */
-async function exportPatients(job: ExportJob, part: ExportPart, caller: Caller, files: PartFiles): Promise<number> {
+/** Parts 1 and on: the patients' own data. Returns the patients whose data it exported. */
+async function exportPatients(job: ExportJob, part: ExportPart, caller: Caller, files: PartFiles): Promise<number[]> {
   const study = job.groupId === undefined ? undefined : await getStudy(job.groupId);
   const visible = job.groupId !== undefined && !study ? [] : await stillVisiblePatients(caller, part.patientIds, study);
   const kept = new Set(visible.map((p) => p.id));
@@ -112,7 +115,7 @@ async function exportPatients(job: ExportJob, part: ExportPart, caller: Caller, 
   if (job.types.includes('Observation')) await exportReadings(job, visible, files);
   const auxiliaryTypes = job.types.filter(isAuxiliaryType);
   if (auxiliaryTypes.length > 0) for (const patient of visible) await exportAuxiliary(job, patient, new Set(auxiliaryTypes), files);
-  return part.patientIds.length;
+  return visible.map((p) => p.id);
 }
 
 /** The mobile-health Observations, exactly as a read renders them (the payload untouched). */

@@ -5,7 +5,9 @@
  * progress for too long is failed, its files removed), deletes expired jobs with their files, and on
  * a restart of the local runtime hands the unfinished parts out again.
  */
+import type { AuditLine } from '../telemetry/audit';
 import type { Logger } from '../telemetry/logger';
+import { LOG_MESSAGE } from '../telemetry/names';
 import { failJob, settle } from './jobs';
 import type { ExportMessage } from './model';
 import { runPart } from './run-part';
@@ -50,7 +52,15 @@ async function fanOut(jobId: string, now: number): Promise<void> {
 export async function handleMessage(message: ExportMessage, receives: number, log?: Logger): Promise<void> {
   try {
     if (message.kind === 'start') await fanOut(message.jobId, Date.now());
-    else await runPart(message.jobId, message.part);
+    else {
+      const done = await runPart(message.jobId, message.part);
+      // The audit trail's line of a part: whose data went into the job's files, for whom.
+      if (done.recorded && done.owner && log) {
+        const who = { kind: done.owner.kind, userId: done.owner.userId, ...(done.owner.clientId !== undefined ? { clientId: done.owner.clientId } : {}) };
+        const audit: AuditLine = { action: 'export', resourceType: 'Bundle', route: `export ${message.jobId} part ${message.part}`, who, patients: done.patients ?? [], result: 200 };
+        log.info(LOG_MESSAGE.audit, { audit });
+      }
+    }
   } catch (error) {
     log?.error('export work failed', { jobId: message.jobId, kind: message.kind, receives, error: error instanceof Error ? error.message : String(error) });
     if (receives < MAX_RECEIVES) throw error;

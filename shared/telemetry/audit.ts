@@ -7,7 +7,7 @@
  * wrote; the request middleware writes the line once the status is known, so a refused request is
  * audited too.
  */
-export type AuditAction = 'read' | 'search' | 'create' | 'update' | 'patch' | 'delete' | 'upload' | 'import';
+export type AuditAction = 'read' | 'search' | 'create' | 'update' | 'patch' | 'delete' | 'upload' | 'import' | 'export';
 
 export interface AuditWho {
   kind: 'patient' | 'practitioner' | 'anonymous';

@@ -15,6 +15,8 @@ import { sweepExports } from '../../../shared/export/worker';
 import { unenrollPatient } from '../../../shared/directory/studies';
 import { updateUser } from '../../../shared/directory/users';
 import { resetConfig } from '../../../shared/config';
+import { resetLoggers } from '../../../shared/telemetry/logger';
+import { capturedLines } from '../../support/logs';
 import type { Organization, Patient, Practitioner, Study, DataSource } from '../../../shared/directory/model';
 import type { ExportFiles } from '../../../shared/export/store/port';
 
@@ -170,6 +172,27 @@ describe('expiry', () => {
     expect(twinsInUse()!.snapshot().exports.filter((l) => l.includes(jobId))).toEqual([]);
     expect((await statusOf(doctor.token, kicked)).status).toBe(404);
     expect((await call('GET', pathOf(manifest.output[0]!.url), { token: doctor.token })).status).toBe(404);
+  });
+});
+
+describe('the audit trail', () => {
+  it("has a line for each part: whose data went into the job's files, and for whom", async () => {
+    process.env.LOG_LEVEL = 'info';
+    resetConfig();
+    resetLoggers();
+    try {
+      const kicked = await kickOff(doctor.token, `/FHIR/R5/Group/${study.id}/$export?_type=Patient`);
+      const jobId = pathOf(kicked.headers['content-location']!).split('/').pop()!;
+      const { lines } = await capturedLines(() => runExportWork());
+      const audits = lines.filter((l) => l.message === 'audit' && l.service === 'export-worker').map((l) => l.audit);
+      expect(audits).toHaveLength(3);
+      for (const audit of audits) expect(audit).toMatchObject({ action: 'export', who: { kind: 'practitioner', userId: doctor.id }, result: 200, route: expect.stringContaining(jobId) });
+      expect(audits.flatMap((a) => a.patients).sort((a: number, b: number) => a - b)).toEqual(patients.map((p) => p.id).sort((a, b) => a - b));
+    } finally {
+      process.env.LOG_LEVEL = 'silent';
+      resetConfig();
+      resetLoggers();
+    }
   });
 });
 
