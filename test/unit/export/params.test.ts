@@ -1,19 +1,10 @@
 /** The kick-off's parameters parsed into typed values (shared/export/params.ts). */
 import { describe, expect, it } from 'vitest';
 import { EXPORT_TYPES, parseExportRequest } from '../../../shared/export/params';
-import { isHttpError } from '../../../shared/http/errors';
+import { statusOf } from '../../support/errors';
 
 const get = (query: string, prefer?: string) => parseExportRequest('GET', new URLSearchParams(query), undefined, prefer);
 const post = (body: unknown) => parseExportRequest('POST', new URLSearchParams(), body, undefined);
-const statusOf = (fn: () => unknown) => {
-  try {
-    fn();
-    return 200;
-  } catch (e) {
-    if (isHttpError(e)) return e.status;
-    throw e;
-  }
-};
 
 describe('export parameters', () => {
   it('default to every exported type, no filter, no _since', () => {

@@ -14,16 +14,8 @@ import {
   searchsetBundle,
   type PositionCodec,
 } from '../../../shared/fhir/searchset';
-import { HttpError } from '../../../shared/http/errors';
+import { statusOf } from '../../support/errors';
 
-const statusOf = (fn: () => unknown) => {
-  try {
-    fn();
-    return 200;
-  } catch (e) {
-    return (e as HttpError).status;
-  }
-};
 
 const page = (qs: string) => readPageRequest(new URLSearchParams(qs));
 

@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parsePrefer } from '../../../shared/fhir/prefer';
-import { isHttpError } from '../../../shared/http/errors';
+import { statusOf } from '../../support/errors';
 import { routeObservation } from '../../../shared/observations/route';
 import { observationPositions } from '../../../shared/observations/search/cursor';
 import { DEFAULT_ORDER, parseNativeQuery } from '../../../shared/observations/search/query';
 import { parseBatchBundle } from '../../../shared/observations/upload/bundle';
 import { config, resetConfig } from '../../../shared/config';
 
-const status = (fn: () => unknown) => {
-  try {
-    fn();
-    return 200;
-  } catch (e) {
-    if (isHttpError(e)) return e.status;
-    throw e;
-  }
-};
+const status = statusOf;
 
 describe('routing an Observation', () => {
   it('native for an Open mHealth or IEEE 1752 coding, auxiliary for anything else', () => {
