@@ -26,15 +26,17 @@ export interface Site {
   base: string;
 }
 
-/** The Bulk Data manifest of a complete job. */
+/** The Bulk Data manifest of a complete job: its files type by type (in the order of the export's types), part by part. */
 function manifest(job: ExportJob, files: readonly ExportFile[], site: Site) {
   const entry = (f: ExportFile) => ({ type: f.type, url: `${site.origin}${filePath(site.base, job.id, f.name)}`, count: f.count });
+  const rank = (f: ExportFile) => job.types.indexOf(f.type);
+  const ordered = [...files].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name, 'en', { numeric: true }));
   return {
     transactionTime: job.transactionTime,
     request: job.request,
     requiresAccessToken: true,
-    output: files.filter((f) => !f.error).map(entry),
-    error: files.filter((f) => f.error).map(entry),
+    output: ordered.filter((f) => !f.error).map(entry),
+    error: ordered.filter((f) => f.error).map(entry),
   };
 }
 
