@@ -42,6 +42,8 @@ export interface World {
   organization: Id;
   device: Id;
   practitioner: string;
+  /** A fresh token of the practitioner (a token lives 15 minutes; a long setup outlives the first). */
+  practitionerToken: () => Promise<string>;
   codes: Code[];
   newPatient: () => Promise<Id>;
   /** A patient with a login, and their access token. */
@@ -57,7 +59,8 @@ export async function world(consented: readonly string[] = [HR]): Promise<World>
   const shared = consented.map((code) => codes.find((c) => c.code === code)!);
   const study = await createStudy({ organizationId: org.id, name: 'Bench', description: '' });
   for (const code of shared) await addStudyCode(study.id, code.id);
-  const { accessToken } = await issueAccessToken({ userId: practitioner.id, kind: 'practitioner', scope: 'openid', lifetimeSeconds: 3600 });
+  const practitionerToken = async () => (await issueAccessToken({ userId: practitioner.id, kind: 'practitioner', scope: 'openid', lifetimeSeconds: 3600 })).accessToken;
+  const accessToken = await practitionerToken();
   const enrolled = async (account?: { email: string }) => {
     const patient = await createPatient({ nameFamily: 'Bench', nameGiven: 'P', organizationIds: [org.id], ...(account ? { account } : {}) });
     await enrollPatients(study.id, [patient.id]);
@@ -68,6 +71,7 @@ export async function world(consented: readonly string[] = [HR]): Promise<World>
     organization: org.id,
     device: device.id,
     practitioner: accessToken,
+    practitionerToken,
     codes,
     newPatient: async () => (await enrolled()).id,
     newPatientWithLogin: async () => {
