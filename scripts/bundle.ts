@@ -107,6 +107,6 @@ export function bundleAll(outRoot = BUNDLE_ROOT): BundleResult[] {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   for (const r of bundleAll()) {
     const lazy = r.lazyBytes > 0 ? ` (+ ${(r.lazyBytes / 1024).toFixed(0)} KB loaded on first use)` : '';
-    console.log(`${r.family.padEnd(12)} ${(r.bytes / 1024).toFixed(0).padStart(6)} KB  ${r.file}${lazy}`);
+    console.log(`${r.family.padEnd(14)} ${(r.bytes / 1024).toFixed(0).padStart(6)} KB  ${r.file}${lazy}`);
   }
 }
