@@ -37,13 +37,20 @@ async function coverage(caller: Caller, k: KickOff): Promise<{ patientIds: Id[];
   const narrowed: ScopeFilter = k.request.patients ? { patient: k.request.patients } : {};
   const wants = (type: string) => k.request.types.includes(type);
   if (k.level === 'group') {
-    const study = await assertCanReadStudy(caller, k.groupId!);
-    const [scope, codes, deviceIds] = await Promise.all([
-      patientScope(caller, { ...narrowed, study: study.id }),
-      listStudyCodes(study.id),
-      wants('Device') ? listStudyDataSourceIds(study.id) : Promise.resolve([]),
+    // The study's own lists need no caller: read beside the access check, released only after it.
+    const studyId = k.groupId!;
+    const [study, scope, codes, deviceIds] = await Promise.allSettled([
+      assertCanReadStudy(caller, studyId),
+      patientScope(caller, { ...narrowed, study: studyId }),
+      listStudyCodes(studyId),
+      wants('Device') ? listStudyDataSourceIds(studyId) : Promise.resolve([]),
     ]);
-    return { patientIds: scope.patientIds, groupIds: wants('Group') ? [study.id] : [], deviceIds, codeIds: codes.map((c) => c.id) };
+    const value = <T>(r: PromiseSettledResult<T>): T => {
+      if (r.status === 'rejected') throw r.reason;
+      return r.value;
+    };
+    value(study);
+    return { patientIds: value(scope).patientIds, groupIds: wants('Group') ? [studyId] : [], deviceIds: value(deviceIds), codeIds: value(codes).map((c) => c.id) };
   }
   const [scope, groupIds, deviceIds] = await Promise.all([
     patientScope(caller, narrowed),

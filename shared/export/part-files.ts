@@ -1,8 +1,8 @@
 /**
  * The files one part writes: one open file per resource type (opened at its first line), closed and
  * followed by the next of its type before it would grow past the size setting, plus a file of
- * OperationOutcomes for what could not be exported. Lines stream into the store's writers, so
- * memory holds at most one unsent part of each open file.
+ * OperationOutcomes for what could not be exported. Lines stream into the store's writers in chunks
+ * of a few hundred KB, so memory holds at most a chunk and one unsent upload part of each open file.
  */
 import { config } from '../config';
 import type { OperationOutcome } from '../fhir/outcome';
@@ -13,7 +13,13 @@ import type { FileWriter } from './store/port';
 interface OpenFile {
   writer: FileWriter;
   file: ExportFile;
+  /** Lines not yet handed to the writer, and their length. */
+  pending: string[];
+  pendingLength: number;
 }
+
+/** Lines are handed to a file's writer in chunks of about this many characters: a few calls a run of rows, not one a line. */
+const CHUNK = 256 * 1024;
 
 const ERRORS = 'OperationOutcome';
 
@@ -50,16 +56,27 @@ export class PartFiles {
       const n = (this.begun.get(type) ?? 0) + 1;
       this.begun.set(type, n);
       const name = fileName(this.part, type, n);
-      current = { writer: exportStore().files.open(this.jobId, name), file: { name, type, count: 0, bytes: 0, ...(error ? { error: true as const } : {}) } };
+      current = { writer: exportStore().files.open(this.jobId, name), file: { name, type, count: 0, bytes: 0, ...(error ? { error: true as const } : {}) }, pending: [], pendingLength: 0 };
       this.open.set(type, current);
     }
-    await current.writer.write(text);
+    current.pending.push(text);
+    current.pendingLength += text.length;
     current.file.count += 1;
     current.file.bytes += bytes;
+    if (current.pendingLength >= CHUNK) await this.flush(current);
+  }
+
+  private async flush(current: OpenFile): Promise<void> {
+    if (current.pending.length === 0) return;
+    const chunk = current.pending.join('');
+    current.pending = [];
+    current.pendingLength = 0;
+    await current.writer.write(chunk);
   }
 
   private async closeFile(type: string, current: OpenFile): Promise<void> {
     this.open.delete(type);
+    await this.flush(current);
     await current.writer.close();
     this.done.push(current.file);
   }

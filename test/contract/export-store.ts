@@ -93,6 +93,19 @@ export function exportStoreContract(adapters: readonly ExportAdapter[]): void {
         expect(await jobs.get(b.id)).toMatchObject({ status: 'failed', expiresAt: 1, failure: { status: 500, message: 'broke' } });
       });
 
+      it('stores a job of many parts whole, and nothing of one refused at the limit', async () => {
+        const { jobs } = make();
+        const owner = jobOf().owner;
+        const many = (job: ExportJob): ExportPart[] => Array.from({ length: 150 }, (_, i) => ({ jobId: job.id, index: i + 1, patientIds: [i], done: false, files: [] }));
+        const first = jobOf({ owner, partsTotal: 150 });
+        expect(await jobs.create(first, many(first), 1)).toBe(true);
+        expect((await jobs.parts(first.id)).map((p) => p.index)).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));
+        const refused = jobOf({ owner, partsTotal: 150 });
+        expect(await jobs.create(refused, many(refused), 1)).toBe(false);
+        expect(await jobs.parts(refused.id)).toEqual([]);
+        expect(await jobs.get(refused.id)).toBeUndefined();
+      });
+
       it('counts a part done once, with its files, and the job moves on; not once the job stopped', async () => {
         const { jobs } = make();
         const job = jobOf();

@@ -9,7 +9,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { batchDeleteAll, batchWriteAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { queryAll, type Item } from '../../store/reads';
-import { transact, writesOn } from '../../store/transact';
+import { MAX_TRANSACTION, transact, writesOn } from '../../store/transact';
 import { conflict, HttpError } from '../../http/errors';
 import { ownerKey, type ExportJob, type ExportPart } from '../model';
 import type { ExportJobs } from './port';
@@ -79,10 +79,14 @@ async function partKeys(jobId: string): Promise<Item[]> {
 export const jobs: ExportJobs = {
   async create(job, parts, limit) {
     const ttl = Math.floor(Date.now() / 1000) + PART_TTL_SECONDS;
-    const items = parts.map((part) => ({ PutRequest: { Item: { ...exportKeys.part(job.id, part.index), ...part, expiresAt: ttl } } }));
-    // The parts go first: without their job nothing reads them, and the job is never without them.
-    const unwritten = await batchWriteAll(exportsTable(), items);
-    if (unwritten.length > 0) throw new Error(`could not write ${unwritten.length} parts of export job ${job.id}`);
+    const partItems = parts.map((part) => ({ ...exportKeys.part(job.id, part.index), ...part, expiresAt: ttl }));
+    // A job of a few parts is one transaction; a larger one writes its parts first: without their
+    // job nothing reads them, and the job is never without them.
+    const inline = partItems.length <= MAX_TRANSACTION - 2;
+    if (!inline) {
+      const unwritten = await batchWriteAll(exportsTable(), partItems.map((Item) => ({ PutRequest: { Item } })));
+      if (unwritten.length > 0) throw new Error(`could not write ${unwritten.length} parts of export job ${job.id}`);
+    }
     const created = await transactIf([
       writes.update(exportKeys.running(ownerKey(job.owner)), 'ADD #running :one', {
         condition: 'attribute_not_exists(#running) OR #running < :limit',
@@ -90,8 +94,9 @@ export const jobs: ExportJobs = {
         values: { ':one': 1, ':limit': limit },
       }, notHeld),
       writes.putNew({ ...exportKeys.job(job.id), ...job }, () => conflict(`Export job ${job.id} exists.`)),
+      ...(inline ? partItems.map((item) => writes.put(item)) : []),
     ]);
-    if (!created) await batchDeleteAll(exportsTable(), parts.map((p) => exportKeys.part(job.id, p.index)));
+    if (!created && !inline) await batchDeleteAll(exportsTable(), parts.map((p) => exportKeys.part(job.id, p.index)));
     return created;
   },
 

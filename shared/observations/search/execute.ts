@@ -115,7 +115,7 @@ export async function* matchingRows(queries: readonly NativeQuery[], patients: r
     earlier.push(test);
     const t: Traversal = { order: query.order, backward: false };
     const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, undefined, keep, Number.MAX_SAFE_INTEGER);
+    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, undefined, keep, Number.MAX_SAFE_INTEGER, true);
     for await (const run of runsOf(stream)) yield run.map(fromItem);
   }
 }

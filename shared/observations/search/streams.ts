@@ -8,7 +8,7 @@ import pMap from 'p-map';
 import { config } from '../../config';
 import type { ObservationItem } from '../items';
 import { queryPartition, type PartitionQuery } from '../read';
-import type { PageStart } from '../store/port';
+import type { PageStart, RowsPage } from '../store/port';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import { patientQueries, type PatientRead } from './segments';
 
@@ -31,18 +31,24 @@ export interface RowStream {
  */
 const maxFetch = () => config().maxPageSize + 2;
 
-/** Reads the Queries in turn, `first` rows at first and twice as many each time after. */
+/**
+ * Reads the Queries in turn, `first` rows at first and twice as many each time after. With
+ * `readAhead` (a bulk export, which reads every row), each page's Query is sent as soon as the page
+ * before it arrived, so the next page travels while this one is used: two pages in memory at most.
+ */
 export class QueryStream implements RowStream {
   private buffer: ObservationItem[] = [];
   private segment = 0;
   private start: PageStart | undefined;
   private done = false;
   private fetchSize: number;
+  private ahead: Promise<RowsPage> | undefined;
 
   constructor(
     private readonly queries: readonly PartitionQuery[],
     private readonly keep: (item: ObservationItem) => boolean,
     first: number,
+    private readonly readAhead = false,
   ) {
     this.fetchSize = Math.max(1, Math.min(first, maxFetch()));
     this.done = queries.length === 0;
@@ -64,9 +70,20 @@ export class QueryStream implements RowStream {
     return this.buffer.splice(0);
   }
 
+  /** Starts the read of the next page early (a read-ahead stream's first page, before anyone asks). */
+  prefetch(): void {
+    if (!this.done && !this.ahead && this.buffer.length === 0) this.ahead = this.read();
+  }
+
+  private read(): Promise<RowsPage> {
+    const page = queryPartition(this.queries[this.segment]!, this.fetchSize, this.start);
+    page.catch(() => undefined); // awaited by `fill`, or dropped with the stream
+    return page;
+  }
+
   private async fill(): Promise<void> {
-    const query = this.queries[this.segment]!;
-    const page = await queryPartition(query, this.fetchSize, this.start);
+    const page = await (this.ahead ?? this.read());
+    this.ahead = undefined;
     this.fetchSize = Math.min(maxFetch(), this.fetchSize * 2);
     this.buffer.push(...page.items.filter(this.keep));
     this.start = page.next;
@@ -74,6 +91,7 @@ export class QueryStream implements RowStream {
       this.segment += 1;
       this.done = this.segment >= this.queries.length;
     }
+    if (this.readAhead && !this.done) this.ahead = this.read();
   }
 }
 
@@ -94,17 +112,29 @@ export class ArrayStream implements RowStream {
   }
 }
 
-/** Streams that follow one another: each is opened only when the one before it is exhausted. */
+/**
+ * Streams that follow one another: each is opened only when the one before it is exhausted, or
+ * with `readAhead` (a bulk export) as the one before it is opened, its first page read meanwhile.
+ */
 export class ChainStream implements RowStream {
   private current: RowStream | undefined;
+  private upcoming: RowStream | undefined;
   private at = 0;
-  constructor(private readonly open: ReadonlyArray<() => RowStream>) {}
+  constructor(
+    private readonly open: ReadonlyArray<() => RowStream>,
+    private readonly readAhead = false,
+  ) {}
 
   async peek(): Promise<ObservationItem | undefined> {
     for (;;) {
       if (!this.current) {
-        if (this.at >= this.open.length) return undefined;
-        this.current = this.open[this.at++]!();
+        if (!this.upcoming && this.at >= this.open.length) return undefined;
+        this.current = this.upcoming ?? this.open[this.at++]!();
+        this.upcoming = undefined;
+        if (this.readAhead && this.at < this.open.length) {
+          this.upcoming = this.open[this.at++]!();
+          prefetchOf(this.upcoming);
+        }
       }
       const item = await this.current.peek();
       if (item) return item;
@@ -123,6 +153,12 @@ export class ChainStream implements RowStream {
   }
 }
 
+/** Starts a stream's first read, if it is one that can read ahead. */
+function prefetchOf(stream: RowStream): void {
+  if (stream instanceof QueryStream) stream.prefetch();
+  else if (stream instanceof MergeStream) stream.prefetch();
+}
+
 /** Streams merged into one order: the heads of all are read first (bounded concurrency), then a heap. */
 export class MergeStream implements RowStream {
   private heap: Array<{ head: ObservationItem; stream: RowStream }> | undefined;
@@ -132,6 +168,11 @@ export class MergeStream implements RowStream {
     private readonly compare: (a: ObservationItem, b: ObservationItem) => number,
     private readonly concurrency = 16,
   ) {}
+
+  /** Starts the first reads of the streams (a read-ahead). */
+  prefetch(): void {
+    for (const stream of this.streams) prefetchOf(stream);
+  }
 
   private async init() {
     const heads = await pMap(this.streams, (s) => s.peek(), { concurrency: this.concurrency });
@@ -216,17 +257,19 @@ export function orderedRows(
   at: Position | undefined,
   keep: (item: ObservationItem) => boolean,
   want: number,
+  /** Every row will be read (a bulk export): read each next page, and the next patient, ahead. */
+  readAhead = false,
 ): RowStream {
   const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
   const streamsOf = (patientId: number, first: number) =>
     readsOf(patientId)
       .map((read) => patientQueries(read, t, at))
       .filter((queries) => queries.length > 0)
-      .map((queries) => new QueryStream(queries, keep, first));
+      .map((queries) => new QueryStream(queries, keep, first, readAhead));
   const merged = (streams: RowStream[]): RowStream => (streams.length === 1 ? streams[0]! : new MergeStream(streams, byOrder));
   if (t.order.kind === 'patient') {
     const inOrder = [...patients].sort((a, b) => (t.backward ? b - a : a - b));
-    return new ChainStream(inOrder.map((patientId) => () => merged(streamsOf(patientId, want))));
+    return new ChainStream(inOrder.map((patientId) => () => merged(streamsOf(patientId, want))), readAhead);
   }
   const first = Math.min(want, Math.max(10, Math.ceil((2 * want) / Math.max(1, patients.length))));
   return merged(patients.flatMap((patientId) => streamsOf(patientId, first)));

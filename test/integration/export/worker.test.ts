@@ -134,6 +134,24 @@ describe('a worker stopped half-way', () => {
   });
 });
 
+describe('reading ahead', () => {
+  it('reads every page of every patient once, whatever the page size (each next page and patient read while one is written)', async () => {
+    process.env.MAX_PAGE_SIZE = '5';
+    resetConfig();
+    try {
+      const kicked = await kickOff(doctor.token, `/FHIR/R5/Group/${study.id}/$export?_type=Observation`);
+      await runExportWork();
+      const ids = await everyReading(await finished(doctor.token, kicked));
+      expect(ids.length).toBe(6 * READINGS);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.sort()).toEqual((await searchIds()).sort());
+    } finally {
+      delete process.env.MAX_PAGE_SIZE;
+      resetConfig();
+    }
+  });
+});
+
 describe('a job without progress', () => {
   it('is marked failed when its status is asked for after the stuck-job limit (never 202 forever)', async () => {
     const kicked = await kickOff(doctor.token, '/FHIR/R5/$export?_type=Patient');
