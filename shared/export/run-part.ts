@@ -62,7 +62,12 @@ export async function runPart(jobId: string, index: number, now = Date.now): Pro
   const store = exportStore();
   const job = await store.jobs.get(jobId);
   const part = job?.status === 'in-progress' ? await store.jobs.part(jobId, index) : undefined;
-  if (!job || !part || part.done) return { recorded: false };
+  if (!job || !part) return { recorded: false };
+  // Done before: make sure it is counted (a run that stopped between recording and counting it).
+  if (part.done) {
+    await counted(jobId, index, part.files, part.patientIds.length, now);
+    return { recorded: false };
+  }
   const caller = await jobCaller(job);
   if (!caller) {
     await failJob(jobId, now(), 'The account that started this export can no longer read data; nothing more is exported.', 403);
@@ -75,13 +80,11 @@ export async function runPart(jobId: string, index: number, now = Date.now): Pro
     if (index === 0) await exportDirectory(job, part, files);
     else exported = await exportPatients(job, part, caller, files);
     const written = await files.close();
-    const after = await store.jobs.completePart(jobId, index, written, part.patientIds.length, now());
-    if (!after) {
+    if (!(await counted(jobId, index, written, part.patientIds.length, now))) {
       // Done by another run, or the job stopped meanwhile: a cancelled job's files must not come back.
       if ((await store.jobs.get(jobId))?.status === 'cancelled') await store.files.removeAll(jobId);
       return { recorded: false };
     }
-    if (after.partsDone >= after.partsTotal) await store.jobs.finish(jobId, 'complete', { expiresAt: expiryFrom(now()) });
     return { recorded: true, owner: job.owner, patients: exported };
   } catch (error) {
     await files.abort();
@@ -89,6 +92,13 @@ export async function runPart(jobId: string, index: number, now = Date.now): Pro
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/** Records the part done and counts it, once; the job complete when it was the last. `true` when it was counted now. */
+async function counted(jobId: string, index: number, files: ExportPart['files'], patients: number, now: () => number): Promise<boolean> {
+  const after = await exportStore().jobs.completePart(jobId, index, files, patients, now());
+  if (after && after.partsDone >= after.partsTotal) await exportStore().jobs.finish(jobId, 'complete', { expiresAt: expiryFrom(now()) });
+  return after !== undefined;
 }
 
 /** Part 0: the studies and data sources, as their reads return them. */

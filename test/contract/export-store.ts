@@ -106,19 +106,34 @@ export function exportStoreContract(adapters: readonly ExportAdapter[]): void {
         expect(await jobs.get(refused.id)).toBeUndefined();
       });
 
-      it('counts a part done once, with its files, and the job moves on; not once the job stopped', async () => {
+      it('counts a part done once, with its files as first recorded, and the job moves on; not once the job stopped', async () => {
         const { jobs } = make();
         const job = jobOf();
         await jobs.create(job, partsOf(job), 3);
         const after = await jobs.completePart(job.id, 1, [file('1-Observation-1.ndjson')], 2, NOW + 5);
         expect(after).toMatchObject({ partsDone: 1, patientsDone: 2, progressAt: NOW + 5, status: 'in-progress' });
+        expect(after).toEqual({ ...job, partsDone: 1, patientsDone: 2, progressAt: NOW + 5 });
         expect(await jobs.completePart(job.id, 1, [file('1-Observation-1.ndjson', 9)], 2, NOW + 6)).toBeUndefined();
         expect(await jobs.part(job.id, 1)).toEqual({ ...partsOf(job)[0], done: true, files: [file('1-Observation-1.ndjson')] });
-        expect(await jobs.get(job.id)).toMatchObject({ partsDone: 1, patientsDone: 2 });
+        expect(await jobs.get(job.id)).toEqual({ ...job, partsDone: 1, patientsDone: 2, progressAt: NOW + 5 });
         expect(await jobs.completePart(job.id, 7, [], 1, NOW)).toBeUndefined();
         expect(await jobs.finish(job.id, 'cancelled', { expiresAt: 5 })).toBe(true);
         expect(await jobs.completePart(job.id, 2, [file('2-Observation-1.ndjson')], 1, NOW + 7)).toBeUndefined();
-        expect(await jobs.part(job.id, 2)).toMatchObject({ done: false, files: [] });
+        expect(await jobs.get(job.id)).toMatchObject({ status: 'cancelled', partsDone: 1, patientsDone: 2 });
+      });
+
+      it('records a part of a stopped job without counting it, and counts each part of a running job once, in any order', async () => {
+        const { jobs } = make();
+        const job = jobOf();
+        await jobs.create(job, partsOf(job), 3);
+        const stopped = jobOf({ ...job, id: jobId() });
+        await jobs.create(stopped, partsOf(stopped), 3);
+        await jobs.finish(stopped.id, 'cancelled', { expiresAt: 5 });
+        expect(await jobs.completePart(stopped.id, 1, [file('1-Patient-1.ndjson')], 2, NOW)).toBeUndefined();
+        expect(await jobs.part(stopped.id, 1)).toMatchObject({ done: true, files: [file('1-Patient-1.ndjson')] });
+        expect(await jobs.completePart(job.id, 2, [file('2-Patient-1.ndjson')], 1, NOW + 1)).toMatchObject({ partsDone: 1 });
+        expect(await jobs.completePart(job.id, 2, [file('2-Patient-1.ndjson')], 1, NOW + 2)).toBeUndefined();
+        expect(await jobs.completePart(job.id, 1, [file('1-Patient-1.ndjson')], 2, NOW + 3)).toMatchObject({ partsDone: 2, patientsDone: 3 });
       });
 
       it('keeps progress moving forward only while running', async () => {

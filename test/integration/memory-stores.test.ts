@@ -80,7 +80,7 @@ describe('the twins snapshot', () => {
       auxiliary: ['indexRows', 'pendingBodies', 'resources', 'upstreamClaims'],
       bodies: ['objects'],
       brands: ['head', 'versions'],
-      exports: ['jobs', 'messages', 'objects', 'parts', 'runningJobs'],
+      exports: ['countedParts', 'jobs', 'messages', 'objects', 'parts', 'runningJobs'],
     });
   });
 

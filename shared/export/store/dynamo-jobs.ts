@@ -1,15 +1,17 @@
 /**
  * Export jobs and parts in the exports table. A job's creation counts it among its owner's running
  * jobs in the same transaction (refused at the limit), and every move out of `in-progress` gives
- * the slot back in the same transaction as the move, so the count is never off. A part is marked
- * done and counted in its job at once, conditionally, so a part run twice counts once.
+ * the slot back in the same transaction as the move, so the count is never off. A part is recorded
+ * done with its files, then counted in its job through the set of counted parts, conditionally, so a
+ * part run twice counts once (two single-item updates rather than a transaction, which costs twice).
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { batchDeleteAll, batchWriteAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { queryAll, type Item } from '../../store/reads';
-import { MAX_TRANSACTION, transact, writesOn } from '../../store/transact';
+import { transact, writesOn } from '../../store/transact';
 import { conflict, HttpError } from '../../http/errors';
 import { ownerKey, type ExportJob, type ExportPart } from '../model';
 import type { ExportJobs } from './port';
@@ -39,21 +41,8 @@ async function transactIf(actions: Parameters<typeof transact>[0]): Promise<bool
   }
 }
 
-/** An update that may not apply; `false` when its condition did not hold. */
-async function updateIf(key: Item, expression: string, condition: string, names: Record<string, string>, values: Record<string, unknown>): Promise<boolean> {
-  try {
-    await dynamo().send(
-      new UpdateCommand({ TableName: exportsTable(), Key: key, UpdateExpression: expression, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
-
 const jobOf = (item: Item): ExportJob => {
-  const { pk: _pk, sk: _sk, ...job } = item;
+  const { pk: _pk, sk: _sk, countedParts: _counted, ...job } = item;
   return job as unknown as ExportJob;
 };
 
@@ -61,6 +50,43 @@ const partOf = (item: Item): ExportPart => {
   const { pk: _pk, sk: _sk, expiresAt: _ttl, ...part } = item;
   return part as unknown as ExportPart;
 };
+
+/**
+ * A conditional update: whether it applied (with the item after, for `ALL_NEW`), or else the item as
+ * it was (absent when there is none), so the caller can tell a missing item from a refused change.
+ */
+async function updateOrOld(
+  key: Item,
+  expression: string,
+  condition: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+  returnValues?: 'ALL_NEW',
+): Promise<{ updated: boolean; item?: Item; old?: Item }> {
+  try {
+    const out = await dynamo().send(
+      new UpdateCommand({
+        TableName: exportsTable(),
+        Key: key,
+        UpdateExpression: expression,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ...(returnValues ? { ReturnValues: returnValues } : {}),
+      }),
+    );
+    return { updated: true, ...(out.Attributes ? { item: out.Attributes } : {}) };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return { updated: false, ...(error.Item ? { old: unmarshall(error.Item) } : {}) };
+  }
+}
+
+/** An update that may not apply; `false` when its condition did not hold. */
+async function updateIf(key: Item, expression: string, condition: string, names: Record<string, string>, values: Record<string, unknown>): Promise<boolean> {
+  return (await updateOrOld(key, expression, condition, names, values)).updated;
+}
 
 const runningSlot = (job: Pick<ExportJob, 'owner'>, change: 1 | -1) =>
   writes.update(exportKeys.running(ownerKey(job.owner)), 'ADD #running :change', { names: { '#running': 'running' }, values: { ':change': change } });
@@ -79,14 +105,9 @@ async function partKeys(jobId: string): Promise<Item[]> {
 export const jobs: ExportJobs = {
   async create(job, parts, limit) {
     const ttl = Math.floor(Date.now() / 1000) + PART_TTL_SECONDS;
-    const partItems = parts.map((part) => ({ ...exportKeys.part(job.id, part.index), ...part, expiresAt: ttl }));
-    // A job of a few parts is one transaction; a larger one writes its parts first: without their
-    // job nothing reads them, and the job is never without them.
-    const inline = partItems.length <= MAX_TRANSACTION - 2;
-    if (!inline) {
-      const unwritten = await batchWriteAll(exportsTable(), partItems.map((Item) => ({ PutRequest: { Item } })));
-      if (unwritten.length > 0) throw new Error(`could not write ${unwritten.length} parts of export job ${job.id}`);
-    }
+    // The parts go first: without their job nothing reads them, and the job is never without them.
+    const unwritten = await batchWriteAll(exportsTable(), parts.map((part) => ({ PutRequest: { Item: { ...exportKeys.part(job.id, part.index), ...part, expiresAt: ttl } } })));
+    if (unwritten.length > 0) throw new Error(`could not write ${unwritten.length} parts of export job ${job.id}`);
     const created = await transactIf([
       writes.update(exportKeys.running(ownerKey(job.owner)), 'ADD #running :one', {
         condition: 'attribute_not_exists(#running) OR #running < :limit',
@@ -94,9 +115,8 @@ export const jobs: ExportJobs = {
         values: { ':one': 1, ':limit': limit },
       }, notHeld),
       writes.putNew({ ...exportKeys.job(job.id), ...job }, () => conflict(`Export job ${job.id} exists.`)),
-      ...(inline ? partItems.map((item) => writes.put(item)) : []),
     ]);
-    if (!created && !inline) await batchDeleteAll(exportsTable(), parts.map((p) => exportKeys.part(job.id, p.index)));
+    if (!created) await batchDeleteAll(exportsTable(), parts.map((p) => exportKeys.part(job.id, p.index)));
     return created;
   },
 
@@ -112,19 +132,23 @@ export const jobs: ExportJobs = {
   },
 
   async completePart(jobId, index, files, patients, now) {
-    const done = await transactIf([
-      writes.update(exportKeys.part(jobId, index), 'SET #done = :true, #files = :files', {
-        condition: 'attribute_exists(pk) AND #done = :false',
-        names: { '#done': 'done', '#files': 'files' },
-        values: { ':true': true, ':false': false, ':files': files },
-      }, notHeld),
-      writes.update(exportKeys.job(jobId), 'ADD #partsDone :one, #patientsDone :patients SET #progressAt = :now', {
-        condition: IN_PROGRESS.condition,
-        names: { ...IN_PROGRESS.names, '#partsDone': 'partsDone', '#patientsDone': 'patientsDone', '#progressAt': 'progressAt' },
-        values: { ...IN_PROGRESS.values, ':one': 1, ':patients': patients, ':now': now },
-      }, notHeld),
-    ]);
-    return done ? getJob(jobId) : undefined;
+    // First the part's files (kept as first recorded), then the count: a set of the counted parts on
+    // the job makes the count happen once, and a part is never counted before its files are there.
+    const recorded = await updateOrOld(exportKeys.part(jobId, index), 'SET #done = :true, #files = :files', 'attribute_exists(pk) AND #done = :false', { '#done': 'done', '#files': 'files' }, {
+      ':true': true,
+      ':false': false,
+      ':files': files,
+    });
+    if (!recorded.updated && !recorded.old) return undefined;
+    const counted = await updateOrOld(
+      exportKeys.job(jobId),
+      'ADD #counted :part, #partsDone :one, #patientsDone :patients SET #progressAt = :now',
+      `${IN_PROGRESS.condition} AND NOT contains(#counted, :index)`,
+      { ...IN_PROGRESS.names, '#counted': 'countedParts', '#partsDone': 'partsDone', '#patientsDone': 'patientsDone', '#progressAt': 'progressAt' },
+      { ...IN_PROGRESS.values, ':part': new Set([index]), ':index': index, ':one': 1, ':patients': patients, ':now': now },
+      'ALL_NEW',
+    );
+    return counted.updated && counted.item ? jobOf(counted.item) : undefined;
   },
 
   async touch(jobId, now) {

@@ -23,6 +23,13 @@ function memoryJobs(): ExportJobs {
   const parts = new Map<string, Map<number, ExportPart>>();
   /** Running jobs per owner key. */
   const running = new Map<string, number>();
+  /** The parts counted in each job. */
+  const counted = new Map<string, Set<number>>();
+  const innerSet = (outer: Map<string, Set<number>>, key: string) => {
+    const inner = outer.get(key) ?? new Set<number>();
+    outer.set(key, inner);
+    return inner;
+  };
 
   const release = (job: ExportJob) => {
     const key = ownerKey(job.owner);
@@ -52,10 +59,13 @@ function memoryJobs(): ExportJobs {
       return part && copy(part);
     },
     completePart: async (jobId, index, files, patients, now) => {
-      const job = jobs.get(jobId);
       const part = parts.get(jobId)?.get(index);
-      if (!job || !part || part.done || job.status !== 'in-progress') return undefined;
-      parts.get(jobId)!.set(index, { ...part, done: true, files: copy([...files]) });
+      if (!part) return undefined;
+      if (!part.done) parts.get(jobId)!.set(index, { ...part, done: true, files: copy([...files]) });
+      const job = jobs.get(jobId);
+      const done = innerSet(counted, jobId);
+      if (job?.status !== 'in-progress' || done.has(index)) return undefined;
+      done.add(index);
       const next: ExportJob = { ...job, partsDone: job.partsDone + 1, patientsDone: job.patientsDone + patients, progressAt: now };
       jobs.set(jobId, next);
       return copy(next);
@@ -90,10 +100,11 @@ function memoryJobs(): ExportJobs {
       if (job?.status === 'in-progress') release(job);
       jobs.delete(jobId);
       parts.delete(jobId);
+      counted.delete(jobId);
     },
     list: async () => [...jobs.values()].map(({ id, status, progressAt, expiresAt }) => ({ id, status, progressAt, expiresAt })),
   };
-  return holding(store, { jobs: () => jobs, parts: () => nestedEntries(parts), runningJobs: () => running });
+  return holding(store, { jobs: () => jobs, parts: () => nestedEntries(parts), runningJobs: () => running, countedParts: () => counted });
 }
 
 const objectKey = (jobId: string, name: string) => `${jobId}/${name}`;

@@ -22,9 +22,11 @@ export interface ExportJobs {
   parts(jobId: string): Promise<ExportPart[]>;
   part(jobId: string, index: number): Promise<ExportPart | undefined>;
   /**
-   * Records a part done with its files and the job's progress (`patients` more done, progress at
-   * `now`), once: the job as it is after, or `undefined` when the part was done already or the job
-   * is no longer running (nothing changes then).
+   * Records a part done with its files (kept as first recorded: a part done again keeps them), then
+   * counts it in the job (`patients` more done, progress at `now`), once: the job as it is after, or
+   * `undefined` when nothing was counted (the part was counted before, is unknown, or the job is no
+   * longer running). The two steps are apart, in this order, so a part is never counted before its
+   * files are recorded; calling again after a stop between them counts it then.
    */
   completePart(jobId: string, index: number, files: readonly ExportFile[], patients: number, now: number): Promise<ExportJob | undefined>;
   /** A running part's sign of life: the job's progress time, when it is still running. */

@@ -10,7 +10,8 @@ import { loadWorker } from '../../../local/handlers';
 import { startLocalExportWorker, type LocalExportWorker } from '../../../local/export-worker';
 import { forbidScans, condition, postAux } from '../../support/auxiliary';
 import { makeFhirSource, makeDataSource } from '../../support/directory';
-import { recordCommands } from '../../support/faults';
+import { injectFault, recordCommands } from '../../support/faults';
+import { exportStore } from '../../../shared/export/store/current';
 import { download, finished, kickOff } from '../../support/export';
 import { allPages, observation, observationWorld, upload, type ObservationWorld } from '../../support/observations';
 
@@ -26,6 +27,32 @@ beforeAll(async () => {
   expect((await postAux('Condition', condition(), world.patient.token, source.id)).status).toBe(201);
 });
 afterAll(() => worker.stop());
+
+describe('a part recorded but not counted', () => {
+  it('(its run stopped between the two writes) is counted once when its message comes again, and the job completes', async () => {
+    const kicked = await kickOff(world.practitioner.token, '/FHIR/R5/$export?_type=Patient');
+    const jobId = kicked.headers['content-location']!.split('/').pop()!;
+    // The count of the part fails once, as if the worker stopped right after recording the part.
+    let failed = 0;
+    const stop = injectFault(async (command, send) => {
+      const countsThePart = command.name === 'UpdateItemCommand' && JSON.stringify(command.input.Key).includes(jobId) && String(command.input.UpdateExpression).includes('#counted');
+      if (countsThePart && failed++ === 0) {
+        throw Object.assign(new Error('injected: the worker stopped'), { name: 'TimeoutError' });
+      }
+      return send();
+    });
+    try {
+      await worker.idle();
+    } finally {
+      stop();
+    }
+    expect(failed).toBeGreaterThan(0);
+    const job = await exportStore().jobs.get(jobId);
+    expect(job).toMatchObject({ status: 'complete', partsDone: job!.partsTotal });
+    const manifest = await finished(world.practitioner.token, kicked);
+    expect(manifest.output.map((f) => [f.type, f.count])).toEqual([['Patient', 1]]);
+  });
+});
 
 describe('an export on the engines', () => {
   it('reads by key only, strongly consistently, never scans, and its files download through pre-signed S3 addresses', async () => {
