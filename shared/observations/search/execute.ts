@@ -115,7 +115,7 @@ export async function* matchingRows(queries: readonly NativeQuery[], patients: r
     earlier.push(test);
     const t: Traversal = { order: query.order, backward: false };
     const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, undefined, keep, Number.MAX_SAFE_INTEGER, true);
+    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, true), t, undefined, keep, Number.MAX_SAFE_INTEGER, true);
     for await (const run of runsOf(stream)) yield run.map(fromItem);
   }
 }
@@ -133,12 +133,13 @@ function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): S
 }
 
 /** The reads of one patient: one per allowed code through the code index when few, else one. */
-function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number): PatientRead[] {
+function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrder = false): PatientRead[] {
   const base = {
     patientId,
     dates: boundsOf(query.dates, p.spans.get(patientId) ?? 1, now),
     updated: boundsOf(query.lastUpdated, 1, now),
     withUndated: query.dates.length === 0,
+    ...(anyOrder ? { anyOrder } : {}),
   };
   const codes = p.codes.get(patientId);
   if (codes && codes.size <= MAX_INDEXED_CODES && query.order.kind !== 'updated') return [...codes].map((codeId) => ({ ...base, codeId }));

@@ -23,6 +23,11 @@ export interface PatientRead {
   updated: StartBounds;
   /** Undated rows can match (no date filter). */
   withUndated: boolean;
+  /**
+   * The rows are wanted in any order (a bulk export reads them all): without a date filter, a
+   * patient's dated and undated rows come from one Query of the whole range instead of two.
+   */
+  anyOrder?: boolean;
 }
 
 interface Range {
@@ -70,6 +75,7 @@ export function patientQueries(read: PatientRead, t: Traversal, at?: Position): 
     return narrowed && query(narrowed);
   };
 
+  if (read.anyOrder && read.withUndated && !at && t.order.kind !== 'updated') return [query({ from: DATED_START, to: `${UNDATED}#~` })];
   if (t.order.kind === 'updated') {
     return [part(0, instantRange(read.updated), (p) => instantKey(p.t))].filter((q): q is PartitionQuery => q !== undefined);
   }

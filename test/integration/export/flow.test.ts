@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, makeStudy } from '../../support/directory';
 import { condition, postAux } from '../../support/auxiliary';
 import { allPages, observation, upload, type ObservationWorld } from '../../support/observations';
+import { samplePayload } from '../../../shared/omh/samples';
 import { download, downloadAll, finished, kickOff, parameters, runExportWork, statusOf, type Manifest } from '../../support/export';
 import type { Organization, Patient, Practitioner, Study, DataSource } from '../../../shared/directory/model';
 import type { WithToken } from '../../support/directory';
@@ -16,6 +17,7 @@ import { resetConfig } from '../../../shared/config';
 const HR = 'omh:heart-rate:2.0';
 const STEPS = 'omh:step-count:3.0';
 const SLEEP = 'omh:sleep-duration:2.0';
+const RR = 'omh:rr-interval:1.0';
 
 let org: Organization;
 let doctor: Practitioner & WithToken;
@@ -34,9 +36,9 @@ beforeAll(async () => {
   alice = (await makePatient({ organizations: [org], login: true })) as Patient & WithToken;
   bob = (await makePatient({ organizations: [org], login: true })) as Patient & WithToken;
   carol = (await makePatient({ organizations: [org], login: true })) as Patient & WithToken;
-  device = await makeDataSource({ codes: [HR, STEPS, SLEEP] });
-  // Alice and Bob consent to all three codes (in a study of all three); the exported study asks for two.
-  await makeStudy({ organization: org, codes: [HR, STEPS, SLEEP], patients: [alice, bob, carol], consent: true, dataSources: [device] });
+  device = await makeDataSource({ codes: [HR, STEPS, SLEEP, RR] });
+  // Everyone consents to all four codes (in a study of all four); the exported study asks for two.
+  await makeStudy({ organization: org, codes: [HR, STEPS, SLEEP, RR], patients: [alice, bob, carol], consent: true, dataSources: [device] });
   study = await makeStudy({ organization: org, codes: [HR, STEPS], patients: [alice, bob], consent: true, dataSources: [device] });
   for (const [patient, n] of [[alice, 5], [bob, 3], [carol, 2]] as const) {
     const w: Pick<ObservationWorld, 'patient' | 'device'> = { patient, device };
@@ -47,6 +49,11 @@ beforeAll(async () => {
     ];
     expect((await upload(patient.token, readings)).status).toBe(200);
   }
+  // A reading without an effective time (kept apart in the store's order: read all the same).
+  const rr = samplePayload(RR) as { body: Record<string, unknown> };
+  delete rr.body.effective_time_frame;
+  const undated = { ...observation({ patient: alice, device }, { code: RR }), valueAttachment: { contentType: 'application/json', data: Buffer.from(JSON.stringify(rr)).toString('base64') } };
+  expect((await upload(alice.token, [undated])).json.entry[0].response.status).toBe('201 Created');
   const source = await makeFhirSource({ patient: alice, dataSource: await makeDataSource({ type: 'patient_app' }) });
   const created = await postAux('Condition', condition(), alice.token, source.id);
   expect(created.status).toBe(201);
@@ -151,7 +158,7 @@ describe('counts equal what searches return', () => {
     const c = counts(manifest);
     expect(c.Patient).toBe(3);
     expect(c.Observation).toBe(await searchTotal(doctor.token, '_count=100'));
-    expect(c.Observation).toBe(5 + 3 + 2 + 6);
+    expect(c.Observation).toBe(5 + 3 + 2 + 6 + 1);
   });
 
   it('a patient exports their own data only', async () => {
@@ -187,7 +194,7 @@ describe('parameters', () => {
     const before = await exported(doctor.token, '/FHIR/R5/$export?_type=Observation');
     const late = observation({ patient: alice, device }, { code: HR, at: hour(30), form: 'date_time' });
     expect((await upload(alice.token, [late])).status).toBe(200);
-    expect(counts(before).Observation).toBe(16);
+    expect(counts(before).Observation).toBe(17);
     const since = await exported(doctor.token, `/FHIR/R5/$export?_type=Observation&_since=${encodeURIComponent(before.transactionTime)}`);
     expect(counts(since).Observation).toBe(1);
   });
