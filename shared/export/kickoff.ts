@@ -11,7 +11,7 @@ import { assertCanReadStudy, dataSourceScope, patientScope, studyScope, type Sco
 import { config } from '../config';
 import type { Id } from '../directory/model';
 import { listStudyCodes, listStudyDataSourceIds } from '../directory/studies';
-import { HttpError } from '../http/errors';
+import { forbidden, HttpError } from '../http/errors';
 import { chunksOf } from '../lists';
 import { failJob, ownerOf } from './jobs';
 import type { ExportJob, ExportLevel, ExportPart } from './model';
@@ -60,9 +60,24 @@ async function coverage(caller: Caller, k: KickOff): Promise<{ patientIds: Id[];
   return { patientIds: scope.patientIds, groupIds, deviceIds };
 }
 
+/**
+ * The request within a backend service's token: of the types, those its system scopes name (a
+ * `_type` naming another is a 403, as a search of it would be); the filters of the types left.
+ */
+function withinScopes(caller: Caller, request: KickOff['request']): KickOff['request'] {
+  const types = caller.kind === 'practitioner' ? caller.system?.types : undefined;
+  if (types === undefined || types === '*') return request;
+  const outside = request.explicitTypes?.filter((t) => !types.has(t)) ?? [];
+  if (outside.length > 0) throw forbidden(`The token's scopes do not cover ${outside.join(', ')}: ask for system/<Type>.rs.`).at('_type');
+  const allowed = request.types.filter((t) => types.has(t));
+  if (allowed.length === 0) throw forbidden("The token's scopes cover none of the exported types.").at('_type');
+  return { ...request, types: allowed, typeFilters: request.typeFilters.filter(([t]) => types.has(t)) };
+}
+
 /** Starts the export; the job as recorded. 429 (with `Retry-After`) when the caller runs too many. */
-export async function startExport(caller: Caller, k: KickOff, now = Date.now()): Promise<ExportJob> {
+export async function startExport(caller: Caller, asked: KickOff, now = Date.now()): Promise<ExportJob> {
   const settings = config().exports;
+  const k = { ...asked, request: withinScopes(caller, asked.request) };
   const covered = await coverage(caller, k);
   const id = randomBytes(16).toString('base64url');
   const directory = covered.groupIds.length > 0 || covered.deviceIds.length > 0;

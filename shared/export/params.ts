@@ -32,6 +32,8 @@ const MAX_VALUES = 1000;
 export interface ExportRequest {
   /** Types to export (`_type`), or every type. */
   types: string[];
+  /** The types `_type` named, when it was given (what a backend token's scopes must cover). */
+  explicitTypes?: string[];
   /** `_typeFilter` queries (type, query string) that apply. */
   typeFilters: Array<[string, string]>;
   /** ISO instant (`_since`). */
@@ -122,6 +124,7 @@ export function parseExportRequest(method: string, query: URLSearchParams, body:
     }
     if (typeValues.length === 0) throw badRequest('_type names no type.').at('_type');
     request.types = EXPORT_TYPES.filter((t) => wanted.has(t));
+    request.explicitTypes = [...request.types];
   }
 
   const filters = byName.get('_typeFilter') ?? [];

@@ -14,7 +14,7 @@ describe('export parameters', () => {
 
   it('read _type (comma lists and repeats, in file order), _since (normalised to UTC) and _typeFilter', () => {
     const r = get(`_type=Observation,Patient&_type=Condition&_since=2025-03-01T10:00:00%2B02:00&_typeFilter=${encodeURIComponent('Observation?code=omh:heart-rate:2.0')}`);
-    expect(r).toEqual({ types: ['Patient', 'Observation', 'Condition'], since: '2025-03-01T08:00:00.000Z', typeFilters: [['Observation', 'code=omh:heart-rate:2.0']] });
+    expect(r).toEqual({ types: ['Patient', 'Observation', 'Condition'], explicitTypes: ['Patient', 'Observation', 'Condition'], since: '2025-03-01T08:00:00.000Z', typeFilters: [['Observation', 'code=omh:heart-rate:2.0']] });
   });
 
   it('read a POST Parameters body, patient references included', () => {
@@ -28,13 +28,13 @@ describe('export parameters', () => {
         { name: '_outputFormat', valueString: 'ndjson' },
       ],
     });
-    expect(r).toEqual({ types: ['Patient'], since: '2025-01-01T00:00:00.000Z', typeFilters: [], patients: [7, 9] });
+    expect(r).toEqual({ types: ['Patient'], explicitTypes: ['Patient'], since: '2025-01-01T00:00:00.000Z', typeFilters: [], patients: [7, 9] });
     expect(post(undefined)).toEqual({ types: [...EXPORT_TYPES], typeFilters: [] });
   });
 
   it('leave out what cannot be applied under handling=lenient, and refuse it otherwise', () => {
     expect(statusOf(() => get('_type=Practitioner,Patient&foo=1'))).toBe(400);
-    expect(get('_type=Practitioner,Patient&foo=1', 'respond-async; handling=lenient')).toEqual({ types: ['Patient'], typeFilters: [] });
+    expect(get('_type=Practitioner,Patient&foo=1', 'respond-async; handling=lenient')).toEqual({ types: ['Patient'], explicitTypes: ['Patient'], typeFilters: [] });
     // Malformed values are refused either way.
     expect(statusOf(() => get('_since=tomorrow', 'handling=lenient'))).toBe(400);
     expect(statusOf(() => get('_outputFormat=xml', 'handling=lenient'))).toBe(400);
