@@ -6,7 +6,7 @@ import { getUser } from '../directory/users';
 import type { Id, User } from '../directory/model';
 import { forbidden, unauthorized } from '../http/errors';
 import { API_BASE } from '../http/families';
-import { runAsCaller, type AuthedRequest, type HttpRequest } from '../http/request';
+import type { Authenticator, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Caller, PatientCaller } from './caller';
 import { apiKeyGrantId } from '../oauth/grants';
@@ -128,15 +128,6 @@ export async function authenticate(req: Credentials): Promise<Caller> {
   return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), req);
 }
 
-/**
- * Runs a handler that needs a caller, handing it the request's caller; without one, a 401 before
- * it runs. Where routes are dispatched (shared/http/dispatch.ts, the FHIR router) and where a
- * handler hands a request on to another store's (the Observation type): never inside a handler.
- */
-export function withCaller<A extends unknown[], R>(req: HttpRequest, handler: (req: AuthedRequest, ...args: A) => Promise<R>, ...args: A): Promise<R> {
-  return runAsCaller(authenticate, req, handler, ...args);
-}
-
 /** The patient caller a signed patient token names, before the account is looked up. */
 function claimedPatient(claims: AccessTokenClaims): PatientCaller | undefined {
   if (claims.kind !== 'patient' || claims.patient === undefined) return undefined;
@@ -180,3 +171,10 @@ export async function authorizedRead<T, P = never>(
   if (early.status === 'rejected') throw early.reason;
   return early.value;
 }
+
+/**
+ * How the families find their callers (`createHandler({ authenticator })`): shared/http/dispatch.ts
+ * calls it once a request, from the route's declared access. Nothing else authenticates a request
+ * (eslint.config.mjs refuses the import elsewhere; test/security/authentication-once.test.ts counts).
+ */
+export const authenticator: Authenticator = { authenticate, authorizedRead };

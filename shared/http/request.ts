@@ -46,18 +46,22 @@ export interface AuthedRequest extends HttpRequest {
   readonly caller: Caller;
 }
 
-/** Finds the caller of a request, or throws its 401; passed in by each family (shared/auth's `authenticate`). */
-export type Authenticate = (req: HttpRequest) => Promise<Caller>;
-
-/** Runs a handler that needs a caller with the one `authenticate` finds; without one, the 401 before it runs. */
-export async function runAsCaller<A extends unknown[], R>(
-  authenticate: Authenticate,
-  req: HttpRequest,
-  handler: (req: AuthedRequest, ...args: A) => Promise<R>,
-  ...args: A
-): Promise<R> {
-  const caller = await authenticate(req);
-  return handler({ ...req, caller }, ...args);
+/**
+ * How a family finds the callers of its routes (shared/auth's `authenticator`, passed in: platform
+ * code imports no domain folder). Called by shared/http/dispatch.ts alone, once a request.
+ */
+export interface Authenticator {
+  /** The caller of a request, or its 401 (403 for a token aimed beyond its reach). */
+  authenticate(req: HttpRequest): Promise<Caller>;
+  /**
+   * Runs a read for the request's caller, which may start before the account is confirmed and is
+   * released only once it is (`EarlyRead` in router.ts).
+   */
+  authorizedRead<T, P>(
+    req: HttpRequest,
+    read: (caller: Caller, prepared: Promise<P> | undefined) => Promise<T>,
+    prepare?: (claimedPatientId: number | undefined) => Promise<P>,
+  ): Promise<T>;
 }
 
 export function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {
