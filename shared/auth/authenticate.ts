@@ -9,7 +9,8 @@ import { API_BASE } from '../http/families';
 import type { Authenticator, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import { accountCaller } from './account-caller';
-import type { Caller, PatientCaller } from './caller';
+import type { Caller, PatientCaller, PractitionerCaller } from './caller';
+import { requirePractitioner } from './scope';
 import { apiKeyGrantId } from '../oauth/grants';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
@@ -105,6 +106,11 @@ export async function authenticate(req: Credentials): Promise<Caller> {
   return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), req);
 }
 
+/** The caller of a request, who must be a practitioner: 401 without one, 403 for a patient. */
+async function authenticatePractitioner(req: Credentials): Promise<PractitionerCaller> {
+  return requirePractitioner(await authenticate(req));
+}
+
 /** The patient caller a signed patient token names, before the account is looked up. */
 function claimedPatient(claims: AccessTokenClaims): PatientCaller | undefined {
   if (claims.kind !== 'patient' || claims.patient === undefined) return undefined;
@@ -154,4 +160,4 @@ export async function authorizedRead<T, P = never>(
  * calls it once a request, from the route's declared access. Nothing else authenticates a request
  * (eslint.config.mjs refuses the import elsewhere; test/security/authentication-once.test.ts counts).
  */
-export const authenticator: Authenticator = { authenticate, authorizedRead };
+export const authenticator: Authenticator = { authenticate, practitioner: authenticatePractitioner, authorizedRead };

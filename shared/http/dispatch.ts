@@ -13,6 +13,7 @@ async function run(route: Route, req: HttpRequest, authenticator: Authenticator)
   // A per-request route answers what needs no caller (404, 405) here, before anyone is asked.
   const access: Access = route.auth === 'per-request' ? route.choose(req) : route;
   if (access.auth === 'none') return access.handler(req);
+  if (access.auth === 'practitioner') return access.handler({ ...req, caller: await authenticator.practitioner(req) });
   if (access.auth === 'caller-early') return authenticator.authorizedRead(req, (caller, prepared) => access.handler({ ...req, caller }, prepared), access.prepare);
   const caller = await authenticator.authenticate(req);
   return access.handler({ ...req, caller });

@@ -1,6 +1,6 @@
 /** The transport-free request every route handler receives, parsed once from the API Gateway event. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Caller } from '../auth/caller';
+import type { Caller, PractitionerCaller } from '../auth/caller';
 import type { Deadline } from './deadline';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Logger } from '../telemetry/logger';
@@ -41,9 +41,9 @@ export interface HttpRequest {
   readonly deadline: Deadline;
 }
 
-/** A request whose caller was authenticated before its handler ran (a route with `auth: 'caller'`). */
-export interface AuthedRequest extends HttpRequest {
-  readonly caller: Caller;
+/** A request whose caller was authenticated before its handler ran (a route with `auth: 'caller'`, or `'practitioner'`). */
+export interface AuthedRequest<C extends Caller = Caller> extends HttpRequest {
+  readonly caller: C;
 }
 
 /**
@@ -53,6 +53,8 @@ export interface AuthedRequest extends HttpRequest {
 export interface Authenticator {
   /** The caller of a request, or its 401 (403 for a token aimed beyond its reach). */
   authenticate(req: HttpRequest): Promise<Caller>;
+  /** The same, for a caller who must be a practitioner: 403 for a patient. */
+  practitioner(req: HttpRequest): Promise<PractitionerCaller>;
   /**
    * Runs a read for the request's caller, which may start before the account is confirmed and is
    * released only once it is (`EarlyRead` in router.ts).

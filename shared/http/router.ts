@@ -2,6 +2,7 @@
  * A small path router: `{name}` matches one segment, `{name+}` the rest of the path. A path that
  * matches with another method is a 405 with `Allow`; a path that matches nothing is a 404.
  */
+import type { PractitionerCaller } from '../auth/caller';
 import type { AuthedRequest, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 
@@ -28,11 +29,17 @@ export interface EarlyRead<P = unknown> {
  * - `'caller'`: an authenticated caller only, whom the handler receives as `req.caller`; anyone else
  *   gets a 401 before the handler runs. A handler that takes an `AuthedRequest` can be registered no
  *   other way.
- * - `'caller-early'`: the same, for a read that may start before the account is confirmed
+ * - `'practitioner'`: the same, and the caller a practitioner (a patient gets a 403 before the
+ *   handler runs), whom the handler receives typed as one.
+ * - `'caller-early'`: any caller, for a read that may start before the account is confirmed
  *   (`EarlyRead`).
  * - `'none'`: anyone (health, discovery, sign-in, the token endpoints, metadata).
  */
-export type Access = { auth: 'caller'; handler: CallerRouteHandler } | ({ auth: 'caller-early' } & EarlyRead) | { auth: 'none'; handler: RouteHandler };
+export type Access =
+  | { auth: 'caller'; handler: CallerRouteHandler }
+  | { auth: 'practitioner'; handler: (req: AuthedRequest<PractitionerCaller>) => Promise<HttpResponse> }
+  | ({ auth: 'caller-early' } & EarlyRead)
+  | { auth: 'none'; handler: RouteHandler };
 
 /** An early read's access, its prepared work typed as `prepare` makes it. */
 export function earlyRead<P>(read: EarlyRead<P>): Access {

@@ -32,7 +32,11 @@ vi.mock('../../shared/auth/authenticate', async (importOriginal) => {
     authenticate: counted(actual.authenticate),
     authorizedRead: counted(actual.authorizedRead),
     callerFromToken: counted(actual.callerFromToken),
-    authenticator: { authenticate: counted(actual.authenticator.authenticate), authorizedRead: counted(actual.authenticator.authorizedRead) },
+    authenticator: {
+      authenticate: counted(actual.authenticator.authenticate),
+      practitioner: counted(actual.authenticator.practitioner),
+      authorizedRead: counted(actual.authenticator.authorizedRead),
+    },
   };
 });
 
