@@ -8,6 +8,6 @@ import { apiRoutes } from './routes';
 export const routes = apiRoutes();
 
 /** This family's handler, on the given stores or the installed ones (see `handlerBuilder`). */
-export const buildHandler = handlerBuilder(() => createHandler({ family: 'api', routes, authenticator }));
+export const buildHandler = handlerBuilder(() => createHandler({ family: 'api', routes, authenticator, needs: { backendServices: false } }));
 
 export const handler = buildHandler();

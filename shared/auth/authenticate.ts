@@ -5,8 +5,7 @@
 import { getUser } from '../directory/users';
 import type { Id, User } from '../directory/model';
 import { forbidden, unauthorized } from '../http/errors';
-import { API_BASE } from '../http/families';
-import type { Authenticator, HttpRequest } from '../http/request';
+import type { Authenticator, CallerNeeds, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import { accountCaller } from './account-caller';
 import type { Caller, PatientCaller, PractitionerCaller } from './caller';
@@ -47,19 +46,17 @@ export function callerOf(user: User, claims: AccessTokenClaims): Caller | undefi
   });
 }
 
-/** What a request shows of where it goes: its path and the route's parameters (`type` on the FHIR routes). */
-type Destination = { readonly path?: string; readonly params?: Readonly<Record<string, string>> };
-
 /**
- * The caller, if the request is within its token's reach; 403 for a backend service's token aimed
- * at the management API, or at a FHIR resource type its system scopes do not name.
+ * The caller, if its token holds what the route needs: 403 for a backend service's token aimed at
+ * a route that takes none (the management API), or at a FHIR resource type its system scopes do
+ * not name.
  */
-function withinReach(caller: Caller, req: Destination): Caller {
+function withinReach(caller: Caller, needs: CallerNeeds): Caller {
   if (caller.kind !== 'practitioner' || !caller.system) return caller;
-  if (req.path !== undefined && (req.path === API_BASE || req.path.startsWith(`${API_BASE}/`))) {
+  if (needs.backendServices === false) {
     throw forbidden("A backend service's token reads the FHIR API only; the management API takes a practitioner's sign-in or API key.");
   }
-  const type = req.params?.type;
+  const type = needs.fhirType;
   const { types } = caller.system;
   if (type !== undefined && types !== '*' && !types.has(type)) throw forbidden(`The token's scopes do not cover ${type}: ask for system/${type}.rs.`);
   return caller;
@@ -87,7 +84,7 @@ async function requestClaims(req: Pick<HttpRequest, 'headers'>): Promise<AccessT
 }
 
 /** What authentication needs of a request; its audit trail, when it has one, learns the outcome. */
-type Credentials = Pick<HttpRequest, 'headers'> & Destination & { readonly audit?: AuditTrail };
+type Credentials = Pick<HttpRequest, 'headers'> & { readonly audit?: AuditTrail };
 
 /** Records who the caller turned out to be (or that no one was), then passes the outcome on. */
 async function audited(req: Credentials, caller: Promise<Caller>): Promise<Caller> {
@@ -101,14 +98,17 @@ async function audited(req: Credentials, caller: Promise<Caller>): Promise<Calle
   }
 }
 
-/** The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise. */
-export async function authenticate(req: Credentials): Promise<Caller> {
-  return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), req);
+/**
+ * The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise, 403 when the
+ * token does not hold what the route needs.
+ */
+export async function authenticate(req: Credentials, needs: CallerNeeds = {}): Promise<Caller> {
+  return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), needs);
 }
 
 /** The caller of a request, who must be a practitioner: 401 without one, 403 for a patient. */
-async function authenticatePractitioner(req: Credentials): Promise<PractitionerCaller> {
-  return requirePractitioner(await authenticate(req));
+async function authenticatePractitioner(req: Credentials, needs: CallerNeeds = {}): Promise<PractitionerCaller> {
+  return requirePractitioner(await authenticate(req, needs));
 }
 
 /** The patient caller a signed patient token names, before the account is looked up. */
@@ -134,6 +134,7 @@ const sameCaller = (a: Caller, b: PatientCaller) =>
  */
 export async function authorizedRead<T, P = never>(
   req: Credentials,
+  needs: CallerNeeds,
   read: (caller: Caller, prepared: Promise<P> | undefined) => Promise<T>,
   prepare?: (claimedPatientId: Id | undefined) => Promise<P>,
 ): Promise<T> {
@@ -147,7 +148,7 @@ export async function authorizedRead<T, P = never>(
   const claimed = claimedPatient(claims);
   const prepared = prepare?.(claimed?.patientId);
   prepared?.catch(() => undefined); // consumed by `read`, or dropped with a refused caller
-  if (!claimed) return read(withinReach(await audited(req, confirmedCaller(claims)), req), prepared);
+  if (!claimed) return read(withinReach(await audited(req, confirmedCaller(claims)), needs), prepared);
   const [confirmed, early] = await Promise.allSettled([audited(req, confirmedCaller(claims)), read(claimed, prepared)]);
   if (confirmed.status === 'rejected') throw confirmed.reason;
   if (!sameCaller(confirmed.value, claimed)) return read(confirmed.value, prepared);

@@ -40,12 +40,15 @@ type Choice<K extends Interaction> = (req: HttpRequest, ...args: InteractionArgs
  * lacks it): decided before anyone is asked, applied by shared/http/dispatch.ts.
  */
 function accessOf<K extends Interaction>(req: HttpRequest, entry: FhirTypeEntry, interaction: K, args: InteractionArgs<K>, level: readonly Interaction[] = [interaction]): Access {
+  // A backend service's token reaches a type only if its system scopes name it.
+  const needs = { fhirType: entry.type };
   if (entry.auth === 'caller') {
     const handler = entry.handlers[interaction] as Handler<K> | undefined;
-    if (handler) return { auth: 'caller', handler: (r) => handler(r, ...args) };
+    if (handler) return { auth: 'caller', handler: (r) => handler(r, ...args), needs };
   } else {
     const choose = entry.handlers[interaction] as Choice<K> | undefined;
-    if (choose) return choose(req, ...args);
+    const access = choose?.(req, ...args);
+    if (access) return access.auth === 'none' ? access : { ...access, needs };
   }
   // `Allow` names the methods of this path only (a search's POST lives at `_search`).
   const allowed = level.filter((i) => entry.handlers[i]).map((i) => METHODS_OF[i][0]!);

@@ -5,25 +5,33 @@
  * the route's own headers go on every answer, refusals included.
  */
 import { isHttpError } from './errors';
-import type { Authenticator, HttpRequest } from './request';
+import type { Authenticator, CallerNeeds, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 import type { Access, Route } from './router';
 
-async function run(route: Route, req: HttpRequest, authenticator: Authenticator): Promise<HttpResponse> {
+/** Who asks, and what every caller of the family's routes must hold (`createHandler`). */
+export interface Callers {
+  authenticator: Authenticator;
+  needs?: CallerNeeds;
+}
+
+async function run(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
   // A per-request route answers what needs no caller (404, 405) here, before anyone is asked.
   const access: Access = route.auth === 'per-request' ? route.choose(req) : route;
   if (access.auth === 'none') return access.handler(req);
-  if (access.auth === 'practitioner') return access.handler({ ...req, caller: await authenticator.practitioner(req) });
-  if (access.auth === 'caller-early') return authenticator.authorizedRead(req, (caller, prepared) => access.handler({ ...req, caller }, prepared), access.prepare);
-  const caller = await authenticator.authenticate(req);
+  const { authenticator } = callers;
+  const needs = { ...callers.needs, ...access.needs };
+  if (access.auth === 'practitioner') return access.handler({ ...req, caller: await authenticator.practitioner(req, needs) });
+  if (access.auth === 'caller-early') return authenticator.authorizedRead(req, needs, (caller, prepared) => access.handler({ ...req, caller }, prepared), access.prepare);
+  const caller = await authenticator.authenticate(req, needs);
   return access.handler({ ...req, caller });
 }
 
-export async function dispatch(route: Route, req: HttpRequest, authenticator: Authenticator): Promise<HttpResponse> {
+export async function dispatch(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
   const headers = route.headers;
-  if (!headers) return run(route, req, authenticator);
+  if (!headers) return run(route, req, callers);
   try {
-    const res = await run(route, req, authenticator);
+    const res = await run(route, req, callers);
     return { ...res, headers: { ...res.headers, ...headers } };
   } catch (e) {
     if (isHttpError(e)) Object.assign(e.headers, headers);

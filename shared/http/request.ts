@@ -47,20 +47,33 @@ export interface AuthedRequest<C extends Caller = Caller> extends HttpRequest {
 }
 
 /**
+ * What a caller must hold to reach a route, beyond a valid token: declared by the route (the FHIR
+ * router sets `fhirType` on each type's routes) and by its family (`createHandler`), checked by the
+ * authenticator as it authenticates.
+ */
+export interface CallerNeeds {
+  /** The FHIR type the route serves: a backend service's token must name it in its system scopes (`system/<Type>.rs`). */
+  readonly fhirType?: string;
+  /** `false`: a backend service's token (system scopes) does not reach the route (the management API). */
+  readonly backendServices?: false;
+}
+
+/**
  * How a family finds the callers of its routes (shared/auth's `authenticator`, passed in: platform
  * code imports no domain folder). Called by shared/http/dispatch.ts alone, once a request.
  */
 export interface Authenticator {
-  /** The caller of a request, or its 401 (403 for a token aimed beyond its reach). */
-  authenticate(req: HttpRequest): Promise<Caller>;
+  /** The caller of a request, or its 401 (403 for a token that does not hold what the route needs). */
+  authenticate(req: HttpRequest, needs?: CallerNeeds): Promise<Caller>;
   /** The same, for a caller who must be a practitioner: 403 for a patient. */
-  practitioner(req: HttpRequest): Promise<PractitionerCaller>;
+  practitioner(req: HttpRequest, needs?: CallerNeeds): Promise<PractitionerCaller>;
   /**
    * Runs a read for the request's caller, which may start before the account is confirmed and is
    * released only once it is (`EarlyRead` in router.ts).
    */
   authorizedRead<T, P>(
     req: HttpRequest,
+    needs: CallerNeeds,
     read: (caller: Caller, prepared: Promise<P> | undefined) => Promise<T>,
     prepare?: (claimedPatientId: number | undefined) => Promise<P>,
   ): Promise<T>;

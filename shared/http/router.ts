@@ -3,7 +3,7 @@
  * matches with another method is a 405 with `Allow`; a path that matches nothing is a 404.
  */
 import type { PractitionerCaller } from '../auth/caller';
-import type { AuthedRequest, HttpRequest } from './request';
+import type { AuthedRequest, CallerNeeds, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -34,11 +34,14 @@ export interface EarlyRead<P = unknown> {
  * - `'caller-early'`: any caller, for a read that may start before the account is confirmed
  *   (`EarlyRead`).
  * - `'none'`: anyone (health, discovery, sign-in, the token endpoints, metadata).
+ *
+ * `needs`: what the caller's token must hold beyond being valid (a FHIR type's system scope), on
+ * top of what the route's family needs (`createHandler`).
  */
 export type Access =
-  | { auth: 'caller'; handler: CallerRouteHandler }
-  | { auth: 'practitioner'; handler: (req: AuthedRequest<PractitionerCaller>) => Promise<HttpResponse> }
-  | ({ auth: 'caller-early' } & EarlyRead)
+  | { auth: 'caller'; handler: CallerRouteHandler; needs?: CallerNeeds }
+  | { auth: 'practitioner'; handler: (req: AuthedRequest<PractitionerCaller>) => Promise<HttpResponse>; needs?: CallerNeeds }
+  | ({ auth: 'caller-early'; needs?: CallerNeeds } & EarlyRead)
   | { auth: 'none'; handler: RouteHandler };
 
 /** An early read's access, its prepared work typed as `prepare` makes it. */
