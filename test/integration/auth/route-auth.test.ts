@@ -69,6 +69,15 @@ const routes: Route[] = [
     },
   },
   { method: 'GET', path: '/api/v1/open', auth: 'none', handler: async () => json(200, { open: true }) },
+  {
+    method: 'GET',
+    path: '/api/v1/practitioners-only',
+    auth: 'practitioner',
+    handler: async (req) => {
+      reached.push({ route: 'practitioners-only', caller: req.caller });
+      return json(200, { practitionerId: req.caller.practitionerId });
+    },
+  },
   ...corsRoutes('/o/whoami', {
     GET: {
       auth: 'caller',
@@ -135,6 +144,19 @@ describe('a route that needs a caller', () => {
     expect(replace.status).toBe(405);
     expect(replace.headers['allow']).toBe('GET');
     expect(reached).toEqual([]);
+  });
+});
+
+describe('a route that needs a practitioner', () => {
+  it('refuses a patient with a 403 before its handler runs, and hands a practitioner over typed as one', async () => {
+    reached.length = 0;
+    const patient = await makePatient({ login: true });
+    const doctor = await makePractitioner();
+    expect((await send('GET', '/api/v1/practitioners-only')).status).toBe(401);
+    const refused = await send('GET', '/api/v1/practitioners-only', patient.token);
+    expect([refused.status, refused.json]).toEqual([403, { detail: 'Only practitioners may do this.' }]);
+    expect(reached).toEqual([]);
+    expect((await send('GET', '/api/v1/practitioners-only', doctor.token)).json).toEqual({ practitionerId: doctor.id });
   });
 });
 
