@@ -59,7 +59,15 @@ const LAYERS = [
     target: PLATFORM,
     from: 'shared/auth',
     except: ['./caller.ts'],
-    message: 'Platform code names only the caller type (shared/auth/caller.ts); the authenticator is passed in (createHandler, fhirRoutes).',
+    message: 'Platform code names only the caller type (shared/auth/caller.ts); the authenticator is passed in (createHandler).',
+  },
+  {
+    // A request is authenticated once, by shared/http/dispatch.ts from the route's declared access,
+    // with the authenticator each family's handler.ts passes in: no other code of the service looks
+    // for a request's caller (test/security/authentication-imports.test.ts plants one that does).
+    target: ['shared/**', 'functions/*/!(handler).ts', 'functions/*/*/**', 'lib/**', 'scripts/**'],
+    from: 'shared/auth/authenticate.ts',
+    message: "Only a family's handler.ts imports the authenticator (createHandler); a route declares what it needs (`auth`) and its handler gets `req.caller`.",
   },
   {
     // The set of stores is built from every domain's adapters: a domain that imported it would

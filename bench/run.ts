@@ -5,6 +5,7 @@
  */
 import { auxBench } from './auxiliary';
 import { coldStart } from './cold-start';
+import { earlyReadBench } from './early-read';
 import { exportBench } from './export';
 import { fuzzBench } from './fuzz';
 import { httpLoad } from './http-load';
@@ -31,6 +32,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['validation', validationBench],
   ['aux', auxBench],
   ['observations', observationsBench],
+  ['early-read', earlyReadBench],
   ['export', exportBench],
   ['repost', repostBench],
   ['storage', storageBench],

@@ -1,5 +1,5 @@
 /** Lambda of the `api` family: `/api/v1/*` and `/health`. */
-import { authenticate } from '../../shared/auth/authenticate';
+import { authenticator } from '../../shared/auth/authenticate';
 import { createHandler } from '../../shared/http/handler';
 import { handlerBuilder } from '../../shared/stores';
 import { apiRoutes } from './routes';
@@ -8,6 +8,6 @@ import { apiRoutes } from './routes';
 export const routes = apiRoutes();
 
 /** This family's handler, on the given stores or the installed ones (see `handlerBuilder`). */
-export const buildHandler = handlerBuilder(() => createHandler({ family: 'api', routes, authenticate }));
+export const buildHandler = handlerBuilder(() => createHandler({ family: 'api', routes, authenticator, needs: { backendServices: false } }));
 
 export const handler = buildHandler();

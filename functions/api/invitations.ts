@@ -3,7 +3,7 @@
  * an invitation token redeems it (`POST /api/v1/invitation/<token>`, no authentication, no body).
  */
 import * as z from 'zod/mini';
-import { assertCanReadPatient, assertCanWriteForPatient, requirePractitioner } from '../../shared/auth/scope';
+import { assertCanReadPatient, assertCanWriteForPatient } from '../../shared/auth/scope';
 import { parseId } from '../../shared/directory/ids';
 import { fieldErrors, notFound } from '../../shared/http/errors';
 import { json, noContent } from '../../shared/http/response';
@@ -37,9 +37,9 @@ export function invitationRoutes(): Route[] {
     {
       method: 'POST',
       path: '/api/v1/invitation',
-      auth: 'caller',
+      auth: 'practitioner',
       handler: async (req) => {
-        const caller = requirePractitioner(req.caller);
+        const { caller } = req;
         const body = parseBody(CreateInvitation, req.body);
         const patient = await assertCanWriteForPatient(caller, body.patient_id);
         await ensureServiceClients();
@@ -52,9 +52,9 @@ export function invitationRoutes(): Route[] {
     {
       method: 'GET',
       path: '/api/v1/invitation',
-      auth: 'caller',
+      auth: 'practitioner',
       handler: async (req) => {
-        const caller = requirePractitioner(req.caller);
+        const { caller } = req;
         const raw = req.query.get('patient_id') ?? req.query.get('patientId');
         if (raw === null) throw fieldErrors({ patientId: ['This field is required.'] });
         const patientId = parseId(raw);
@@ -73,9 +73,9 @@ export function invitationRoutes(): Route[] {
     {
       method: 'DELETE',
       path: '/api/v1/invitation/{ref}',
-      auth: 'caller',
+      auth: 'practitioner',
       handler: async (req) => {
-        const caller = requirePractitioner(req.caller);
+        const { caller } = req;
         const id = parseId(req.params.ref);
         const invitation = id === undefined ? undefined : await getInvitation(id);
         if (!invitation) throw notFound(`Invitation ${req.params.ref} not found.`);

@@ -3,7 +3,6 @@
  * keys (a secret), and backend clients (SMART Backend Services: a public key set, `jwks` or `jwks_uri`).
  */
 import * as z from 'zod/mini';
-import { requirePractitioner } from '../../shared/auth/scope';
 import { parseId } from '../../shared/directory/ids';
 import { forbidden, notFound } from '../../shared/http/errors';
 import { json, noContent } from '../../shared/http/response';
@@ -25,18 +24,18 @@ export function practitionerClientRoutes(): Route[] {
     {
       method: 'GET',
       path: '/api/v1/practitioner_clients',
-      auth: 'caller',
+      auth: 'practitioner',
       handler: async (req) => {
-        const caller = requirePractitioner(req.caller);
+        const { caller } = req;
         return json(200, listOf(req, await listApiKeys(caller.userId)));
       },
     },
     {
       method: 'POST',
       path: '/api/v1/practitioner_clients',
-      auth: 'caller',
+      auth: 'practitioner',
       handler: async (req) => {
-        const caller = requirePractitioner(req.caller);
+        const { caller } = req;
         // A key that could mint keys would outlive its own deletion: new keys need a signed-in practitioner.
         if (caller.viaApiKey) throw forbidden('An API key cannot create API keys: sign in to create one.');
         const body = parseBody(CreateClient, req.body);
@@ -50,9 +49,9 @@ export function practitionerClientRoutes(): Route[] {
     {
       method: 'DELETE',
       path: '/api/v1/practitioner_clients/{id}',
-      auth: 'caller',
+      auth: 'practitioner',
       handler: async (req) => {
-        const caller = requirePractitioner(req.caller);
+        const { caller } = req;
         const id = parseId(req.params.id);
         if (id === undefined) throw notFound(`API key ${req.params.id} not found.`);
         await deleteApiKey(caller.userId, id);

@@ -1,5 +1,5 @@
 /** Lambda of the `fhir-import` family: `POST /fhir-import/R4` (a Bundle) and `POST /fhir-import/R4/<Type>` (one resource). */
-import { authenticate } from '../../shared/auth/authenticate';
+import { authenticator } from '../../shared/auth/authenticate';
 import { createAuxiliaryResource } from '../../shared/auxiliary/create';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { createHandler } from '../../shared/http/handler';
@@ -10,7 +10,7 @@ import { importRoutes } from '../../shared/xver/http';
 export const routes = importRoutes({ create: createAuxiliaryResource, observation: {} });
 
 /** This family's handler, on the given stores or the installed ones (see `handlerBuilder`). */
-export const buildHandler = handlerBuilder(() => createHandler({ family: 'fhir-import', routes, authenticate }));
+export const buildHandler = handlerBuilder(() => createHandler({ family: 'fhir-import', routes, authenticator }));
 
 export const handler = buildHandler();
 

@@ -1,5 +1,5 @@
 /** Lambda of the `fhir` family: `/FHIR/R5/*` and `/fhir/r5/*`. */
-import { authenticate } from '../../shared/auth/authenticate';
+import { authenticator } from '../../shared/auth/authenticate';
 import { createAuxiliaryResource } from '../../shared/auxiliary/create';
 import { auxiliaryHandlers, auxiliaryTypeEntries } from '../../shared/auxiliary/http';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
@@ -29,10 +29,10 @@ export const registry = createRegistry(
 );
 
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */
-export const routes = [...smartConfigurationRoutes(), ...fhirRoutes(registry, authenticate), ...exportJobRoutes()];
+export const routes = [...smartConfigurationRoutes(), ...fhirRoutes(registry), ...exportJobRoutes()];
 
 /** This family's handler, on the given stores or the installed ones (see `handlerBuilder`). */
-export const buildHandler = handlerBuilder(() => createHandler({ family: 'fhir', routes, authenticate }));
+export const buildHandler = handlerBuilder(() => createHandler({ family: 'fhir', routes, authenticator }));
 
 export const handler = buildHandler();
 

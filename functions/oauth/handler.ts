@@ -1,5 +1,5 @@
 /** Lambda of the `oauth` family: `/o/*`, `/.well-known/*` and `/auth/callback`. */
-import { authenticate } from '../../shared/auth/authenticate';
+import { authenticator } from '../../shared/auth/authenticate';
 import { createHandler } from '../../shared/http/handler';
 import { handlerBuilder } from '../../shared/stores';
 import { oauthRoutes } from './routes';
@@ -8,6 +8,6 @@ import { oauthRoutes } from './routes';
 export const routes = oauthRoutes();
 
 /** This family's handler, on the given stores or the installed ones (see `handlerBuilder`). */
-export const buildHandler = handlerBuilder(() => createHandler({ family: 'oauth', routes, authenticate }));
+export const buildHandler = handlerBuilder(() => createHandler({ family: 'oauth', routes, authenticator }));
 
 export const handler = buildHandler();

@@ -5,12 +5,12 @@
 import { getUser } from '../directory/users';
 import type { Id, User } from '../directory/model';
 import { forbidden, unauthorized } from '../http/errors';
-import { API_BASE } from '../http/families';
-import { runAsCaller, type AuthedRequest, type HttpRequest } from '../http/request';
+import type { Authenticator, CallerNeeds, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
-import type { Caller, PatientCaller } from './caller';
+import { accountCaller } from './account-caller';
+import type { Caller, PatientCaller, PractitionerCaller } from './caller';
+import { requirePractitioner } from './scope';
 import { apiKeyGrantId } from '../oauth/grants';
-import { systemScopeTypes } from '../oauth/scopes';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */
@@ -47,41 +47,16 @@ export function callerOf(user: User, claims: AccessTokenClaims): Caller | undefi
 }
 
 /**
- * The caller an account acts as, as its record stands now: what a token's claims add (scopes, the
- * client) given apart. For work the account started that runs without a request (an export's
- * parts). `undefined` when the account may not act (deactivated, or a patient login without its patient).
+ * The caller, if its token holds what the route needs: 403 for a backend service's token aimed at
+ * a route that takes none (the management API), or at a FHIR resource type its system scopes do
+ * not name.
  */
-export function accountCaller(user: User, token: { scopes: readonly string[]; clientId?: string; viaApiKey?: boolean }): Caller | undefined {
-  if (!user.active) return undefined;
-  const client = token.clientId !== undefined ? { clientId: token.clientId } : {};
-  if (user.kind === 'patient') {
-    if (user.patientId === undefined) return undefined;
-    return { kind: 'patient', userId: user.id, patientId: user.patientId, scopes: [...token.scopes], ...client };
-  }
-  const viaApiKey = token.viaApiKey ? { viaApiKey: true as const } : {};
-  const scopes = [...token.scopes];
-  const systemTypes = systemScopeTypes(scopes);
-  if (systemTypes) {
-    // A backend service reads as its practitioner does (reads do not depend on the role) and writes nothing.
-    const roles = new Map([...user.roles.keys()].map((org) => [org, 'viewer' as const]));
-    return { kind: 'practitioner', userId: user.id, practitionerId: user.id, roles, superuser: false, scopes, ...client, ...viaApiKey, system: { types: systemTypes } };
-  }
-  return { kind: 'practitioner', userId: user.id, practitionerId: user.id, roles: user.roles, superuser: user.superuser, scopes, ...client, ...viaApiKey };
-}
-
-/** What a request shows of where it goes: its path and the route's parameters (`type` on the FHIR routes). */
-type Destination = { readonly path?: string; readonly params?: Readonly<Record<string, string>> };
-
-/**
- * The caller, if the request is within its token's reach; 403 for a backend service's token aimed
- * at the management API, or at a FHIR resource type its system scopes do not name.
- */
-function withinReach(caller: Caller, req: Destination): Caller {
+function withinReach(caller: Caller, needs: CallerNeeds): Caller {
   if (caller.kind !== 'practitioner' || !caller.system) return caller;
-  if (req.path !== undefined && (req.path === API_BASE || req.path.startsWith(`${API_BASE}/`))) {
+  if (needs.backendServices === false) {
     throw forbidden("A backend service's token reads the FHIR API only; the management API takes a practitioner's sign-in or API key.");
   }
-  const type = req.params?.type;
+  const type = needs.fhirType;
   const { types } = caller.system;
   if (type !== undefined && types !== '*' && !types.has(type)) throw forbidden(`The token's scopes do not cover ${type}: ask for system/${type}.rs.`);
   return caller;
@@ -109,7 +84,7 @@ async function requestClaims(req: Pick<HttpRequest, 'headers'>): Promise<AccessT
 }
 
 /** What authentication needs of a request; its audit trail, when it has one, learns the outcome. */
-type Credentials = Pick<HttpRequest, 'headers'> & Destination & { readonly audit?: AuditTrail };
+type Credentials = Pick<HttpRequest, 'headers'> & { readonly audit?: AuditTrail };
 
 /** Records who the caller turned out to be (or that no one was), then passes the outcome on. */
 async function audited(req: Credentials, caller: Promise<Caller>): Promise<Caller> {
@@ -123,18 +98,17 @@ async function audited(req: Credentials, caller: Promise<Caller>): Promise<Calle
   }
 }
 
-/** The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise. */
-export async function authenticate(req: Credentials): Promise<Caller> {
-  return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), req);
+/**
+ * The caller of a request (`Authorization: Bearer <access token>`); 401 otherwise, 403 when the
+ * token does not hold what the route needs.
+ */
+export async function authenticate(req: Credentials, needs: CallerNeeds = {}): Promise<Caller> {
+  return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), needs);
 }
 
-/**
- * Runs a handler that needs a caller, handing it the request's caller; without one, a 401 before
- * it runs. Where routes are dispatched (shared/http/dispatch.ts, the FHIR router) and where a
- * handler hands a request on to another store's (the Observation type): never inside a handler.
- */
-export function withCaller<A extends unknown[], R>(req: HttpRequest, handler: (req: AuthedRequest, ...args: A) => Promise<R>, ...args: A): Promise<R> {
-  return runAsCaller(authenticate, req, handler, ...args);
+/** The caller of a request, who must be a practitioner: 401 without one, 403 for a patient. */
+async function authenticatePractitioner(req: Credentials, needs: CallerNeeds = {}): Promise<PractitionerCaller> {
+  return requirePractitioner(await authenticate(req, needs));
 }
 
 /** The patient caller a signed patient token names, before the account is looked up. */
@@ -160,6 +134,7 @@ const sameCaller = (a: Caller, b: PatientCaller) =>
  */
 export async function authorizedRead<T, P = never>(
   req: Credentials,
+  needs: CallerNeeds,
   read: (caller: Caller, prepared: Promise<P> | undefined) => Promise<T>,
   prepare?: (claimedPatientId: Id | undefined) => Promise<P>,
 ): Promise<T> {
@@ -173,10 +148,17 @@ export async function authorizedRead<T, P = never>(
   const claimed = claimedPatient(claims);
   const prepared = prepare?.(claimed?.patientId);
   prepared?.catch(() => undefined); // consumed by `read`, or dropped with a refused caller
-  if (!claimed) return read(withinReach(await audited(req, confirmedCaller(claims)), req), prepared);
+  if (!claimed) return read(withinReach(await audited(req, confirmedCaller(claims)), needs), prepared);
   const [confirmed, early] = await Promise.allSettled([audited(req, confirmedCaller(claims)), read(claimed, prepared)]);
   if (confirmed.status === 'rejected') throw confirmed.reason;
   if (!sameCaller(confirmed.value, claimed)) return read(confirmed.value, prepared);
   if (early.status === 'rejected') throw early.reason;
   return early.value;
 }
+
+/**
+ * How the families find their callers (`createHandler({ authenticator })`): shared/http/dispatch.ts
+ * calls it once a request, from the route's declared access. Nothing else authenticates a request
+ * (eslint.config.mjs refuses the import elsewhere; test/security/authentication-once.test.ts counts).
+ */
+export const authenticator: Authenticator = { authenticate, practitioner: authenticatePractitioner, authorizedRead };

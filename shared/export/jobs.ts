@@ -3,7 +3,7 @@
  * the moves a job makes on its own time (every part done: complete; no progress for too long:
  * failed), taken by whichever reader finds them due first, the status request or the sweep.
  */
-import { accountCaller } from '../auth/authenticate';
+import { accountCaller } from '../auth/account-caller';
 import type { Caller } from '../auth/caller';
 import { getUser } from '../directory/users';
 import { config } from '../config';

@@ -4,6 +4,7 @@
  */
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import type { HttpResponse } from '../http/response';
+import type { Access } from '../http/router';
 
 export type SearchParamType = 'number' | 'date' | 'string' | 'token' | 'reference' | 'composite' | 'quantity' | 'uri' | 'special';
 
@@ -32,14 +33,24 @@ export interface FhirTypeHandlers<R extends HttpRequest = AuthedRequest> {
   delete?: (req: R, id: string) => Promise<HttpResponse>;
 }
 
+/** What an interaction's handler takes after the request. */
+export type InteractionArgs<K extends keyof FhirTypeHandlers> = NonNullable<FhirTypeHandlers[K]> extends (req: never, ...args: infer A) => unknown ? A : never;
+
 /**
- * Who reaches a type's handlers (the FHIR router enforces it, after its 404 and 405):
- * - `'caller'`: an authenticated caller only, whom the handlers receive; anyone else gets a 401.
- * - `'delegated'`: anyone, to handlers that choose per request between an answer that needs no
- *   caller (405 for a change of a stored reading), the fast read path (`authorizedRead`) and a
- *   handler that needs a caller (`withCaller`): the Observation type, served by two stores.
+ * A type whose interactions pick their access per request: each answers what needs no caller by
+ * throwing (405 for a change of a stored reading), else returns the access and handler of this
+ * request, which shared/http/dispatch.ts then applies. Runs before anyone is asked: reads nothing.
  */
-export type FhirTypeAccess = { auth: 'caller'; handlers: FhirTypeHandlers<AuthedRequest> } | { auth: 'delegated'; handlers: FhirTypeHandlers<HttpRequest> };
+export type FhirTypeChoices = { [K in keyof FhirTypeHandlers]?: (req: HttpRequest, ...args: InteractionArgs<K>) => Access };
+
+/**
+ * Who reaches a type's handlers (the FHIR router declares it on the route, after its 404 and 405;
+ * shared/http/dispatch.ts enforces it):
+ * - `'caller'`: an authenticated caller only, whom the handlers receive; anyone else gets a 401.
+ * - `'per-request'`: each interaction picks its access per request (`FhirTypeChoices`): the
+ *   Observation type, served by two stores, whose native reads may start early.
+ */
+export type FhirTypeAccess = { auth: 'caller'; handlers: FhirTypeHandlers<AuthedRequest> } | { auth: 'per-request'; handlers: FhirTypeChoices };
 
 export type FhirTypeEntry = FhirTypeAccess & {
   type: string;

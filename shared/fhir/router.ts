@@ -4,11 +4,11 @@
  */
 import { methodNotAllowed, notFound } from '../http/errors';
 import { FHIR_BASES } from '../http/families';
-import { runAsCaller, type Authenticate, type AuthedRequest, type HttpRequest } from '../http/request';
+import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
-import type { Route, RouteAccess } from '../http/router';
+import type { Access, Route, RouteAccess } from '../http/router';
 import { capabilityStatement } from './capability-statement';
-import type { FhirRegistry, FhirTypeEntry, FhirTypeHandlers } from './registry';
+import type { FhirRegistry, FhirTypeEntry, FhirTypeHandlers, InteractionArgs } from './registry';
 
 /** The FHIR base (`/FHIR/R5` or the `/fhir/r5` alias) a path is under. */
 export function baseOf(path: string): string {
@@ -32,31 +32,37 @@ type Interaction = keyof FhirTypeHandlers;
 const TYPE_LEVEL: readonly Interaction[] = ['search', 'create'];
 const INSTANCE_LEVEL: readonly Interaction[] = ['read', 'update', 'patch', 'delete'];
 
-/** What an interaction's handler takes after the request. */
-type ArgsOf<K extends Interaction> = NonNullable<FhirTypeHandlers[K]> extends (req: never, ...args: infer A) => unknown ? A : never;
-type Handler<R extends HttpRequest, K extends Interaction> = (req: R, ...args: ArgsOf<K>) => Promise<HttpResponse>;
+type Handler<K extends Interaction> = (req: AuthedRequest, ...args: InteractionArgs<K>) => Promise<HttpResponse>;
+type Choice<K extends Interaction> = (req: HttpRequest, ...args: InteractionArgs<K>) => Access;
 
 /**
- * The type's handler of an interaction, run as its entry says: for an entry that needs a caller,
- * with the caller (a 401 otherwise), after the 404 and 405 that need none.
+ * The access and handler of an interaction on a type, as its entry declares them (405 when the type
+ * lacks it): decided before anyone is asked, applied by shared/http/dispatch.ts.
  */
-function handlerOf<K extends Interaction>(
-  authenticate: Authenticate,
-  req: HttpRequest,
-  entry: FhirTypeEntry,
-  interaction: K,
-  level: readonly Interaction[] = [interaction],
-): Handler<HttpRequest, K> {
+function accessOf<K extends Interaction>(req: HttpRequest, entry: FhirTypeEntry, interaction: K, args: InteractionArgs<K>, level: readonly Interaction[] = [interaction]): Access {
+  // A backend service's token reaches a type only if its system scopes name it.
+  const needs = { fhirType: entry.type };
   if (entry.auth === 'caller') {
-    const handler = entry.handlers[interaction] as Handler<AuthedRequest, K> | undefined;
-    if (handler) return (r, ...args) => runAsCaller(authenticate, r, handler, ...args);
+    const handler = entry.handlers[interaction] as Handler<K> | undefined;
+    if (handler) return { auth: 'caller', handler: (r) => handler(r, ...args), needs };
   } else {
-    const handler = entry.handlers[interaction] as Handler<HttpRequest, K> | undefined;
-    if (handler) return handler;
+    const choose = entry.handlers[interaction] as Choice<K> | undefined;
+    const access = choose?.(req, ...args);
+    if (access) return access.auth === 'none' ? access : { ...access, needs };
   }
   // `Allow` names the methods of this path only (a search's POST lives at `_search`).
   const allowed = level.filter((i) => entry.handlers[i]).map((i) => METHODS_OF[i][0]!);
   throw methodNotAllowed(req.method, req.path, [...new Set(allowed)], entry.readOnlyHint);
+}
+
+/** A route over every type at a path: the type's entry decides the access of each request. */
+function perType(
+  registry: FhirRegistry,
+  method: Route['method'],
+  path: string,
+  access: (req: HttpRequest, entry: FhirTypeEntry) => Access,
+): Route {
+  return { method, path, auth: 'per-request', choose: (req) => access(req, entryFor(registry, req.params.type!)) };
 }
 
 const METHODS_OF: Record<Interaction, string[]> = {
@@ -80,8 +86,8 @@ export function searchParamsOf(req: HttpRequest): URLSearchParams {
   return params;
 }
 
-/** The FHIR family's routes over a registry; `authenticate` finds the caller of types that need one. */
-export function fhirRoutes(registry: FhirRegistry, authenticate: Authenticate): Route[] {
+/** The FHIR family's routes over a registry, each declaring who may reach it. */
+export function fhirRoutes(registry: FhirRegistry): Route[] {
   // The statement depends only on the registry and the base URL: built once per base, served as text.
   const statements = new Map<string, string>();
   const statementFor = (baseUrl: string) => {
@@ -110,43 +116,12 @@ export function fhirRoutes(registry: FhirRegistry, authenticate: Authenticate): 
         handler: async (req) => fhirJson(200, statementFor(`${req.origin}${baseOf(req.path)}`), { 'Cache-Control': 'public, max-age=3600' }),
       },
       { method: 'POST', path: base, ...batch },
-      {
-        method: 'GET',
-        path: `${base}/{type}`,
-        auth: 'delegated',
-        handler: async (req) => {
-          const entry = entryFor(registry, req.params.type!);
-          return handlerOf(authenticate, req, entry, 'search', TYPE_LEVEL)(req, searchParamsOf(req));
-        },
-      },
-      {
-        method: 'POST',
-        path: `${base}/{type}/_search`,
-        auth: 'delegated',
-        handler: async (req) => {
-          const entry = entryFor(registry, req.params.type!);
-          return handlerOf(authenticate, req, entry, 'search')(req, searchParamsOf(req));
-        },
-      },
-      {
-        method: 'POST',
-        path: `${base}/{type}`,
-        auth: 'delegated',
-        handler: async (req) => handlerOf(authenticate, req, entryFor(registry, req.params.type!), 'create', TYPE_LEVEL)(req),
-      },
-      {
-        method: 'GET',
-        path: `${base}/{type}/{id}/_history/{vid}`,
-        auth: 'delegated',
-        handler: async (req) => handlerOf(authenticate, req, entryFor(registry, req.params.type!), 'vread')(req, req.params.id!, req.params.vid!),
-      },
-      ...(['read', 'update', 'patch', 'delete'] as const).map(
-        (interaction): Route => ({
-          method: METHODS_OF[interaction][0] as Route['method'],
-          path: `${base}/{type}/{id}`,
-          auth: 'delegated',
-          handler: async (req) => handlerOf(authenticate, req, entryFor(registry, req.params.type!), interaction, INSTANCE_LEVEL)(req, req.params.id!),
-        }),
+      perType(registry, 'GET', `${base}/{type}`, (req, entry) => accessOf(req, entry, 'search', [searchParamsOf(req)], TYPE_LEVEL)),
+      perType(registry, 'POST', `${base}/{type}/_search`, (req, entry) => accessOf(req, entry, 'search', [searchParamsOf(req)])),
+      perType(registry, 'POST', `${base}/{type}`, (req, entry) => accessOf(req, entry, 'create', [], TYPE_LEVEL)),
+      perType(registry, 'GET', `${base}/{type}/{id}/_history/{vid}`, (req, entry) => accessOf(req, entry, 'vread', [req.params.id!, req.params.vid!])),
+      ...(['read', 'update', 'patch', 'delete'] as const).map((interaction) =>
+        perType(registry, METHODS_OF[interaction][0] as Route['method'], `${base}/{type}/{id}`, (req, entry) => accessOf(req, entry, interaction, [req.params.id!], INSTANCE_LEVEL)),
       ),
     );
   }

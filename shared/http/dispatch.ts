@@ -1,22 +1,37 @@
 /**
- * Runs the route a request matched: the one place a route's `auth` is enforced, so a handler that
- * needs a caller is never reached without one (401 with its challenge, and the audit line records
- * the refusal), and the route's own headers go on every answer, refusals included.
+ * Runs the route a request matched: the one place a route's access is decided and a caller
+ * authenticated (once a request), so a handler that needs a caller is never reached without one
+ * (401 with its challenge, and the audit line records the refusal) and never looks for one itself;
+ * the route's own headers go on every answer, refusals included.
  */
 import { isHttpError } from './errors';
-import { runAsCaller, type Authenticate, type HttpRequest } from './request';
+import type { Authenticator, CallerNeeds, HttpRequest } from './request';
 import type { HttpResponse } from './response';
-import type { Route } from './router';
+import type { Access, Route } from './router';
 
-function run(route: Route, req: HttpRequest, authenticate: Authenticate): Promise<HttpResponse> {
-  return route.auth === 'caller' ? runAsCaller(authenticate, req, route.handler) : route.handler(req);
+/** Who asks, and what every caller of the family's routes must hold (`createHandler`). */
+export interface Callers {
+  authenticator: Authenticator;
+  needs?: CallerNeeds;
 }
 
-export async function dispatch(route: Route, req: HttpRequest, authenticate: Authenticate): Promise<HttpResponse> {
+async function run(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
+  // A per-request route answers what needs no caller (404, 405) here, before anyone is asked.
+  const access: Access = route.auth === 'per-request' ? route.choose(req) : route;
+  if (access.auth === 'none') return access.handler(req);
+  const { authenticator } = callers;
+  const needs = { ...callers.needs, ...access.needs };
+  if (access.auth === 'practitioner') return access.handler({ ...req, caller: await authenticator.practitioner(req, needs) });
+  if (access.auth === 'caller-early') return authenticator.authorizedRead(req, needs, (caller, prepared) => access.handler({ ...req, caller }, prepared), access.prepare);
+  const caller = await authenticator.authenticate(req, needs);
+  return access.handler({ ...req, caller });
+}
+
+export async function dispatch(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
   const headers = route.headers;
-  if (!headers) return run(route, req, authenticate);
+  if (!headers) return run(route, req, callers);
   try {
-    const res = await run(route, req, authenticate);
+    const res = await run(route, req, callers);
     return { ...res, headers: { ...res.headers, ...headers } };
   } catch (e) {
     if (isHttpError(e)) Object.assign(e.headers, headers);

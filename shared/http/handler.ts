@@ -18,7 +18,7 @@ import { bodyParser } from './middleware/body-parser';
 import { errorRenderer } from './middleware/error-renderer';
 import { contextOf, requestContext } from './middleware/request-context';
 import { siteUrlFromParameter } from './middleware/site-url';
-import { FORM_MEDIA, JSON_MEDIA, lowerCaseHeaders, parseCookies, requestOrigin, type Authenticate, type HttpRequest } from './request';
+import { FORM_MEDIA, JSON_MEDIA, lowerCaseHeaders, parseCookies, requestOrigin, type Authenticator, type CallerNeeds, type HttpRequest } from './request';
 import { toLambdaResult } from './response';
 import { Router, type Route } from './router';
 import { loggerFor } from '../telemetry/logger';
@@ -30,8 +30,10 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 export interface FamilyDefinition {
   family: string;
   routes: readonly Route[];
-  /** Finds the caller of routes that need one (shared/auth's `authenticate`; platform code does not import it). */
-  authenticate: Authenticate;
+  /** Finds the callers of routes that need one (shared/auth's `authenticator`; platform code does not import it). */
+  authenticator: Authenticator;
+  /** What every caller of the family's routes must hold beyond a valid token (the management API: no backend services). */
+  needs?: CallerNeeds;
   /** Extra words for a 405 on a path, e.g. where the resource can be written instead. */
   methodHint?: (method: string, path: string) => string | undefined;
 }
@@ -82,7 +84,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
       audit: ctx.audit,
       deadline: deadlineOf(context),
     };
-    return toLambdaResult(await dispatch(match.route, req, definition.authenticate));
+    return toLambdaResult(await dispatch(match.route, req, definition));
   };
 
   // A second before Lambda's own limit: time to render the 503 and write the request's log and metric lines.

@@ -1,6 +1,6 @@
 /** The transport-free request every route handler receives, parsed once from the API Gateway event. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Caller } from '../auth/caller';
+import type { Caller, PractitionerCaller } from '../auth/caller';
 import type { Deadline } from './deadline';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Logger } from '../telemetry/logger';
@@ -41,23 +41,42 @@ export interface HttpRequest {
   readonly deadline: Deadline;
 }
 
-/** A request whose caller was authenticated before its handler ran (a route with `auth: 'caller'`). */
-export interface AuthedRequest extends HttpRequest {
-  readonly caller: Caller;
+/** A request whose caller was authenticated before its handler ran (a route with `auth: 'caller'`, or `'practitioner'`). */
+export interface AuthedRequest<C extends Caller = Caller> extends HttpRequest {
+  readonly caller: C;
 }
 
-/** Finds the caller of a request, or throws its 401; passed in by each family (shared/auth's `authenticate`). */
-export type Authenticate = (req: HttpRequest) => Promise<Caller>;
+/**
+ * What a caller must hold to reach a route, beyond a valid token: declared by the route (the FHIR
+ * router sets `fhirType` on each type's routes) and by its family (`createHandler`), checked by the
+ * authenticator as it authenticates.
+ */
+export interface CallerNeeds {
+  /** The FHIR type the route serves: a backend service's token must name it in its system scopes (`system/<Type>.rs`). */
+  readonly fhirType?: string;
+  /** `false`: a backend service's token (system scopes) does not reach the route (the management API). */
+  readonly backendServices?: false;
+}
 
-/** Runs a handler that needs a caller with the one `authenticate` finds; without one, the 401 before it runs. */
-export async function runAsCaller<A extends unknown[], R>(
-  authenticate: Authenticate,
-  req: HttpRequest,
-  handler: (req: AuthedRequest, ...args: A) => Promise<R>,
-  ...args: A
-): Promise<R> {
-  const caller = await authenticate(req);
-  return handler({ ...req, caller }, ...args);
+/**
+ * How a family finds the callers of its routes (shared/auth's `authenticator`, passed in: platform
+ * code imports no domain folder). Called by shared/http/dispatch.ts alone, once a request.
+ */
+export interface Authenticator {
+  /** The caller of a request, or its 401 (403 for a token that does not hold what the route needs). */
+  authenticate(req: HttpRequest, needs?: CallerNeeds): Promise<Caller>;
+  /** The same, for a caller who must be a practitioner: 403 for a patient. */
+  practitioner(req: HttpRequest, needs?: CallerNeeds): Promise<PractitionerCaller>;
+  /**
+   * Runs a read for the request's caller, which may start before the account is confirmed and is
+   * released only once it is (`EarlyRead` in router.ts).
+   */
+  authorizedRead<T, P>(
+    req: HttpRequest,
+    needs: CallerNeeds,
+    read: (caller: Caller, prepared: Promise<P> | undefined) => Promise<T>,
+    prepare?: (claimedPatientId: number | undefined) => Promise<P>,
+  ): Promise<T>;
 }
 
 export function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {

@@ -2,7 +2,8 @@
  * A small path router: `{name}` matches one segment, `{name+}` the rest of the path. A path that
  * matches with another method is a 405 with `Allow`; a path that matches nothing is a 404.
  */
-import type { AuthedRequest, HttpRequest } from './request';
+import type { PractitionerCaller } from '../auth/caller';
+import type { AuthedRequest, CallerNeeds, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -11,15 +12,50 @@ export type RouteHandler = (req: HttpRequest) => Promise<HttpResponse>;
 export type CallerRouteHandler = (req: AuthedRequest) => Promise<HttpResponse>;
 
 /**
- * Who reaches a route's handler (shared/http/dispatch.ts):
- * - `'caller'`: an authenticated caller only, whom the handler receives; anyone else gets a 401
- *   before the handler runs. A handler that takes an `AuthedRequest` can be registered no other way.
- * - `'none'`: anyone (health, discovery, sign-in, the token endpoints, metadata).
- * - `'delegated'`: anyone, to a handler that first answers what needs no caller (an unknown FHIR
- *   type's 404, an interaction the type lacks 405), then hands the request to a handler that
- *   declares its own access (the FHIR registry's entries, shared/fhir/registry.ts).
+ * A read that may start while its caller is confirmed (shared/auth's `authorizedRead`): `prepare`,
+ * when given, starts caller-free work (tables, the page of the patient a request names or a patient
+ * token claims) once the token's signature holds; `handler` may then run for the caller the token
+ * claims before the account is read, and runs again as the confirmed caller if they differ. Nothing
+ * is released before the account is confirmed. Only for work without side effects.
  */
-export type RouteAccess = { auth: 'caller'; handler: CallerRouteHandler } | { auth: 'none' | 'delegated'; handler: RouteHandler };
+export interface EarlyRead<P = unknown> {
+  prepare?: (claimedPatientId: number | undefined) => Promise<P>;
+  handler: (req: AuthedRequest, prepared: Promise<P> | undefined) => Promise<HttpResponse>;
+}
+
+/**
+ * What a request needs to reach a handler, decided before it runs (shared/http/dispatch.ts, the only
+ * place that authenticates):
+ * - `'caller'`: an authenticated caller only, whom the handler receives as `req.caller`; anyone else
+ *   gets a 401 before the handler runs. A handler that takes an `AuthedRequest` can be registered no
+ *   other way.
+ * - `'practitioner'`: the same, and the caller a practitioner (a patient gets a 403 before the
+ *   handler runs), whom the handler receives typed as one.
+ * - `'caller-early'`: any caller, for a read that may start before the account is confirmed
+ *   (`EarlyRead`).
+ * - `'none'`: anyone (health, discovery, sign-in, the token endpoints, metadata).
+ *
+ * `needs`: what the caller's token must hold beyond being valid (a FHIR type's system scope), on
+ * top of what the route's family needs (`createHandler`).
+ */
+export type Access =
+  | { auth: 'caller'; handler: CallerRouteHandler; needs?: CallerNeeds }
+  | { auth: 'practitioner'; handler: (req: AuthedRequest<PractitionerCaller>) => Promise<HttpResponse>; needs?: CallerNeeds }
+  | ({ auth: 'caller-early'; needs?: CallerNeeds } & EarlyRead)
+  | { auth: 'none'; handler: RouteHandler };
+
+/** An early read's access, its prepared work typed as `prepare` makes it. */
+export function earlyRead<P>(read: EarlyRead<P>): Access {
+  return { auth: 'caller-early', ...(read as EarlyRead) };
+}
+
+/**
+ * A route's access: fixed, or `'per-request'`: `choose` answers what needs no caller (an unknown
+ * FHIR type's 404, an interaction the type lacks 405) by throwing, else picks the access and handler
+ * of this request (the FHIR registry's entries, shared/fhir/registry.ts). It runs before anyone is
+ * asked, so it reads nothing.
+ */
+export type RouteAccess = Access | { auth: 'per-request'; choose: (req: HttpRequest) => Access };
 
 export type Route = RouteAccess & {
   method: Method;

@@ -1,20 +1,21 @@
 /**
  * The Observation endpoints of the FHIR family, as thin handlers over the domain: the batch upload
  * at the base, create, search (`_source` naming a FHIR Source goes to the auxiliary store), and read
- * by id (UUIDs are auxiliary rows). The type is `delegated`: each handler picks the store first, then
- * its reads take the fast path (`authorizedRead`), a change of a stored reading is a 405 asked of
- * no one, and everything else runs with the caller (`withCaller`).
+ * by id (UUIDs are auxiliary rows). The type's access is `per-request`: each interaction picks the
+ * store first and declares what the request needs (shared/http/router.ts `Access`), which the
+ * dispatcher then enforces: the native reads are early reads, a change of a stored reading is a 405
+ * asked of no one, everything else needs the caller. No handler here authenticates.
  */
 import { assertCanReadPatient } from '../auth/scope';
-import { authorizedRead, withCaller } from '../auth/authenticate';
 import { nativeSourceUri, SOURCE_HEADER } from '../fhir/constants';
 import { versionHeaders } from '../fhir/version-headers';
 import { batchResponse, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
-import type { FhirTypeEntry, FhirTypeHandlers, SearchParamCapability } from '../fhir/registry';
+import type { FhirTypeEntry, FhirTypeHandlers, InteractionArgs, SearchParamCapability } from '../fhir/registry';
 import { fhirSiteOf } from '../fhir/router';
 import { badRequest, methodNotAllowed, notFound } from '../http/errors';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
+import { earlyRead, type Access } from '../http/router';
 import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } from './auxiliary';
 import { codesById } from './code-table-cache';
 import { READING_VERSION, toFhirObservation } from './fhir-observation';
@@ -51,11 +52,11 @@ function sourceOf(params: URLSearchParams): 'native' | 'auxiliary' {
   return sources.every(([k, v]) => k === '_source' && v === nativeSourceUri()) ? 'native' : 'auxiliary';
 }
 
-/** The auxiliary store's handler of an interaction (501 when the deployment has none). */
-function auxiliaryHandler<K extends keyof FhirTypeHandlers>(auxiliary: AuxiliaryStore, interaction: K): NonNullable<FhirTypeHandlers[K]> {
-  const handler = auxiliary.observation[interaction];
+/** The auxiliary store's handler of an interaction, for the caller (501 when the deployment has none). */
+function auxiliaryAccess<K extends keyof FhirTypeHandlers>(auxiliary: AuxiliaryStore, interaction: K, ...args: InteractionArgs<K>): Access {
+  const handler = auxiliary.observation[interaction] as ((req: AuthedRequest, ...args: InteractionArgs<K>) => Promise<HttpResponse>) | undefined;
   if (!handler) throw auxiliaryNotAvailable();
-  return handler as NonNullable<FhirTypeHandlers[K]>;
+  return { auth: 'caller', handler: (req) => handler(req, ...args) };
 }
 
 /** The query, or the 400 it deserves once the caller is known to be allowed to hear it. */
@@ -67,20 +68,24 @@ function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error:
   }
 }
 
-async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (sourceOf(params) === 'auxiliary') return withCaller(req, auxiliaryHandler(auxiliary, 'search'), params);
+/**
+ * A search of the native store is an early read: the page of the patient the query names (or a
+ * patient token claims) is read while the account is confirmed.
+ */
+function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Access {
+  if (sourceOf(params) === 'auxiliary') return auxiliaryAccess(auxiliary, 'search', params);
   const parsed = parsedQuery(params);
   const linked = 'query' in parsed ? linkedSearch(fhirSiteOf(req), 'Observation', params, observationPositions(parsed.query.order)) : undefined;
   const now = Date.now();
-  const prepare =
-    'query' in parsed ? (claimedPatient: number | undefined) => prepareSearch(parsed.query, linked!, likelyPatientOf(parsed.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) : undefined;
-  return authorizedRead(
-    req,
-    async (caller, prepared) => {
+  return earlyRead({
+    ...('query' in parsed
+      ? { prepare: (claimedPatient: number | undefined) => prepareSearch(parsed.query, linked!, likelyPatientOf(parsed.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) }
+      : {}),
+    handler: async (req, prepared) => {
       if ('error' in parsed) throw parsed.error;
       const { query } = parsed;
       enforceHandling(req.headers['prefer'], query.ignored);
-      const page = await searchObservations(caller, query, linked!, now, prepared);
+      const page = await searchObservations(req.caller, query, linked!, now, prepared);
       req.audit.touched(page.rows.map((r) => r.patientId));
       req.meter.count(METRIC.searchPages);
       req.meter.count(METRIC.searchRows, page.rows.length);
@@ -88,38 +93,55 @@ async function search(req: HttpRequest, params: URLSearchParams, auxiliary: Auxi
       const resources = page.rows.map((o) => toFhirObservation(o, codes.get(o.codeId)!));
       return fhirJson(200, searchsetBundle(linked!, { resources, total: page.total, next: page.next, previous: page.previous, ignored: query.ignored }));
     },
-    prepare,
-  );
-}
-
-async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, 'read'), id);
-  return authorizedRead(req, async (caller) => {
-    const missing = () => notFound(`Observation ${id} not found.`);
-    const observation = NATIVE_ID.test(id) ? await readObservation(Number(id)) : undefined;
-    if (!observation) throw missing();
-    await assertCanReadPatient(caller, observation.patientId).catch(() => {
-      throw missing();
-    });
-    req.audit.touched([observation.patientId]);
-    const code = (await codesById([observation.codeId])).get(observation.codeId)!;
-    return fhirJson(200, toFhirObservation(observation, code), versionHeaders(READING_VERSION, observation.lastUpdated));
   });
 }
 
-/** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does. */
+/** A read of a stored reading, for the caller. */
+async function readReading(req: AuthedRequest, id: string): Promise<HttpResponse> {
+  const missing = () => notFound(`Observation ${id} not found.`);
+  const observation = NATIVE_ID.test(id) ? await readObservation(Number(id)) : undefined;
+  if (!observation) throw missing();
+  await assertCanReadPatient(req.caller, observation.patientId).catch(() => {
+    throw missing();
+  });
+  req.audit.touched([observation.patientId]);
+  const code = (await codesById([observation.codeId])).get(observation.codeId)!;
+  return fhirJson(200, toFhirObservation(observation, code), versionHeaders(READING_VERSION, observation.lastUpdated));
+}
+
+function read(id: string, auxiliary: AuxiliaryStore): Access {
+  if (UUID.test(id)) return auxiliaryAccess(auxiliary, 'read', id);
+  return earlyRead({ handler: (req) => readReading(req, id) });
+}
+
+/** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does (405, asking no one). */
 function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryStore) {
-  return async (req: HttpRequest, id: string): Promise<HttpResponse> => {
-    if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, interaction), id);
+  return (req: HttpRequest, id: string): Access => {
+    if (UUID.test(id)) return auxiliaryAccess(auxiliary, interaction, id);
     throw methodNotAllowed(req.method, req.path, ['GET'], 'A stored mobile-health reading is never changed: post a new reading instead.');
   };
 }
 
 /** `GET Observation/<id>/_history/<version>`: a stored reading has only version 1. */
-async function vread(req: HttpRequest, id: string, versionId: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
-  if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, 'vread'), id, versionId);
+function vread(id: string, versionId: string, auxiliary: AuxiliaryStore): Access {
+  if (UUID.test(id)) return auxiliaryAccess(auxiliary, 'vread', id, versionId);
   if (versionId !== '1') throw notFound(`Version ${versionId} of Observation/${id} does not exist: stored readings have only version 1.`);
-  return read(req, id, auxiliary);
+  return read(id, auxiliary);
+}
+
+/** `POST Observation`: one reading (or an auxiliary Observation), through the shared create path. */
+function create(auxiliary: AuxiliaryStore): Access {
+  return {
+    auth: 'caller',
+    handler: async (req) => {
+      const upload = uploadRequest(req, auxiliary, 'resource');
+      const body = req.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be an Observation resource.', 'structure');
+      const results = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
+      recordUpload(req, results);
+      return writeHttpResponse(results[0]!);
+    },
+  };
 }
 
 const SEARCH_PARAMS: readonly SearchParamCapability[] = [
@@ -145,22 +167,15 @@ export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_A
       type: 'Observation',
       documentation: 'Mobile-health Observations (Open mHealth / IEEE 1752 payloads) are stored natively; other Observations in the auxiliary store.',
       searchParams: () => SEARCH_PARAMS,
-      auth: 'delegated',
+      auth: 'per-request',
       handlers: {
         search: (req, params) => search(req, params, auxiliary),
-        read: (req, id) => read(req, id, auxiliary),
-        vread: (req, id, versionId) => vread(req, id, versionId, auxiliary),
+        read: (_req, id) => read(id, auxiliary),
+        vread: (_req, id, versionId) => vread(id, versionId, auxiliary),
         update: writeOf('update', auxiliary),
         patch: writeOf('patch', auxiliary),
         delete: writeOf('delete', auxiliary),
-        create: (open) => withCaller(open, async (req) => {
-          const upload = uploadRequest(req, auxiliary, 'resource');
-          const body = req.body;
-          if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be an Observation resource.', 'structure');
-          const results = await processEntries([{ ok: true, type: 'Observation', resource: body }], upload);
-          recordUpload(req, results);
-          return writeHttpResponse(results[0]!);
-        }),
+        create: () => create(auxiliary),
       },
     },
     batch: async (req) => {

@@ -26,7 +26,7 @@ describe('authorizedRead', () => {
   it('starts a patient read under the signed claim and returns it once the account is confirmed', async () => {
     const patient = await makePatient({ login: true });
     const { calls, read } = recorder();
-    expect(await authorizedRead(withToken(patient.token!), read)).toBe(`rows of patient ${patient.id}`);
+    expect(await authorizedRead(withToken(patient.token!), {}, read)).toBe(`rows of patient ${patient.id}`);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ kind: 'patient', patientId: patient.id, userId: patient.userId });
   });
@@ -35,12 +35,12 @@ describe('authorizedRead', () => {
     const gone = await makePatient({ login: true });
     await deleteUser(gone.userId!);
     const first = recorder();
-    await expect(authorizedRead(withToken(gone.token!), first.read)).rejects.toMatchObject({ status: 401 });
+    await expect(authorizedRead(withToken(gone.token!), {}, first.read)).rejects.toMatchObject({ status: 401 });
 
     const inactive = await makePatient({ login: true });
     await updateUser(inactive.userId!, { active: false });
     const second = recorder();
-    await expect(authorizedRead(withToken(inactive.token!), second.read)).rejects.toMatchObject({ status: 401 });
+    await expect(authorizedRead(withToken(inactive.token!), {}, second.read)).rejects.toMatchObject({ status: 401 });
   });
 
   it('refuses a token whose patient claim is not the account\'s patient', async () => {
@@ -48,7 +48,7 @@ describe('authorizedRead', () => {
     const bob = await makePatient({ login: true });
     const forged = await issueAccessToken({ userId: alice.userId!, kind: 'patient', patientId: bob.id });
     const { read } = recorder();
-    await expect(authorizedRead(withToken(forged.accessToken), read)).rejects.toMatchObject({ status: 401 });
+    await expect(authorizedRead(withToken(forged.accessToken), {}, read)).rejects.toMatchObject({ status: 401 });
   });
 
   it('refuses a patient claim on a practitioner token, even signed by our key', async () => {
@@ -57,21 +57,21 @@ describe('authorizedRead', () => {
     const claims: JWTPayload = { iss: tokenIssuer(), aud: tokenAudience(), sub: String(doctor.id), iat: now, exp: now + 600, jti: 'j', scope: '', kind: 'practitioner', patient: '1' };
     const token = await (await signingKeys()).sign(claims, ACCESS_TOKEN_TYPE);
     const { calls, read } = recorder();
-    await expect(authorizedRead(withToken(token), read)).rejects.toMatchObject({ status: 401 });
+    await expect(authorizedRead(withToken(token), {}, read)).rejects.toMatchObject({ status: 401 });
     expect(calls).toHaveLength(0);
   });
 
   it('confirms a practitioner before reading (no claim to start under)', async () => {
     const doctor = await makePractitioner();
     const { calls, read } = recorder();
-    expect(await authorizedRead(withToken(doctor.token), read)).toBe('rows of practitioner');
+    expect(await authorizedRead(withToken(doctor.token), {}, read)).toBe('rows of practitioner');
     expect(calls).toEqual([expect.objectContaining({ kind: 'practitioner', practitionerId: doctor.id })]);
   });
 
   it('answers 401 before any read without a valid token', async () => {
     const { calls, read } = recorder();
-    await expect(authorizedRead({ headers: {} }, read)).rejects.toMatchObject({ status: 401 });
-    await expect(authorizedRead(withToken('not.a.token'), read)).rejects.toMatchObject({ status: 401 });
+    await expect(authorizedRead({ headers: {} }, {}, read)).rejects.toMatchObject({ status: 401 });
+    await expect(authorizedRead(withToken('not.a.token'), {}, read)).rejects.toMatchObject({ status: 401 });
     expect(calls).toHaveLength(0);
   });
 });

@@ -1,21 +1,23 @@
 /**
  * A route's `auth` is enforced where it is dispatched: a route (or FHIR type) registered as needing
- * a caller never reaches its handler without one, and its handler receives the caller who asked.
+ * a caller never reaches its handler without one, and its handler receives the caller who asked;
+ * a type whose access is chosen per request gets, for each request, exactly the access it chose.
  */
 import { describe, expect, it } from 'vitest';
 import { fromResult, toEvent } from '../../../local/api-gateway-event';
 import { invokeLambda } from '../../../local/lambda-invoke';
 import { registry as served, routes as fhirFamilyRoutes } from '../../../functions/fhir/handler';
 import { routes as importRoutes } from '../../../functions/fhir-import/handler';
-import { authenticate } from '../../../shared/auth/authenticate';
+import { authenticator } from '../../../shared/auth/authenticate';
 import type { Caller } from '../../../shared/auth/caller';
 import { createRegistry } from '../../../shared/fhir/registry';
 import { fhirRoutes } from '../../../shared/fhir/router';
 import { corsRoutes } from '../../../shared/http/cors';
 import { createHandler } from '../../../shared/http/handler';
 import { json } from '../../../shared/http/response';
-import type { Route } from '../../../shared/http/router';
-import { makePractitioner } from '../../support/directory';
+import { notFound } from '../../../shared/http/errors';
+import { earlyRead, type Route } from '../../../shared/http/router';
+import { makePatient, makePractitioner } from '../../support/directory';
 
 /** Every caller a handler was reached with, by route. */
 const reached: Array<{ route: string; caller: Caller | undefined }> = [];
@@ -32,6 +34,28 @@ const registry = createRegistry([
       },
     },
   },
+  {
+    // Open ids are read by anyone, `early` ids as an early read, the rest need a caller; `gone` is a 404 asking no one.
+    type: 'Chosen',
+    searchParams: () => [],
+    auth: 'per-request',
+    handlers: {
+      read: (_req, id) => {
+        if (id === 'gone') throw notFound('No such Chosen.');
+        if (id === 'open') return { auth: 'none', handler: async () => json(200, { open: id }) };
+        if (id === 'early') {
+          return earlyRead({
+            prepare: async (claimedPatientId) => ({ claimedPatientId }),
+            handler: async (req, prepared) => {
+              reached.push({ route: 'early Chosen', caller: req.caller });
+              return json(200, { userId: req.caller.userId, prepared: await prepared });
+            },
+          });
+        }
+        return { auth: 'caller', handler: async (req) => json(200, { userId: req.caller.userId }) };
+      },
+    },
+  },
 ]);
 
 const routes: Route[] = [
@@ -45,6 +69,15 @@ const routes: Route[] = [
     },
   },
   { method: 'GET', path: '/api/v1/open', auth: 'none', handler: async () => json(200, { open: true }) },
+  {
+    method: 'GET',
+    path: '/api/v1/practitioners-only',
+    auth: 'practitioner',
+    handler: async (req) => {
+      reached.push({ route: 'practitioners-only', caller: req.caller });
+      return json(200, { practitionerId: req.caller.practitionerId });
+    },
+  },
   ...corsRoutes('/o/whoami', {
     GET: {
       auth: 'caller',
@@ -54,14 +87,14 @@ const routes: Route[] = [
       },
     },
   }),
-  ...fhirRoutes(registry, authenticate),
+  ...fhirRoutes(registry),
 ];
 
 // @ts-expect-error A handler that needs a caller cannot be registered on an open route.
 const unguarded: Route = { method: 'GET', path: '/api/v1/unguarded', auth: 'none', handler: async (req: { caller: Caller }) => json(200, req.caller) };
 void unguarded;
 
-const handler = createHandler({ family: 'test', routes, authenticate });
+const handler = createHandler({ family: 'test', routes, authenticator });
 
 async function send(method: string, url: string, token?: string) {
   const headers: Record<string, string> = { host: 'localhost:8000', ...(token ? { authorization: `Bearer ${token}` } : {}) };
@@ -111,6 +144,35 @@ describe('a route that needs a caller', () => {
     expect(replace.status).toBe(405);
     expect(replace.headers['allow']).toBe('GET');
     expect(reached).toEqual([]);
+  });
+});
+
+describe('a route that needs a practitioner', () => {
+  it('refuses a patient with a 403 before its handler runs, and hands a practitioner over typed as one', async () => {
+    reached.length = 0;
+    const patient = await makePatient({ login: true });
+    const doctor = await makePractitioner();
+    expect((await send('GET', '/api/v1/practitioners-only')).status).toBe(401);
+    const refused = await send('GET', '/api/v1/practitioners-only', patient.token);
+    expect([refused.status, refused.json]).toEqual([403, { detail: 'Only practitioners may do this.' }]);
+    expect(reached).toEqual([]);
+    expect((await send('GET', '/api/v1/practitioners-only', doctor.token)).json).toEqual({ practitionerId: doctor.id });
+  });
+});
+
+describe('a FHIR type that chooses its access per request', () => {
+  it('applies what each request chose: open, early read, caller, or a refusal made before anyone is asked', async () => {
+    reached.length = 0;
+    const patient = await makePatient({ login: true });
+    expect((await send('GET', '/FHIR/R5/Chosen/open')).json).toEqual({ open: 'open' });
+    expect((await send('GET', '/FHIR/R5/Chosen/gone', 'not-a-token')).status).toBe(404);
+    expect((await send('GET', '/FHIR/R5/Chosen/other')).status).toBe(401);
+    expect((await send('GET', '/FHIR/R5/Chosen/early')).status).toBe(401);
+    expect(reached).toEqual([]);
+    expect((await send('GET', '/FHIR/R5/Chosen/other', patient.token)).json).toEqual({ userId: patient.userId });
+    // The prepared work is started with the patient the token claims, before the account is read.
+    expect((await send('GET', '/FHIR/R5/Chosen/early', patient.token)).json).toEqual({ userId: patient.userId, prepared: { claimedPatientId: patient.id } });
+    expect(reached.map((r) => r.caller?.userId)).toEqual([patient.userId]);
   });
 });
 

@@ -3,7 +3,7 @@ import { fromResult, toEvent } from '../../../local/api-gateway-event';
 import { invokeLambda } from '../../../local/lambda-invoke';
 import { RETRY_AFTER_SECONDS } from '../../../shared/http/deadline';
 import { conflict, fieldErrors } from '../../../shared/http/errors';
-import { authenticate } from '../../../shared/auth/authenticate';
+import { authenticator } from '../../../shared/auth/authenticate';
 import { createHandler } from '../../../shared/http/handler';
 import { json } from '../../../shared/http/response';
 import { resetConfig } from '../../../shared/config';
@@ -11,7 +11,7 @@ import { resetConfig } from '../../../shared/config';
 let stored: unknown[] = [];
 
 const handler = createHandler({
-  authenticate,
+  authenticator,
   family: 'test',
   routes: [
     {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromResult, toEvent } from '../../../local/api-gateway-event';
 import { invokeLambda } from '../../../local/lambda-invoke';
 import { config, resetConfig } from '../../../shared/config';
-import { authenticate } from '../../../shared/auth/authenticate';
+import { authenticator } from '../../../shared/auth/authenticate';
 import { createHandler } from '../../../shared/http/handler';
 import { json } from '../../../shared/http/response';
 
@@ -47,7 +47,7 @@ afterAll(() => {
 });
 
 const handler = createHandler({
-  authenticate,
+  authenticator,
   family: 'test',
   routes: [{ method: 'GET', path: '/api/v1/site', auth: 'none', handler: async () => json(200, { siteUrl: config().siteUrl }) }],
 });
