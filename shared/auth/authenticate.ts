@@ -9,8 +9,7 @@ import { API_BASE } from '../http/families';
 import { runAsCaller, type AuthedRequest, type HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Caller, PatientCaller } from './caller';
-import { apiKeyGrantId } from '../oauth/grants';
-import { systemScopeTypes } from '../oauth/scopes';
+import { apiKeyGrantId, systemScopeTypes } from './claims';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */

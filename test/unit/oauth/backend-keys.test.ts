@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../../shared/config';
 import { chooseKey } from '../../../shared/oauth/client-keys';
 import { jwksUriProblem, keepMs } from '../../../shared/oauth/jwks-uri';
-import { grantedSystemScope, systemScopeTypes } from '../../../shared/oauth/scopes';
+import { systemScopeTypes } from '../../../shared/auth/claims';
+import { grantedSystemScope } from '../../../shared/oauth/scopes';
 
 afterEach(() => {
   delete process.env.JWKS_URI_LOOPBACK;

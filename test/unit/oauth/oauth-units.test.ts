@@ -5,7 +5,7 @@ import { parseParams } from '../../../shared/oauth/form';
 import { escapeHtml, formTargetOf } from '../../../shared/oauth/pages';
 import { invitationVerifier, isS256Challenge, isVerifier, s256Challenge, verifierMatches } from '../../../shared/oauth/pkce';
 import { grantedScope, narrowedScope, parseScope } from '../../../shared/oauth/scopes';
-import { randomAlphanumeric } from '../../../shared/auth/secrets';
+import { randomAlphanumeric } from '../../../shared/secrets';
 
 describe('PKCE', () => {
   it('computes the RFC 7636 appendix B challenge', () => {

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PAYLOAD_SCHEMAS, parseSchemaCode, schemaForCode } from '../../../shared/omh/schemas/index';
-import { issuesOf, type JsonObject } from '../../../shared/omh/schemas/validate';
+import type { JsonObject } from '../../../shared/json';
+import { issuesOf } from '../../../shared/omh/schemas/validate';
 import { EXAMPLE_BODIES } from '../../../shared/omh/samples';
 
 const DURATION = ['ps', 'ns', 'us', 'ms', 'sec', 'min', 'h', 'd', 'wk', 'Mo', 'yr'];
