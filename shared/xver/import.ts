@@ -1,5 +1,5 @@
 /**
- * The R4 import (spec 4.7): each R4 resource is converted to R5, its losses found, and the result
+ * The R4 import (docs/r4-import.md): each R4 resource is converted to R5, its losses found, and the result
  * handed to the normal create path (`processEntries`): native store for mobile-health Observations,
  * the auxiliary store of the header's FHIR Source for the rest, R5 validation on the way. Entries
  * are independent (even in a `transaction` Bundle); each gets a status and an outcome: the created

@@ -1,5 +1,5 @@
 /**
- * The R4 import endpoints against a real DynamoDB: the request-level gates, each row of the spec's
+ * The R4 import endpoints against a real DynamoDB: the request-level gates, each row of the
  * outcome table (exact statuses, severities and expressions), routing through the normal create
  * path (auxiliary rows with the source's provenance, the native store for mobile-health
  * Observations), re-import, and every bad input: never a 5xx, nothing stored for a failed entry.
