@@ -127,6 +127,16 @@ describe("the code's references to docs/", () => {
     expect(broken.filter((b) => !b.startsWith('test/unit/docs/links.test.ts: docs/a.md'))).toEqual([]);
   });
 
+  it('every path of the repository a comment, message or page names exists', () => {
+    // The planted files of the linter's test and this file's own broken examples are not meant to exist.
+    const examples = ['test/unit/eslint.config.test.ts', 'test/unit/docs/links.test.ts'];
+    const named = /\b(?:shared|functions|lib|local|scripts|test|bench|portal-site|docs)\/[\w./-]*[\w-]\.(?:ts|mjs|md|json|js|html|css)\b/g;
+    const missing = [...files.filter((file) => !examples.includes(relative(REPO_ROOT, file))), ...pages].flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(named)].flatMap(([path]) => (existsSync(join(REPO_ROOT, path!)) ? [] : [`${relative(REPO_ROOT, file)}: ${path}`])),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it("cites the project's own docs, never the numbered sections of a contract a clone does not have", () => {
     const citing = [...files, ...pages].filter((file) => /\bspec \d/.test(readFileSync(file, 'utf8'))).map((file) => relative(REPO_ROOT, file));
     expect(citing).toEqual([]);
