@@ -17,7 +17,6 @@ const CROSS_CUTTING = new Map([
   ['fhir/namespace', 'the deployment namespace, in every place the service stamps or reads its own URIs'],
   ['fhir/r5-corpus', 'every R5 example of the standard through validation and search extraction'],
   ['fhir/validation-cost', 'the cost per kilobyte of the whole validator'],
-  ['portal/portal', "the portal's pure logic across its settings, invitation, messages and records"],
   ['xver/hostile', "fuzzed input through the import's conversion, loss detection and entry preparation"],
   ['xver/r4-corpus', 'every R4 example of the standard through the compiled conversion'],
   ['xver/structure', 'the structural conversion facts, from the compiler to the converted resource'],
