@@ -13,36 +13,53 @@ import tseslint from 'typescript-eslint';
  * model, FHIRPath, validation, search, Bundles, OperationOutcome, the FHIR router) is platform; the
  * read-only FHIR resources made from directory entities (shared/fhir/projections) are domain.
  */
-const PLATFORM = [
+export const PLATFORM = [
   'shared/store/**',
   'shared/http/**',
   'shared/telemetry/**',
   'shared/fhir/*.ts',
   'shared/fhir/!(projections)/**',
   'shared/config.ts',
+  'shared/json.ts',
   'shared/lists.ts',
+  'shared/secrets.ts',
   'shared/shown.ts',
 ];
-/** Domain code in shared/: one folder per kind of thing the service keeps or does. */
-const DOMAIN = [
-  'shared/api',
-  'shared/auxiliary',
-  'shared/brands',
+/**
+ * Domain code in shared/: one folder per kind of thing the service keeps or does, bottom first. A
+ * folder imports only the folders before it, so no two folders import each other, however
+ * indirectly (a folder cycle makes neither understandable alone). When a folder needs a fact of one
+ * after it, the fact moves down to where both can reach it (as `shared/auth/claims.ts`: what a
+ * token's claims say, for the OAuth code that issues tokens and the authenticator that reads them).
+ */
+export const DOMAIN_ORDER = [
   'shared/directory',
-  'shared/management',
-  'shared/oauth',
-  'shared/observations',
+  'shared/brands',
   'shared/omh',
   'shared/portal',
-  'shared/xver',
+  'shared/auth',
+  'shared/oauth',
+  'shared/api',
   'shared/fhir/projections',
+  'shared/auxiliary',
+  'shared/observations',
+  'shared/xver',
+  'shared/export',
+  'shared/management',
 ];
+/** Domain folders apart from authentication, which platform code may name the caller type of. */
+const DOMAIN = DOMAIN_ORDER.filter((folder) => folder !== 'shared/auth');
+/**
+ * Wiring: the set of store ports built from every domain's adapters (on DynamoDB and S3, and on the
+ * in-memory twins for tests), above every folder of shared/.
+ */
+export const WIRING = ['shared/stores.ts', 'shared/memory-stores.ts'];
 /** The Lambda families: each deploys alone, so none imports another. */
-const FAMILIES = ['functions/api', 'functions/fhir', 'functions/fhir-import', 'functions/oauth'];
+const FAMILIES = ['functions/api', 'functions/export-worker', 'functions/fhir', 'functions/fhir-import', 'functions/oauth'];
 /** Code that never ships in a Lambda or the stack: the local runtime, tests, benchmarks. */
 const DEV_ONLY = ['local', 'test', 'bench'];
 
-const LAYERS = [
+export const LAYERS = [
   {
     target: 'shared',
     from: ['functions', 'local', 'lib', 'scripts', 'bench', 'test'],
@@ -69,12 +86,22 @@ const LAYERS = [
     from: 'shared/auth/authenticate.ts',
     message: "Only a family's handler.ts imports the authenticator (createHandler); a route declares what it needs (`auth`) and its handler gets `req.caller`.",
   },
+  ...DOMAIN_ORDER.slice(0, -1).map((folder, i) => ({
+    target: folder,
+    from: DOMAIN_ORDER.slice(i + 1),
+    message: `${folder} imports only the domain folders before it in DOMAIN_ORDER (eslint.config.mjs, docs/layout.md), so folders never import each other: move the fact both need down.`,
+  })),
   {
-    // The set of stores is built from every domain's adapters: a domain that imported it would
-    // import its own adapter back, and every other domain's.
-    target: 'shared/*/**',
-    from: ['shared/stores.ts', 'shared/memory-stores.ts'],
+    // The set of stores is built from every domain's adapters: a file of shared/ that imported it
+    // would import its own adapter back, and every other domain's. Top-level files included.
+    target: ['shared/*/**', 'shared/!(stores|memory-stores).ts'],
+    from: WIRING,
     message: 'Only the handlers (functions/), local/ and the tests choose the stores; domain code reaches its store through its port (store/current.ts).',
+  },
+  {
+    target: ['shared/stores.ts', 'functions', 'lib', 'scripts'],
+    from: 'shared/memory-stores.ts',
+    message: 'The in-memory twins are for local/ and the tests; deployed code is built on shared/stores.ts.',
   },
   { target: 'functions', from: [...DEV_ONLY, 'lib', 'scripts'], message: 'Lambda code imports only what is deployed with it.' },
   { target: ['lib', 'scripts'], from: DEV_ONLY, message: 'The stack and its build import nothing of the local runtime, the tests or the benchmarks.' },
@@ -95,8 +122,7 @@ export default defineConfig(
     'coverage/',
     'test-results/',
     '.scratch/',
-    // Built or generated output.
-    'portal-site/clients/',
+    // Generated code (compiled FHIR definitions, written by scripts/ and checked up to date by tests).
     '**/generated/',
   ]),
   js.configs.recommended,

@@ -5,7 +5,7 @@
  * code table. It runs first on an empty store, so the ids are always the same (printed in the banner).
  */
 import { hashPassword } from '../shared/auth/passwords';
-import { randomAlphanumeric } from '../shared/auth/secrets';
+import { randomAlphanumeric } from '../shared/secrets';
 import { ensureCodes } from '../shared/directory/code-table';
 import { DEMO_CODES, SEEDED_CODES } from '../shared/directory/codes';
 import { recordConsents } from '../shared/directory/consents';

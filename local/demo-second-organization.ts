@@ -6,7 +6,7 @@
  */
 import { callerFromToken } from '../shared/auth/authenticate';
 import { hashPassword } from '../shared/auth/passwords';
-import { randomAlphanumeric } from '../shared/auth/secrets';
+import { randomAlphanumeric } from '../shared/secrets';
 import { issueAccessToken } from '../shared/auth/tokens';
 import { config } from '../shared/config';
 import { listCodes } from '../shared/directory/code-table';

@@ -1,4 +1,4 @@
-/** `/api/v1/fhir_sources` (spec 2.5): a patient's upstream FHIR servers. */
+/** `/api/v1/fhir_sources` (docs/api.md#management-api-apiv1): a patient's upstream FHIR servers. */
 import { parseBody } from '../../shared/api/body';
 import { id, name, optional, optionalUrl, strict, type Output } from '../../shared/api/fields';
 import { CUSTOM_PAGING } from '../../shared/api/list';

@@ -5,7 +5,7 @@
  * cookie (`__Host-` prefixed on HTTPS) that the form must echo.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { randomAlphanumeric } from '../../shared/auth/secrets';
+import { randomAlphanumeric } from '../../shared/secrets';
 import { config } from '../../shared/config';
 import { isHttpError } from '../../shared/http/errors';
 import type { HttpRequest } from '../../shared/http/request';

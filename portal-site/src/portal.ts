@@ -1,5 +1,5 @@
 /**
- * The patient portal (spec 4.8), one script for its two pages:
+ * The patient portal (docs/portal.md), one script for its two pages:
  * - the connect page (`/clients/portal/?code=<host>_<token>`) redeems the invitation, gets the
  *   service token, and starts the SMART standalone patient launch: at the configured hospital, or,
  *   with none configured, at the one the patient picks from the brands directory;

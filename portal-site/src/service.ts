@@ -56,7 +56,7 @@ async function request(path: string, init: RequestInit): Promise<Response> {
 
 const bodyOf = (res: Response): Promise<unknown> => res.json().catch(() => undefined);
 
-/** Redeems the invitation and exchanges its grant at the token endpoint (spec 4.8.2, 5.4). */
+/** Redeems the invitation and exchanges its grant at the token endpoint. */
 export async function signInWithInvitation(token: string): Promise<ServiceSession> {
   const redeemed = await request(`/api/v1/invitation/${encodeURIComponent(token)}`, { method: 'POST' });
   if (!redeemed.ok) throw new PortalError(redemptionProblem(redeemed.status));

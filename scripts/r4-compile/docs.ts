@@ -13,7 +13,7 @@ export const GENERAL_DROPS = [
   {
     id: 'primitive-extension',
     what: 'Extensions of primitive values (`_birthDate`)',
-    reason: "The import's contract does not carry them (spec 4.7, conversion rule 6).",
+    reason: "The import does not carry them ([the conversion rules](#the-conversion-rules-where-each-lives-and-its-test)).",
   },
   {
     id: 'unreferenced-contained',

@@ -3,7 +3,7 @@
  * `authenticate.ts` checked the token) and for work the account started that runs without one.
  */
 import type { User } from '../directory/model';
-import { systemScopeTypes } from '../oauth/scopes';
+import { systemScopeTypes } from './claims';
 import type { Caller } from './caller';
 
 /**

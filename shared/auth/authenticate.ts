@@ -10,7 +10,7 @@ import type { AuditTrail } from '../telemetry/audit';
 import { accountCaller } from './account-caller';
 import type { Caller, PatientCaller, PractitionerCaller } from './caller';
 import { requirePractitioner } from './scope';
-import { apiKeyGrantId } from '../oauth/grants';
+import { apiKeyGrantId } from './claims';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */

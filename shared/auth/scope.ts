@@ -40,7 +40,7 @@ export interface IdentifierValue {
 }
 
 /**
- * The scoping search parameters (spec 4.3, 4.4). Each field is one parameter; values within it are
+ * The scoping search parameters (docs/access.md#who-sees-what-sharedauthscopets-used-by-every-read). Each field is one parameter; values within it are
  * alternatives (FHIR's comma); different fields must all hold (AND).
  */
 export interface ScopeFilter {
@@ -199,7 +199,7 @@ async function studyMembers(study: Study): Promise<Id[]> {
 }
 
 /**
- * The patients a read may return under the scoping filter (spec 4.3/4.4), and with a study filter
+ * The patients a read may return under the scoping filter (docs/access.md#who-sees-what-sharedauthscopets-used-by-every-read), and with a study filter
  * the codes that filter allows per patient. 403 for a practitioner naming what they cannot access.
  */
 export async function patientScope(caller: Caller, filter: ScopeFilter = {}): Promise<PatientScope> {
@@ -281,7 +281,7 @@ export async function assertCanWriteForPatient(caller: Caller, patientId: Id | s
 
 /**
  * The FHIR Source named by a write (header value, or the id taken from `meta.source`), if the caller
- * may write through it (spec 5.3): missing or unknown -> 400; another patient's (for a patient), or
+ * may write through it: missing or unknown -> 400; another patient's (for a patient), or
  * a patient outside the practitioner's organizations -> 403.
  */
 export async function assertCanUseFhirSource(caller: Caller, sourceId: string | number | undefined): Promise<{ source: FhirSource; patient: Patient }> {

@@ -4,7 +4,7 @@
  * Any other type is a 404 OperationOutcome.
  *
  * Patient, Practitioner, Organization, Group and Device are deliberately absent: they are
- * read-only projections of the service's own entities (spec 1.3), managed through `/api/v1/`.
+ * read-only projections of the service's own entities (docs/api.md#read-only-fhir-projections), managed through `/api/v1/`.
  */
 
 export const AUXILIARY_TYPES = [
@@ -45,5 +45,5 @@ export function isAuxiliaryType(type: string): type is AuxiliaryType {
 /** Types whose registry entry the native Observation store owns (it calls this store for the rest). */
 export const NATIVE_SHARED_TYPES: ReadonlySet<AuxiliaryType> = new Set(['Observation']);
 
-/** The read-only projections of the service's own entities (spec 1.3): never written through FHIR. */
+/** The read-only projections of the service's own entities: never written through FHIR. */
 export const PROJECTION_TYPES: ReadonlySet<string> = new Set(['Patient', 'Practitioner', 'Organization', 'Group', 'Device']);

@@ -12,7 +12,13 @@ import { createAuxiliary } from './writes';
 export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Promise<AuxCreateResult> => {
   try {
     const { status, row, resource } = await createAuxiliary(
-      { caller: req.caller, type: req.type, origin: req.origin, ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}) },
+      {
+        caller: req.caller,
+        type: req.type,
+        origin: req.origin,
+        ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}),
+        ...(req.checkedSource ? { checkedSource: req.checkedSource } : {}),
+      },
       req.resource,
     );
     return { ok: true, status, resource, patientId: row.patientId };

@@ -1,5 +1,5 @@
 /**
- * The auxiliary resource store (spec 1.4, 2.6, 4.2, 4.6): every FHIR resource that is not a
+ * The auxiliary resource store (docs/api.md#auxiliary-resources): every FHIR resource that is not a
  * mobile-health Observation nor one of the service's own projections, stored as submitted
  * through a patient's FHIR Source, searchable by every R5 search parameter of its type.
  */

@@ -45,11 +45,6 @@ export const auxKeys = {
   }),
 };
 
-/** The base-table sort key of an index item, from its `bySource` key (which only prefixes the source). */
-export function indexSkOfSourceSk(srcSk: string): string {
-  return srcSk.slice(srcSk.indexOf('#') + 1);
-}
-
 export const bodyKeys = {
   /** `attempt` tells apart the writes of one version (URL-safe text, e.g. random). */
   object: (patientId: Id, sourceId: Id, id: string, version: number, attempt: string) => `aux/${patientId}/${sourceId}/${id}/${version}.${attempt}.json`,

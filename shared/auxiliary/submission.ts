@@ -12,13 +12,12 @@ import { badRequest, HttpError, unprocessable } from '../http/errors';
 import { FHIR_BASES } from '../http/families';
 import { shown } from '../shown';
 import type { RowHead } from './rows';
+import { isObject } from '../json';
 
 export type Resource = Record<string, unknown>;
 
 /** A resource as stored: its type, the row's id, and the meta the service stamps. */
 export type StoredResource = Resource & { resourceType: string; id: string };
-
-const isObject = (v: unknown): v is Resource => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The body as a resource object of the expected type (400 for anything else). */
 export function asResourceOf(type: string, body: unknown): Resource {

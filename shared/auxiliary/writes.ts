@@ -21,6 +21,7 @@ import { loadResource, persistNew, persistNextVersion, type Written } from './pe
 import type { ResourceRow } from './rows';
 import { auxiliaryStore } from './store/current';
 import { UpstreamIdTaken } from './store/port';
+import type { CheckedSource } from './types';
 import { asResourceOf, assertValidR5, namedSourceId, upstreamIdOf, type Resource } from './submission';
 
 export interface AuxWriteContext {
@@ -31,6 +32,8 @@ export interface AuxWriteContext {
   origin: string;
   /** `X-SVC-FHIR-Source-ID`, when sent. */
   sourceHeader?: string;
+  /** The source `sourceHeader` names, already checked for this caller by the request (once for all its entries). */
+  checkedSource?: CheckedSource;
   /** `If-Match`, when sent: the write happens only at that version (else 412). */
   ifMatch?: string;
   log?: Logger;
@@ -71,7 +74,9 @@ export async function createAuxiliary(ctx: AuxWriteContext, body: unknown): Prom
   const { caller, type, origin, log } = ctx;
   assertAccepted(type);
   const submitted = asResourceOf(type, body);
-  const { source, patient } = await assertCanUseFhirSource(caller, namedSourceId(ctx.sourceHeader, submitted));
+  const named = namedSourceId(ctx.sourceHeader, submitted);
+  const checked = ctx.checkedSource && ctx.sourceHeader?.trim() === named ? ctx.checkedSource : undefined;
+  const { source, patient } = checked ?? (await assertCanUseFhirSource(caller, named));
   await assertValidR5(type, submitted);
   const upstreamId = upstreamIdOf(submitted);
   for (let attempt = 0; ; attempt += 1) {

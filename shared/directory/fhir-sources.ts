@@ -1,5 +1,5 @@
 /**
- * FHIR Sources (spec 2.5): a patient's registration of an upstream FHIR server, needed for every
+ * FHIR Sources (docs/api.md#management-api-apiv1): a patient's registration of an upstream FHIR server, needed for every
  * auxiliary write. Each registration is a new source (re-running the pull flow adds new rows).
  */
 import { now } from './db';

@@ -182,7 +182,7 @@ export interface OAuthClient extends Timestamps {
   clientId: string;
   name: string;
   type: ClientType;
-  /** SHA-256 of a confidential client's secret (`shared/auth/secrets.ts`; secrets are random, high-entropy). Never rendered. */
+  /** SHA-256 of a confidential client's secret (`shared/secrets.ts`; secrets are random, high-entropy). Never rendered. */
   secretHash?: string;
   /** Exact redirect URIs; a request's redirect_uri must equal one byte for byte. */
   redirectUris: string[];

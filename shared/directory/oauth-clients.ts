@@ -4,7 +4,7 @@
  * registered public key, acting as their owner). Looked up by `client_id` at the token
  * endpoint and by numeric id from `/api/v1/`.
  */
-import { randomAlphanumeric } from '../auth/secrets';
+import { randomAlphanumeric } from '../secrets';
 import { assertKeyText, now } from './db';
 import type { ClientType, Id, OAuthClient, PublicJwkSet } from './model';
 import { directoryStore } from './store/current';

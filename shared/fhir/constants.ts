@@ -15,16 +15,16 @@ export const OMH_SYSTEM = 'https://w3id.org/openmhealth';
 /** `meta.source` of everything the service itself holds (native observations and projections). */
 export const nativeSourceUri = (): string => `${config().namespace}/native`;
 
-/** A FHIR Source's URI is this prefix followed by its numeric id (spec 2.5: it ends with `/fhir-source/`). */
+/** A FHIR Source's URI is this prefix followed by its numeric id (it ends with `/fhir-source/`). */
 export const sourceUriPrefix = (): string => `${config().namespace}/fhir-source/`;
 
-/** Header that names the FHIR Source of an auxiliary write (spec 4.1); ignored on reads. */
+/** Header that names the FHIR Source of an auxiliary write (docs/api.md#writing); ignored on reads. */
 export const SOURCE_HEADER = 'x-svc-fhir-source-id';
 
 /** Code system of the service's own model concepts used in projections (study, data source). */
 export const modelCodeSystem = (): string => `${config().namespace}/CodeSystem/model`;
 
-/** Page size of a FHIR search without `_count` (spec 8 leaves it open; this matches the reference); the largest is `config().maxPageSize`. */
+/** Page size of a FHIR search without `_count` (docs/api.md#search-results-and-paging); the largest is `config().maxPageSize`. */
 export const DEFAULT_PAGE_SIZE = 20;
 
 /** Longest resource id R5 allows. */

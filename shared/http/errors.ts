@@ -7,6 +7,9 @@ import { issue, type IssueCode, type OutcomeIssue } from '../fhir/outcome';
 
 export type FieldErrors = Record<string, string[]>;
 
+/** What a client is told when DynamoDB or S3 stays busy after the SDK's own retries (a 503 it may retry). */
+export const STORE_BUSY = 'The store is busy; please retry.';
+
 export interface HttpErrorInit {
   /** Extra issues (warnings, further errors) beyond the main one. */
   issues?: OutcomeIssue[];

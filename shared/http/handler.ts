@@ -12,7 +12,6 @@ import { config } from '../config';
 import { deadlineOf, EARLY_ANSWER_MS } from './deadline';
 import { dispatch } from './dispatch';
 import { methodNotAllowed, notFound, unsupportedMediaType } from './errors';
-import { dialectOf } from './families';
 import { bodyLimit } from './middleware/body-limit';
 import { bodyParser } from './middleware/body-parser';
 import { errorRenderer } from './middleware/error-renderer';
@@ -99,5 +98,3 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
     .use(bodyParser(() => config().maxJsonDepth))
     .use(errorRenderer()) as unknown as LambdaHandler;
 }
-
-export { dialectOf };

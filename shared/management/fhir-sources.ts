@@ -1,5 +1,5 @@
 /**
- * FHIR Sources through `/api/v1/fhir_sources` (spec 2.5): a patient registers the upstream servers
+ * FHIR Sources through `/api/v1/fhir_sources` (docs/api.md#management-api-apiv1): a patient registers the upstream servers
  * their auxiliary data comes from, and lists, reads, changes and deletes their own, and only their
  * own (anyone else's id is a 404, exactly as a missing one). Deleting a source deletes every row
  * written through it.

@@ -1,5 +1,5 @@
 /**
- * `POST /api/v1/portal/identifier` (spec 2.7): the pull flow stores the upstream server's patient id
+ * `POST /api/v1/portal/identifier` (docs/api.md#management-api-apiv1): the pull flow stores the upstream server's patient id
  * on the signed-in patient. Idempotent; other identifiers are never touched; an identifier that
  * belongs to another patient is a 409. Error bodies are the `{error}` shapes the portal reads.
  */

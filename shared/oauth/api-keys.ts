@@ -7,15 +7,15 @@
  *   inline (`jwks`) or by URL (`jwks_uri`); no secret: they sign in with a signed assertion
  *   (`client-assertion.ts`) and read what their practitioner sees (system scopes).
  */
+import { apiKeyGrantId } from '../auth/claims';
 import { ACCESS_TOKEN_SECONDS, CLOCK_TOLERANCE_SECONDS } from '../auth/lifetimes';
-import { hashSecret, randomAlphanumeric } from '../auth/secrets';
+import { hashSecret, randomAlphanumeric } from '../secrets';
 import type { Id, OAuthClient } from '../directory/model';
 import { createOAuthClient, deleteOAuthClient, getOAuthClientById, listOAuthClientsOfOwner } from '../directory/oauth-clients';
 import { addRevocations } from '../directory/users';
 import { badRequest, fieldErrors, notFound } from '../http/errors';
 import { isBackendClient } from './client-assertion';
 import { readClientJwks } from './client-keys';
-import { apiKeyGrantId } from './grants';
 import { jwksUriProblem } from './jwks-uri';
 
 export const MAX_API_KEYS = 25;

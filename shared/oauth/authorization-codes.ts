@@ -6,7 +6,7 @@
  * but the wrong verifier cannot spoil the rightful client's exchange.
  */
 import { AUTHORIZATION_CODE_SECONDS } from '../auth/lifetimes';
-import { hashSecret, randomAlphanumeric } from '../auth/secrets';
+import { hashSecret, randomAlphanumeric } from '../secrets';
 import { nowSeconds } from './clock';
 import { oauthError } from './errors';
 import { newGrantId, revokeGrant, type Grant } from './grants';

@@ -11,7 +11,7 @@
  */
 import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { CLIENT_ASSERTION_MAX_SECONDS, CLOCK_TOLERANCE_SECONDS } from '../auth/lifetimes';
-import { hashSecret } from '../auth/secrets';
+import { hashSecret } from '../secrets';
 import type { OAuthClient, PublicJwk } from '../directory/model';
 import { getOAuthClient } from '../directory/oauth-clients';
 import { ASSERTION_ALGORITHMS, chooseKey, type AssertionAlgorithm } from './client-keys';

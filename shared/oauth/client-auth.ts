@@ -4,7 +4,7 @@
  * (`client_secret_post`), never both; a backend client by a signed assertion (`private_key_jwt`,
  * `client-assertion.ts`), with no other credentials; a public client by its `client_id` alone.
  */
-import { secretMatches } from '../auth/secrets';
+import { secretMatches } from '../secrets';
 import { getOAuthClient } from '../directory/oauth-clients';
 import type { OAuthClient } from '../directory/model';
 import { CLIENT_ASSERTION_TYPE, verifyClientAssertion, type VerifiedAssertion } from './client-assertion';

@@ -7,7 +7,7 @@
 import { importJWK, type JWK } from 'jose';
 import { fieldErrors } from '../http/errors';
 import type { PublicJwk, PublicJwkSet } from '../directory/model';
-import { isObject } from '../omh/schemas/validate';
+import { isObject } from '../json';
 
 /** The signatures a client assertion may carry. */
 export const ASSERTION_ALGORITHMS = ['RS384', 'ES384'] as const;

@@ -14,6 +14,3 @@ export function oauthError(code: OAuthErrorCode, description: string, init: { st
   const status = init.status ?? (code === 'invalid_client' ? 401 : 400);
   return new HttpError(status, description, status === 401 ? 'login' : 'invalid', { oauthError: code, ...(init.headers ? { headers: init.headers } : {}) });
 }
-
-/** The one answer for a code or refresh token that is unknown, expired, used, revoked or not this client's. */
-export const invalidGrant = (what: string) => oauthError('invalid_grant', `The ${what} is invalid, expired, revoked or was issued to another client.`);

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ACCESS_TOKEN_SECONDS, CLOCK_TOLERANCE_SECONDS, REFRESH_TOKEN_SECONDS } from '../auth/lifetimes';
-import { hashSecret, randomAlphanumeric } from '../auth/secrets';
+import { hashSecret, randomAlphanumeric } from '../secrets';
 import type { Id, UserKind } from '../directory/model';
 import { addRevocations } from '../directory/users';
 import { nowSeconds } from './clock';
@@ -21,11 +21,6 @@ import type { Grant } from './store/port';
 export type { Grant } from './store/port';
 
 export const REFRESH_TOKEN_LENGTH = 48;
-
-/** The grant id every token of an API key carries: deleting the key revokes them through it. */
-export function apiKeyGrantId(clientId: string): string {
-  return `key:${clientId}`;
-}
 
 export function newGrantId(): string {
   return randomUUID();

@@ -14,7 +14,7 @@
  * invitation only), under the patient's contact email when that is free.
  */
 import { INVITATION_REDEMPTION_WINDOW_SECONDS, INVITATION_SECONDS } from '../auth/lifetimes';
-import { hashSecret, randomAlphanumeric } from '../auth/secrets';
+import { hashSecret, randomAlphanumeric } from '../secrets';
 import { config } from '../config';
 import type { Id, OAuthClient, Patient } from '../directory/model';
 import { getOAuthClient, getOAuthClientById } from '../directory/oauth-clients';

@@ -3,6 +3,7 @@
  * them); access itself is decided by who the caller is, through `shared/auth/scope.ts`, so a scope
  * never widens what an account may see.
  */
+import { SYSTEM_SCOPE } from '../auth/claims';
 import type { UserKind } from '../directory/model';
 import { oauthError } from './errors';
 
@@ -55,12 +56,6 @@ export function narrowedScope(raw: string | undefined, granted: string): string 
   return asked.join(' ');
 }
 
-/**
- * SMART system scopes, the only ones a backend service is granted: read and search (`rs`; SMART
- * v1's `read` is granted as asked) of every resource type or of one.
- */
-const SYSTEM_SCOPE = /^system\/(\*|[A-Z][A-Za-z]{0,63})\.(rs|read)$/;
-
 /** The system scope discovery names (the others are the same per type). */
 export const SYSTEM_SCOPES_ADVERTISED = ['system/*.rs'] as const;
 
@@ -72,14 +67,4 @@ export function grantedSystemScope(raw: string | undefined): string {
     throw oauthError('invalid_scope', 'A backend service asks for system/*.rs, or system/<Type>.rs for some resource types (read and search).');
   }
   return granted.join(' ');
-}
-
-/**
- * The FHIR resource types a token's system scopes let it read: every type (`'*'`), some, or
- * `undefined` for a token without system scopes (not a backend service's).
- */
-export function systemScopeTypes(scopes: readonly string[]): '*' | ReadonlySet<string> | undefined {
-  const types = scopes.flatMap((s) => SYSTEM_SCOPE.exec(s)?.[1] ?? []);
-  if (types.length === 0) return undefined;
-  return types.includes('*') ? '*' : new Set(types);
 }

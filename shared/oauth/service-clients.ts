@@ -1,7 +1,7 @@
 /**
  * The service's own OAuth clients, which exist wherever the service runs: the patient portal (the
  * app invitations are issued for) and the web sign-in of the landing page. Both are public clients
- * (PKCE) whose redirect URI is the service's own `/auth/callback` (spec 5.4). They are created on
+ * (PKCE) whose redirect URI is the service's own `/auth/callback` ([docs/access.md](docs/access.md#the-oauth-20-server-sharedoauth-functionsoauth)). They are created on
  * first use by each process (the demo seed locally, the first request of a cold Lambda on AWS), and
  * their redirect URIs are stored relative, so they follow the site-URL setting.
  */

@@ -6,7 +6,7 @@
  * their timing tell whether an account exists.
  */
 import { hashPassword, verifyPassword } from '../auth/passwords';
-import { hashSecret, randomAlphanumeric } from '../auth/secrets';
+import { hashSecret, randomAlphanumeric } from '../secrets';
 import type { User } from '../directory/model';
 import { getUserByEmail } from '../directory/users';
 import { nowSeconds } from './clock';

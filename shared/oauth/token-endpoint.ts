@@ -6,15 +6,16 @@
  *   or a backend service signed in with its assertion (SMART Backend Services), reading what its
  *   practitioner sees under system scopes, for five minutes.
  */
+import { apiKeyGrantId } from '../auth/claims';
 import { BACKEND_ACCESS_TOKEN_SECONDS } from '../auth/lifetimes';
-import { hashSecret } from '../auth/secrets';
+import { hashSecret } from '../secrets';
 import type { OAuthClient, User } from '../directory/model';
 import { spendAssertion, type VerifiedAssertion } from './client-assertion';
 import { authenticateClient, type AuthenticatedClient } from './client-auth';
 import { oauthError } from './errors';
 import { required, type Params } from './form';
 import { checkAuthorizationCode, useAuthorizationCode } from './authorization-codes';
-import { apiKeyGrantId, grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
+import { grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
 import { invitationHonours } from './invitations';
 import { grantedScope, grantedSystemScope, narrowedScope } from './scopes';
 import { GRANT_TYPES } from './discovery';

@@ -1,7 +1,7 @@
 /**
  * Where the Observation endpoints hand over to the auxiliary store: creates of anything that is
  * not a mobile-health Observation, searches with `_source` naming a FHIR Source, and the reads and
- * writes of auxiliary (UUID) ids. The auxiliary store provides the functions (`shared/aux`); a
+ * writes of auxiliary (UUID) ids. The auxiliary store provides the functions (`shared/auxiliary/`); a
  * deployment without it answers 501 with an OperationOutcome that says so.
  */
 import type { CreateAuxiliaryResource } from '../auxiliary/types';

@@ -42,8 +42,6 @@ async function lookup<T>(find: (t: Table) => T | undefined): Promise<T | undefin
   return hit ?? find(await table(true));
 }
 
-export const codeById = (id: Id) => lookup((t) => t.byId.get(id));
-
 export const codeByCoding = (system: string, code: string) => lookup((t) => t.byCoding.get(codingKey(system, code)));
 
 /** Every code of the table. */

@@ -1,5 +1,5 @@
 /**
- * A stored reading as a FHIR R5 Observation (spec 2.2): id, meta (lastUpdated, the native source),
+ * A stored reading as a FHIR R5 Observation (docs/api.md#effective-time-and-rendering): id, meta (lastUpdated, the native source),
  * identifiers, status as uploaded, the code with its display, subject, device, the lifted
  * effective time, and the payload attachment byte for byte.
  */

@@ -9,7 +9,8 @@ import { effectiveTimeProblem, liftEffectiveTime, type EffectiveTime } from './e
 import { DATA_EXPRESSION, decodePayload, payloadExpression } from './payload';
 import { HEADER, type OmhHeader } from './schemas/header';
 import { schemaForCode, type PayloadSchema } from './schemas/index';
-import { isObject, type JsonObject, type PayloadIssue } from './schemas/validate';
+import { isObject, type JsonObject } from '../json';
+import type { PayloadIssue } from './schemas/validate';
 
 export interface OmhPayload {
   header: OmhHeader;

@@ -13,7 +13,7 @@ import {
   daysInMonth, FIRST_INSTANT, isoInstant, LAST_INSTANT, MS_PER_DAY, MS_PER_MINUTE, parseDateTime,
   parseFullDate, utcMidnight, type ParsedDateTime,
 } from './datetime';
-import { isObject, type JsonObject } from './schemas/validate';
+import { isObject, type JsonObject } from '../json';
 import type { DurationUnit, PartOfDay } from './schemas/vocabulary';
 
 export interface EffectiveTime {

@@ -6,7 +6,7 @@
  */
 import type { IssueCode } from '../fhir/outcome';
 import { decodeBase64 } from './base64';
-import { isObject, type JsonObject } from './schemas/validate';
+import { isObject, type JsonObject } from '../json';
 
 /** Where the payload lives in the Observation; payload paths are appended to it. */
 export const DATA_EXPRESSION = 'Observation.valueAttachment.data';

@@ -8,7 +8,8 @@ import { isoInstant, MS_PER_DAY, MS_PER_MINUTE, parseDateTime } from './datetime
 import { liftEffectiveTime } from './effective-time';
 import type { OmhPayload } from './check';
 import { PAYLOAD_SCHEMAS, schemaForCode } from './schemas/index';
-import { isObject, issuesOf, type JsonObject } from './schemas/validate';
+import { isObject, type JsonObject } from '../json';
+import { issuesOf } from './schemas/validate';
 
 /** One example body per supported code; each passes its schema as written. */
 export const EXAMPLE_BODIES: Readonly<Record<string, JsonObject>> = {

@@ -1,5 +1,5 @@
 /**
- * The patient portal's launch configuration (spec 4.8.3): which SMART on FHIR server it connects
+ * The patient portal's launch configuration (docs/portal.md#what-it-does): which SMART on FHIR server it connects
  * to, as which public client, with which scopes. With one hospital (`iss` set) the connect page
  * launches there; without one it asks the patient where they get care and searches the brands
  * directory (docs/portal.md#one-hospital-or-the-picker). It comes from the deployment's settings
@@ -25,7 +25,7 @@ export interface PortalConfig {
   origins: string[];
 }
 
-/** The spec's scope list (4.8.3) and a read scope for every other type the portal reads. */
+/** The portal's scopes (`openid`, `profile`, `launch/patient`, Patient and Observation reads) and a read scope for every other type the portal reads. */
 export const DEFAULT_SMART_SCOPES = ['openid', 'profile', 'launch/patient', ...READ_SCOPES].join(' ');
 export const DEFAULT_SMART_CLIENT_ID = 'cdx-portal';
 

@@ -5,7 +5,7 @@
 
 export type Resource = Record<string, unknown> & { resourceType: string; id?: string };
 
-/** A FHIR id: at most 64 characters (spec 8). */
+/** A FHIR id: at most 64 characters (docs/api.md#limits). */
 export const MAX_ID_LENGTH = 64;
 /** The R4 import takes Bundles of at most this many entries from the portal. */
 export const IMPORT_CHUNK = 100;
@@ -23,7 +23,7 @@ async function sha256Hex(text: string): Promise<string> {
 }
 
 /**
- * The resource as it is written (spec 4.8.6): an id over 64 characters moves into an `identifier`
+ * The resource as it is written (docs/portal.md#what-it-reads): an id over 64 characters moves into an `identifier`
  * (system = the hospital's `iss`), and the id becomes the SHA-256 of the old one in hex (64
  * characters), so a restarted run writes the same upstream id again and the store replaces that
  * row instead of adding a second one. Other resources are returned unchanged.

@@ -73,6 +73,6 @@ export function summarySentence(total: Tally, hospital: string): string {
 /** The five most frequent reasons of a kind, each with its count, in plain words. */
 export const reasonLines = (reasons: ReadonlyMap<string, number>): string[] => topReasons(reasons).map(({ reason, count }) => `${reason} (${records(count)})`);
 
-/** The sentence before "Import again" (spec 4.8.5: every run adds its records again). */
+/** The sentence before "Import again" (docs/portal.md#where-the-imported-records-appear: every run adds its records again). */
 export const IMPORT_AGAIN_NOTE =
   'Importing again saves a second copy of every record, next to the copy saved now. Do it only to add records your hospital has received since, or if your study team asks you to.';

@@ -5,7 +5,7 @@
  * it to each entry, so the other entries keep their results. Every other error passes as it is.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { HttpError, isHttpError } from '../http/errors';
+import { HttpError, isHttpError, STORE_BUSY } from '../http/errors';
 import { isRetryable } from './retry';
 
 /** Cancellation reasons of a transaction that say "not now" rather than "not this": worth sending it again. */
@@ -19,5 +19,5 @@ function isBusy(error: unknown): boolean {
 /** The error to answer with: a 503 for a busy store, the error itself otherwise. */
 export function busyAs503(error: unknown): unknown {
   if (isHttpError(error) || !isBusy(error)) return error;
-  return new HttpError(503, 'The store is busy; please retry.', 'transient', { cause: error, headers: { 'Retry-After': '1' } });
+  return new HttpError(503, STORE_BUSY, 'transient', { cause: error, headers: { 'Retry-After': '1' } });
 }

@@ -54,6 +54,3 @@ export function meterOf(metrics: Metrics): Meter {
     },
   };
 }
-
-/** A meter that records nothing: domain functions called outside a request (scripts, the seed). */
-export const NO_METER: Meter = { count: () => undefined, countByStatus: () => undefined };

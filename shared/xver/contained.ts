@@ -1,14 +1,14 @@
 /** Which contained resources an R5 resource keeps: those something in it refers to (R5 refuses the rest). */
-import { isObject, type Json } from './json';
+import { isObject, type JsonObject } from '../json';
 
 /**
  * The contained resources of `resource` nothing refers to: not the resource itself, not a contained
  * resource it reaches, and none referring to its container (`#`). Any string `#<id>` counts as a
  * reference (R5's rule counts references, canonicals and URIs). Linear in the resource's size.
  */
-export function unreferencedContained(resource: Json): Set<Json> {
+export function unreferencedContained(resource: JsonObject): Set<JsonObject> {
   const contained = (resource.contained as unknown[]).filter(isObject);
-  const byId = new Map<string, Json[]>();
+  const byId = new Map<string, JsonObject[]>();
   for (const c of contained) {
     if (typeof c.id !== 'string') continue;
     const same = byId.get(`#${c.id}`);
@@ -26,7 +26,7 @@ export function unreferencedContained(resource: Json): Set<Json> {
     }
     return refs;
   };
-  const reached = new Set<Json>();
+  const reached = new Set<JsonObject>();
   const queue: string[] = [];
   for (const [key, value] of Object.entries(resource)) if (key !== 'contained') for (const r of refsIn(value)) queue.push(r);
   const refsOf = new Map(contained.map((c) => [c, refsIn(c)]));

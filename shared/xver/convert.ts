@@ -10,7 +10,7 @@
 import { targetTypeOf, type Conversion, type JsonKind } from './conversions';
 import type { ConversionRule, R4Element, RuleCondition } from './model';
 import { unreferencedContained } from './contained';
-import { isObject, type Json } from './json';
+import { isObject, type JsonObject } from '../json';
 import { place, type Frame } from './place';
 import { conversionTable, typeKinds, type ConversionTable } from './tables';
 import { pathOf, type Skip, type SkipKind } from './why';
@@ -28,8 +28,12 @@ class NoValue {
   constructor(readonly why: string) {}
 }
 
-/** Deeper than this (nested backbones, datatypes, contained resources) is refused, not recursed. */
-const MAX_DEPTH = 64;
+/**
+ * Nesting an imported resource may have (the deepest R4 example nests 13 levels): the import refuses
+ * a deeper resource before converting it, and the conversion refuses deeper nesting (backbones,
+ * datatypes, contained resources) rather than recursing.
+ */
+export const MAX_IMPORT_DEPTH = 64;
 
 export type TableLookup = (type: string) => ConversionTable | undefined;
 
@@ -53,7 +57,7 @@ const SHAPE_WORDS: Record<ReturnType<typeof shapeOf>, string> = {
 class Converter {
   readonly skips = new Map<string, Skip>();
   /** Contained resources of the top-level resource, by converted node: their R4 paths. */
-  private readonly containedAt = new Map<Json, string>();
+  private readonly containedAt = new Map<JsonObject, string>();
   /** Where the walk stands in the R4 input: the type, then keys and list indexes. */
   private readonly at: Array<string | number>;
 
@@ -64,21 +68,21 @@ class Converter {
     this.at = [type];
   }
 
-  resource(r4: Json, depth = 0): Json | undefined {
+  resource(r4: JsonObject, depth = 0): JsonObject | undefined {
     const type = r4.resourceType;
     const table = typeof type === 'string' ? this.tables(type) : undefined;
     if (!table?.r5 || table.type !== type) return undefined;
-    const out: Json = { resourceType: table.r5 };
+    const out: JsonObject = { resourceType: table.r5 };
     this.into(r4, table, table.type, [{ path: table.r5, node: out }], depth);
     return out;
   }
 
   /** Drops the top-level resource's contained resources that nothing refers to any more (R5 requires a reference). */
-  dropUnreferenced(out: Json): void {
+  dropUnreferenced(out: JsonObject): void {
     if (!Array.isArray(out.contained)) return;
     const unreferenced = unreferencedContained(out);
     if (unreferenced.size === 0) return;
-    out.contained = out.contained.filter((c) => !unreferenced.has(c as Json));
+    out.contained = out.contained.filter((c) => !unreferenced.has(c as JsonObject));
     for (const node of unreferenced) {
       const path = this.containedAt.get(node);
       if (path !== undefined) {
@@ -97,8 +101,8 @@ class Converter {
   }
 
   /** Converts the children of an R4 node (at `r4Path` of `table`) into the frames' R5 nodes. */
-  private into(src: Json, table: ConversionTable, r4Path: string, frames: Frame[], depth: number): void {
-    if (depth > MAX_DEPTH) throw new Error('nested too deeply');
+  private into(src: JsonObject, table: ConversionTable, r4Path: string, frames: Frame[], depth: number): void {
+    if (depth > MAX_IMPORT_DEPTH) throw new Error('nested too deeply');
     const keys = table.keys.get(r4Path);
     if (!keys) return;
     const isRoot = r4Path === table.type && table.kind === 'resource';
@@ -152,11 +156,11 @@ class Converter {
       return;
     }
     if (element.lift) {
-      this.into(item as Json, table, element.childrenAt!, frames, depth + 1);
+      this.into(item as JsonObject, table, element.childrenAt!, frames, depth + 1);
       return;
     }
     if (element.rules[0]!.part) {
-      this.parts(element, elementPath, item as Json, table, frames, depth);
+      this.parts(element, elementPath, item as JsonObject, table, frames, depth);
       return;
     }
     let carried = false;
@@ -174,7 +178,7 @@ class Converter {
   }
 
   /** A value of which rules take parts (`Medication.amount.numerator`): the other children are not carried. */
-  private parts(element: R4Element, elementPath: string, item: Json, table: ConversionTable, frames: Frame[], depth: number): void {
+  private parts(element: R4Element, elementPath: string, item: JsonObject, table: ConversionTable, frames: Frame[], depth: number): void {
     const taken = new Set<string>();
     for (const rule of element.rules) {
       const { key, type } = rule.part!;
@@ -231,7 +235,7 @@ class Converter {
   private value(item: unknown, r4Type: string, conversion: Conversion, rule: ConversionRule, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): unknown {
     switch (conversion) {
       case 'same':
-        return typeKinds.r4Primitive(r4Type) !== undefined ? item : this.datatype(item as Json, r4Type, depth);
+        return typeKinds.r4Primitive(r4Type) !== undefined ? item : this.datatype(item as JsonObject, r4Type, depth);
       case 'string-to-identifier':
         return { value: item };
       case 'number-to-integer64':
@@ -243,20 +247,20 @@ class Converter {
       case 'code-to-concept':
         return { coding: [{ ...(rule.coding ?? {}), code: item }] };
       case 'coding-to-concept':
-        return wrapped(this.datatype(item as Json, 'Coding', depth), 'coding');
+        return wrapped(this.datatype(item as JsonObject, 'Coding', depth), 'coding');
       case 'reference-to-codeable-reference':
-        return wrapped(this.datatype(item as Json, 'Reference', depth), 'reference');
+        return wrapped(this.datatype(item as JsonObject, 'Reference', depth), 'reference');
       case 'concept-to-codeable-reference':
-        return wrapped(this.datatype(item as Json, 'CodeableConcept', depth), 'concept');
+        return wrapped(this.datatype(item as JsonObject, 'CodeableConcept', depth), 'concept');
       case 'backbone': {
         if (!element.childrenAt) return new NoValue('R4 defines no children for it');
-        const node: Json = {};
-        this.into(item as Json, table, element.childrenAt, [...frames, { path: rule.toChildrenAt ?? rule.to, node }], depth + 1);
+        const node: JsonObject = {};
+        this.into(item as JsonObject, table, element.childrenAt, [...frames, { path: rule.toChildrenAt ?? rule.to, node }], depth + 1);
         return node;
       }
       case 'resource': {
-        const type = (item as Json).resourceType;
-        const converted = this.resource(item as Json, depth + 1);
+        const type = (item as JsonObject).resourceType;
+        const converted = this.resource(item as JsonObject, depth + 1);
         if (converted === undefined) {
           const table = typeof type === 'string' ? this.tables(type) : undefined;
           return new NoValue(table?.type === type ? `R5 has no resource type ${String(type)}` : 'it is not an R4 resource (no R4 resourceType)');
@@ -268,17 +272,17 @@ class Converter {
   }
 
   /** A datatype value, converted by its own table into the R5 datatype of the same name. */
-  private datatype(item: Json, r4Type: string, depth: number): Json | NoValue {
+  private datatype(item: JsonObject, r4Type: string, depth: number): JsonObject | NoValue {
     const table = this.tables(r4Type);
     if (!table?.r5) return new NoValue(`R5 has no datatype ${r4Type}`);
-    const node: Json = {};
+    const node: JsonObject = {};
     this.into(item, table, table.type, [{ path: table.r5, node }], depth + 1);
     return node;
   }
 }
 
 /** A converted datatype under a key of the R5 value (`{ coding: [c] }` for a Coding, `{ reference: r }`, `{ concept: c }`). */
-function wrapped(value: Json | NoValue, key: 'coding' | 'reference' | 'concept'): Json | NoValue {
+function wrapped(value: JsonObject | NoValue, key: 'coding' | 'reference' | 'concept'): JsonObject | NoValue {
   if (value instanceof NoValue) return value;
   return key === 'coding' ? { coding: [value] } : { [key]: value };
 }
@@ -311,7 +315,7 @@ export function pruned(value: unknown): unknown {
     return items.length > 0 ? items : undefined;
   }
   if (isObject(value)) {
-    const out: Json = {};
+    const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) {
       const kept = pruned(v);
       if (kept !== undefined) out[k] = kept;
@@ -323,7 +327,7 @@ export function pruned(value: unknown): unknown {
 
 /** An R4 resource as R5, with what the converter did not carry and why (keyed by R4 path). */
 export interface R4Conversion {
-  resource: Json;
+  resource: JsonObject;
   skips: ReadonlyMap<string, Skip>;
 }
 
@@ -331,15 +335,15 @@ export interface R4Conversion {
  * An R4 resource as R5 with the converter's record of what it did not carry, or undefined when its
  * type has no R5 counterpart. The input is not changed; the output shares no objects with it.
  */
-export function convertR4(r4: Json, tables: TableLookup = conversionTable): R4Conversion | undefined {
+export function convertR4(r4: JsonObject, tables: TableLookup = conversionTable): R4Conversion | undefined {
   const converter = new Converter(tables, typeof r4.resourceType === 'string' ? r4.resourceType : 'Resource');
   const out = converter.resource(r4);
   if (out === undefined) return undefined;
   converter.dropUnreferenced(out);
-  return { resource: (pruned(out) as Json | undefined) ?? { resourceType: out.resourceType }, skips: converter.skips };
+  return { resource: (pruned(out) as JsonObject | undefined) ?? { resourceType: out.resourceType }, skips: converter.skips };
 }
 
 /** An R4 resource as R5, or undefined when its type has no R5 counterpart. */
-export function convertR4Resource(r4: Json, tables: TableLookup = conversionTable): Json | undefined {
+export function convertR4Resource(r4: JsonObject, tables: TableLookup = conversionTable): JsonObject | undefined {
   return convertR4(r4, tables)?.resource;
 }

@@ -32,11 +32,12 @@ async function importRequest(req: AuthedRequest, auxiliary: AuxiliaryStore, inpu
   if (!sourceHeader) {
     throw badRequest('The X-SVC-FHIR-Source-ID header is required: name the FHIR Source the imported resources come from.', 'required');
   }
-  await assertCanUseFhirSource(caller, sourceHeader);
+  // Checked once for the request: every entry is written through this source (`checkedSource`).
+  const checkedSource = await assertCanUseFhirSource(caller, sourceHeader);
   // Converting takes time too: what the deadline leaves unconverted is not started.
   const prepared = inputs.map((input) => (req.deadline.remainingMs() > 0 ? prepareImport(input.resource, input.at, input.urlType) : notStartedImport()));
   // The import has no FHIR base of its own: its Locations are under the canonical one.
-  const results = await importPrepared(prepared, { caller, ...writeTargetOf(req), sourceHeader, auxiliary, deadline: req.deadline, noun: 'resource' }, req.log);
+  const results = await importPrepared(prepared, { caller, ...writeTargetOf(req), sourceHeader, checkedSource, auxiliary, deadline: req.deadline, noun: 'resource' }, req.log);
   recordImport(req, prepared, results);
   // Always 200, also when no entry could be processed in time: each entry says what became of it.
   return fhirJson(200, batchResponse(results), retryAfterHeader(results));

@@ -1,5 +1,5 @@
 /**
- * The R4 import (spec 4.7): each R4 resource is converted to R5, its losses found, and the result
+ * The R4 import (docs/r4-import.md): each R4 resource is converted to R5, its losses found, and the result
  * handed to the normal create path (`processEntries`): native store for mobile-health Observations,
  * the auxiliary store of the header's FHIR Source for the rest, R5 validation on the way. Entries
  * are independent (even in a `transaction` Bundle); each gets a status and an outcome: the created
@@ -7,8 +7,8 @@
  * issues first, then those warnings, and nothing stored.
  */
 import { conversionTable, isR4ResourceType } from './tables';
-import { convertR4 } from './convert';
-import { isObject } from './json';
+import { convertR4, MAX_IMPORT_DEPTH } from './convert';
+import { isObject } from '../json';
 import { likeness, looksLikeR5 } from './likeness';
 import { lossReport } from './loss';
 import { dropIssue, type Drop } from './why';
@@ -23,10 +23,6 @@ import type { Logger } from '../telemetry/logger';
 import { assertBundleSize, type ParsedEntry } from '../observations/upload/bundle';
 import { processEntries, type EntryResult, type UploadRequest } from '../observations/upload/process';
 import { unfinishedEntry } from '../observations/upload/unfinished';
-
-
-/** Nesting an imported resource may have (the deepest R4 example nests 13 levels). */
-export const MAX_IMPORT_DEPTH = 64;
 
 /** One input resource, converted or refused, with what the conversion lost. */
 export interface PreparedImport {

@@ -6,10 +6,10 @@
  * (an R5 Encounter: `class` a list, `actualPeriod`, `reason.value`).
  */
 import { primitiveType, typeDefinition, type ElementDef } from '../fhir/definitions';
+import type { JsonObject } from '../json';
 import type { ConversionTable } from './tables';
 import { typeKinds } from './tables';
 
-type Json = Record<string, unknown>;
 type Kind = 'string' | 'number' | 'boolean' | 'object';
 
 const kindOf = (value: unknown): Kind | undefined => {
@@ -59,7 +59,7 @@ export interface Likeness {
 }
 
 /** The resource's elements that fit only one release; `looksLikeR5` decides from them. */
-export function likeness(resource: Json, table: ConversionTable): Likeness {
+export function likeness(resource: JsonObject, table: ConversionTable): Likeness {
   const elements = table.r5 ? (typeDefinition(table.r5)?.elements ?? []) : [];
   const out: Likeness = { r5Only: [], r4Only: [] };
   for (const [key, value] of Object.entries(resource)) {

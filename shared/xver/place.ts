@@ -3,7 +3,7 @@
  * innermost node being built that the path lies in (a rule may move a value up or down the tree),
  * building the nodes on the way.
  */
-import { isObject, type Json } from './json';
+import { isObject, type JsonObject } from '../json';
 import type { ConversionRule } from './model';
 import type { ConversionTable } from './tables';
 
@@ -12,7 +12,7 @@ const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** Where converted values are written: an R5 node and the (canonical) R5 path it stands at. */
 export interface Frame {
   path: string;
-  node: Json;
+  node: JsonObject;
 }
 
 /**
@@ -20,7 +20,7 @@ export interface Frame {
  * rule may move a value up or down the tree), building the nodes on the way. Through a list it takes
  * the last entry, or a new one from the list at `freshAt` on (a segment index).
  */
-function nodeFor(frame: Frame, segments: readonly string[], table: ConversionTable, freshAt?: number): { node: Json; lastList?: number } {
+function nodeFor(frame: Frame, segments: readonly string[], table: ConversionTable, freshAt?: number): { node: JsonObject; lastList?: number } {
   let node = frame.node;
   let path = frame.path;
   let lastList: number | undefined;
@@ -28,12 +28,12 @@ function nodeFor(frame: Frame, segments: readonly string[], table: ConversionTab
     const segment = segments[i]!;
     path = `${path}.${segment}`;
     if (table.r5Lists.has(path)) {
-      const list = Array.isArray(node[segment]) ? (node[segment] as Json[]) : (node[segment] = [] as Json[]);
+      const list = Array.isArray(node[segment]) ? (node[segment] as JsonObject[]) : (node[segment] = [] as JsonObject[]);
       if (list.length === 0 || i === freshAt) list.push({});
       node = list[list.length - 1]!;
       lastList = i;
     } else {
-      node = isObject(node[segment]) ? (node[segment] as Json) : (node[segment] = {} as Json);
+      node = isObject(node[segment]) ? (node[segment] as JsonObject) : (node[segment] = {} as JsonObject);
     }
   }
   return { node, ...(lastList === undefined ? {} : { lastList }) };
@@ -45,7 +45,7 @@ const NO_SEGMENTS: readonly string[] = [];
 const isUnder = (path: string, prefix: string) => path.length > prefix.length && path.charCodeAt(prefix.length) === 46 && path.startsWith(prefix);
 
 /** Whether a single R5 element (of a choice: any of its types) already holds a value. */
-function isTaken(node: Json, rule: ConversionRule, name: string, key: string): boolean {
+function isTaken(node: JsonObject, rule: ConversionRule, name: string, key: string): boolean {
   if (!rule.toChoice) return node[key] !== undefined;
   for (const k in node) {
     const next = k.charCodeAt(name.length);

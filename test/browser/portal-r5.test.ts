@@ -38,7 +38,7 @@ describe('patient portal, R5 hospital', () => {
     expect(stored).toEqual(['cdx.portal.invitation']);
     expect(errors).toEqual([]);
 
-    // The identifier (spec 2.7) and the source (spec 2.5).
+    // The patient's identifier and the FHIR Source.
     const after = (await getPatient(patient.id))!;
     expect(after.identifiers).toContainEqual({ system: suite.world.fixture.iss, value: suite.world.fixture.patientId });
     const sources = await listFhirSourcesOfPatient(patient.id);

@@ -11,7 +11,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AUTHORIZATION_CODE_SECONDS, REFRESH_TOKEN_SECONDS } from '../../shared/auth/lifetimes';
-import { hashSecret } from '../../shared/auth/secrets';
+import { hashSecret } from '../../shared/secrets';
 import { checkAuthorizationCode, issueAuthorizationCode, useAuthorizationCode } from '../../shared/oauth/authorization-codes';
 import { resetClock, useClock } from '../../shared/oauth/clock';
 import { grantOfRefreshToken, rotateRefreshToken, startGrant } from '../../shared/oauth/grants';

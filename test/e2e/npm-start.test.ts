@@ -1,15 +1,17 @@
 /**
  * The README's own commands, as a new user types them, against one data folder: `npm start` comes
- * up with demo data within a minute; `npm run --silent token -- <who>` prints a token the service
- * accepts; the demo patients list through `GET /FHIR/R5/Patient`; a sample upload stores and
- * re-posts; the demo study exports; Ctrl-C stops it cleanly. Then `SMART_FIXTURE=1 npm start` (docs/portal.md) reuses the
+ * up with demo data within a minute; every command block of the quick start runs as written (in
+ * bash, the port substituted, in the order a reader meets them): `npm run --silent token -- <who>`
+ * prints a token the service accepts; the demo patients list through `GET /FHIR/R5/Patient`; a
+ * sample upload stores and re-posts; the demo study exports; Ctrl-C stops it cleanly. A block this
+ * file does not run fails it. Then `SMART_FIXTURE=1 npm start` (docs/portal.md) reuses the
  * folder and its invitation link works in a browser from start to finish.
  *
  * The service starts twice in the whole suite (the second start is what proves the folder is
  * reused), so these checks share each start instead of paying for one each.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -23,6 +25,9 @@ import { launchBrowser } from '../support/browser';
 import { counts, phonePage, pickHospital } from '../support/portal';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cdx-npm-start-'));
+/** Where the README's blocks run: inside the checkout (npm finds the project above it), so the files they write stay out of its root. */
+mkdirSync(join(REPO_ROOT, '.scratch'), { recursive: true });
+const shellDir = mkdtempSync(join(REPO_ROOT, '.scratch', 'readme-'));
 let port: number;
 let service: ChildProcess | undefined;
 let output = '';
@@ -91,10 +96,58 @@ async function claimsOf(accessToken: string) {
 
 const url = (path: string) => `http://localhost:${port}${path}`;
 
+/** The shell blocks of the README's quick start (its section up to the next `## `), in order. */
+function quickStartBlocks(): string[] {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Quick start');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+/** A block's commands: lines continued with `\` joined (as the shell joins them), blank lines left out. */
+const commandsOf = (block: string) => block.replace(/\\\n/g, '').split('\n').map((l) => l.trim()).filter(Boolean);
+
+const QUICK_START = quickStartBlocks();
+/**
+ * The blocks as this file runs them: the first is the install (`npm ci && npm start`, which the
+ * start below is, and `npm ci && npm test`, which `.ci/run` runs on a clean clone); each other one
+ * runs as written in the test named for it. A block added, removed or moved fails the check below.
+ */
+const BLOCKS = { install: 0, tryIt: 1, patients: 2, upload: 3, exportStudy: 4 } as const;
+
+/**
+ * Runs a quick-start block in one bash, as a reader pastes it into a terminal beside `npm start`
+ * (the port substituted). `before` stands for what the reader's shell holds from earlier blocks and
+ * `after` is the test's own probe, both run in the same shell. Returns what each command printed,
+ * in order; a failing command stops the block and fails the test.
+ */
+function runBlock(block: number, { before = [], after = [] }: { before?: string[]; after?: string[] } = {}): string[] {
+  const commands = [...before, ...commandsOf(QUICK_START[block]!.replaceAll('localhost:8000', `localhost:${port}`)), ...after];
+  const script = ['set -e', ...commands.flatMap((c) => [c, "printf '\\n@@end@@\\n'"])].join('\n');
+  const out = spawnSync('bash', ['-c', script], { cwd: shellDir, env: userEnvironment(), encoding: 'utf8', timeout: 60_000 });
+  expect(out.status, `${script}\n${out.stdout}\n${out.stderr}`).toBe(0);
+  const outputs = out.stdout.split('\n@@end@@\n');
+  expect(outputs.pop()).toBe('');
+  expect(outputs).toHaveLength(commands.length);
+  return outputs;
+}
+
 afterAll(async () => {
   await browser?.close();
   if (service) await ctrlC();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(shellDir, { recursive: true, force: true });
+});
+
+describe("the README's quick start", () => {
+  it('has the blocks this file runs, and the install block is the one it knows', () => {
+    expect(QUICK_START).toHaveLength(Object.keys(BLOCKS).length);
+    expect(commandsOf(QUICK_START[BLOCKS.install]!).map((c) => c.replace(/\s+#.*$/, ''))).toEqual(['npm ci && npm start', 'npm ci && npm test']);
+    expect(commandsOf(QUICK_START[BLOCKS.tryIt]!)[0]).toMatch(/^curl -s http:\/\/localhost:8000\/FHIR\/R5\/metadata/);
+    expect(commandsOf(QUICK_START[BLOCKS.patients]!)[0]).toBe('TOKEN=$(npm run --silent token -- practitioner)');
+    expect(commandsOf(QUICK_START[BLOCKS.upload]!)[0]).toBe('PTOKEN=$(npm run --silent token -- patient)');
+    expect(commandsOf(QUICK_START[BLOCKS.exportStudy]!)[0]).toMatch(/^STATUS=\$\(curl /);
+  });
 });
 
 describe('npm start, as the README says', () => {
@@ -112,6 +165,13 @@ describe('npm start, as the README says', () => {
       expect((await res.json()).resourceType).toBe('CapabilityStatement');
     }
   }, 120_000);
+
+  it('answers the "Try it" block: the CapabilityStatement and the health check', () => {
+    const [metadata, health] = runBlock(BLOCKS.tryIt);
+    expect(metadata).toMatch(/"resourceType":\s*"CapabilityStatement"/);
+    expect(metadata!.length).toBeLessThanOrEqual(400);
+    expect(health).toMatch(/"status":\s*"ok"/);
+  }, 60_000);
 
   it('npm run --silent token prints only a token, for the demo accounts and any account email', async () => {
     const practitioner = token('practitioner');
@@ -135,50 +195,55 @@ describe('npm start, as the README says', () => {
     expect(token('practitioner', { PORT: String(port + 1) })).toMatchObject({ status: 1, stdout: '' });
   }, 60_000);
 
-  it("lists the demo patients to the practitioner's token, and nothing without one", async () => {
-    const accessToken = token('practitioner').stdout.trim();
-    const res = await fetch(url('/FHIR/R5/Patient'), { headers: { Authorization: `Bearer ${accessToken}` } });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('application/fhir+json');
-    const bundle = (await res.json()) as { resourceType: string; total: number; entry: Array<{ resource: { id: string; name: Array<{ family: string }> } }> };
+  it("lists the demo patients to the practitioner's token (the README's block), and nothing without one", async () => {
+    const [tokenLine, fhir, api] = runBlock(BLOCKS.patients);
+    expect(tokenLine).toBe('');
+    const bundle = JSON.parse(fhir!) as { resourceType: string; total: number; entry: Array<{ resource: { id: string; name: Array<{ family: string }> } }> };
     expect(bundle).toMatchObject({ resourceType: 'Bundle', total: 2 });
     expect(bundle.entry.map((e) => [e.resource.id, e.resource.name[0]!.family])).toEqual([
       ['1', 'Rivera'],
       ['2', 'Chen'],
     ]);
+    const listed = JSON.parse(api!) as { results: Array<{ id: number; name: string }> };
+    expect(listed.results.map((p) => p.id)).toEqual([1, 2]);
+    const accessToken = token('practitioner').stdout.trim();
+    const res = await fetch(url('/FHIR/R5/Patient'), { headers: { Authorization: `Bearer ${accessToken}` } });
+    expect(res.headers.get('content-type')).toContain('application/fhir+json');
     expect((await fetch(url('/FHIR/R5/Patient'))).status).toBe(401);
   }, 60_000);
 
-  it("stores the patient's first upload (npm run sample), answers its re-post as already stored, and finds it", async () => {
-    const patientToken = token('patient').stdout.trim();
-    const sample = npmRun(['sample', '--', 'omh:heart-rate:2.0', '3']);
-    expect(sample.status, sample.stderr).toBe(0);
-    const headers = { Authorization: `Bearer ${patientToken}`, 'Content-Type': 'application/fhir+json' };
+  it("stores the patient's first upload (the README's block: npm run sample), answers its re-post as already stored, and finds it", async () => {
+    const [tokenLine, sampleLine, first, retry, newest] = runBlock(BLOCKS.upload);
+    expect([tokenLine, sampleLine]).toEqual(['', '']);
     type BatchResponse = { type: string; entry: Array<{ response: { status: string; location: string } }> };
-    const upload = await fetch(url('/FHIR/R5/'), { method: 'POST', headers, body: sample.stdout });
-    expect(upload.status).toBe(200);
-    const response = (await upload.json()) as BatchResponse;
+    const response = JSON.parse(first!) as BatchResponse;
     expect(response.type).toBe('batch-response');
     expect(response.entry.map((e) => e.response.status)).toEqual(['201 Created', '201 Created', '201 Created']);
-    const again = (await (await fetch(url('/FHIR/R5/'), { method: 'POST', headers, body: sample.stdout })).json()) as BatchResponse;
+    const again = JSON.parse(retry!) as BatchResponse;
     expect(again.entry.map((e) => e.response.status)).toEqual(['200 OK', '200 OK', '200 OK']);
+    expect(JSON.parse(newest!)).toMatchObject({ resourceType: 'Bundle', type: 'searchset', entry: [{}, {}, {}] });
+    const headers = { Authorization: `Bearer ${token('patient').stdout.trim()}` };
     const search = await fetch(url('/FHIR/R5/Observation?code=omh:heart-rate:2.0&_sort=-_lastUpdated&_count=3'), { headers });
     const found = (await search.json()) as { entry: Array<{ resource: { id: string } }> };
     const created = response.entry.map((e) => /Observation\/([0-9]+)/.exec(e.response.location)![1]);
     expect(found.entry.map((e) => e.resource.id).sort()).toEqual(created.sort());
   }, 60_000);
 
-  it("exports study 1 as the README shows: 202 and a status URL, then the manifest, each file a 307 to its bytes", async () => {
-    const accessToken = token('practitioner').stdout.trim();
-    const auth = { Authorization: `Bearer ${accessToken}` };
-    const kicked = await fetch(url('/FHIR/R5/Group/1/$export?_type=Patient,Observation'), { headers: { ...auth, Prefer: 'respond-async' } });
-    expect(kicked.status).toBe(202);
-    const status = kicked.headers.get('content-location')!;
-    expect(status.startsWith(url('/FHIR/R5/$export-status/'))).toBe(true);
-    let answer = await fetch(status, { headers: auth });
+  it("exports study 1 as the README's block does: a status URL, then the manifest, each file a 307 to its bytes", async () => {
+    // The block needs the practitioner's TOKEN of the block before it, as in the reader's terminal.
+    const [tokenLine, kickOff, firstPoll, status] = runBlock(BLOCKS.exportStudy, {
+      before: [commandsOf(QUICK_START[BLOCKS.patients]!)[0]!],
+      after: ['printf %s "$STATUS"'],
+    });
+    expect([tokenLine, kickOff]).toEqual(['', '']);
+    expect(status!.startsWith(url('/FHIR/R5/$export-status/'))).toBe(true);
+    // 202 while it runs (no body), else already the manifest.
+    if (firstPoll) expect(JSON.parse(firstPoll)).toHaveProperty('output');
+    const auth = { Authorization: `Bearer ${token('practitioner').stdout.trim()}` };
+    let answer = await fetch(status!, { headers: auth });
     for (let i = 0; i < 60 && (answer.status === 202 || answer.status === 429); i++) {
       await new Promise((r) => setTimeout(r, Number(answer.headers.get('retry-after') ?? 1) * 1000));
-      answer = await fetch(status, { headers: auth });
+      answer = await fetch(status!, { headers: auth });
     }
     expect(answer.status).toBe(200);
     const manifest = (await answer.json()) as { output: Array<{ type: string; url: string; count: number }> };

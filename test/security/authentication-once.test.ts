@@ -6,7 +6,7 @@
  * sent as a practitioner and as a patient (whose tokens take the early-read path): a route that
  * needs a caller authenticates exactly once, an open route (or an answer given before anyone is
  * asked, a 404 or 405) never. The linter refuses the import outside the family handlers
- * (test/security/authentication-imports.test.ts).
+ * (planted imports in test/unit/eslint.config.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resetConfig } from '../../shared/config';

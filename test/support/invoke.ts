@@ -29,7 +29,7 @@ let handlers: Record<Family, LambdaHandler> | undefined;
 
 /**
  * The time an in-process call may take before the handler answers 503 `timeout`. Far above API
- * Gateway's 29 s: the budget has its own tests (test/unit/http/http-layer.test.ts), and a busy machine
+ * Gateway's 29 s: the budget has its own tests (test/unit/http/handler.test.ts), and a busy machine
  * must not turn a slow answer of a test about something else into a 503.
  */
 const TEST_BUDGET_MS = 300_000;

@@ -35,7 +35,7 @@ export interface AuxSearch {
   ignored: UnknownParam[];
 }
 
-/** Scoping parameters (spec 4.3, 4.4) -> the scope filter field they fill. */
+/** Scoping parameters (docs/api.md#reading-and-searching) -> the scope filter field they fill. */
 const SCOPING: ReadonlyMap<string, keyof ScopeFilter> = new Map([
   ['patient', 'patient'],
   ['patient:Patient', 'patient'],

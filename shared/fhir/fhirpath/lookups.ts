@@ -6,6 +6,8 @@
  * resource changed between two passes is never answered from the earlier one. Invariants that ask
  * the same question of every node of a tree remember their answers here for the same reason.
  */
+import { isObject } from '../../json';
+
 type Json = Record<string, unknown>;
 
 export class Lookups {
@@ -50,4 +52,3 @@ export class Lookups {
   }
 }
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -3,7 +3,7 @@
  * repetition), derived from the compiled definitions instead of the engine's own 700 KB R5 tables.
  * The path tables fill per type on first lookup: the engine only ever reads them by key
  * (`path2Type['Observation.code']`), so a Proxy can load `Observation` when that key is asked for.
- * `test/unit/fhirpath-model.test.ts` proves the tables equal the engine's published R5 model.
+ * `test/unit/fhir/fhirpath/model.test.ts` proves the tables equal the engine's published R5 model.
  */
 import type { Model } from 'fhirpath';
 import { isAbstractResourceType, isComplexType, isKnownResourceType, manifest, typeDefinition } from '../definitions';

@@ -30,11 +30,11 @@ import { deviceIndex, groupIndex, organizationIndex, patientIndex, practitionerI
 const COMMON = ['_id', '_lastUpdated'];
 
 const SCOPING_DOCS: Record<string, string> = {
-  patient: 'Resources of this patient (spec 4.4).',
-  'patient.organization': 'Resources of patients in this organization (spec 4.4).',
-  'patient._has:Group:member:_id': 'Resources of patients enrolled in this study (spec 4.4).',
-  '_has:Group:member:_id': 'Resources of patients enrolled in this study (spec 4.4).',
-  'patient.identifier': 'Resources of the patient with this identifier, system|value (spec 4.4).',
+  patient: 'Resources of this patient.',
+  'patient.organization': 'Resources of patients in this organization.',
+  'patient._has:Group:member:_id': 'Resources of patients enrolled in this study.',
+  '_has:Group:member:_id': 'Resources of patients enrolled in this study.',
+  'patient.identifier': 'Resources of the patient with this identifier, system|value.',
 };
 
 function capabilities(projection: Projection<{ id: Id }>): SearchParamCapability[] {

@@ -1,5 +1,5 @@
 /**
- * The read-only FHIR R5 projections of directory entities (spec 1.3, 2.4): Patient, Practitioner,
+ * The read-only FHIR R5 projections of directory entities (docs/api.md#read-only-fhir-projections): Patient, Practitioner,
  * Organization, Group (a study) and Device (a data source). Pure functions; every result is valid
  * R5 (the tests run each through the validator). Empty values are left out rather than rendered
  * empty, as R5 requires (`ele-1`).

@@ -1,7 +1,7 @@
 /**
  * Search and read of the read-only projections. A search is:
  *
- * 1. the scoping parameters of spec 4.4 (`patient`, `patient.organization`,
+ * 1. the scoping parameters (docs/api.md#read-only-fhir-projections: `patient`, `patient.organization`,
  *    `patient._has:Group:member:_id` and the unprefixed `_has:Group:member:_id`,
  *    `patient.identifier`, and on Patient `identifier` and `organization`), each resolved by THE
  *    scoping module to the ids the caller may see (repetition = AND, comma = OR; none = everything
@@ -55,7 +55,7 @@ export interface Projection<T extends { id: Id }> {
   patientOf?: (entity: T) => Id;
 }
 
-/** The scoping parameters of spec 4.4, common to the five types. */
+/** The scoping parameters, common to the five types (docs/api.md#read-only-fhir-projections). */
 export const SCOPING_PARAMS: Readonly<Record<string, keyof ScopeFilter>> = {
   patient: 'patient',
   'patient.organization': 'organization',

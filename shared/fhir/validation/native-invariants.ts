@@ -11,14 +11,13 @@
  * both over every element of the standard's example corpus and over generated elements, and
  * requires the same verdict wherever the native one gives one.
  */
+import { isObject } from '../../json';
 import { Lookups, type FhirPathEnv } from '../fhirpath';
 
 type Json = Record<string, unknown>;
 
 /** The verdict of an invariant on one element: held, violated, or left to FHIRPath. */
 export type NativeInvariant = (data: unknown, env: FhirPathEnv) => boolean | undefined;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * `name.exists()` on an element's JSON object: a value (a non-empty list) or a primitive's `_name`;

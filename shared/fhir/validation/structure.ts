@@ -15,6 +15,7 @@ import {
   type TypeDefinition,
   type TypeRef,
 } from '../definitions';
+import { isObject } from '../../json';
 import { Lookups, type FhirPathEnv } from '../fhirpath';
 import { issue, type IssueCode, type OutcomeIssue } from '../outcome';
 import { bindingProblems, type UcumCheck } from './bindings';
@@ -97,7 +98,6 @@ interface Present {
   ext?: unknown;
 }
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 const keyMaps = new WeakMap<readonly ElementDef[], Map<string, KeyTarget>>();

@@ -1,6 +1,6 @@
 /**
  * A native Observation search request, parsed once into typed values: who (the scoping parameters
- * of spec 4.3), what (code, `_id`, status, identifier, device), when (`date`, `_lastUpdated`), the
+ * of docs/api.md#search), what (code, `_id`, status, identifier, device), when (`date`, `_lastUpdated`), the
  * order, the page size and position, and what was asked but is not applied here (reported to the
  * client in an OperationOutcome entry, or a 400 under `Prefer: handling=strict`).
  *

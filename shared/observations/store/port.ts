@@ -11,6 +11,7 @@
  *
  * The outcomes a store reports for a refused reading are the same values from either adapter, built here.
  */
+import { STORE_BUSY } from '../../http/errors';
 import type { ObservationItem } from '../items';
 import type { IndexName } from '../keys';
 import type { ObservationIdentifier, ReadingKey, StoredObservation } from '../model';
@@ -84,5 +85,6 @@ export interface ObservationStore {
 }
 
 export const failed = (status: 413 | 500 | 503, reason: string): WriteOutcome => ({ kind: 'failed', status, reason });
-export const storeBusy = () => failed(503, 'The store is busy; the reading was not stored. Please retry.');
+/** A reading the store stayed too busy to take (the upload answers it as an unfinished entry, `upload/unfinished.ts`). */
+export const storeBusy = () => failed(503, STORE_BUSY);
 export const storeRefused = () => failed(500, 'The store refused the reading.');

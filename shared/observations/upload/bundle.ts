@@ -9,6 +9,7 @@ import { config } from '../../config';
 import { issue, type OutcomeIssue } from '../../fhir/outcome';
 import { badRequest, HttpError } from '../../http/errors';
 import { shown } from '../../shown';
+import { isObject } from '../../json';
 
 /** More entries than a Bundle may carry (`config().maxBundleEntries`) is a 413, before any entry is read. */
 export function assertBundleSize(entries: number, what: string): void {
@@ -19,8 +20,6 @@ export function assertBundleSize(entries: number, what: string): void {
 export type ParsedEntry =
   | { ok: true; type: string; resource: unknown }
   | { ok: false; status: number; issues: OutcomeIssue[] };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function parseBatchBundle(body: unknown): ParsedEntry[] {
   if (!isObject(body) || body.resourceType !== 'Bundle') {

@@ -17,6 +17,7 @@ import { issue, operationOutcome, type OutcomeIssue } from '../../fhir/outcome';
 import { shapeWrite, type WriteResult, type WriteTarget } from '../../fhir/write-response';
 import type { Deadline } from '../../http/deadline';
 import { Pace, runPaced, type PacedOutcome, type StoreAnswer } from '../../store/pace';
+import type { CheckedSource } from '../../auxiliary/types';
 import type { AuxiliaryStore } from '../auxiliary';
 import { codesById } from '../code-table-cache';
 import { READING_VERSION, toFhirObservation } from '../fhir-observation';
@@ -32,6 +33,8 @@ export interface UploadRequest extends WriteTarget {
   caller: Caller;
   /** X-SVC-FHIR-Source-ID, for auxiliary creates. */
   sourceHeader?: string;
+  /** The source `sourceHeader` names, when the request has checked it once for every entry (the R4 import). */
+  checkedSource?: CheckedSource;
   auxiliary: AuxiliaryStore;
   /** When the answer must be on its way (`shared/http/deadline.ts`). */
   deadline: Deadline;
@@ -142,6 +145,7 @@ async function auxiliaryResult(entry: { type: string; resource: unknown }, req: 
     resource: entry.resource,
     origin: req.origin,
     ...(req.sourceHeader !== undefined ? { sourceHeader: req.sourceHeader } : {}),
+    ...(req.checkedSource ? { checkedSource: req.checkedSource } : {}),
   });
   // A 503 is the store's (busy, or a write whose end is unknown): the entry may be sent again, and the pace learns of it.
   if (!created.ok) return { status: created.status, outcome: created.outcome, ...(created.status === 503 ? { unfinished: 'busy' as const } : {}) };

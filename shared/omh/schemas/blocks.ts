@@ -2,10 +2,11 @@
  * Building blocks shared by the payload schemas: unit-value pairs, the two time frames (Open
  * mHealth with four interval forms, IEEE 1752 with three) and their interval-only variants.
  */
+import type { JsonObject } from '../../json';
 import { dateTime, fullDate } from './formats';
 import {
   enumOf, exactlyOneKeySet, fail, number, object, opt, req, string,
-  type JsonObject, type ObjectRule, type Validator,
+  type ObjectRule, type Validator,
 } from './validate';
 import { DURATION_UNITS, PARTS_OF_DAY } from './vocabulary';
 

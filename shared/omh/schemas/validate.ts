@@ -7,6 +7,7 @@
  * A validator appends what is wrong to `issues` and returns nothing; paths are built from the
  * payload root (`body.heart_rate.unit`, `body.sleep_stage_episodes[0].sleep_stage_state`).
  */
+import { isObject, type JsonObject } from '../../json';
 
 export interface PayloadIssue {
   /** Where, from the payload root: `header.uuid`, `body.heart_rate.unit`. */
@@ -23,12 +24,6 @@ export type Validator = ((value: unknown, path: string, issues: PayloadIssue[]) 
 
 /** A check on an object that is already known to be one (e.g. which members may appear together). */
 export type ObjectRule = (value: JsonObject, path: string, issues: PayloadIssue[]) => void;
-
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function fail(issues: PayloadIssue[], path: string, message: string, code: PayloadIssue['code'] = 'value'): void {
   issues.push({ path, message, code });

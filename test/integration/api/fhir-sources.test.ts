@@ -1,5 +1,5 @@
 /**
- * `/api/v1/fhir_sources` (spec 2.5): patient-only registration, the spec's validation body, every
+ * `/api/v1/fhir_sources` (docs/api.md#management-api-apiv1): patient-only registration, the validation body, every
  * read and write limited to the caller's own sources, and deletion reaching the data stores.
  */
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -32,7 +32,7 @@ beforeEach(() => {
 });
 
 describe('registering', () => {
-  it('a patient registers a source (201, spec 2.5 shape), camelCase accepted', async () => {
+  it('a patient registers a source (201, its documented shape), camelCase accepted', async () => {
     const res = await send('POST', '/api/v1/fhir_sources', alice.token, { data_source: device.id, label: 'My hospital', fhir_base_url: 'https://ehr.example.org/fhir/r4' });
     expect(res.status).toBe(201);
     expect(res.json).toEqual({

@@ -1,4 +1,4 @@
-/** `users/profile`, `users/organizations` and the portal's `POST /api/v1/portal/identifier` (spec 2.7). */
+/** `users/profile`, `users/organizations` and the portal's `POST /api/v1/portal/identifier`. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Organization, Patient, Practitioner } from '../../../shared/directory/model';
 import { findPatientByIdentifier, getPatient } from '../../../shared/directory/patients';

@@ -1,5 +1,5 @@
 /**
- * Every rule of caller scoping (behaviour notes §5, spec 4.3/4.4), on one small world:
+ * Every rule of caller scoping (docs/access.md#who-sees-what-sharedauthscopets-used-by-every-read), on one small world:
  *
  *   A (root) > B (child)        C (separate)
  *   drA member of A, drA2 viewer of A, drB viewer of B, drC member of C, admin: superuser, no org

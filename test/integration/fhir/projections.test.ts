@@ -1,6 +1,6 @@
 /**
  * The read-only FHIR projections through the real handler and DynamoDB Local: reads, every row of
- * spec 4.4's scoping table, the attacks (another patient's resources, organizations out of reach),
+ * the scoping parameters' table (docs/api.md#read-only-fhir-projections), the attacks (another patient's resources, organizations out of reach),
  * paging, and R5 validity of what comes back. The world:
  *
  *   A (root) > B (child)        C (separate)
@@ -133,7 +133,7 @@ describe('writes are refused', () => {
   });
 });
 
-describe('spec 4.4 scoping table', () => {
+describe('the scoping parameters', () => {
   it('Group: the study; the patient\'s studies; the organization\'s studies', async () => {
     expect(await ids(drA.token, `Group?patient._has:Group:member:_id=${sA.id}`)).toEqual([sA.id]);
     expect(await ids(drA.token, `Group?_has:Group:member:_id=${sA.id}`)).toEqual([sA.id]);

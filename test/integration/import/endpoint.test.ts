@@ -1,11 +1,11 @@
 /**
- * The R4 import endpoints against a real DynamoDB: the request-level gates, each row of the spec's
+ * The R4 import endpoints against a real DynamoDB: the request-level gates, each row of the
  * outcome table (exact statuses, severities and expressions), routing through the normal create
  * path (auxiliary rows with the source's provenance, the native store for mobile-health
  * Observations), re-import, and every bad input: never a 5xx, nothing stored for a failed entry.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAuxiliaryResource } from '../../../shared/auxiliary/create';
 import { isKnownResourceType, manifest } from '../../../shared/fhir/definitions';
 import { importPrepared, prepareImport } from '../../../shared/xver/import';
@@ -17,6 +17,7 @@ import { call } from '../../support/invoke';
 import { capturedLines } from '../../support/logs';
 import { observation, observationWorld, storedRows } from '../../support/observations';
 import { NO_DEADLINE } from '../../../shared/http/deadline';
+import { directoryStore } from '../../../shared/directory/store/current';
 
 let world: AuxWorld;
 beforeAll(async () => {
@@ -172,6 +173,25 @@ describe('outcome table', () => {
 });
 
 describe('Bundles', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('checks the FHIR Source once for the request, not again for each entry (counted reads)', async () => {
+    const { fhirSources, patients } = directoryStore();
+    const sourceReads = vi.spyOn(fhirSources, 'get');
+    const patientReads = vi.spyOn(patients, 'get');
+    const readsFor = async (entries: number) => {
+      sourceReads.mockClear();
+      patientReads.mockClear();
+      const res = await importBundle(bundleOf(...Array.from({ length: entries }, (_, i) => r4Condition({ id: `once-${entries}-${i}` }))));
+      expect(res.json.entry.map((e: { response: { status: string } }) => e.response.status)).toEqual(Array(entries).fill('201 Created'));
+      return { sources: sourceReads.mock.calls.length, patients: patientReads.mock.calls.length };
+    };
+    // One read of the source and one of its patient for the request's check; then each entry's
+    // write has its transaction's guards that both still exist (a read of each on the twins, a
+    // ConditionCheck on DynamoDB). A check per entry would add two more reads an entry.
+    for (const entries of [1, 5]) expect(await readsFor(entries)).toEqual({ sources: 1 + entries, patients: 1 + entries });
+  });
+
   it('processes entries independently and in order, even for a transaction, with or without request', async () => {
     const body = {
       resourceType: 'Bundle',

@@ -103,3 +103,43 @@ describe('links between README.md and docs/', () => {
     expect([...anchorsOf('## Search\n### Search\n## Search')]).toEqual(['search', 'search-1', 'search-2']);
   });
 });
+
+/** Every source file of the product, its tools and its tests (generated code aside). */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'generated' || entry.name === 'node_modules' ? [] : sourceFiles(path);
+    return /\.(ts|mjs|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+describe("the code's references to docs/", () => {
+  const files = ['shared', 'functions', 'lib', 'local', 'scripts', 'portal-site', 'test', 'bench'].flatMap((dir) => sourceFiles(join(REPO_ROOT, dir)));
+
+  it('every `docs/<page>.md#<anchor>` a comment or message cites names a heading that exists', () => {
+    const broken = files.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\bdocs\/([\w-]+\.md)#([\w-]+)/g)].flatMap(([cited, page, anchor]) => {
+        const text = readIfPresent(join(docsDir, page!));
+        return text !== undefined && anchorsOf(text).has(anchor!) ? [] : [`${relative(REPO_ROOT, file)}: ${cited}`];
+      }),
+    );
+    // This file's own examples of broken links aside.
+    expect(broken.filter((b) => !b.startsWith('test/unit/docs/links.test.ts: docs/a.md'))).toEqual([]);
+  });
+
+  it('every path of the repository a comment, message or page names exists', () => {
+    // The planted files of the linter's test and this file's own broken examples are not meant to exist.
+    const examples = ['test/unit/eslint.config.test.ts', 'test/unit/docs/links.test.ts'];
+    const named = /\b(?:shared|functions|lib|local|scripts|test|bench|portal-site|docs)\/[\w./-]*[\w-]\.(?:ts|mjs|md|json|js|html|css)\b/g;
+    const missing = [...files.filter((file) => !examples.includes(relative(REPO_ROOT, file))), ...pages].flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(named)].flatMap(([path]) => (existsSync(join(REPO_ROOT, path!)) ? [] : [`${relative(REPO_ROOT, file)}: ${path}`])),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("cites the project's own docs, never the numbered sections of a contract a clone does not have", () => {
+    const citing = [...files, ...pages].filter((file) => /\bspec \d/.test(readFileSync(file, 'utf8'))).map((file) => relative(REPO_ROOT, file));
+    expect(citing).toEqual([]);
+    expect(['see spec', '4.4'].join(' ')).toMatch(/\bspec \d/);
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * The read-only projections are valid R5 (checked by the validator built from the standard), carry
- * the fields of spec 2.4, and their search index answers the standard's string and date semantics.
+ * the fields docs/api.md#read-only-fhir-projections lists, and their search index answers the standard's string and date semantics.
  */
 import { describe, expect, it } from 'vitest';
 import type { DataSource, Organization, Patient, Practitioner, Study } from '../../../shared/directory/model';
@@ -45,7 +45,7 @@ describe('projections', () => {
     expect(hasErrors(await validateResource(withoutMembership))).toBe(true);
   });
 
-  it('renders the Patient fields of spec 2.4 with meta.lastUpdated and meta.source', () => {
+  it('renders the Patient fields with meta.lastUpdated and meta.source', () => {
     expect(patientResource(patient)).toEqual({
       resourceType: 'Patient',
       id: '7',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cloudFrontApiPatterns, dialectOf, familyForPath, isApiPath, selectGatewayRoute } from '../../../shared/http/families';
 
-/** Every path of the spec's endpoint summary (4.1) and the family that must serve it. */
+/** Every path of the API (docs/api.md) and the family that must serve it. */
 const SPEC_PATHS: Array<[string, string]> = [
   ['/FHIR/R5/Observation', 'fhir'],
   ['/FHIR/R5/Observation/123', 'fhir'],

@@ -1,10 +1,11 @@
 /**
- * Body schemas, checked against the facts of the reference notes (omh-schemas.md §3 and §6), written
+ * Body schemas, checked against the facts of the payload schemas (docs/payloads.md), written
  * out here independently of the implementation so that a wrong list in the code fails a test.
  */
 import { describe, expect, it } from 'vitest';
 import { PAYLOAD_SCHEMAS, parseSchemaCode, schemaForCode } from '../../../shared/omh/schemas/index';
-import { issuesOf, type JsonObject } from '../../../shared/omh/schemas/validate';
+import type { JsonObject } from '../../../shared/json';
+import { issuesOf } from '../../../shared/omh/schemas/validate';
 import { EXAMPLE_BODIES } from '../../../shared/omh/samples';
 
 const DURATION = ['ps', 'ns', 'us', 'ms', 'sec', 'min', 'h', 'd', 'wk', 'Mo', 'yr'];
@@ -317,7 +318,7 @@ describe.each(CODES)('%s', (code) => {
   }
 });
 
-describe('§6 negative cases', () => {
+describe('negative cases', () => {
   const partOfDay = { time_interval: { date: '2025-03-02', part_of_day: 'morning' } };
   const dateTime = { date_time: '2025-03-02T07:00:00Z' };
   const withFrame = (code: string, frame: unknown) => withMember(example(code), 'effective_time_frame', copy(frame));

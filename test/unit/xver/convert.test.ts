@@ -1,5 +1,5 @@
 /**
- * The conversion rules of spec 4.7, one by one, on small R4 resources: datatype changes into
+ * The conversion rules (docs/r4-import.md#the-conversion-rules-where-each-lives-and-its-test), one by one, on small R4 resources: datatype changes into
  * CodeableReference, the elements the contract names, conditions, codes passed through, primitive
  * extensions not carried, a failing rule skipped, empty containers pruned; then the loss detector;
  * then that the compiled tables, and the facts' table in the docs, are up to date with their compiler.

@@ -5,12 +5,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromResult, toEvent } from '../../../local/api-gateway-event';
-import { invokeLambda } from '../../../local/lambda-invoke';
-import { config, resetConfig } from '../../../shared/config';
-import { authenticator } from '../../../shared/auth/authenticate';
-import { createHandler } from '../../../shared/http/handler';
-import { json } from '../../../shared/http/response';
+import { fromResult, toEvent } from '../../../../local/api-gateway-event';
+import { invokeLambda } from '../../../../local/lambda-invoke';
+import { config, resetConfig } from '../../../../shared/config';
+import { authenticator } from '../../../../shared/auth/authenticate';
+import { createHandler } from '../../../../shared/http/handler';
+import { json } from '../../../../shared/http/response';
 
 let server: Server;
 const calls: Array<{ target: string; body: any }> = [];

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dateRange, MAX_TIME, MIN_TIME, periodRange } from '../../../shared/fhir/search/dates';
-import { rangeMatches } from '../../../shared/fhir/search/match';
-import { parseNumberValue } from '../../../shared/fhir/search/values';
-import { PREFIXES } from '../../../shared/fhir/search/criteria';
+import { dateRange, MAX_TIME, MIN_TIME, periodRange } from '../../../../shared/fhir/search/dates';
+import { rangeMatches } from '../../../../shared/fhir/search/match';
+import { parseNumberValue } from '../../../../shared/fhir/search/values';
+import { PREFIXES } from '../../../../shared/fhir/search/criteria';
 
 const utc = (iso: string) => Date.parse(iso);
 

@@ -1,8 +1,8 @@
 import shipped from 'fhirpath/fhir-context/r5';
 import { describe, expect, it } from 'vitest';
-import { manifest, searchParamsOf, typeDefinition, type ElementDef } from '../../../shared/fhir/definitions';
-import { loadFhirPath } from '../../../shared/fhir/fhirpath';
-import { r5Model } from '../../../shared/fhir/fhirpath/model';
+import { manifest, searchParamsOf, typeDefinition, type ElementDef } from '../../../../shared/fhir/definitions';
+import { loadFhirPath } from '../../../../shared/fhir/fhirpath';
+import { r5Model } from '../../../../shared/fhir/fhirpath/model';
 
 type Tables = Record<string, Record<string, unknown>>;
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PREFIXES, type DateQuery } from '../../../shared/fhir/search/criteria';
-import { allOfBounds, anyOfBounds, isEmptyBounds, startBounds, type StartBounds } from '../../../shared/fhir/search/date-bounds';
-import { dateMatches } from '../../../shared/fhir/search/match';
+import { PREFIXES, type DateQuery } from '../../../../shared/fhir/search/criteria';
+import { allOfBounds, anyOfBounds, isEmptyBounds, startBounds, type StartBounds } from '../../../../shared/fhir/search/date-bounds';
+import { dateMatches } from '../../../../shared/fhir/search/match';
 
 const NOW = Date.UTC(2026, 5, 1);
 const within = (b: StartBounds, start: number) => (b.lo === undefined || start >= b.lo) && (b.hi === undefined || start < b.hi);

@@ -1,8 +1,8 @@
 /** Parsing an auxiliary search: scoping parameters, `_source` and `_id` restrictions, result parameters, what is ignored. */
 import { describe, expect, it } from 'vitest';
-import { parseAuxSearch, sourceIdOfUri } from '../../../shared/auxiliary/search/params';
-import { sourceUriPrefix } from '../../../shared/fhir/constants';
-import { isHttpError } from '../../../shared/http/errors';
+import { parseAuxSearch, sourceIdOfUri } from '../../../../shared/auxiliary/search/params';
+import { sourceUriPrefix } from '../../../../shared/fhir/constants';
+import { isHttpError } from '../../../../shared/http/errors';
 
 const parse = (query: string, prefer?: string) => parseAuxSearch('Condition', new URLSearchParams(query), prefer);
 

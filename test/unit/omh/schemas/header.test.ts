@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HEADER } from '../../../shared/omh/schemas/header';
-import { issuesOf } from '../../../shared/omh/schemas/validate';
+import { HEADER } from '../../../../shared/omh/schemas/header';
+import { issuesOf } from '../../../../shared/omh/schemas/validate';
 
 const base = () => ({
   uuid: '6f1d2c3b-4a5e-4f60-8a7b-000000000001',

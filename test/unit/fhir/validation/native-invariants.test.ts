@@ -10,10 +10,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { typeDefinition, type Constraint } from '../../../shared/fhir/definitions';
-import { loadFhirPath, Lookups, type FhirPathEngine, type FhirPathEnv } from '../../../shared/fhir/fhirpath';
-import { NATIVE_INVARIANTS } from '../../../shared/fhir/validation/native-invariants';
-import { newWalk, walkResource } from '../../../shared/fhir/validation/structure';
+import { typeDefinition, type Constraint } from '../../../../shared/fhir/definitions';
+import { loadFhirPath, Lookups, type FhirPathEngine, type FhirPathEnv } from '../../../../shared/fhir/fhirpath';
+import { NATIVE_INVARIANTS } from '../../../../shared/fhir/validation/native-invariants';
+import { newWalk, walkResource } from '../../../../shared/fhir/validation/structure';
 
 type Json = Record<string, any>;
 

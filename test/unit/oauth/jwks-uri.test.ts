@@ -1,41 +1,10 @@
-/** The pieces of backend services that need no store: scopes, key choice, the JWK Set URL policy, how long a fetched set is kept. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../../shared/config';
-import { chooseKey } from '../../../shared/oauth/client-keys';
 import { jwksUriProblem, keepMs } from '../../../shared/oauth/jwks-uri';
-import { grantedSystemScope, systemScopeTypes } from '../../../shared/oauth/scopes';
 
 afterEach(() => {
   delete process.env.JWKS_URI_LOOPBACK;
   resetConfig();
-});
-
-describe('system scopes', () => {
-  it('grants the system read scopes asked for, and tells the types they cover', () => {
-    expect(grantedSystemScope('system/*.rs')).toBe('system/*.rs');
-    expect(grantedSystemScope('openid system/Observation.rs system/Patient.read user/*.rs system/Observation.rs')).toBe('system/Observation.rs system/Patient.read');
-    for (const refused of [undefined, '', 'system/*.cruds', 'system/*.r', 'system/observation.rs', 'system/Observation.rs.x', 'system/__proto__.rs', 'user/*.rs']) {
-      expect(() => grantedSystemScope(refused), String(refused)).toThrow(expect.objectContaining({ status: 400, oauthError: 'invalid_scope' }));
-    }
-    expect(systemScopeTypes(['system/*.rs'])).toBe('*');
-    expect(systemScopeTypes(['system/Observation.rs', 'system/*.read'])).toBe('*');
-    expect([...(systemScopeTypes(['system/Observation.rs', 'system/Patient.read', 'openid']) as Set<string>)]).toEqual(['Observation', 'Patient']);
-    expect(systemScopeTypes(['user/*.rs', 'patient/*.rs'])).toBeUndefined();
-    expect(systemScopeTypes([])).toBeUndefined();
-  });
-});
-
-describe('choosing the key of an assertion', () => {
-  const ec = { kty: 'EC', kid: 'a', crv: 'P-384', x: 'x', y: 'y' };
-  const rsa = { kty: 'RSA', kid: 'a', n: 'n', e: 'AQAB' };
-  it('takes the one key with the kid whose type fits the algorithm', () => {
-    expect(chooseKey([ec, rsa], { alg: 'ES384', kid: 'a' })).toBe(ec);
-    expect(chooseKey([ec, rsa], { alg: 'RS384', kid: 'a' })).toBe(rsa);
-    expect(chooseKey([ec], { alg: 'RS384', kid: 'a' })).toBeUndefined();
-    expect(chooseKey([ec], { alg: 'ES384', kid: 'b' })).toBeUndefined();
-    expect(chooseKey([ec, { ...ec, x: 'other' }], { alg: 'ES384', kid: 'a' })).toBeUndefined();
-    expect(chooseKey([{ kty: 'oct', kid: 'a', k: 'x' }], { alg: 'ES384', kid: 'a' })).toBeUndefined();
-  });
 });
 
 describe('the JWK Set URL policy', () => {

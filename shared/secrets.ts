@@ -1,7 +1,7 @@
 /**
  * Random secrets (invitation tokens, client ids and secrets, authorization codes, refresh tokens)
  * and how they are stored: only as a SHA-256 hash, compared in constant time. These secrets are
- * long and random, so a fast hash is enough; passwords use `passwords.ts`.
+ * long and random, so a fast hash is enough; passwords use `auth/passwords.ts`.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 

@@ -1,7 +1,7 @@
 /** The result order of auxiliary searches and the cursors that mark a place in it. */
 import { describe, expect, it } from 'vitest';
-import { auxiliaryPositions, comparePositions, type Position } from '../../../shared/auxiliary/search/order';
-import { parseSort } from '../../../shared/fhir/search';
+import { auxiliaryPositions, comparePositions, type Position } from '../../../../shared/auxiliary/search/order';
+import { parseSort } from '../../../../shared/fhir/search';
 
 const pos = (keys: Position['keys'], patientId = 1, sourceId = 0, sk = 'Condition#2024#a'): Position => ({ keys, patientId, sourceId, sk });
 

@@ -1,0 +1,123 @@
+/**
+ * The linter's rules (eslint.config.mjs, docs/layout.md), each proven by a planted violation: the
+ * planted source is linted as if it were the file at `file` (ESLint's `lintText` with that path, so
+ * the config's zones apply to it as to real code), and the rule must refuse it with its own message.
+ * A clean file passes. To prove a new rule, add a row to PLANTED.
+ */
+import { ESLint } from 'eslint';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const REPO = join(import.meta.dirname, '..', '..');
+/** The layers the config declares (a module of plain JavaScript: its lists typed here). */
+const { DOMAIN_ORDER, PLATFORM, WIRING } = (await import(join(REPO, 'eslint.config.mjs'))) as Record<'DOMAIN_ORDER' | 'PLATFORM' | 'WIRING', string[]>;
+
+interface Planted {
+  /** What the row proves. */
+  name: string;
+  /** Where the source is linted as if it lived (relative to the repository; it need not exist). */
+  file: string;
+  source: string;
+  /** The rule that must refuse it. */
+  rule: string;
+  /** Words of the rule's message, telling which zone of `import-x/no-restricted-paths` fired. */
+  message?: string;
+}
+
+const PLATFORM_MESSAGE = 'Platform code (store, http, telemetry, config, FHIR core) imports no domain folder';
+const WIRING_MESSAGE = 'Only the handlers (functions/), local/ and the tests choose the stores';
+const ORDER_MESSAGE = 'imports only the domain folders before it in DOMAIN_ORDER';
+
+export const PLANTED: Planted[] = [
+  { name: 'platform imports a domain folder', file: 'shared/http/planted.ts', source: "import { getUser } from '../directory/users';\nexport const f = getUser;\n", rule: 'import-x/no-restricted-paths', message: PLATFORM_MESSAGE },
+  { name: 'a top-level platform file imports a domain folder', file: 'shared/config.ts', source: "import { getUser } from './directory/users';\nexport const f = getUser;\n", rule: 'import-x/no-restricted-paths', message: PLATFORM_MESSAGE },
+  { name: 'the FHIR core imports the projections', file: 'shared/fhir/search/planted.ts', source: "import * as p from '../projections/resources';\nexport const f = p;\n", rule: 'import-x/no-restricted-paths', message: PLATFORM_MESSAGE },
+  { name: 'platform imports the authenticator', file: 'shared/http/planted.ts', source: "import { authenticate } from '../auth/authenticate';\nexport const f = authenticate;\n", rule: 'import-x/no-restricted-paths', message: 'Platform code names only the caller type' },
+  { name: 'a domain folder imports the wiring', file: 'shared/observations/planted.ts', source: "import { handlerBuilder } from '../stores';\nexport const f = handlerBuilder;\n", rule: 'import-x/no-restricted-paths', message: WIRING_MESSAGE },
+  { name: 'a top-level file imports the wiring', file: 'shared/config.ts', source: "import { handlerBuilder } from './stores';\nexport const f = handlerBuilder;\n", rule: 'import-x/no-restricted-paths', message: WIRING_MESSAGE },
+  { name: 'a top-level file imports the twins', file: 'shared/lists.ts', source: "import { memoryStores } from './memory-stores';\nexport const f = memoryStores;\n", rule: 'import-x/no-restricted-paths', message: WIRING_MESSAGE },
+  { name: 'the deployed wiring imports the twins', file: 'shared/stores.ts', source: "import { memoryStores } from './memory-stores';\nexport const f = memoryStores;\n", rule: 'import-x/no-restricted-paths', message: 'The in-memory twins are for local/ and the tests' },
+  { name: 'a Lambda imports the twins', file: 'functions/fhir/planted.ts', source: "import { memoryStores } from '../../shared/memory-stores';\nexport const f = memoryStores;\n", rule: 'import-x/no-restricted-paths', message: 'The in-memory twins are for local/ and the tests' },
+  { name: 'the directory imports authentication (the auth <-> directory cycle)', file: 'shared/directory/planted.ts', source: "import { hashPassword } from '../auth/passwords';\nexport const f = hashPassword;\n", rule: 'import-x/no-restricted-paths', message: ORDER_MESSAGE },
+  { name: 'authentication imports the OAuth server (the auth <-> oauth cycle)', file: 'shared/auth/planted.ts', source: "import { startGrant } from '../oauth/grants';\nexport const f = startGrant;\n", rule: 'import-x/no-restricted-paths', message: ORDER_MESSAGE },
+  { name: 'a domain folder imports one after it', file: 'shared/observations/planted.ts', source: "import { prepareImport } from '../xver/import';\nexport const f = prepareImport;\n", rule: 'import-x/no-restricted-paths', message: ORDER_MESSAGE },
+  { name: 'shared/ imports the local runtime', file: 'shared/observations/planted.ts', source: "import * as l from '../../local/runtime';\nexport const f = l;\n", rule: 'import-x/no-restricted-paths', message: 'shared/ is the library the entry points use' },
+  { name: 'a Lambda imports the tests', file: 'functions/fhir/planted.ts', source: "import * as t from '../../test/support/store';\nexport const f = t;\n", rule: 'import-x/no-restricted-paths', message: 'Lambda code imports only what is deployed with it' },
+  { name: 'a Lambda family imports another', file: 'functions/fhir/planted.ts', source: "import * as h from '../api/handler';\nexport const f = h;\n", rule: 'import-x/no-restricted-paths', message: 'A Lambda family imports no other family' },
+  { name: 'the export worker imports a family', file: 'functions/export-worker/planted.ts', source: "import * as h from '../fhir/handler';\nexport const f = h;\n", rule: 'import-x/no-restricted-paths', message: 'A Lambda family imports no other family' },
+  { name: 'the stack imports the local runtime', file: 'lib/planted.ts', source: "import * as l from '../local/runtime';\nexport const f = l;\n", rule: 'import-x/no-restricted-paths', message: 'The stack and its build import nothing of the local runtime' },
+  { name: 'a domain file imports the authenticator', file: 'shared/observations/planted.ts', source: "import { authenticate } from '../auth/authenticate';\nexport const again = authenticate;\n", rule: 'import-x/no-restricted-paths', message: "Only a family's handler.ts imports the authenticator" },
+  { name: "a family's route file imports the authenticator", file: 'functions/api/planted.ts', source: "import { authenticate } from '../../shared/auth/authenticate';\nexport const again = authenticate;\n", rule: 'import-x/no-restricted-paths', message: "Only a family's handler.ts imports the authenticator" },
+  { name: 'a module imports itself', file: 'shared/lists.ts', source: "import { chunksOf } from './lists';\nexport const f = chunksOf;\n", rule: 'import-x/no-self-import' },
+];
+
+/** Imports every kind of rule above allows: platform, a folder below, the caller type, the wiring from a handler. */
+const CLEAN: Array<{ file: string; source: string }> = [
+  {
+    file: 'shared/observations/planted.ts',
+    source: [
+      "import type { Caller } from '../auth/caller';",
+      "import { getUser } from '../directory/users';",
+      "import { badRequest } from '../http/errors';",
+      "import { isObject } from '../json';",
+      'export const f = [getUser, badRequest, isObject];',
+      'export type C = Caller;',
+      '',
+    ].join('\n'),
+  },
+  { file: 'shared/http/planted.ts', source: "import type { Caller } from '../auth/caller';\nexport type C = Caller;\n" },
+  { file: 'functions/fhir/planted.ts', source: "import { handlerBuilder } from '../../shared/stores';\nexport const f = handlerBuilder;\n" },
+  { file: 'functions/api/handler.ts', source: "import { authenticator } from '../../shared/auth/authenticate';\nexport const f = authenticator;\n" },
+];
+
+const eslint = new ESLint({ cwd: REPO });
+
+async function messagesOf(file: string, source: string) {
+  const [result] = await eslint.lintText(source, { filePath: join(REPO, file) });
+  return result!.messages;
+}
+
+describe('the linter refuses each planted violation', () => {
+  it.each(PLANTED)('$name ($rule)', async ({ file, source, rule, message }) => {
+    const messages = await messagesOf(file, source);
+    const hits = messages.filter((m) => m.ruleId === rule);
+    expect(hits, JSON.stringify(messages)).not.toHaveLength(0);
+    if (message) expect(hits.map((m) => m.message).join('\n')).toContain(message);
+  });
+
+  it('passes a clean file', async () => {
+    for (const { file, source } of CLEAN) expect(await messagesOf(file, source), file).toEqual([]);
+  });
+});
+
+describe('import cycles', () => {
+  const dir = mkdtempSync(join(REPO, 'test', 'lint-planted-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses two modules importing each other, also through a dynamic import()', async () => {
+    writeFileSync(join(dir, 'a.ts'), "import { b } from './b';\nexport const a = () => b;\n");
+    writeFileSync(join(dir, 'b.ts'), "export const b = async () => (await import('./a')).a;\n");
+    const [result] = await eslint.lintFiles([join(dir, 'a.ts')]);
+    expect(result!.messages.map((m) => m.ruleId)).toContain('import-x/no-cycle');
+  });
+});
+
+describe('the layers name every part of shared/', () => {
+  it('puts each top-level file and folder of shared/ in the platform, a domain folder or the wiring', () => {
+    const unplaced = readdirSync(join(REPO, 'shared')).flatMap((name) => {
+      const path = `shared/${name}`;
+      if (statSync(join(REPO, path)).isDirectory()) {
+        if (name === 'fhir') return PLATFORM.includes('shared/fhir/*.ts') && DOMAIN_ORDER.includes('shared/fhir/projections') ? [] : [path];
+        return DOMAIN_ORDER.includes(path) || PLATFORM.includes(`${path}/**`) ? [] : [path];
+      }
+      return PLATFORM.includes(path) || WIRING.includes(path) ? [] : [path];
+    });
+    expect(unplaced).toEqual([]);
+  });
+
+  it('orders folders that exist', () => {
+    const missing = DOMAIN_ORDER.filter((folder) => !statSync(join(REPO, folder), { throwIfNoEntry: false })?.isDirectory());
+    expect(missing.map((folder) => relative(REPO, join(REPO, folder)))).toEqual([]);
+  });
+});
