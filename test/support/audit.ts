@@ -9,8 +9,8 @@
  */
 import { config } from '../../shared/config';
 import { auxKeys } from '../../shared/auxiliary/keys';
-import { uuidOf } from '../../shared/observations/items';
-import { observationKeys } from '../../shared/observations/keys';
+import { uuidOf } from '../../shared/observations/store/dynamo-items';
+import { observationKeys } from '../../shared/observations/store/dynamo-keys';
 import type { ObservationIdentifier } from '../../shared/observations/model';
 import { claimKey, keyId } from '../../shared/observations/store/rounds';
 import { bucketKeys } from './auxiliary';
