@@ -5,7 +5,7 @@
  */
 import type { Id } from '../directory/model';
 import type { SearchIndex } from '../fhir/search';
-import { auxKeys, type Key } from './keys';
+import { auxiliaryKeys, type Key } from './keys';
 
 /** Who a row belongs to and which version it is: the same on both items. */
 export interface RowHead {
@@ -59,17 +59,17 @@ export function indexRowOf(item: Item): IndexRow {
 }
 
 export function resourceItem(row: ResourceRow): Item {
-  return { ...auxKeys.resource(row.id), ...row };
+  return { ...auxiliaryKeys.resource(row.id), ...row };
 }
 
 export function indexKeyOf(head: RowHead): Key {
-  return { pk: auxKeys.patientPartition(head.patientId), sk: auxKeys.indexSk(head.type, head.lastUpdated, head.id) };
+  return { pk: auxiliaryKeys.patientPartition(head.patientId), sk: auxiliaryKeys.indexSk(head.type, head.lastUpdated, head.id) };
 }
 
 export function indexItem(head: RowHead, index: SearchIndex): Item {
   return {
     ...indexKeyOf(head),
-    srcSk: auxKeys.sourceSk(head.sourceId, head.type, head.lastUpdated, head.id),
+    srcSk: auxiliaryKeys.sourceSk(head.sourceId, head.type, head.lastUpdated, head.id),
     ...headFields(head),
     idx: JSON.stringify(index),
   };
@@ -81,7 +81,7 @@ function headFields(head: RowHead): RowHead {
 }
 
 export function claimKeyOf(head: RowHead): Key | undefined {
-  return head.upstreamId === undefined ? undefined : auxKeys.upstreamClaim(head.sourceId, head.type, head.upstreamId);
+  return head.upstreamId === undefined ? undefined : auxiliaryKeys.upstreamClaim(head.sourceId, head.type, head.upstreamId);
 }
 
 export function parseIndex(row: IndexRow): SearchIndex {

@@ -2,15 +2,15 @@ import type { Caller } from '../auth/caller';
 import type { OperationOutcome } from '../fhir/outcome';
 import type { StoredResource } from './submission';
 
-export interface AuxCreateRequest {
+export interface AuxiliaryCreateRequest {
   caller: Caller;
   type: string;                 // the resource type (from the URL or the Bundle entry)
   resource: unknown;            // the submitted JSON
   sourceHeader?: string;        // value of X-SVC-FHIR-Source-ID, if any
   origin: string;               // for the references the search index counts as local
 }
-export type AuxCreateResult =
+export type AuxiliaryCreateResult =
   /** The stored resource (its `meta` names the version written); the answer is shaped from it. */
   | { ok: true; status: 201 | 200; resource: StoredResource; patientId: number }
   | { ok: false; status: number; outcome: OperationOutcome };
-export type CreateAuxiliaryResource = (req: AuxCreateRequest) => Promise<AuxCreateResult>;
+export type CreateAuxiliaryResource = (req: AuxiliaryCreateRequest) => Promise<AuxiliaryCreateResult>;

@@ -15,7 +15,7 @@ import { fhirSiteOf } from '../fhir/router';
 import { badRequest, methodNotAllowed, notFound } from '../http/errors';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
-import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } from './auxiliary';
+import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryHandover } from './auxiliary-handover';
 import { codesById } from './code-table-cache';
 import { READING_VERSION, toFhirObservation } from './fhir-observation';
 import { readObservation } from './read';
@@ -23,16 +23,16 @@ import { enforceHandling, linkedSearch, searchsetBundle } from '../fhir/searchse
 import { observationPositions } from './search/cursor';
 import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
 import { parseNativeQuery, type NativeQuery } from './search/query';
-import { parseBatchBundle } from './upload/bundle';
-import { processEntries, type UploadRequest } from './upload/process';
-import { recordUpload } from './upload/record';
-import { batchNotStarted, retryAfterHeader, type EntryNoun } from './upload/unfinished';
+import { parseBatchBundle } from './create/bundle';
+import { processEntries, type UploadRequest } from './create/process';
+import { recordUpload } from './create/record';
+import { batchNotStarted, retryAfterHeader, type EntryNoun } from './create/unfinished';
 import { METRIC } from '../telemetry/names';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NATIVE_ID = /^[1-9][0-9]{0,15}$/;
 
-function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryStore, noun: EntryNoun): UploadRequest {
+function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryHandover, noun: EntryNoun): UploadRequest {
   const { caller } = req;
   return {
     caller,
@@ -52,7 +52,7 @@ function sourceOf(params: URLSearchParams): 'native' | 'auxiliary' {
 }
 
 /** The auxiliary store's handler of an interaction (501 when the deployment has none). */
-function auxiliaryHandler<K extends keyof FhirTypeHandlers>(auxiliary: AuxiliaryStore, interaction: K): NonNullable<FhirTypeHandlers[K]> {
+function auxiliaryHandler<K extends keyof FhirTypeHandlers>(auxiliary: AuxiliaryHandover, interaction: K): NonNullable<FhirTypeHandlers[K]> {
   const handler = auxiliary.observation[interaction];
   if (!handler) throw auxiliaryNotAvailable();
   return handler as NonNullable<FhirTypeHandlers[K]>;
@@ -67,7 +67,7 @@ function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error:
   }
 }
 
-async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
+async function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryHandover): Promise<HttpResponse> {
   if (sourceOf(params) === 'auxiliary') return withCaller(req, auxiliaryHandler(auxiliary, 'search'), params);
   const parsed = parsedQuery(params);
   const linked = 'query' in parsed ? linkedSearch(fhirSiteOf(req), 'Observation', params, observationPositions(parsed.query.order)) : undefined;
@@ -92,7 +92,7 @@ async function search(req: HttpRequest, params: URLSearchParams, auxiliary: Auxi
   );
 }
 
-async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
+async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryHandover): Promise<HttpResponse> {
   if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, 'read'), id);
   return authorizedRead(req, async (caller) => {
     const missing = () => notFound(`Observation ${id} not found.`);
@@ -108,7 +108,7 @@ async function read(req: HttpRequest, id: string, auxiliary: AuxiliaryStore): Pr
 }
 
 /** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does. */
-function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryStore) {
+function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryHandover) {
   return async (req: HttpRequest, id: string): Promise<HttpResponse> => {
     if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, interaction), id);
     throw methodNotAllowed(req.method, req.path, ['GET'], 'A stored mobile-health reading is never changed: post a new reading instead.');
@@ -116,7 +116,7 @@ function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: Auxiliar
 }
 
 /** `GET Observation/<id>/_history/<version>`: a stored reading has only version 1. */
-async function vread(req: HttpRequest, id: string, versionId: string, auxiliary: AuxiliaryStore): Promise<HttpResponse> {
+async function vread(req: HttpRequest, id: string, versionId: string, auxiliary: AuxiliaryHandover): Promise<HttpResponse> {
   if (UUID.test(id)) return withCaller(req, auxiliaryHandler(auxiliary, 'vread'), id, versionId);
   if (versionId !== '1') throw notFound(`Version ${versionId} of Observation/${id} does not exist: stored readings have only version 1.`);
   return read(req, id, auxiliary);
@@ -136,7 +136,7 @@ const SEARCH_PARAMS: readonly SearchParamCapability[] = [
 ];
 
 /** The Observation type of the FHIR registry and the batch upload, over an auxiliary store. */
-export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_AVAILABLE): {
+export function observationEndpoints(auxiliary: AuxiliaryHandover = AUXILIARY_NOT_AVAILABLE): {
   entry: FhirTypeEntry;
   batch: (req: AuthedRequest) => Promise<HttpResponse>;
 } {

@@ -8,7 +8,7 @@
  * the store lists it as pending (being written, or to delete).
  */
 import { config } from '../../shared/config';
-import { auxKeys } from '../../shared/auxiliary/keys';
+import { auxiliaryKeys } from '../../shared/auxiliary/keys';
 import { uuidOf } from '../../shared/observations/store/dynamo-items';
 import { observationKeys } from '../../shared/observations/store/dynamo-keys';
 import type { ObservationIdentifier } from '../../shared/observations/model';
@@ -167,7 +167,7 @@ async function auxSets(): Promise<AuxSets> {
     resources: withPrefix('R#'),
     index: withPrefix('P#').map((item) => ({ name: keyOf(item), item })),
     claims: withPrefix('U#').map((c) => ({ name: keyOf(c), id: String(c.id) })),
-    claimOf: (r) => keyOf(auxKeys.upstreamClaim(r.sourceId, r.type, r.upstreamId)),
+    claimOf: (r) => keyOf(auxiliaryKeys.upstreamClaim(r.sourceId, r.type, r.upstreamId)),
     pending: withPrefix('B#').map((p) => ({ bodyKey: String(p.sk), state: String(p.state) })),
     objects,
   };

@@ -15,7 +15,7 @@
  * Instants in sort keys are `Date#toISOString()` (fixed width, so text order is time order) and ids
  * are zero-padded, so every sort key orders as its values do.
  */
-import { keyText, pad } from '../../directory/keys';
+import { keyText, pad } from '../../store/directory-keys';
 import type { ReadingsQuery } from './port';
 
 export interface ObservationKey {

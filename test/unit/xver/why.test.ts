@@ -6,7 +6,7 @@
  * the R5 endpoint; an R5-only type the service does not store names no endpoint.
  */
 import { describe, expect, it } from 'vitest';
-import type { EntryResult } from '../../../shared/observations/upload/process';
+import type { EntryResult } from '../../../shared/observations/create/process';
 import { convertR4 } from '../../../shared/xver/convert';
 import { importResult, prepareImport, r5Endpoint } from '../../../shared/xver/import';
 import { lossReport } from '../../../shared/xver/loss';

@@ -17,7 +17,7 @@ import { issue, operationOutcome, type OutcomeIssue } from '../../fhir/outcome';
 import { shapeWrite, type WriteResult, type WriteTarget } from '../../fhir/write-response';
 import type { Deadline } from '../../http/deadline';
 import { Pace, runPaced, type PacedOutcome, type StoreAnswer } from '../../store/pace';
-import type { AuxiliaryStore } from '../auxiliary';
+import type { AuxiliaryHandover } from '../auxiliary-handover';
 import { codesById } from '../code-table-cache';
 import { READING_VERSION, toFhirObservation } from '../fhir-observation';
 import { routeObservation } from '../route';
@@ -32,7 +32,7 @@ export interface UploadRequest extends WriteTarget {
   caller: Caller;
   /** X-SVC-FHIR-Source-ID, for auxiliary creates. */
   sourceHeader?: string;
-  auxiliary: AuxiliaryStore;
+  auxiliary: AuxiliaryHandover;
   /** When the answer must be on its way (`shared/http/deadline.ts`). */
   deadline: Deadline;
   /** What the entries are called in messages: a batch upload's are readings, an import's resources. */
