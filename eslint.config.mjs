@@ -34,7 +34,7 @@ const DOMAIN = [
   'shared/observations',
   'shared/omh',
   'shared/portal',
-  'shared/xver',
+  'shared/r4-import',
   'shared/fhir/projections',
 ];
 /** The Lambda families: each deploys alone, so none imports another. */
