@@ -8,7 +8,7 @@
  * the store lists it as pending (being written, or to delete).
  */
 import { config } from '../../shared/config';
-import { auxiliaryKeys } from '../../shared/auxiliary/keys';
+import { auxiliaryKeys } from '../../shared/auxiliary/store/dynamo-keys';
 import { uuidOf } from '../../shared/observations/store/dynamo-items';
 import { observationKeys } from '../../shared/observations/store/dynamo-keys';
 import type { ObservationIdentifier } from '../../shared/observations/model';

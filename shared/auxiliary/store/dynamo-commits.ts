@@ -10,8 +10,9 @@ import { check } from '../../store/directory-table';
 import { keys as directoryKeys } from '../../store/directory-keys';
 import { isHttpError } from '../../http/errors';
 import { atVersion, transact, writesOn, type Write } from '../../store/transact';
-import { auxiliaryKeys } from '../keys';
-import { claimKeyOf, indexItem, indexKeyOf, resourceItem, type ResourceRow } from '../rows';
+import { auxiliaryKeys } from './dynamo-keys';
+import type { ResourceRow } from '../rows';
+import { claimKeyOf, indexItem, indexKeyOf, resourceItem } from './dynamo-items';
 import { pendingBodyItem } from './dynamo-pending';
 import { idTaken, ownerGone, UpstreamIdTaken, type ResourceRows } from './port';
 

@@ -5,7 +5,7 @@ import type { Id } from '../../directory/model';
 import { batchDeleteAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { queryAll } from '../../store/reads';
-import { auxiliaryKeys, bodyKeys, type Key } from '../keys';
+import { auxiliaryKeys, bodyKeys, type Key } from './dynamo-keys';
 import type { PendingBodies, PendingBody, PendingState, Segment } from './port';
 
 const table = () => config().auxTable;

@@ -6,8 +6,9 @@
 import { config } from '../../config';
 import { batchDeleteAll, batchGetInOrder } from '../../store/batch';
 import { getItem, queryPage } from '../../store/reads';
-import { auxiliaryKeys, SOURCE_INDEX, type Key } from '../keys';
-import { claimKeyOf, indexKeyOf, indexRowOf, resourceRowOf, type IndexRow } from '../rows';
+import { auxiliaryKeys, SOURCE_INDEX, type Key } from './dynamo-keys';
+import type { IndexRow } from '../rows';
+import { claimKeyOf, indexKeyOf, indexRowOf, keepsInline, resourceRowOf } from './dynamo-items';
 import { commits } from './dynamo-commits';
 import type { IndexPage, ResourceRows, Segment, SegmentQuery } from './port';
 import { segmentKeys, segmentRows } from './segments';
@@ -51,6 +52,7 @@ async function removeAll(segment: Segment): Promise<number> {
 }
 
 export const rows: ResourceRows = {
+  keepsInline,
   get: async (id) => {
     const item = await getItem(table(), auxiliaryKeys.resource(id));
     return item && resourceRowOf(item);

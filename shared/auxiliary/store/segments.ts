@@ -3,7 +3,7 @@
  * (a source's rows are read by `srcSk`, which puts the source first), the prefix they share, the key
  * to continue after; and the walk through a segment's pages to its end.
  */
-import { auxiliaryKeys } from '../keys';
+import { auxiliaryKeys } from './dynamo-keys';
 import type { IndexRow } from '../rows';
 import type { ResourceRows, Segment, SegmentQuery } from './port';
 

@@ -10,7 +10,7 @@
  * - upstream claim `U#<sourceId>#<Type>#<upstream id> / U`: the submitted id, unique per source
  *   and type, so a re-posted resource updates its row instead of duplicating it.
  * - pending body `B#<patientId> / <object key>`: an S3 object that no row points at, being written
- *   or to be deleted (see `pending-bodies.ts`).
+ *   or to be deleted (see `../pending-bodies.ts`).
  *
  * Bodies too large for an item live at `aux/<patientId>/<sourceId>/<uuid>/<version>.<attempt>.json`:
  * an object is never overwritten (each write attempt is a new key: two writers racing to the same
@@ -18,8 +18,8 @@
  * and a source's or a patient's objects share a prefix, so deleting them is a sweep that also
  * finds leftovers of interrupted writes (which the pending bodies list as well).
  */
-import { keyText, type Key } from '../store/directory-keys';
-import type { Id } from '../directory/model';
+import { keyText, type Key } from '../../store/directory-keys';
+import type { Id } from '../../directory/model';
 
 export type { Key };
 
