@@ -43,7 +43,7 @@ export const DOMAIN_ORDER = [
   'shared/fhir/projections',
   'shared/auxiliary',
   'shared/observations',
-  'shared/xver',
+  'shared/r4-import',
   'shared/export',
   'shared/management',
 ];
@@ -112,6 +112,30 @@ export const LAYERS = [
   })),
 ];
 
+/**
+ * Storage behind the ports (docs/layout.md#storage-behind-the-ports): the AWS SDK is imported only by
+ * the store adapters (`shared/<domain>/store/`, `shared/store/`) and by the named adapters of the
+ * other AWS services the code stands on; the local runtime, the stack, scripts, tests and benchmarks
+ * are wiring and may use it too. A domain file reaches its store through the port and the current
+ * adapter (`store/port.ts`, `store/current.ts`), never an adapter itself.
+ */
+const AWS_SDK_ALLOWED = [
+  'shared/store/**',
+  'shared/*/store/**',
+  // The KMS adapter of the signing key provider (shared/auth/signing-key-provider.ts).
+  'shared/auth/kms-signing-keys.ts',
+  // The SSM read of the configured site URL on AWS (docs/operations.md).
+  'shared/http/middleware/site-url.ts',
+];
+const AWS_SDK_MESSAGE = 'The AWS SDK belongs to the store adapters (shared/<domain>/store/, shared/store/): reach the store through its port.';
+const STORE_ZONES = [
+  {
+    target: ['shared/*/!(store)/**', 'shared/*/*.ts'],
+    from: ['shared/*/store/{dynamo,memory,s3,sqs}*'],
+    message: 'A domain file reaches its store through the port and the current adapter (store/port.ts, store/current.ts), never an adapter.',
+  },
+];
+
 export default defineConfig(
   globalIgnores([
     'node_modules/',
@@ -138,7 +162,7 @@ export default defineConfig(
       // Any cycle, dynamic imports included: a cycle makes load order matter and layering meaningless.
       // Packages are not walked (ignoreExternal): they cannot import us back, and walking them is slow.
       'import-x/no-cycle': ['error', { maxDepth: Infinity, ignoreExternal: true, allowUnsafeDynamicCyclicDependency: false }],
-      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: LAYERS }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...LAYERS, ...STORE_ZONES] }],
       'import-x/no-self-import': 'error',
       // `any` marks the edges where values are untyped (parsed JSON, test doubles); review keeps it there.
       '@typescript-eslint/no-explicit-any': 'off',
@@ -149,6 +173,14 @@ export default defineConfig(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
+    },
+  },
+  {
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: AWS_SDK_ALLOWED,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*'], message: AWS_SDK_MESSAGE }] }],
+      'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/^@aws-sdk\\u002F/]', message: AWS_SDK_MESSAGE }],
     },
   },
   {

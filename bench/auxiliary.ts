@@ -16,16 +16,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRuntime } from '../local/runtime';
 import type { Caller } from '../shared/auth/caller';
-import { auxKeys } from '../shared/auxiliary/keys';
+import { auxiliaryKeys } from '../shared/auxiliary/store/dynamo-keys';
 import { readAuxiliary } from '../shared/auxiliary/read';
-import { indexItem, resourceItem } from '../shared/auxiliary/rows';
+import { indexItem, resourceItem } from '../shared/auxiliary/store/dynamo-items';
 import { searchAuxiliary } from '../shared/auxiliary/search';
 import { assertValidR5, prepareStored } from '../shared/auxiliary/submission';
 import { createAuxiliary } from '../shared/auxiliary/writes';
 import { config } from '../shared/config';
 import { createDataSource } from '../shared/directory/data-sources';
 import { createFhirSource } from '../shared/directory/fhir-sources';
-import { keys } from '../shared/directory/keys';
+import { keys } from '../shared/store/directory-keys';
 import { createOrganization } from '../shared/directory/organizations';
 import { createPatient } from '../shared/directory/patients';
 import { FHIR_BASES } from '../shared/http/families';
@@ -161,7 +161,7 @@ export async function auxBench(): Promise<void> {
     const some = await createAuxiliary(ctx, conditionBody(1));
     const [readOurs, readRaw] = await interleaved(
       () => readAuxiliary(caller, 'Condition', some.row.id),
-      () => db.send(new GetCommand({ TableName: table, Key: auxKeys.resource(some.row.id), ConsistentRead: true })),
+      () => db.send(new GetCommand({ TableName: table, Key: auxiliaryKeys.resource(some.row.id), ConsistentRead: true })),
       RUNS,
     );
 

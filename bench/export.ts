@@ -33,8 +33,8 @@ import { addStudyCode, createStudy, enrollPatients } from '../shared/directory/s
 import { exportStore, useExportStore } from '../shared/export/store/current';
 import type { ExportMessage } from '../shared/export/model';
 import { handleMessage } from '../shared/export/worker';
-import { toItem, ROW_FIELDS } from '../shared/observations/items';
-import { INDEX, observationKeys } from '../shared/observations/keys';
+import { toItem, ROW_FIELDS } from '../shared/observations/store/dynamo-items';
+import { INDEX, observationKeys } from '../shared/observations/store/dynamo-keys';
 import { liftEffectiveTime } from '../shared/omh/effective-time';
 import { sampleAttachment } from '../shared/omh/samples';
 import { dynamo, s3 } from '../shared/store/clients';

@@ -23,8 +23,8 @@ import { SOURCE_HEADER } from '../shared/fhir/constants';
 import { loadFhirPath } from '../shared/fhir/fhirpath';
 import { validateResource } from '../shared/fhir/validation';
 import type { LambdaHandler } from '../shared/http/handler';
-import { convertR4, convertR4Resource } from '../shared/xver/convert';
-import { lossReport } from '../shared/xver/loss';
+import { convertR4, convertR4Resource } from '../shared/r4-import/convert';
+import { lossReport } from '../shared/r4-import/loss';
 import { importExample, r4Corpus } from '../test/support/r4-corpus';
 import { interleaved, median, percentile, printTable, timeOnce } from './table';
 

@@ -20,7 +20,7 @@ import { getOAuthClient } from '../shared/directory/oauth-clients';
 import { createOrganization } from '../shared/directory/organizations';
 import { createPatient } from '../shared/directory/patients';
 import { createPractitioner } from '../shared/directory/users';
-import { keys } from '../shared/directory/keys';
+import { keys } from '../shared/store/directory-keys';
 import { createApiKey } from '../shared/oauth/api-keys';
 import { issueAuthorizationCode } from '../shared/oauth/authorization-codes';
 import { issueInvitation, redeemInvitation } from '../shared/oauth/invitations';

@@ -14,7 +14,7 @@ import { fromResult, lambdaContext, toEvent } from '../local/api-gateway-event';
 import { startRuntime } from '../local/runtime';
 import { issueAccessToken } from '../shared/auth/tokens';
 import { config } from '../shared/config';
-import { keys, REL } from '../shared/directory/keys';
+import { keys, REL } from '../shared/store/directory-keys';
 import { createOrganization } from '../shared/directory/organizations';
 import { createPatient } from '../shared/directory/patients';
 import { createPractitioner } from '../shared/directory/users';

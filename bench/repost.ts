@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startRuntime } from '../local/runtime';
 import { config } from '../shared/config';
 import { chunksOf } from '../shared/lists';
-import { observationKeys } from '../shared/observations/keys';
+import { observationKeys } from '../shared/observations/store/dynamo-keys';
 import { batchGetAll } from '../shared/store/batch';
 import { HOUR, postBatch, reading, world, type World } from './observation-world';
 import { median, printTable, timeOnce } from './table';

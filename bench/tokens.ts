@@ -15,7 +15,7 @@ import { startRuntime } from '../local/runtime';
 import { authenticate } from '../shared/auth/authenticate';
 import { forgetVerifiedTokens, issueAccessToken, verifyAccessToken } from '../shared/auth/tokens';
 import { config } from '../shared/config';
-import { keys } from '../shared/directory/keys';
+import { keys } from '../shared/store/directory-keys';
 import { createOrganization } from '../shared/directory/organizations';
 import { createPractitioner } from '../shared/directory/users';
 import { dynamo } from '../shared/store/clients';

@@ -16,8 +16,8 @@ import { getPatient, listPatientIdsOfOrganization } from '../shared/directory/pa
 import { addStudyCode, addStudyDataSource, createStudy, enrollPatients } from '../shared/directory/studies';
 import { getUserByEmail } from '../shared/directory/users';
 import { FHIR_BASES } from '../shared/http/families';
-import { AUXILIARY_NOT_AVAILABLE } from '../shared/observations/auxiliary';
-import { processEntries } from '../shared/observations/upload/process';
+import { AUXILIARY_NOT_AVAILABLE } from '../shared/observations/auxiliary-handover';
+import { processEntries } from '../shared/observations/create/process';
 import { sampleAttachment, formsFor, type EffectiveForm, type SampleOptions } from '../shared/omh/samples';
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from './demo-directory';
 import type { SeedStep } from './seed-step';

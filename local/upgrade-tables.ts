@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from '../shared/config';
-import { toLayout2 } from '../shared/observations/layout-migration';
+import { toLayout2 } from '../shared/observations/store/dynamo-layout-migration';
 import { copyTable } from '../shared/store/copy-table';
 import { tableExists } from '../shared/store/provision';
 import { OBSERVATIONS_LAYOUT_1 } from '../shared/store/tables';

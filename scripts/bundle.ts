@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_DEFINITIONS_DIR } from '../shared/fhir/definitions/location';
 import { FAMILIES } from '../shared/http/families';
-import { BUNDLED_CONVERSION_DIR } from '../shared/xver/location';
+import { BUNDLED_CONVERSION_DIR } from '../shared/r4-import/location';
 import { EXPORT_WORKER } from '../shared/telemetry/names';
 
 /** Every Lambda's bundle: the endpoint families and the export worker (functions/<name>/handler.ts). */
@@ -22,8 +22,8 @@ export const BUNDLE_ROOT = join(REPO_ROOT, 'dist', 'functions');
 /** The compiled R5 definitions, read type by type on first use (shared/fhir/definitions). */
 const FHIR_R5_DEFINITIONS = { from: 'shared/fhir/definitions/generated', to: BUNDLED_DEFINITIONS_DIR };
 
-/** The compiled R4 -> R5 conversion tables, read type by type on first use (shared/xver). */
-const R4_CONVERSION_TABLES = { from: 'shared/xver/generated', to: BUNDLED_CONVERSION_DIR };
+/** The compiled R4 -> R5 conversion tables, read type by type on first use (shared/r4-import). */
+const R4_CONVERSION_TABLES = { from: 'shared/r4-import/generated', to: BUNDLED_CONVERSION_DIR };
 
 /** Folders of data a family reads at run time, copied beside its bundle (path in repo -> path in bundle dir). */
 export const FAMILY_ASSETS: Record<BundleName, ReadonlyArray<{ from: string; to: string }>> = {

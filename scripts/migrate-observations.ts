@@ -2,7 +2,7 @@
  * `npm run migrate:observations -- [--from <table>] [--to <table>] [--progress <file>] [--segments <n>]`
  *
  * Copies the observations of a layout-1 table into the layout-2 table (`shared/observations/
- * layout-migration.ts`), with whatever credentials and endpoint the AWS SDK finds (a deployment's
+ * store/dynamo-layout-migration.ts`), with whatever credentials and endpoint the AWS SDK finds (a deployment's
  * account, or `AWS_ENDPOINT_URL_DYNAMODB` for another engine). Idempotent and resumable: the
  * position is saved to the progress file after every page, and a run started again with the same
  * file continues from it; items already in the target are left as they are. The steps around it
@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { config } from '../shared/config';
-import { toLayout2 } from '../shared/observations/layout-migration';
+import { toLayout2 } from '../shared/observations/store/dynamo-layout-migration';
 import { copyTable, type CopyProgress } from '../shared/store/copy-table';
 import { OBSERVATIONS_LAYOUT_1 } from '../shared/store/tables';
 

@@ -1,6 +1,6 @@
 /**
  * `npm run fhir:compile-r4 [-- <outDir>]`: compiles what the R4 import knows about R4 into
- * `shared/xver/generated/`: the R4 base definitions (they ship inside the devDependency
+ * `shared/r4-import/generated/`: the R4 base definitions (they ship inside the devDependency
  * `hl7.fhir.r4.examples`), matched path by path and type by type against the compiled R5
  * definitions, with the team's conversion facts (`scripts/r4-compile/facts.ts`) on top. One table
  * per R4 type, read by the converter on first use; and the facts' table in docs/r4-import.md.
@@ -12,8 +12,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isAuxiliaryType } from '../shared/auxiliary/accepted-types';
 import { isComplexType, isKnownResourceType, primitiveType, typeDefinition } from '../shared/fhir/definitions';
-import type { TypeKinds } from '../shared/xver/conversions';
-import type { R4Manifest } from '../shared/xver/model';
+import type { TypeKinds } from '../shared/r4-import/conversions';
+import type { R4Manifest } from '../shared/r4-import/model';
 import { writeDefinitions } from './fhir-compile';
 import { packageDir, packageVersion, readResources } from './fhir-compile/packages';
 import { compileStructures } from './fhir-compile/structures';
@@ -21,7 +21,7 @@ import { correspondence } from './r4-compile/correspondence';
 import { withFactsSection } from './r4-compile/docs';
 import { CONVERSION_FACTS, type ConversionFact } from './r4-compile/facts';
 
-export const R4_GENERATED_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'shared', 'xver', 'generated');
+export const R4_GENERATED_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'shared', 'r4-import', 'generated');
 /** The design page whose table of conversion facts the compiler writes (between its markers). */
 export const R4_DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'r4-import.md');
 

@@ -4,7 +4,7 @@ import { createAuxiliaryResource } from '../../shared/auxiliary/create';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
 import { createHandler } from '../../shared/http/handler';
 import { handlerBuilder } from '../../shared/stores';
-import { importRoutes } from '../../shared/xver/http';
+import { importRoutes } from '../../shared/r4-import/http';
 
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */
 export const routes = importRoutes({ create: createAuxiliaryResource, observation: {} });

@@ -3,7 +3,7 @@
  * literal is honoured: `s = 'x'`, `s != 'x'`, `s.child = 'x'`, bare or in parentheses. Anything
  * richer (FHIRPath functions, `and`/`or`, casts) is refused, and the fact is not compiled.
  */
-import type { RuleCondition } from '../../shared/xver/model';
+import type { RuleCondition } from '../../shared/r4-import/model';
 
 const EQUALITY = /^\s*s(?:\.([A-Za-z][A-Za-z0-9]*))?\s*(!=|=)\s*'((?:[^'\\]|\\.)*)'\s*$/;
 

@@ -13,8 +13,8 @@
  */
 import type { ElementDef, TypeDefinition } from '../../shared/fhir/definitions/model';
 import { elementAtPath, isComplexType, typeDefinition } from '../../shared/fhir/definitions';
-import { conversionOf, type TypeKinds } from '../../shared/xver/conversions';
-import type { ConversionRule, R4Element, R4TypeTable } from '../../shared/xver/model';
+import { conversionOf, type TypeKinds } from '../../shared/r4-import/conversions';
+import type { ConversionRule, R4Element, R4TypeTable } from '../../shared/r4-import/model';
 import { parseCondition } from './conditions';
 import type { ConversionFact } from './facts';
 

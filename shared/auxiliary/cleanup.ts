@@ -11,7 +11,7 @@ import type { Id } from '../directory/model';
 import { auxiliaryStore } from './store/current';
 import type { Segment } from './store/port';
 
-export interface AuxDeletion {
+export interface AuxiliaryDeletion {
   /** Resources deleted. */
   rows: number;
   /** S3 objects deleted. */
@@ -23,7 +23,7 @@ export interface AuxDeletion {
  * source's patient: pass it when the source record is already deleted (the rows live in the
  * patient's partition); without it the source is read from the directory.
  */
-export async function deleteAuxiliaryRowsOfSource(sourceId: Id, patientId?: Id): Promise<AuxDeletion> {
+export async function deleteAuxiliaryRowsOfSource(sourceId: Id, patientId?: Id): Promise<AuxiliaryDeletion> {
   const owner = patientId ?? (await getFhirSource(sourceId))?.patientId;
   if (owner === undefined) {
     throw new Error(`deleteAuxiliaryRowsOfSource(${sourceId}): the source is gone; pass its patient id to find its rows`);
@@ -32,11 +32,11 @@ export async function deleteAuxiliaryRowsOfSource(sourceId: Id, patientId?: Id):
 }
 
 /** Deletes every auxiliary row of the patient (through all of their sources), and their bodies. */
-export function deleteAuxiliaryRowsOfPatient(patientId: Id): Promise<AuxDeletion> {
+export function deleteAuxiliaryRowsOfPatient(patientId: Id): Promise<AuxiliaryDeletion> {
   return deleteSegment({ patientId });
 }
 
-async function deleteSegment(segment: Segment): Promise<AuxDeletion> {
+async function deleteSegment(segment: Segment): Promise<AuxiliaryDeletion> {
   const store = auxiliaryStore();
   const rows = await store.rows.removeAll(segment);
   const bodies = await store.bodies.removeAll(segment);

@@ -6,10 +6,10 @@ import { issue, operationOutcome } from '../fhir/outcome';
 import { isHttpError } from '../http/errors';
 import { busyAs503 } from '../store/busy';
 import { rootLogger } from '../telemetry/logger';
-import type { AuxCreateResult, CreateAuxiliaryResource } from './types';
+import type { AuxiliaryCreateResult, CreateAuxiliaryResource } from './types';
 import { createAuxiliary } from './writes';
 
-export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Promise<AuxCreateResult> => {
+export const createAuxiliaryResource: CreateAuxiliaryResource = async (req): Promise<AuxiliaryCreateResult> => {
   try {
     const { status, row, resource } = await createAuxiliary(
       {

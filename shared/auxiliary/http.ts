@@ -17,7 +17,7 @@ import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, type AuxiliaryType } from './acce
 import type { Written } from './persist';
 import { readAuxiliary } from './read';
 import { searchAuxiliary } from './search';
-import { createAuxiliary, deleteAuxiliary, jsonPatchAuxiliary, patchAuxiliary, updateAuxiliary, type AuxWriteContext } from './writes';
+import { createAuxiliary, deleteAuxiliary, jsonPatchAuxiliary, patchAuxiliary, updateAuxiliary, type AuxiliaryWriteContext } from './writes';
 
 /** Registry entries of every accepted auxiliary type the auxiliary store serves alone. */
 export function auxiliaryTypeEntries(): FhirTypeEntry[] {
@@ -99,7 +99,7 @@ export function auxiliaryHandlers(type: AuxiliaryType): Required<FhirTypeHandler
   };
 }
 
-function writeContext(req: AuthedRequest, type: string): AuxWriteContext {
+function writeContext(req: AuthedRequest, type: string): AuxiliaryWriteContext {
   return {
     caller: req.caller,
     type,

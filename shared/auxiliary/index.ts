@@ -5,9 +5,9 @@
  */
 export { AUXILIARY_TYPES, isAuxiliaryType, type AuxiliaryType } from './accepted-types';
 export { createAuxiliaryResource } from './create';
-export type { AuxCreateRequest, AuxCreateResult, CreateAuxiliaryResource } from './types';
-export { readAuxiliary, type AuxReadResult } from './read';
+export type { AuxiliaryCreateRequest, AuxiliaryCreateResult, CreateAuxiliaryResource } from './types';
+export { readAuxiliary, type AuxiliaryReadResult } from './read';
 export { searchAuxiliary, type SearchsetBundle } from './search';
-export { createAuxiliary, updateAuxiliary, patchAuxiliary, deleteAuxiliary, type AuxWriteContext } from './writes';
-export { deleteAuxiliaryRowsOfSource, deleteAuxiliaryRowsOfPatient, type AuxDeletion } from './cleanup';
+export { createAuxiliary, updateAuxiliary, patchAuxiliary, deleteAuxiliary, type AuxiliaryWriteContext } from './writes';
+export { deleteAuxiliaryRowsOfSource, deleteAuxiliaryRowsOfPatient, type AuxiliaryDeletion } from './cleanup';
 export { auxiliaryHandlers, auxiliarySearchParams, auxiliaryTypeEntries, auxiliaryTypeEntry } from './http';

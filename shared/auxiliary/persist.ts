@@ -1,15 +1,12 @@
 /**
  * Writing a version of a row: the stored copy is prepared (stamped and indexed), its body placed
- * inline or apart (S3 in the service), then the row committed. Order and cleanup keep both halves
+ * inline or apart (as the store decides: S3 in the service), then the row committed. Order and cleanup keep both halves
  * whole: the body object is listed as pending and written before the row points at it, deleted
  * again when the commit is refused, and the previous version's object is deleted only after the
  * row has moved on (`pending-bodies.ts` keeps every object no row points at findable until it is gone).
  */
-import { randomBytes } from 'node:crypto';
 import type { HttpError } from '../http/errors';
 import type { Logger } from '../telemetry/logger';
-import { isTooLargeForItem } from './bodies';
-import { bodyKeys } from './keys';
 import { discardPendingBody, sweepPendingBodies } from './pending-bodies';
 import type { ResourceRow, RowHead } from './rows';
 import { auxiliaryStore } from './store/current';
@@ -21,14 +18,14 @@ export interface Written {
 }
 
 /**
- * Where the row's body goes: inline when it fits the item, else a new S3 object of this write alone,
+ * Where the row's body goes: inline when it fits the row, else a new object of this write alone,
  * written now and listed as pending until the commit takes it (the patient's due leftovers are
  * swept first).
  */
 async function placeBody(head: RowHead, json: string, log?: Logger): Promise<Pick<ResourceRow, 'body' | 'bodyKey'>> {
-  if (!isTooLargeForItem(json)) return { body: json };
+  if (auxiliaryStore().rows.keepsInline(json)) return { body: json };
   await sweepPendingBodies(head.patientId, log);
-  const key = bodyKeys.object(head.patientId, head.sourceId, head.id, head.version, randomBytes(6).toString('base64url'));
+  const key = auxiliaryStore().bodies.newKey(head);
   await auxiliaryStore().pending.recordWriting(head.patientId, key);
   try {
     await auxiliaryStore().bodies.put(key, json);

@@ -6,7 +6,7 @@ import { visibleRow } from './access';
 import { loadResource } from './persist';
 import type { Resource } from './submission';
 
-export interface AuxReadResult {
+export interface AuxiliaryReadResult {
   resource: Resource;
   /** `W/"<version>"` */
   etag: string;
@@ -19,7 +19,7 @@ export interface AuxReadResult {
 }
 
 /** The stored resource of that type and id, if the caller may read it; 404 otherwise. */
-export async function readAuxiliary(caller: Caller, type: string, id: string): Promise<AuxReadResult> {
+export async function readAuxiliary(caller: Caller, type: string, id: string): Promise<AuxiliaryReadResult> {
   const row = await visibleRow(caller, type, id);
   const versionId = String(row.version);
   return { resource: await loadResource(row), etag: etagOf(versionId), lastModified: httpDate(row.lastUpdated), versionId, patientId: row.patientId };

@@ -1,11 +1,10 @@
 /**
- * The items one auxiliary resource is stored as (see `keys.ts`), as typed values. Both carry the
- * owner, version and body location, so a search, an update and a deletion each need only the
- * items they already read.
+ * The rows one auxiliary resource is kept as, as typed values (how a table stores them is its
+ * adapter's: `store/dynamo-items.ts`). Both carry the owner, version and body location, so a
+ * search, an update and a deletion each need only the rows they already read.
  */
 import type { Id } from '../directory/model';
 import type { SearchIndex } from '../fhir/search';
-import { auxKeys, type Key } from './keys';
 
 /** Who a row belongs to and which version it is: the same on both items. */
 export interface RowHead {
@@ -35,53 +34,6 @@ export interface IndexRow extends RowHead {
   srcSk: string;
   /** The search index values (JSON text of a `SearchIndex`). */
   idx: string;
-}
-
-type Item = Record<string, unknown>;
-
-const headOf = (item: Item): RowHead => ({
-  id: String(item.id),
-  type: String(item.type),
-  patientId: Number(item.patientId),
-  sourceId: Number(item.sourceId),
-  version: Number(item.version),
-  lastUpdated: String(item.lastUpdated),
-  ...(typeof item.upstreamId === 'string' ? { upstreamId: item.upstreamId } : {}),
-  ...(typeof item.bodyKey === 'string' ? { bodyKey: item.bodyKey } : {}),
-});
-
-export function resourceRowOf(item: Item): ResourceRow {
-  return { ...headOf(item), ...(typeof item.body === 'string' ? { body: item.body } : {}) };
-}
-
-export function indexRowOf(item: Item): IndexRow {
-  return { ...headOf(item), pk: String(item.pk), sk: String(item.sk), srcSk: String(item.srcSk), idx: String(item.idx) };
-}
-
-export function resourceItem(row: ResourceRow): Item {
-  return { ...auxKeys.resource(row.id), ...row };
-}
-
-export function indexKeyOf(head: RowHead): Key {
-  return { pk: auxKeys.patientPartition(head.patientId), sk: auxKeys.indexSk(head.type, head.lastUpdated, head.id) };
-}
-
-export function indexItem(head: RowHead, index: SearchIndex): Item {
-  return {
-    ...indexKeyOf(head),
-    srcSk: auxKeys.sourceSk(head.sourceId, head.type, head.lastUpdated, head.id),
-    ...headFields(head),
-    idx: JSON.stringify(index),
-  };
-}
-
-/** Only the head's own fields (a ResourceRow passed as a head would otherwise bring its body along). */
-function headFields(head: RowHead): RowHead {
-  return headOf(head as unknown as Item);
-}
-
-export function claimKeyOf(head: RowHead): Key | undefined {
-  return head.upstreamId === undefined ? undefined : auxKeys.upstreamClaim(head.sourceId, head.type, head.upstreamId);
 }
 
 export function parseIndex(row: IndexRow): SearchIndex {

@@ -6,7 +6,7 @@ import type { StoredResource } from './submission';
 /** A FHIR Source this request has checked the caller may write through, with its patient (`assertCanUseFhirSource`). */
 export type CheckedSource = Awaited<ReturnType<typeof assertCanUseFhirSource>>;
 
-export interface AuxCreateRequest {
+export interface AuxiliaryCreateRequest {
   caller: Caller;
   type: string;                 // the resource type (from the URL or the Bundle entry)
   resource: unknown;            // the submitted JSON
@@ -15,8 +15,8 @@ export interface AuxCreateRequest {
   checkedSource?: CheckedSource;
   origin: string;               // for the references the search index counts as local
 }
-export type AuxCreateResult =
+export type AuxiliaryCreateResult =
   /** The stored resource (its `meta` names the version written); the answer is shaped from it. */
   | { ok: true; status: 201 | 200; resource: StoredResource; patientId: number }
   | { ok: false; status: number; outcome: OperationOutcome };
-export type CreateAuxiliaryResource = (req: AuxCreateRequest) => Promise<AuxCreateResult>;
+export type CreateAuxiliaryResource = (req: AuxiliaryCreateRequest) => Promise<AuxiliaryCreateResult>;

@@ -24,7 +24,7 @@ import { UpstreamIdTaken } from './store/port';
 import type { CheckedSource } from './types';
 import { asResourceOf, assertValidR5, namedSourceId, upstreamIdOf, type Resource } from './submission';
 
-export interface AuxWriteContext {
+export interface AuxiliaryWriteContext {
   caller: Caller;
   /** The resource type of the URL (or Bundle entry). */
   type: string;
@@ -70,7 +70,7 @@ export function assertAccepted(type: string): void {
  * Stores a new resource (201), or, when the FHIR Source already holds a resource of that type with
  * the submitted id, replaces that one in place (200, same id): re-importing is idempotent.
  */
-export async function createAuxiliary(ctx: AuxWriteContext, body: unknown): Promise<Written & { status: 201 | 200 }> {
+export async function createAuxiliary(ctx: AuxiliaryWriteContext, body: unknown): Promise<Written & { status: 201 | 200 }> {
   const { caller, type, origin, log } = ctx;
   assertAccepted(type);
   const submitted = asResourceOf(type, body);
@@ -99,7 +99,7 @@ async function rowOfUpstreamId(sourceId: number, type: string, upstreamId: strin
 }
 
 /** What a lost race at commit is: retried without `If-Match`, a 412 with it. */
-function conflictOf(ctx: AuxWriteContext, id: string): () => HttpError {
+function conflictOf(ctx: AuxiliaryWriteContext, id: string): () => HttpError {
   if (ctx.ifMatch === undefined) return () => new VersionChanged();
   return () => preconditionFailed(`${ctx.type}/${id} was changed by another request; If-Match no longer holds.`);
 }
@@ -117,7 +117,7 @@ function assertIfMatch(row: ResourceRow, ifMatch: string | undefined): void {
  * Reads the row, computes its next body and writes it at the version read. Without `If-Match`, a
  * concurrent change is retried on a fresh read; with it, the change is a 412.
  */
-async function rewrite(ctx: AuxWriteContext, id: string, nextBody: (row: ResourceRow) => Promise<Resource>): Promise<Written> {
+async function rewrite(ctx: AuxiliaryWriteContext, id: string, nextBody: (row: ResourceRow) => Promise<Resource>): Promise<Written> {
   const onConflict = conflictOf(ctx, id);
   for (let attempt = 0; ; attempt += 1) {
     const row = await writableRow(ctx.caller, ctx.type, id);
@@ -142,7 +142,7 @@ function assertSameId(type: string, id: string, resource: Resource, what: string
 }
 
 /** PUT: replaces the resource (the body must carry the URL's id). */
-export async function updateAuxiliary(ctx: AuxWriteContext, id: string, body: unknown): Promise<Written> {
+export async function updateAuxiliary(ctx: AuxiliaryWriteContext, id: string, body: unknown): Promise<Written> {
   assertAccepted(ctx.type);
   const submitted = asResourceOf(ctx.type, body);
   assertSameId(ctx.type, id, submitted, 'resource');
@@ -166,7 +166,7 @@ function assertSafePatch(value: unknown, path: string): void {
 }
 
 /** PATCH with a JSON merge patch (RFC 7396) applied to the stored resource; the result must be valid R5. */
-export async function patchAuxiliary(ctx: AuxWriteContext, id: string, patch: unknown): Promise<Written> {
+export async function patchAuxiliary(ctx: AuxiliaryWriteContext, id: string, patch: unknown): Promise<Written> {
   assertAccepted(ctx.type);
   if (!patch || typeof patch !== 'object' || Array.isArray(patch)) {
     throw badRequest('A JSON merge patch must be a JSON object (JSON Patch operation lists are not supported).', 'structure');
@@ -209,7 +209,7 @@ function jsonPatchOperations(type: string, patch: unknown): Operation[] {
  * the same rules as a merge patch (id, meta and resourceType stay; the result must be valid R5); a
  * failed `test` is a 422, an operation on a path that does not exist a 400.
  */
-export async function jsonPatchAuxiliary(ctx: AuxWriteContext, id: string, patch: unknown): Promise<Written> {
+export async function jsonPatchAuxiliary(ctx: AuxiliaryWriteContext, id: string, patch: unknown): Promise<Written> {
   assertAccepted(ctx.type);
   const operations = jsonPatchOperations(ctx.type, patch);
   return rewrite(ctx, id, async (row) => {
@@ -229,7 +229,7 @@ export async function jsonPatchAuxiliary(ctx: AuxWriteContext, id: string, patch
 }
 
 /** DELETE: removes the row (and its body in S3); answers whose data it was. */
-export async function deleteAuxiliary(ctx: AuxWriteContext, id: string): Promise<{ patientId: number }> {
+export async function deleteAuxiliary(ctx: AuxiliaryWriteContext, id: string): Promise<{ patientId: number }> {
   assertAccepted(ctx.type);
   const onConflict = conflictOf(ctx, id);
   for (let attempt = 0; ; attempt += 1) {

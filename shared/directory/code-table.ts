@@ -1,7 +1,7 @@
 /** The mobile-health code table: rows unique per (system, code), listed in id order. */
 import { directoryStore } from './store/current';
 import type { CodeSeed } from './codes';
-import { assertKeyText } from './db';
+import { assertKeyText } from './fields';
 import type { Code, Id } from './model';
 
 export async function createCode(input: CodeSeed): Promise<Code> {

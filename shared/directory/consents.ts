@@ -5,7 +5,8 @@
  */
 import { badRequest } from '../http/errors';
 import { getCodes } from './code-table';
-import { MAX_TRANSACTION, now } from './db';
+import { MAX_TRANSACTION } from '../store/transact';
+import { now } from './fields';
 import type { Consent, Id } from './model';
 import { directoryStore } from './store/current';
 

@@ -2,7 +2,7 @@
 import { badRequest } from '../http/errors';
 import { directoryStore } from './store/current';
 import { getCodes } from './code-table';
-import { now } from './db';
+import { now } from './fields';
 import { DATA_SOURCE_TYPES, type CodeRef, type DataSource, type DataSourceType, type Id } from './model';
 
 export { dataSourceNotFound } from './store/port';

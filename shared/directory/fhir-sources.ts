@@ -2,7 +2,7 @@
  * FHIR Sources (docs/api.md#management-api-apiv1): a patient's registration of an upstream FHIR server, needed for every
  * auxiliary write. Each registration is a new source (re-running the pull flow adds new rows).
  */
-import { now } from './db';
+import { now } from './fields';
 import type { FhirSource, Id } from './model';
 import { directoryStore } from './store/current';
 

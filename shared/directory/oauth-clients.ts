@@ -5,7 +5,7 @@
  * endpoint and by numeric id from `/api/v1/`.
  */
 import { randomAlphanumeric } from '../secrets';
-import { assertKeyText, now } from './db';
+import { assertKeyText, now } from './fields';
 import type { ClientType, Id, OAuthClient, PublicJwkSet } from './model';
 import { directoryStore } from './store/current';
 

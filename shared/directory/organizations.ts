@@ -3,7 +3,7 @@
  * `memberships.ts`, patient memberships in `patients.ts`, studies in `studies.ts`.
  */
 import { badRequest } from '../http/errors';
-import { now } from './db';
+import { now } from './fields';
 import { ORGANIZATION_TYPES, type Id, type Organization, type OrganizationType } from './model';
 import { directoryStore } from './store/current';
 

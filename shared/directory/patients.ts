@@ -4,9 +4,8 @@
  * study's lists, at once) and an optional login account.
  */
 import { badRequest, fieldErrors, notFound } from '../http/errors';
-import { fitsPartitionKey } from '../store/key-limits';
-import { assertKeyText, MAX_TRANSACTION, now } from './db';
-import { indexes, keys } from './keys';
+import { MAX_TRANSACTION } from '../store/transact';
+import { assertKeyText, now } from './fields';
 import type { Id, Identifier, Patient, User } from './model';
 import { directoryStore } from './store/current';
 import { identifierChanges, patientHasAccount } from './store/port';
@@ -46,15 +45,17 @@ function assertBirthDate(value: string | undefined | null): void {
   }
 }
 
+/** One identifier as one text (system and value), to tell identifiers apart. */
+const identifierText = (i: Identifier): string => `${i.system}\u0000${i.value}`;
+
 function normalizeIdentifiers(identifiers: readonly Identifier[] | undefined): Identifier[] {
   const seen = new Map<string, Identifier>();
   for (const raw of identifiers ?? []) {
     const identifier = { system: raw.system.trim(), value: raw.value.trim() };
     assertKeyText('identifiers.system', identifier.system);
     assertKeyText('identifiers.value', identifier.value);
-    const claim = keys.patientIdentifier(identifier.system, identifier.value).pk;
-    if (!fitsPartitionKey(claim)) throw fieldErrors({ identifiers: ['An identifier\'s system and value are too long together to be stored; shorten either.'] });
-    seen.set(claim, identifier);
+    if (!directoryStore().patients.canClaim(identifier)) throw fieldErrors({ identifiers: ['An identifier\'s system and value are too long together to be stored; shorten either.'] });
+    seen.set(identifierText(identifier), identifier);
   }
   return [...seen.values()];
 }
@@ -142,23 +143,19 @@ export async function updatePatient(id: Id, patch: PatientPatch): Promise<Patien
 export async function addPatientIdentifier(id: Id, identifier: Identifier): Promise<Patient> {
   const [normalized] = normalizeIdentifiers([identifier]);
   const { entity: patient } = await directoryStore().patients.read(id);
-  const claim = keys.patientIdentifier(normalized!.system, normalized!.value).pk;
-  if (patient.identifiers.some((i) => keys.patientIdentifier(i.system, i.value).pk === claim)) return patient;
+  if (patient.identifiers.some((i) => identifierText(i) === identifierText(normalized!))) return patient;
   return updatePatient(id, { identifiers: [...patient.identifiers, normalized!] });
 }
 
 /** The patient holding this identifier, if any (system and value both exact). */
 export async function findPatientByIdentifier(system: string, value: string): Promise<Id | undefined> {
   if (!system || !value) return undefined;
-  const key = keys.patientIdentifier(system, value);
-  if (!fitsPartitionKey(key.pk)) return undefined;
   return directoryStore().patients.findByIdentifier(system, value);
 }
 
 /** Patients holding an identifier with this value in any system (index read: eventually consistent). */
 export async function findPatientsByIdentifierValue(value: string): Promise<Id[]> {
-  const index = indexes.identifierValue(value);
-  if (!value || !fitsPartitionKey(index.pk)) return [];
+  if (!value) return [];
   return directoryStore().patients.withIdentifierValue(value);
 }
 

@@ -5,7 +5,7 @@
  */
 import { badRequest, conflict, notFound } from '../http/errors';
 import { getCodes } from './code-table';
-import { now } from './db';
+import { now } from './fields';
 import type { CodeRef, Id, Study } from './model';
 import { directoryStore } from './store/current';
 import { MAX_ENROLMENTS, studyNotFound } from './store/port';

@@ -4,7 +4,7 @@
  * case-insensitively through a claim item written in the same transaction as the account.
  */
 import { badRequest, HttpError } from '../http/errors';
-import { assertKeyText, now } from './db';
+import { assertKeyText, now } from './fields';
 import type { Id, OrgRole, Practitioner, User, UserKind } from './model';
 import { directoryStore } from './store/current';
 

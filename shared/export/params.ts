@@ -7,7 +7,7 @@
  * filter that would be refused as a search is refused before a job exists.
  */
 import { AUXILIARY_TYPES, isAuxiliaryType } from '../auxiliary/accepted-types';
-import { parseAuxSearch } from '../auxiliary/search/params';
+import { parseAuxiliarySearch } from '../auxiliary/search/params';
 import { referenceId } from '../auth/scope';
 import type { Id } from '../directory/model';
 import { parsePrefer } from '../fhir/prefer';
@@ -176,7 +176,7 @@ function filterProblem(type: string, params: URLSearchParams): string | undefine
   if (outOfPlace.length > 0) return `${outOfPlace.join(', ')} cannot be part of a filter.`;
   try {
     const native = type === 'Observation' ? parseNativeQuery(params) : undefined;
-    const auxiliary = parseAuxSearch(type, params);
+    const auxiliary = parseAuxiliarySearch(type, params);
     if (native?.scope.length || auxiliary.scope.length > 0) return 'patients are chosen by the export (a Group export, or patient in a POST), not by a filter.';
     const unsupported = [...(native?.ignored ?? []), ...auxiliary.ignored].map((u) => `${u.name} (${u.reason})`);
     return unsupported.length > 0 ? `cannot apply ${[...new Set(unsupported)].join(', ')}.` : undefined;

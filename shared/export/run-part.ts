@@ -14,7 +14,7 @@ import type { Caller } from '../auth/caller';
 import { stillVisiblePatients } from '../auth/scope';
 import { auxiliaryStore } from '../auxiliary/store/current';
 import { segmentRows } from '../auxiliary/store/segments';
-import { parseAuxSearch } from '../auxiliary/search/params';
+import { parseAuxiliarySearch } from '../auxiliary/search/params';
 import { loadResource } from '../auxiliary/persist';
 import { parseIndex, type IndexRow } from '../auxiliary/rows';
 import { isAuxiliaryType } from '../auxiliary/accepted-types';
@@ -144,19 +144,19 @@ async function exportReadings(job: ExportJob, patients: readonly Patient[], file
   }
 }
 
-interface AuxFilter {
+interface AuxiliaryFilter {
   criteria: readonly Criterion[];
   ids?: readonly string[];
 }
 
 /** Every auxiliary resource of the patient in the exported types, as stored (the filters of its type, if any, applied). */
 async function exportAuxiliary(job: ExportJob, patient: Patient, types: ReadonlySet<string>, files: PartFiles): Promise<void> {
-  const filters = new Map<string, AuxFilter[]>();
-  const filtersFor = (type: string): AuxFilter[] => {
+  const filters = new Map<string, AuxiliaryFilter[]>();
+  const filtersFor = (type: string): AuxiliaryFilter[] => {
     let parsed = filters.get(type);
     if (!parsed) {
       parsed = filtersOf(job, type).map((text) => {
-        const search = parseAuxSearch(type, new URLSearchParams(text));
+        const search = parseAuxiliarySearch(type, new URLSearchParams(text));
         return { criteria: search.criteria, ...(search.ids ? { ids: search.ids } : {}) };
       });
       filters.set(type, parsed);

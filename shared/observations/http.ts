@@ -16,7 +16,7 @@ import { badRequest, methodNotAllowed, notFound } from '../http/errors';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import { earlyRead, type Access } from '../http/router';
-import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryStore } from './auxiliary';
+import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryHandover } from './auxiliary-handover';
 import { codesById } from './code-table-cache';
 import { READING_VERSION, toFhirObservation } from './fhir-observation';
 import { readObservation } from './read';
@@ -24,16 +24,16 @@ import { enforceHandling, linkedSearch, searchsetBundle } from '../fhir/searchse
 import { observationPositions } from './search/cursor';
 import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
 import { parseNativeQuery, type NativeQuery } from './search/query';
-import { parseBatchBundle } from './upload/bundle';
-import { processEntries, type UploadRequest } from './upload/process';
-import { recordUpload } from './upload/record';
-import { batchNotStarted, retryAfterHeader, type EntryNoun } from './upload/unfinished';
+import { parseBatchBundle } from './create/bundle';
+import { processEntries, type UploadRequest } from './create/process';
+import { recordUpload } from './create/record';
+import { batchNotStarted, retryAfterHeader, type EntryNoun } from './create/unfinished';
 import { METRIC } from '../telemetry/names';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NATIVE_ID = /^[1-9][0-9]{0,15}$/;
 
-function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryStore, noun: EntryNoun): UploadRequest {
+function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryHandover, noun: EntryNoun): UploadRequest {
   const { caller } = req;
   return {
     caller,
@@ -53,7 +53,7 @@ function sourceOf(params: URLSearchParams): 'native' | 'auxiliary' {
 }
 
 /** The auxiliary store's handler of an interaction, for the caller (501 when the deployment has none). */
-function auxiliaryAccess<K extends keyof FhirTypeHandlers>(auxiliary: AuxiliaryStore, interaction: K, ...args: InteractionArgs<K>): Access {
+function auxiliaryAccess<K extends keyof FhirTypeHandlers>(auxiliary: AuxiliaryHandover, interaction: K, ...args: InteractionArgs<K>): Access {
   const handler = auxiliary.observation[interaction] as ((req: AuthedRequest, ...args: InteractionArgs<K>) => Promise<HttpResponse>) | undefined;
   if (!handler) throw auxiliaryNotAvailable();
   return { auth: 'caller', handler: (req) => handler(req, ...args) };
@@ -72,7 +72,7 @@ function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error:
  * A search of the native store is an early read: the page of the patient the query names (or a
  * patient token claims) is read while the account is confirmed.
  */
-function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryStore): Access {
+function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryHandover): Access {
   if (sourceOf(params) === 'auxiliary') return auxiliaryAccess(auxiliary, 'search', params);
   const parsed = parsedQuery(params);
   const linked = 'query' in parsed ? linkedSearch(fhirSiteOf(req), 'Observation', params, observationPositions(parsed.query.order)) : undefined;
@@ -109,13 +109,13 @@ async function readReading(req: AuthedRequest, id: string): Promise<HttpResponse
   return fhirJson(200, toFhirObservation(observation, code), versionHeaders(READING_VERSION, observation.lastUpdated));
 }
 
-function read(id: string, auxiliary: AuxiliaryStore): Access {
+function read(id: string, auxiliary: AuxiliaryHandover): Access {
   if (UUID.test(id)) return auxiliaryAccess(auxiliary, 'read', id);
   return earlyRead({ handler: (req) => readReading(req, id) });
 }
 
 /** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does (405, asking no one). */
-function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryStore) {
+function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryHandover) {
   return (req: HttpRequest, id: string): Access => {
     if (UUID.test(id)) return auxiliaryAccess(auxiliary, interaction, id);
     throw methodNotAllowed(req.method, req.path, ['GET'], 'A stored mobile-health reading is never changed: post a new reading instead.');
@@ -123,14 +123,14 @@ function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: Auxiliar
 }
 
 /** `GET Observation/<id>/_history/<version>`: a stored reading has only version 1. */
-function vread(id: string, versionId: string, auxiliary: AuxiliaryStore): Access {
+function vread(id: string, versionId: string, auxiliary: AuxiliaryHandover): Access {
   if (UUID.test(id)) return auxiliaryAccess(auxiliary, 'vread', id, versionId);
   if (versionId !== '1') throw notFound(`Version ${versionId} of Observation/${id} does not exist: stored readings have only version 1.`);
   return read(id, auxiliary);
 }
 
 /** `POST Observation`: one reading (or an auxiliary Observation), through the shared create path. */
-function create(auxiliary: AuxiliaryStore): Access {
+function create(auxiliary: AuxiliaryHandover): Access {
   return {
     auth: 'caller',
     handler: async (req) => {
@@ -158,7 +158,7 @@ const SEARCH_PARAMS: readonly SearchParamCapability[] = [
 ];
 
 /** The Observation type of the FHIR registry and the batch upload, over an auxiliary store. */
-export function observationEndpoints(auxiliary: AuxiliaryStore = AUXILIARY_NOT_AVAILABLE): {
+export function observationEndpoints(auxiliary: AuxiliaryHandover = AUXILIARY_NOT_AVAILABLE): {
   entry: FhirTypeEntry;
   batch: (req: AuthedRequest) => Promise<HttpResponse>;
 } {

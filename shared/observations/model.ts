@@ -41,3 +41,6 @@ export interface StoredObservation extends NewObservation {
   /** When the row was written (ISO 8601 UTC with milliseconds); `meta.lastUpdated`. */
   lastUpdated: string;
 }
+
+/** What a search tests and orders a reading by: everything but its payload and `header.uuid`. */
+export type ReadingFacts = Omit<StoredObservation, 'data' | 'uuid'>;

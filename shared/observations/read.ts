@@ -1,17 +1,21 @@
 /**
- * Reading stored observations through the observation store: by id, by ids, and one page of a
- * patient's rows in an index's order (what the search reads). Every read is strongly consistent.
+ * Reading stored observations through the observation store: by id, by ids, one page of a
+ * patient's readings in an order (what the search reads), and a count of them. Every read is
+ * strongly consistent.
  */
 import { observationStore } from './store/current';
-import type { PageStart, PartitionQuery, RowsPage } from './store/port';
-import type { StoredObservation } from './model';
+import type { PageStart, ReadingsPage, ReadingsQuery } from './store/port';
+import type { ReadingFacts, StoredObservation } from './model';
 
-export type { PartitionQuery } from './store/port';
+export type { ReadingsQuery } from './store/port';
 
 export const readObservation = (id: number): Promise<StoredObservation | undefined> => observationStore().readById(id);
 
 /** The observations with these ids that exist, in no particular order. */
 export const readObservations = (ids: readonly number[]): Promise<StoredObservation[]> => observationStore().readByIds(ids);
 
-/** One page of a patient's rows, at most `limit` of them, after `start` (a page's `next`). */
-export const queryPartition = (q: PartitionQuery, limit: number | undefined, start?: PageStart): Promise<RowsPage> => observationStore().patientRows(q, limit, start);
+/** One page of a patient's readings, at most `limit` of them, after `start` (a page's `next`). */
+export const readReadings = (q: ReadingsQuery, limit: number | undefined, start?: PageStart): Promise<ReadingsPage> => observationStore().readings(q, limit, start);
+
+/** How many of a patient's readings the query reads (those `test` accepts, when given). */
+export const countReadings = (q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean): Promise<number> => observationStore().countReadings(q, test);

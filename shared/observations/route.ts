@@ -9,10 +9,11 @@ import { OMH_SYSTEM } from '../fhir/constants';
 
 export const MOBILE_HEALTH_SYSTEMS: ReadonlySet<string> = new Set([OMH_SYSTEM, IEEE_SYSTEM]);
 
-export type ObservationStore = 'native' | 'auxiliary';
+/** Where an Observation is written: stored natively as a reading, or as an auxiliary resource. */
+export type ObservationDestination = 'native' | 'auxiliary';
 
 /** Where an Observation (any JSON, valid or not) is written: by the systems of `code.coding`. */
-export function routeObservation(resource: unknown): ObservationStore {
+export function routeObservation(resource: unknown): ObservationDestination {
   const coding = (resource as { code?: { coding?: unknown } } | null)?.code?.coding;
   if (!Array.isArray(coding)) return 'auxiliary';
   const mobileHealth = coding.some((c) => typeof c?.system === 'string' && MOBILE_HEALTH_SYSTEMS.has(c.system));

@@ -12,7 +12,7 @@
  *    writes take about three write units per reading (a write unit is priced as five read units),
  *    and a retry right after a lost answer finds its rows.
  * 1. Ids come from the store (on DynamoDB the `observation` counter, in blocks of 1,000).
- * 2. A reading too large for the store answers 413 before anything is written.
+ * 2. A reading too large for the store (as the store measures it) answers 413 before anything is written.
  * 3. The span statistics of each patient are raised first when a row needs it (`span-stats.ts`).
  * 4. The store writes the rows with their identifier claims and id pointers, one outcome each.
  * 5. Every reading answered as already stored is made readable by id: its first upload may have
@@ -20,16 +20,12 @@
  *    condition of this request's own write when the first upload's row landed in between.
  */
 import { rootLogger } from '../telemetry/logger';
-import { readingBytes, toItem } from './items';
 import { readingKeyText, type NewObservation, type StoredObservation } from './model';
 import { raiseSpans, spanOf } from './span-stats';
 import { observationStore } from './store/current';
 import { failed, storeBusy, type WriteOutcome } from './store/port';
 
 export type { WriteOutcome } from './store/port';
-
-/** DynamoDB's limit of 400 KB an item, kept under with room. */
-export const MAX_ITEM_BYTES = 380_000;
 
 /** Stores readings; one outcome per input, in input order. */
 export async function storeObservations(inputs: readonly NewObservation[]): Promise<WriteOutcome[]> {
@@ -49,8 +45,8 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
   const pending: Array<{ index: number; observation: StoredObservation }> = [];
   fresh.forEach((index, n) => {
     const observation: StoredObservation = { ...inputs[index]!, id: ids[n]!, lastUpdated };
-    const bytes = readingBytes(toItem(observation), observation.identifiers.length);
-    if (bytes > MAX_ITEM_BYTES) outcomes[index] = failed(413, `The reading is too large to store (${bytes} bytes; at most ${MAX_ITEM_BYTES}).`);
+    const refusal = observationStore().tooLarge(observation);
+    if (refusal) outcomes[index] = failed(413, refusal);
     else pending.push({ index, observation });
   });
 

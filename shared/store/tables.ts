@@ -72,7 +72,7 @@ export const OBSERVATIONS_LAYOUT_1: TableDefinition = {
 };
 
 /**
- * Auxiliary FHIR resources (see `shared/auxiliary/keys.ts` for the item kinds). Each resource is two
+ * Auxiliary FHIR resources (see `shared/auxiliary/store/dynamo-keys.ts` for the item kinds). Each resource is two
  * items written in one transaction: the resource at `R#<uuid>` (a GetItem away from its id) and a
  * small search-index item in its patient's partition `P#<patientId>`, sorted by type and last
  * update. The local index `bySource` orders the same index items by FHIR Source first. Every read

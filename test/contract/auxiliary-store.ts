@@ -12,8 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deleteAuxiliaryRowsOfSource } from '../../shared/auxiliary/cleanup';
-import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/bodies';
-import { bodyKeys } from '../../shared/auxiliary/keys';
+import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/store/dynamo-items';
+import { bodyKeys } from '../../shared/auxiliary/store/dynamo-keys';
 import { loadResource, persistNew, persistNextVersion } from '../../shared/auxiliary/persist';
 import type { IndexRow, ResourceRow } from '../../shared/auxiliary/rows';
 import { useAuxiliaryStore } from '../../shared/auxiliary/store/current';

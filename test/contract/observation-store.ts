@@ -11,13 +11,11 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deletePatientObservations } from '../../shared/observations/delete';
-import type { ObservationItem } from '../../shared/observations/items';
-import { codePrefix, type IndexName } from '../../shared/observations/keys';
 import type { NewObservation, ObservationIdentifier, StoredObservation } from '../../shared/observations/model';
-import { queryPartition, readObservation, readObservations, type PartitionQuery } from '../../shared/observations/read';
+import { countReadings, readObservation, readObservations, readReadings, type ReadingsQuery } from '../../shared/observations/read';
 import { orderedRows, runsOf } from '../../shared/observations/search/streams';
 import { forgetKnownSpans, knownSpan, raiseSpans, storedSpans } from '../../shared/observations/span-stats';
-import { useObservationStore } from '../../shared/observations/store/current';
+import { observationStore, useObservationStore } from '../../shared/observations/store/current';
 import type { ObservationStore, PageStart } from '../../shared/observations/store/port';
 import { storeObservations, type WriteOutcome } from '../../shared/observations/write';
 
@@ -56,14 +54,13 @@ async function storeOne(input: NewObservation): Promise<StoredObservation> {
   return created((await storeObservations([input]))[0]);
 }
 
-/** Every row of one read, following its pages. */
-async function allRows(q: PartitionQuery, limit?: number): Promise<ObservationItem[]> {
-  const rows: ObservationItem[] = [];
+/** Every reading of one read, following its pages. */
+async function allRows(q: ReadingsQuery, limit?: number): Promise<StoredObservation[]> {
+  const rows: StoredObservation[] = [];
   let start: PageStart | undefined;
   do {
-    const page = await queryPartition(q, limit, start);
-    expect(page.count).toBe(page.items.length);
-    rows.push(...page.items);
+    const page = await readReadings(q, limit, start);
+    rows.push(...page.readings);
     start = page.next;
   } while (start);
   return rows;
@@ -108,7 +105,7 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         const first = await storeOne(reading(patient, { identifiers: [newIdentifier()] }));
         const again = await storeObservations([{ ...reading(patient, { at: 9, identifiers: [newIdentifier()] }), uuid: first.uuid }]);
         expect(again).toEqual([{ kind: 'existing', observation: first }]);
-        expect(idsOf(await allRows({ patientId: patient, index: 'byUpdated', ascending: true }))).toEqual([first.id]);
+        expect(idsOf(await allRows({ patientId: patient, order: 'updated', ascending: true, time: {} }))).toEqual([first.id]);
 
         // The reading's identity is its patient and uuid: another patient's reading with that uuid is another reading.
         const other = await storeOne({ ...reading(newPatient()), uuid: first.uuid });
@@ -126,7 +123,7 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         expect(outcomes[1]).toEqual({ kind: 'existing', observation: first });
         expect(outcomes[3]).toEqual({ kind: 'existing', observation: second });
         expect(outcomes[4]).toEqual({ kind: 'existing', observation: first });
-        expect(idsOf(await allRows({ patientId: patient, index: 'byUpdated', ascending: true }))).toEqual([first.id, second.id]);
+        expect(idsOf(await allRows({ patientId: patient, order: 'updated', ascending: true, time: {} }))).toEqual([first.id, second.id]);
       });
 
       it('refuses an identifier another observation holds (of any patient), naming the holder; nothing of the reading is stored', async () => {
@@ -136,7 +133,7 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         const free = newIdentifier();
         const refused = reading(other, { identifiers: [free, held] });
         expect(await storeObservations([refused])).toEqual([{ kind: 'conflict', identifier: held, heldBy: holder.id }]);
-        expect(await allRows({ patientId: other, index: 'byUpdated', ascending: true })).toEqual([]);
+        expect(await allRows({ patientId: other, order: 'updated', ascending: true, time: {} })).toEqual([]);
         // Its other identifier was not claimed, and the same value under another system is another identifier.
         expect((await storeObservations([reading(other, { identifiers: [free, { system: 'https://other.test', value: held.value }] })]))[0]!.kind).toBe('created');
         expect(await readObservation(holder.id)).toEqual(holder);
@@ -170,7 +167,7 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         const outcomes = await storeObservations([reading(patient), reading(patient, { data: 'A'.repeat(520_000) }), reading(patient)]);
         expect(outcomes.map((o) => o.kind)).toEqual(['created', 'failed', 'created']);
         expect(outcomes[1]).toEqual({ kind: 'failed', status: 413, reason: expect.stringMatching(/^The reading is too large to store \(\d+ bytes; at most 380000\)\.$/) });
-        expect(await allRows({ patientId: patient, index: 'byUpdated', ascending: true })).toHaveLength(2);
+        expect(await allRows({ patientId: patient, order: 'updated', ascending: true, time: {} })).toHaveLength(2);
       });
 
       it('hands out copies: changing what a call returned or was given does not change the store', async () => {
@@ -184,14 +181,14 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         read.identifiers.length = 0;
         read.data = 'changed';
         (await readObservations([stored.id]))[0]!.identifiers.push(newIdentifier());
-        const [row] = await allRows({ patientId: patient, index: 'byEffective', ascending: true });
+        const [row] = await allRows({ patientId: patient, order: 'effective', ascending: true, time: {}, undated: {} });
         (row!.identifiers as ObservationIdentifier[]).push(newIdentifier());
         row!.id = -1;
         const [existing] = await storeObservations([{ ...input, identifiers: [] }]);
         (existing as Extract<WriteOutcome, { kind: 'existing' }>).observation.identifiers.push(newIdentifier());
 
         expect(await readObservation(stored.id)).toEqual(stored);
-        expect(await allRows({ patientId: patient, index: 'byEffective', ascending: true })).toEqual([expect.objectContaining({ id: stored.id, identifiers: stored.identifiers })]);
+        expect(await allRows({ patientId: patient, order: 'effective', ascending: true, time: {}, undated: {} })).toEqual([expect.objectContaining({ id: stored.id, identifiers: stored.identifiers })]);
       });
     });
 
@@ -208,61 +205,82 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         return { patient, stored, id };
       }
 
-      it('reads each index in its order, forwards and backwards, page by page, each row once', async () => {
+      it("reads a patient's readings in each order, forwards and backwards, page by page, each once", async () => {
         const { patient, id } = await patientWithRows();
-        const orders: Array<[IndexName, number[]]> = [
-          // Start, then id; undated rows after every dated one.
-          ['byEffective', [id(1), id(4), id(3), id(0), id(2), id(5)]],
-          // Code, then as byEffective.
-          ['byCodeEffective', [id(4), id(0), id(2), id(5), id(1), id(3)]],
+        const every = { time: {}, undated: {} };
+        const orders: Array<[string, Omit<ReadingsQuery, 'ascending'>, number[]]> = [
+          // Start, then id; undated readings after every dated one.
+          ['effective', { patientId: patient, order: 'effective', ...every }, [id(1), id(4), id(3), id(0), id(2), id(5)]],
+          ['effective, code 7', { patientId: patient, order: 'effective', codeId: 7, ...every }, [id(4), id(0), id(2), id(5)]],
+          ['effective, code 8', { patientId: patient, order: 'effective', codeId: 8, ...every }, [id(1), id(3)]],
           // One upload, so one time stamp: id order.
-          ['byUpdated', [id(0), id(1), id(2), id(3), id(4), id(5)]],
+          ['updated', { patientId: patient, order: 'updated', time: {} }, [id(0), id(1), id(2), id(3), id(4), id(5)]],
         ];
-        for (const [index, expected] of orders) {
+        for (const [name, query, expected] of orders) {
           for (const ascending of [true, false]) {
             const order = ascending ? expected : [...expected].reverse();
-            const q: PartitionQuery = { patientId: patient, index, ascending };
-            expect(idsOf(await allRows(q)), `${index} ${ascending}`).toEqual(order);
-            for (const limit of [1, 2, 4]) expect(idsOf(await allRows(q, limit)), `${index} ${ascending} ${limit}`).toEqual(order);
+            const q: ReadingsQuery = { ...query, ascending };
+            expect(idsOf(await allRows(q)), `${name} ${ascending}`).toEqual(order);
+            for (const limit of [1, 2, 4]) expect(idsOf(await allRows(q, limit)), `${name} ${ascending} ${limit}`).toEqual(order);
           }
         }
       });
 
-      it('reads between inclusive bounds on the sort key, and only the patient asked for', async () => {
-        const { patient, id } = await patientWithRows();
-        const all = await allRows({ patientId: patient, index: 'byEffective', ascending: true });
-        const sk = (n: number) => all[n]!.effSk as string;
-        expect(idsOf(await allRows({ patientId: patient, index: 'byEffective', ascending: true, from: sk(1), to: sk(3) }))).toEqual([id(4), id(3), id(0)]);
-        expect(idsOf(await allRows({ patientId: patient, index: 'byEffective', ascending: false, from: sk(1), to: sk(3) }, 2))).toEqual([id(0), id(3), id(4)]);
-        expect(idsOf(await allRows({ patientId: patient, index: 'byEffective', ascending: true, from: sk(4) }))).toEqual([id(2), id(5)]);
-        expect(idsOf(await allRows({ patientId: patient, index: 'byEffective', ascending: true, to: sk(0) }))).toEqual([id(1)]);
-        expect(idsOf(await allRows({ patientId: patient, index: 'byCodeEffective', ascending: true, from: codePrefix(8), to: `${codePrefix(8)}~` }))).toEqual([id(1), id(3)]);
-        expect(await allRows({ patientId: patient, index: 'byEffective', ascending: true, from: 'Z#~' })).toEqual([]);
-        expect(await allRows({ patientId: newPatient(), index: 'byEffective', ascending: true })).toEqual([]);
+      it('reads dated readings between inclusive times, undated ones between inclusive ids, and only the patient asked for', async () => {
+        const { patient, stored, id } = await patientWithRows();
+        const effective = { patientId: patient, order: 'effective', ascending: true } as const;
+        const hour = (n: number) => T0 + n * HOUR;
+        expect(idsOf(await allRows({ ...effective, time: { from: hour(1), to: hour(2) } }))).toEqual([id(1), id(4), id(3)]);
+        expect(idsOf(await allRows({ ...effective, time: { from: hour(1), to: hour(2) - 1 } }))).toEqual([id(1), id(4)]);
+        expect(idsOf(await allRows({ ...effective, ascending: false, time: { from: hour(1), to: hour(2) } }, 2))).toEqual([id(3), id(4), id(1)]);
+        expect(idsOf(await allRows({ ...effective, time: { from: hour(2) } }))).toEqual([id(3), id(0)]);
+        expect(idsOf(await allRows({ ...effective, time: { to: hour(1) } }))).toEqual([id(1), id(4)]);
+        expect(idsOf(await allRows({ ...effective, codeId: 8, time: { from: hour(2) } }))).toEqual([id(3)]);
+        expect(idsOf(await allRows({ ...effective, undated: {} }))).toEqual([id(2), id(5)]);
+        expect(idsOf(await allRows({ ...effective, undated: { from: id(5) } }))).toEqual([id(5)]);
+        expect(idsOf(await allRows({ ...effective, ascending: false, undated: { to: id(2) } }))).toEqual([id(2)]);
+        expect(idsOf(await allRows({ ...effective, time: { from: hour(3) }, undated: {} }))).toEqual([id(0), id(2), id(5)]);
+        expect(idsOf(await allRows({ ...effective, ascending: false, time: { from: hour(3) }, undated: { to: id(2) } }))).toEqual([id(2), id(0)]);
+        expect(await allRows({ ...effective, time: { from: hour(4) } })).toEqual([]);
+        const updated = Date.parse(stored[0]!.lastUpdated);
+        expect(idsOf(await allRows({ patientId: patient, order: 'updated', ascending: true, time: { from: updated, to: updated } }))).toEqual(stored.map((o) => o.id));
+        expect(await allRows({ patientId: patient, order: 'updated', ascending: true, time: { from: updated + 1 } })).toEqual([]);
+        expect(await allRows({ ...effective, patientId: newPatient(), time: {}, undated: {} })).toEqual([]);
       });
 
-      it('names a next page when a page stops at its limit, even when no row follows', async () => {
+      it('names a next page when a page stops at its limit, even when none follows', async () => {
         const { patient, id } = await patientWithRows();
-        const q: PartitionQuery = { patientId: patient, index: 'byUpdated', ascending: true };
-        const full = await queryPartition(q, 6);
-        expect(idsOf(full.items)).toEqual([0, 1, 2, 3, 4, 5].map(id));
+        const q: ReadingsQuery = { patientId: patient, order: 'updated', ascending: true, time: {} };
+        const full = await readReadings(q, 6);
+        expect(idsOf(full.readings)).toEqual([0, 1, 2, 3, 4, 5].map(id));
         expect(full.next).toBeDefined();
-        expect(await queryPartition(q, 6, full.next)).toEqual({ items: [], count: 0, next: undefined });
-        const more = await queryPartition(q, 7);
-        expect([more.items.length, more.next]).toEqual([6, undefined]);
-        expect((await queryPartition(q, undefined)).next).toBeUndefined();
+        expect(await readReadings(q, 6, full.next)).toEqual({ readings: [], next: undefined });
+        const more = await readReadings(q, 7);
+        expect([more.readings.length, more.next]).toEqual([6, undefined]);
+        expect((await readReadings(q, undefined)).next).toBeUndefined();
       });
 
-      it('returns only the fields asked for, or only a count', async () => {
+      it('reads readings whole, and counts them, or those a test of their facts accepts', async () => {
         const { patient, stored } = await patientWithRows();
-        const q: PartitionQuery = { patientId: patient, index: 'byUpdated', ascending: true };
-        const rows = await allRows({ ...q, attributes: ['sk', 'id', 'identifiers', 'effEnd'] }, 4);
-        expect(rows).toEqual(stored.map((o) => ({ sk: `U#${o.uuid}`, id: o.id })));
-        const counted = await queryPartition({ ...q, countOnly: true }, undefined);
-        expect([counted.items, counted.count]).toEqual([[], 6]);
-        const first = await queryPartition({ ...q, countOnly: true }, 4);
-        expect([first.items, first.count]).toEqual([[], 4]);
-        expect((await queryPartition({ ...q, countOnly: true }, 4, first.next)).count).toBe(2);
+        const q: ReadingsQuery = { patientId: patient, order: 'updated', ascending: true, time: {} };
+        expect(await allRows(q, 4)).toEqual(stored);
+        expect(await countReadings(q)).toBe(6);
+        expect(await countReadings({ patientId: patient, order: 'effective', codeId: 8, ascending: true, time: {}, undated: {} })).toBe(2);
+        const tested: unknown[] = [];
+        const count = await countReadings(q, (facts) => {
+          tested.push(facts);
+          return facts.codeId === 7;
+        });
+        expect(count).toBe(4);
+        expect(tested).toEqual(stored.map(({ data: _data, uuid: _uuid, ...facts }) => facts));
+      });
+
+      it('refuses a reading too large to keep, and an identifier too long to claim, before anything is written', async () => {
+        const small = { ...reading(newPatient()), id: 1, lastUpdated: new Date(T0).toISOString() };
+        expect(observationStore().tooLarge(small)).toBeUndefined();
+        expect(observationStore().tooLarge({ ...small, data: 'A'.repeat(600_000) })).toMatch(/too large to store/);
+        expect(observationStore().canClaim(newIdentifier())).toBe(true);
+        expect(observationStore().canClaim({ system: 'https://contract.test/ids', value: 'v'.repeat(3000) })).toBe(false);
       });
 
       it("feeds the search's row streams: several patients merged in date order", async () => {
@@ -310,7 +328,7 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         const kept = await storeOne(reading(other, { hours: 10 }));
 
         expect(await deletePatientObservations(patient)).toBe(3);
-        expect(await allRows({ patientId: patient, index: 'byUpdated', ascending: true })).toEqual([]);
+        expect(await allRows({ patientId: patient, order: 'updated', ascending: true, time: {} })).toEqual([]);
         for (const o of stored) expect(await readObservation(o.id)).toBeUndefined();
         expect(await readObservations(stored.map((o) => o.id))).toEqual([]);
         expect(await storedSpans([patient])).toEqual(new Map([[patient, 1]]));

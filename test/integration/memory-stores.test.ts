@@ -5,7 +5,7 @@
  * else; it hands out copies; and the whole-store audits read it as they read the tables.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/bodies';
+import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/store/dynamo-items';
 import { importBrands } from '../../shared/brands/import';
 import { brandsBundle } from '../fixtures/brands-bundle';
 import { createUser, updateUser } from '../../shared/directory/users';

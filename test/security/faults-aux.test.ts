@@ -8,7 +8,7 @@
  * its upstream claim and (when large) its one S3 object, and nothing else.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/bodies';
+import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/store/dynamo-items';
 import { ABANDONED_AFTER_MS, sweepPendingBodies } from '../../shared/auxiliary/pending-bodies';
 import type { FhirSource } from '../../shared/directory/model';
 import { SOURCE_HEADER } from '../../shared/fhir/constants';

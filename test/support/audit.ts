@@ -8,9 +8,9 @@
  * the store lists it as pending (being written, or to delete).
  */
 import { config } from '../../shared/config';
-import { auxKeys } from '../../shared/auxiliary/keys';
-import { uuidOf } from '../../shared/observations/items';
-import { observationKeys } from '../../shared/observations/keys';
+import { auxiliaryKeys } from '../../shared/auxiliary/store/dynamo-keys';
+import { uuidOf } from '../../shared/observations/store/dynamo-items';
+import { observationKeys } from '../../shared/observations/store/dynamo-keys';
 import type { ObservationIdentifier } from '../../shared/observations/model';
 import { claimKey, keyId } from '../../shared/observations/store/rounds';
 import { bucketKeys } from './auxiliary';
@@ -49,6 +49,8 @@ interface ReadingSets {
   /** Claim name -> the id holding it. */
   claims: Map<string, unknown>;
   claimOf(identifier: ObservationIdentifier): string;
+  /** A row's `header.uuid`. */
+  uuidOf(row: Item): string;
 }
 
 async function readingSets(): Promise<ReadingSets> {
@@ -63,6 +65,7 @@ async function readingSets(): Promise<ReadingSets> {
       pointers: ofKind('readingIds').map((p) => ({ name: `id ${p.key}`, id: Number(p.key), patientId: p.patientId, uuid: p.uuid })),
       claims: new Map(ofKind('identifierClaims').map((c) => [String(c.key), c.value])),
       claimOf: (identifier) => keyId(claimKey(identifier)),
+      uuidOf: (row) => String(row.uuid),
     };
   }
   const items = (await tableItems(config().observationsTable)) as Item[];
@@ -73,11 +76,12 @@ async function readingSets(): Promise<ReadingSets> {
     pointers: items.filter((i) => String(i.pk).startsWith('O#')).map((p) => ({ name: String(p.pk), id: Number(String(p.pk).slice(2)), patientId: p.patientId, uuid: p.uuid })),
     claims: new Map(items.filter((i) => String(i.pk).startsWith('I#')).map((c) => [keyOf(c), c.id])),
     claimOf: (identifier) => keyOf(observationKeys.identifier(identifier.system ?? '', identifier.value)),
+    uuidOf,
   };
 }
 
 export async function auditObservations(): Promise<ObservationAudit> {
-  const { rows, placeOf, placeOfPointed, pointers, claims, claimOf } = await readingSets();
+  const { rows, placeOf, placeOfPointed, pointers, claims, claimOf, uuidOf } = await readingSets();
   const rowsByPlace = new Map(rows.map((r) => [placeOf(r), r]));
   const pointed = new Set<string>();
   const orphanPointers: string[] = [];
@@ -167,7 +171,7 @@ async function auxSets(): Promise<AuxSets> {
     resources: withPrefix('R#'),
     index: withPrefix('P#').map((item) => ({ name: keyOf(item), item })),
     claims: withPrefix('U#').map((c) => ({ name: keyOf(c), id: String(c.id) })),
-    claimOf: (r) => keyOf(auxKeys.upstreamClaim(r.sourceId, r.type, r.upstreamId)),
+    claimOf: (r) => keyOf(auxiliaryKeys.upstreamClaim(r.sourceId, r.type, r.upstreamId)),
     pending: withPrefix('B#').map((p) => ({ bodyKey: String(p.sk), state: String(p.state) })),
     objects,
   };

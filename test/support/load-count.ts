@@ -4,8 +4,7 @@
  * named for it.
  */
 import pMap from 'p-map';
-import { uuidOf } from '../../shared/observations/items';
-import { queryPartition } from '../../shared/observations/read';
+import { readReadings } from '../../shared/observations/read';
 import type { PageStart } from '../../shared/observations/store/port';
 import type { LoadLedger } from './load-ledger';
 
@@ -24,13 +23,13 @@ export interface LoadCount {
 
 const PAGE = 1000;
 
-/** `uuid -> id` of every row stored for the patient (pages of a key-condition Query). */
+/** `uuid -> id` of every reading stored for the patient (page by page, in update order). */
 export async function storedReadings(patientId: number): Promise<Map<string, string>> {
   const rows = new Map<string, string>();
   let start: PageStart | undefined;
   do {
-    const page = await queryPartition({ patientId, index: 'byUpdated', ascending: true, attributes: ['sk', 'id'] }, PAGE, start);
-    for (const item of page.items) rows.set(uuidOf(item), String(item.id));
+    const page = await readReadings({ patientId, order: 'updated', ascending: true, time: {} }, PAGE, start);
+    for (const reading of page.readings) rows.set(reading.uuid, String(reading.id));
     start = page.next;
   } while (start);
   return rows;

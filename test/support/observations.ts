@@ -112,10 +112,10 @@ export function matchIds(res: TestResponse): string[] {
   return (res.json.entry as Array<{ resource: { id: string }; search?: { mode: string } }>).filter((e) => e.search?.mode !== 'outcome').map((e) => e.resource.id);
 }
 
-/** Rows stored for a patient (observations only), read straight from the table, or the twin's rows of the patient. */
-export async function storedRows(patientId: number): Promise<Record<string, unknown>[]> {
+/** Rows stored for a patient (observations only, each with its `header.uuid`), read straight from the table, or the twin's readings of the patient. */
+export async function storedRows(patientId: number): Promise<Array<Record<string, unknown> & { uuid: string }>> {
   const twins = twinsInUse();
-  if (twins) return twinRecords(twins.observations).filter((r) => r.kind === 'readings' && r.patientId === patientId);
+  if (twins) return twinRecords(twins.observations).filter((r) => r.kind === 'readings' && r.patientId === patientId) as Array<Record<string, unknown> & { uuid: string }>;
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { dynamo } = await import('../../shared/store/clients');
   const { config } = await import('../../shared/config');
@@ -127,7 +127,7 @@ export async function storedRows(patientId: number): Promise<Record<string, unkn
       ConsistentRead: true,
     }),
   );
-  return out.Items ?? [];
+  return (out.Items ?? []).map((item) => ({ ...item, uuid: String(item.sk).slice(2) }));
 }
 
 /** The resource with its `code.coding` replaced. */

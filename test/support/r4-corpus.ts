@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { isAuxiliaryType } from '../../shared/auxiliary/accepted-types';
 import { hasErrors, validateResource } from '../../shared/fhir/validation';
 import type { OutcomeIssue } from '../../shared/fhir/outcome';
-import { convertR4 } from '../../shared/xver/convert';
-import { lossReport } from '../../shared/xver/loss';
-import type { Drop } from '../../shared/xver/why';
+import { convertR4 } from '../../shared/r4-import/convert';
+import { lossReport } from '../../shared/r4-import/loss';
+import type { Drop } from '../../shared/r4-import/why';
 
 type Json = Record<string, any>;
 

@@ -4,8 +4,8 @@
  * false report); a leaf outside every reported path whose removal changes nothing was not carried
  * (an unreported loss). Used by the corpus test on the standard's R4 examples.
  */
-import { convertR4, convertR4Resource, type R4Conversion } from '../../shared/xver/convert';
-import { lossReport } from '../../shared/xver/loss';
+import { convertR4, convertR4Resource, type R4Conversion } from '../../shared/r4-import/convert';
+import { lossReport } from '../../shared/r4-import/loss';
 
 type Json = Record<string, any>;
 type Segments = Array<string | number>;

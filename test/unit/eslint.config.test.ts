@@ -41,7 +41,7 @@ export const PLANTED: Planted[] = [
   { name: 'a Lambda imports the twins', file: 'functions/fhir/planted.ts', source: "import { memoryStores } from '../../shared/memory-stores';\nexport const f = memoryStores;\n", rule: 'import-x/no-restricted-paths', message: 'The in-memory twins are for local/ and the tests' },
   { name: 'the directory imports authentication (the auth <-> directory cycle)', file: 'shared/directory/planted.ts', source: "import { hashPassword } from '../auth/passwords';\nexport const f = hashPassword;\n", rule: 'import-x/no-restricted-paths', message: ORDER_MESSAGE },
   { name: 'authentication imports the OAuth server (the auth <-> oauth cycle)', file: 'shared/auth/planted.ts', source: "import { startGrant } from '../oauth/grants';\nexport const f = startGrant;\n", rule: 'import-x/no-restricted-paths', message: ORDER_MESSAGE },
-  { name: 'a domain folder imports one after it', file: 'shared/observations/planted.ts', source: "import { prepareImport } from '../xver/import';\nexport const f = prepareImport;\n", rule: 'import-x/no-restricted-paths', message: ORDER_MESSAGE },
+  { name: 'a domain folder imports one after it', file: 'shared/observations/planted.ts', source: "import { prepareImport } from '../r4-import/import';\nexport const f = prepareImport;\n", rule: 'import-x/no-restricted-paths', message: ORDER_MESSAGE },
   { name: 'shared/ imports the local runtime', file: 'shared/observations/planted.ts', source: "import * as l from '../../local/runtime';\nexport const f = l;\n", rule: 'import-x/no-restricted-paths', message: 'shared/ is the library the entry points use' },
   { name: 'a Lambda imports the tests', file: 'functions/fhir/planted.ts', source: "import * as t from '../../test/support/store';\nexport const f = t;\n", rule: 'import-x/no-restricted-paths', message: 'Lambda code imports only what is deployed with it' },
   { name: 'a Lambda family imports another', file: 'functions/fhir/planted.ts', source: "import * as h from '../api/handler';\nexport const f = h;\n", rule: 'import-x/no-restricted-paths', message: 'A Lambda family imports no other family' },
@@ -119,5 +119,38 @@ describe('the layers name every part of shared/', () => {
   it('orders folders that exist', () => {
     const missing = DOMAIN_ORDER.filter((folder) => !statSync(join(REPO, folder), { throwIfNoEntry: false })?.isDirectory());
     expect(missing.map((folder) => relative(REPO, join(REPO, folder)))).toEqual([]);
+  });
+});
+
+const SDK = /The AWS SDK belongs to the store adapters/;
+const ADAPTER = /A domain file reaches its store through the port and the current adapter/;
+
+/** The storage rules (docs/layout.md#storage-behind-the-ports): the SDK and the adapters stay behind the ports. */
+describe('the storage rules of the linter', () => {
+  it.each([
+    ['a domain file imports the SDK', 'shared/observations/search/planted.ts', "import { QueryCommand } from '@aws-sdk/lib-dynamodb';\nexport const q = QueryCommand;\n", SDK],
+    ['a domain file loads the SDK on demand', 'shared/auxiliary/planted.ts', "export const load = () => import('@aws-sdk/client-s3');\n", SDK],
+    ['a domain file imports a type of the SDK', 'shared/directory/planted.ts', "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport type C = DynamoDBClient;\n", SDK],
+    ['platform code outside the store imports the SDK', 'shared/http/planted.ts', "import { S3Client } from '@aws-sdk/client-s3';\nexport const c = S3Client;\n", SDK],
+    ['a handler imports the SDK', 'functions/fhir/planted.ts', "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const g = GetCommand;\n", SDK],
+    ['a domain file imports its DynamoDB adapter', 'shared/observations/search/planted.ts', "import { readings } from '../store/dynamo-reads';\nexport const r = readings;\n", ADAPTER],
+    ['a domain file imports its in-memory twin', 'shared/observations/planted.ts', "import { memoryObservationStore } from './store/memory';\nexport const m = memoryObservationStore;\n", ADAPTER],
+    ['a domain file imports an S3 adapter', 'shared/auxiliary/search/planted.ts', "import * as bodies from '../store/s3-bodies';\nexport const b = bodies;\n", ADAPTER],
+    ['a domain file imports another domain\'s adapter', 'shared/export/planted.ts', "import { dynamoAuxiliaryStore } from '../auxiliary/store/dynamo';\nexport const a = dynamoAuxiliaryStore;\n", ADAPTER],
+  ])('refuses: %s', async (_case, filePath, code, message) => {
+    const found = (await messagesOf(filePath, code)).map((m) => `${m.ruleId}: ${m.message}`);
+    expect(found.some((m) => message.test(m)), found.join('\n') || 'nothing refused').toBe(true);
+  });
+
+  it.each([
+    ['a store adapter imports the SDK', 'shared/observations/store/planted.ts', "import { QueryCommand } from '@aws-sdk/lib-dynamodb';\nexport const q = QueryCommand;\n"],
+    ['the platform store imports the SDK', 'shared/store/planted.ts', "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const c = DynamoDBClient;\n"],
+    ['the local runtime imports the SDK', 'local/planted.ts', "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const c = DynamoDBClient;\n"],
+    ['a domain file imports its port and current adapter', 'shared/observations/search/planted.ts', "import type { ReadingsQuery } from '../store/port';\nimport { observationStore } from '../store/current';\nexport const s = observationStore;\nexport type Q = ReadingsQuery;\n"],
+    ['an adapter imports a sibling adapter', 'shared/observations/store/planted.ts', "import { readings } from './dynamo-reads';\nexport const r = readings;\n"],
+    ['the wiring imports every adapter', 'shared/planted.ts', "import { dynamoObservationStore } from './observations/store/dynamo';\nexport const o = dynamoObservationStore;\n"],
+  ])('allows: %s', async (_case, filePath, code) => {
+    const found = (await messagesOf(filePath, code)).map((m) => `${m.ruleId}: ${m.message}`);
+    expect(found.filter((m) => SDK.test(m) || ADAPTER.test(m))).toEqual([]);
   });
 });

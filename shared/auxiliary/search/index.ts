@@ -15,13 +15,13 @@ import type { Segment } from '../store/port';
 import type { Resource } from '../submission';
 import { assertAccepted } from '../writes';
 import { auxiliaryPositions, comparePositions, type Position } from './order';
-import { parseAuxSearch, type AuxSearch } from './params';
+import { parseAuxiliarySearch, type AuxiliarySearch } from './params';
 import { allMatches, countMatches, streamMatches, type Match, type Walk } from './walk';
 
 export type { SearchsetBundle } from '../../fhir/searchset';
 
 /** A page of results, and whose data it holds (for the audit trail). */
-export interface AuxSearchResult {
+export interface AuxiliarySearchResult {
   bundle: SearchsetBundle;
   patientIds: Id[];
 }
@@ -31,9 +31,9 @@ export interface AuxSearchResult {
  * `params` are the query parameters as sent; `site` the public origin and the FHIR base the client
  * used, for links; `prefer` the `Prefer` header (`handling=strict` turns ignored parameters into a 400).
  */
-export async function searchAuxiliary(caller: Caller, type: string, params: URLSearchParams, site: SearchSite, prefer?: string): Promise<AuxSearchResult> {
+export async function searchAuxiliary(caller: Caller, type: string, params: URLSearchParams, site: SearchSite, prefer?: string): Promise<AuxiliarySearchResult> {
   assertAccepted(type);
-  const search = parseAuxSearch(type, params, prefer);
+  const search = parseAuxiliarySearch(type, params, prefer);
   const linked = linkedSearch(site, type, params, auxiliaryPositions(search.sort.length));
   const cursor = cursorOf(linked, search.cursor);
   const walk: Walk = { type, segments: await segmentsOf(caller, search), criteria: search.criteria, sort: search.sort, now: Date.now() };
@@ -57,7 +57,7 @@ interface Page {
 }
 
 /** The patients the caller may see under the scoping parameters, and the sources `_source` names among theirs. */
-async function segmentsOf(caller: Caller, search: AuxSearch): Promise<Segment[]> {
+async function segmentsOf(caller: Caller, search: AuxiliarySearch): Promise<Segment[]> {
   const patients = await scopedPatients(caller, search.scope);
   if (search.sourceIds === undefined) return patients.map((patientId) => ({ patientId }));
   const visible = new Set(patients);
@@ -78,13 +78,13 @@ async function scopedPatients(caller: Caller, filters: readonly ScopeFilter[]): 
 
 const positionOfMatch = (m: Match) => m.position;
 
-async function streamedPage(walk: Walk, search: AuxSearch, cursor: Cursor<Position> | undefined): Promise<Page> {
+async function streamedPage(walk: Walk, search: AuxiliarySearch, cursor: Cursor<Position> | undefined): Promise<Page> {
   const found = await streamMatches(walk, cursor, search.count + 1);
   const page = await cutPage(found, search.count, cursor, positionOfMatch);
   return { ...page, ...(!cursor && !page.more ? { total: page.rows.length } : {}) };
 }
 
-async function collectedPage(walk: Walk, search: AuxSearch, cursor: Cursor<Position> | undefined): Promise<Page> {
+async function collectedPage(walk: Walk, search: AuxiliarySearch, cursor: Cursor<Position> | undefined): Promise<Page> {
   const all = await allMatches(walk, search.ids);
   const following = rowsFrom(all, cursor, (m: Match, at: Position) => comparePositions(m.position, at, walk.sort));
   return { ...(await cutPage(following, search.count, cursor, positionOfMatch)), total: all.length };

@@ -16,7 +16,7 @@ import { isFhirId } from '../access';
 
 export type TotalMode = 'none' | 'estimate' | 'accurate';
 
-export interface AuxSearch {
+export interface AuxiliarySearch {
   type: string;
   /** All must hold (a repeated scoping parameter is AND); empty: everything the caller may see. */
   scope: ScopeFilter[];
@@ -56,7 +56,7 @@ const alternatives = (raw: string) =>
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
 
-export function parseAuxSearch(type: string, params: URLSearchParams, prefer?: string): AuxSearch {
+export function parseAuxiliarySearch(type: string, params: URLSearchParams, prefer?: string): AuxiliarySearch {
   const scopeFields: Array<[keyof ScopeFilter, string[]]> = [];
   const rest: Array<[string, string]> = [];
   let cursor: string | undefined;
@@ -72,7 +72,7 @@ export function parseAuxSearch(type: string, params: URLSearchParams, prefer?: s
     ...parsed.chained.map((c) => ({ name: c.name, reason: `chained parameter '${c.name}' is not supported on ${type}` })),
   ];
   const paging = readPageRequest(params);
-  const search: AuxSearch = {
+  const search: AuxiliarySearch = {
     type,
     scope: scopeFilters(scopeFields),
     criteria: parsed.criteria,
@@ -92,7 +92,7 @@ export function parseAuxSearch(type: string, params: URLSearchParams, prefer?: s
   return search;
 }
 
-function applyResultParam(search: AuxSearch, name: string, value: string): void {
+function applyResultParam(search: AuxiliarySearch, name: string, value: string): void {
   switch (name) {
     case '_sort':
       search.sort.push(...parseSort(search.type, value));

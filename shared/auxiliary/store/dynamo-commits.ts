@@ -6,12 +6,13 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { config } from '../../config';
-import { check } from '../../directory/db';
-import { keys as directoryKeys } from '../../directory/keys';
+import { check } from '../../store/directory-table';
+import { keys as directoryKeys } from '../../store/directory-keys';
 import { isHttpError } from '../../http/errors';
 import { atVersion, transact, writesOn, type Write } from '../../store/transact';
-import { auxKeys } from '../keys';
-import { claimKeyOf, indexItem, indexKeyOf, resourceItem, type ResourceRow } from '../rows';
+import { auxiliaryKeys } from './dynamo-keys';
+import type { ResourceRow } from '../rows';
+import { claimKeyOf, indexItem, indexKeyOf, resourceItem } from './dynamo-items';
 import { pendingBodyItem } from './dynamo-pending';
 import { idTaken, ownerGone, UpstreamIdTaken, type ResourceRows } from './port';
 
@@ -28,7 +29,7 @@ function ownerChecks(row: ResourceRow): Write[] {
 
 /** The row now points at its new object: it is no longer pending. */
 function bodyTaken(row: ResourceRow): Write[] {
-  return row.bodyKey === undefined ? [] : [aux.remove(auxKeys.pendingBody(row.patientId, row.bodyKey))];
+  return row.bodyKey === undefined ? [] : [aux.remove(auxiliaryKeys.pendingBody(row.patientId, row.bodyKey))];
 }
 
 /** The row no longer points at this object: it is listed for deletion. */
@@ -64,7 +65,7 @@ export const commits: Pick<ResourceRows, 'create' | 'update' | 'remove' | 'refus
   remove: async (row, onConflict) => {
     const claim = claimKeyOf(row);
     await transact([
-      aux.remove(auxKeys.resource(row.id), atVersion(row.version), onConflict),
+      aux.remove(auxiliaryKeys.resource(row.id), atVersion(row.version), onConflict),
       aux.remove(indexKeyOf(row)),
       ...(claim ? [aux.remove(claim)] : []),
       ...bodyLeft(row),

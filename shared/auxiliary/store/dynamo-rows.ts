@@ -6,8 +6,9 @@
 import { config } from '../../config';
 import { batchDeleteAll, batchGetInOrder } from '../../store/batch';
 import { getItem, queryPage } from '../../store/reads';
-import { auxKeys, SOURCE_INDEX, type Key } from '../keys';
-import { claimKeyOf, indexKeyOf, indexRowOf, resourceRowOf, type IndexRow } from '../rows';
+import { auxiliaryKeys, SOURCE_INDEX, type Key } from './dynamo-keys';
+import type { IndexRow } from '../rows';
+import { claimKeyOf, indexKeyOf, indexRowOf, keepsInline, resourceRowOf } from './dynamo-items';
 import { commits } from './dynamo-commits';
 import type { IndexPage, ResourceRows, Segment, SegmentQuery } from './port';
 import { segmentKeys, segmentRows } from './segments';
@@ -15,7 +16,7 @@ import { segmentKeys, segmentRows } from './segments';
 const table = () => config().auxTable;
 
 async function page(q: SegmentQuery): Promise<IndexPage> {
-  const pk = auxKeys.patientPartition(q.segment.patientId);
+  const pk = auxiliaryKeys.patientPartition(q.segment.patientId);
   const { bySource, prefix, after } = segmentKeys(q);
   const start = q.afterSk === undefined ? undefined : { pk, sk: q.afterSk, ...(bySource ? { srcSk: after } : {}) };
   const out = await queryPage(
@@ -30,7 +31,7 @@ async function page(q: SegmentQuery): Promise<IndexPage> {
 /** All items of a row: its resource, its index item and its upstream claim. */
 function itemKeysOf(row: IndexRow): Key[] {
   const claim = claimKeyOf(row);
-  return [auxKeys.resource(row.id), indexKeyOf(row), ...(claim ? [claim] : [])];
+  return [auxiliaryKeys.resource(row.id), indexKeyOf(row), ...(claim ? [claim] : [])];
 }
 
 /** Deletes the rows of a segment a page of index items at a time; returns how many. */
@@ -51,14 +52,15 @@ async function removeAll(segment: Segment): Promise<number> {
 }
 
 export const rows: ResourceRows = {
+  keepsInline,
   get: async (id) => {
-    const item = await getItem(table(), auxKeys.resource(id));
+    const item = await getItem(table(), auxiliaryKeys.resource(id));
     return item && resourceRowOf(item);
   },
-  getMany: async (ids) => (await batchGetInOrder(table(), ids.map(auxKeys.resource))).map(resourceRowOf),
+  getMany: async (ids) => (await batchGetInOrder(table(), ids.map(auxiliaryKeys.resource))).map(resourceRowOf),
   indexRows: async (heads) => (await batchGetInOrder(table(), heads.map(indexKeyOf))).map(indexRowOf),
   claimedId: async (sourceId, type, upstreamId) => {
-    const item = await getItem(table(), auxKeys.upstreamClaim(sourceId, type, upstreamId));
+    const item = await getItem(table(), auxiliaryKeys.upstreamClaim(sourceId, type, upstreamId));
     return typeof item?.id === 'string' ? item.id : undefined;
   },
   page,

@@ -1,6 +1,7 @@
 /** The in-memory twin of the bodies bucket: objects by key. */
+import { randomBytes } from 'node:crypto';
 import { holding } from '../../store/memory';
-import { bodyKeys } from '../keys';
+import { bodyKeys } from './dynamo-keys';
 import type { Bodies } from './port';
 
 /** What S3 answers for a key it does not hold (the SDK's error name). */
@@ -9,6 +10,7 @@ const noSuchKey = (key: string) => Object.assign(new Error(`The specified key do
 export function memoryBodies(): Bodies {
   const objects = new Map<string, string>();
   const bodies: Bodies = {
+    newKey: (head) => bodyKeys.object(head.patientId, head.sourceId, head.id, head.version, randomBytes(6).toString('base64url')),
     put: async (key, json) => void objects.set(key, json),
     get: async (key) => {
       const json = objects.get(key);

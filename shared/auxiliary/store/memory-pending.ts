@@ -1,7 +1,7 @@
 /** The in-memory twin of the pending-body entries, per patient and body key. */
 import type { Id } from '../../directory/model';
 import { byKeyBytes, holding, innerMap, nestedEntries } from '../../store/memory';
-import { bodyKeys } from '../keys';
+import { bodyKeys } from './dynamo-keys';
 import type { PendingBodies, PendingBody, PendingState, Segment } from './port';
 
 /** The entries, and the two changes a row's commit makes to them in the same step as its rows. */

@@ -8,7 +8,8 @@ import type { Id } from '../../directory/model';
 import type { SearchIndex } from '../../fhir/search';
 import { isHttpError } from '../../http/errors';
 import { copiesOf, copy, holding, innerMap, keyPage, nestedEntries, readCopy } from '../../store/memory';
-import { indexItem, indexKeyOf, indexRowOf, resourceItem, resourceRowOf, type IndexRow, type ResourceRow, type RowHead } from '../rows';
+import type { IndexRow, ResourceRow, RowHead } from '../rows';
+import { indexItem, indexKeyOf, indexRowOf, keepsInline, resourceItem, resourceRowOf } from './dynamo-items';
 import type { PendingTable } from './memory-pending';
 import { guardsOf, idTaken, ownerGone, UpstreamIdTaken, type Guard, type IndexPage, type ResourceRows, type Segment, type SegmentQuery } from './port';
 import { segmentKeys } from './segments';
@@ -47,6 +48,7 @@ export function memoryRows(pending: PendingTable, exists: Exists): ResourceRows 
   }
 
   const api: ResourceRows = {
+    keepsInline,
     get: readCopy(resources),
     getMany: async (ids) => copiesOf(resources, ids),
     indexRows: async (heads) =>

@@ -60,6 +60,8 @@ export const guardsOf = (head: Pick<RowHead, 'patientId' | 'sourceId'>): Guard[]
 ];
 
 export interface ResourceRows {
+  /** Whether a body is kept inside its row; a larger one is kept apart (`Bodies`). */
+  keepsInline(json: string): boolean;
   /** The row of that id (strongly consistent). */
   get(id: string): Promise<ResourceRow | undefined>;
   /** The rows of ids, in the order given; unknown ids are skipped, an id named twice is answered twice. */
@@ -121,6 +123,8 @@ export interface PendingBodies {
 
 /** The bodies too large for a row, by body key; a key is written once (each write uses a new one). */
 export interface Bodies {
+  /** A new key for one write of this row's body (each write its own object, so racing writers never share one). */
+  newKey(head: RowHead): string;
   put(bodyKey: string, json: string): Promise<void>;
   /** The body's JSON text; rejects when there is none. */
   get(bodyKey: string): Promise<string>;

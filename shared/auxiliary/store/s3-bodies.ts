@@ -3,16 +3,18 @@
  * write of a resource is a new key), under a prefix per patient and source, so a segment's bodies
  * go in one sweep by prefix.
  */
+import { randomBytes } from 'node:crypto';
 import { config } from '../../config';
 import { s3 } from '../../store/clients';
 import { deleteObjectsUnder } from '../../store/objects';
-import { bodyKeys } from '../keys';
+import { bodyKeys } from './dynamo-keys';
 import type { Bodies } from './port';
 
 /** The S3 SDK, loaded with the client on first use (see `s3()`). */
 const sdk = () => import('@aws-sdk/client-s3');
 
 export const bodies: Bodies = {
+  newKey: (head) => bodyKeys.object(head.patientId, head.sourceId, head.id, head.version, randomBytes(6).toString('base64url')),
   put: async (key, json) => {
     const { PutObjectCommand } = await sdk();
     await (await s3()).send(

@@ -3,7 +3,7 @@
  * (a source's rows are read by `srcSk`, which puts the source first), the prefix they share, the key
  * to continue after; and the walk through a segment's pages to its end.
  */
-import { auxKeys } from '../keys';
+import { auxiliaryKeys } from './dynamo-keys';
 import type { IndexRow } from '../rows';
 import type { ResourceRows, Segment, SegmentQuery } from './port';
 
@@ -19,11 +19,11 @@ export interface SegmentKeys {
 export function segmentKeys(q: SegmentQuery): SegmentKeys {
   const { segment } = q;
   if (segment.sourceId === undefined) {
-    return { bySource: false, ...(q.type ? { prefix: auxKeys.typePrefix(q.type) } : {}), ...(q.afterSk === undefined ? {} : { after: q.afterSk }) };
+    return { bySource: false, ...(q.type ? { prefix: auxiliaryKeys.typePrefix(q.type) } : {}), ...(q.afterSk === undefined ? {} : { after: q.afterSk }) };
   }
   return {
     bySource: true,
-    prefix: q.type ? auxKeys.sourceTypePrefix(segment.sourceId, q.type) : auxKeys.sourcePrefix(segment.sourceId),
+    prefix: q.type ? auxiliaryKeys.sourceTypePrefix(segment.sourceId, q.type) : auxiliaryKeys.sourcePrefix(segment.sourceId),
     ...(q.afterSk === undefined ? {} : { after: `${segment.sourceId}#${q.afterSk}` }),
   };
 }

@@ -1,9 +1,9 @@
 /** The catalog (codes, data sources and the codes each supports) on the directory table. */
 import { conflict, notFound } from '../../http/errors';
-import { check, getItem, putNew, put, queryAll, remove, transact, transactInChunks, type Item } from '../db';
-import { entityStore } from '../entity';
+import { check, getItem, putNew, put, queryAll, remove, transact, transactInChunks, type Item } from '../../store/directory-table';
+import { entityStore } from '../../store/directory-entity';
 import { newId } from '../ids';
-import { GSI1, indexes, keys, KIND, REL } from '../keys';
+import { GSI1, indexes, keys, KIND, REL } from '../../store/directory-keys';
 import type { Code, DataSource } from '../model';
 import { codeNotSupported, codingTaken, dataSourceNotFound, type CodeRecords, type DataSourceRecords } from './port';
 

@@ -1,6 +1,6 @@
 /** Consent decisions on the directory table: in the patient's partition, by study then code. */
-import { put, queryAll, remove, transact, transactInChunks, type Write } from '../db';
-import { keys, REL } from '../keys';
+import { put, queryAll, remove, transact, transactInChunks, type Write } from '../../store/directory-table';
+import { keys, REL } from '../../store/directory-keys';
 import type { Consent, Id } from '../model';
 import { mustExist, partitionDeletes } from './dynamo-relations';
 import { consentCodeNotRequested, notEnrolled, type ConsentRecords } from './port';

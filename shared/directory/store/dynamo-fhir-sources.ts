@@ -1,9 +1,9 @@
 /** FHIR Sources on the directory table, each also on gsi2 under its patient. */
 import { conflict } from '../../http/errors';
-import { queryAll, remove, transact } from '../db';
-import { entityStore } from '../entity';
+import { queryAll, remove, transact } from '../../store/directory-table';
+import { entityStore } from '../../store/directory-entity';
 import { newId } from '../ids';
-import { indexes, keys } from '../keys';
+import { indexes, keys } from '../../store/directory-keys';
 import type { FhirSource, Id } from '../model';
 import { mustExist } from './dynamo-relations';
 import { fhirSourceDataSourceNotFound, fhirSourceNotFound, patientNotFound, type FhirSourceRecords } from './port';

@@ -3,8 +3,9 @@
  * item in the organization's partition (to list its practitioners) and the role in the user's
  * `roles` map (so authenticating a token yields every role in one GetItem).
  */
-import { getItem, now, put, queryAll, remove, transact, update, type Write } from '../db';
-import { idFromSortKey, keys, REL } from '../keys';
+import { getItem, put, queryAll, remove, transact, update, type Write } from '../../store/directory-table';
+import { now } from '../fields';
+import { idFromSortKey, keys, REL } from '../../store/directory-keys';
 import type { Id, OrgRole } from '../model';
 import { organizationMustExist } from './dynamo-relations';
 import { notAMember, notAPractitioner, type MembershipRecords } from './port';

@@ -1,9 +1,9 @@
 /** The OAuth clients on the directory table: the client under its `client_id`, a pointer under its number. */
 import { conflict } from '../../http/errors';
-import { getItem, putNew, queryAll, remove, transact } from '../db';
-import { entityStore } from '../entity';
+import { getItem, putNew, queryAll, remove, transact } from '../../store/directory-table';
+import { entityStore } from '../../store/directory-entity';
 import { newId } from '../ids';
-import { GSI1, indexes, keys, KIND } from '../keys';
+import { GSI1, indexes, keys, KIND } from '../../store/directory-keys';
 import type { OAuthClient } from '../model';
 import { clientIdTaken, clientNotFound, type OAuthClientRecords } from './port';
 

@@ -1,9 +1,9 @@
 /** Organizations on the directory table: a tree through `partOf` (gsi2), every one on gsi1. */
 import { conflict } from '../../http/errors';
-import { batchGet, queryAll, transact } from '../db';
-import { entityStore } from '../entity';
+import { batchGet, queryAll, transact } from '../../store/directory-table';
+import { entityStore } from '../../store/directory-entity';
 import { newId } from '../ids';
-import { GSI1, idFromSortKey, indexes, keys, KIND, REL } from '../keys';
+import { GSI1, idFromSortKey, indexes, keys, KIND, REL } from '../../store/directory-keys';
 import type { Id, Organization } from '../model';
 import { mustExist, relatedIds } from './dynamo-relations';
 import { endMembership, membershipWrites } from './dynamo-memberships';

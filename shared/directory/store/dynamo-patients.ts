@@ -6,10 +6,11 @@
  * also on gsi2 by value.
  */
 import { conflict, type HttpError } from '../../http/errors';
-import { getItem, idList, put, putNew, queryAll, remove, transact, transactInChunks, update, withoutKeys, type Item, type Write } from '../db';
-import { entityStore, pick } from '../entity';
+import { getItem, idList, put, putNew, queryAll, remove, transact, transactInChunks, update, withoutKeys, type Item, type Write } from '../../store/directory-table';
+import { entityStore, pick } from '../../store/directory-entity';
 import { newId } from '../ids';
-import { indexes, keys } from '../keys';
+import { identifierClaimFits, indexes, keys } from '../../store/directory-keys';
+import { fitsPartitionKey } from '../../store/key-limits';
 import type { Id, Identifier, Patient } from '../model';
 import { organizationMustExist, partitionDeletes } from './dynamo-relations';
 import { userWrites } from './dynamo-users';
@@ -81,9 +82,12 @@ export const patients: PatientRecords = {
       ...released.map((i) => identifierRelease(next.id, i)),
     ]);
   },
-  findByIdentifier: async (system, value) => (await getItem(keys.patientIdentifier(system, value)))?.patientId as Id | undefined,
+  canClaim: (identifier) => identifierClaimFits(identifier.system, identifier.value),
+  // Text too long for a key can be no item's key: nothing to look up (and DynamoDB would refuse the read).
+  findByIdentifier: async (system, value) => (identifierClaimFits(system, value) ? ((await getItem(keys.patientIdentifier(system, value)))?.patientId as Id | undefined) : undefined),
   withIdentifierValue: async (value) => {
     const index = indexes.identifierValue(value);
+    if (!fitsPartitionKey(index.pk)) return [];
     const items = await queryAll({ index: index.name, pk: index.pk, attributes: ['patientId'] });
     return [...new Set(items.map((i) => i.patientId as Id))].sort((a, b) => a - b);
   },

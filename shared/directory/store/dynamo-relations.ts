@@ -3,8 +3,8 @@
  * exists), and the relation items in a container's partition (their ids, their deletion).
  */
 import type { HttpError } from '../../http/errors';
-import { check, queryAll, remove, type Write } from '../db';
-import { idFromSortKey, keys, type Key } from '../keys';
+import { check, queryAll, remove, type Write } from '../../store/directory-table';
+import { idFromSortKey, keys, type Key } from '../../store/directory-keys';
 import type { Id } from '../model';
 import { organizationNotFound, studyNotFound } from './port';
 

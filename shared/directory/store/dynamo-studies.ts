@@ -4,10 +4,10 @@
  * also on gsi1, to find the studies that use one).
  */
 import { conflict, type HttpError } from '../../http/errors';
-import { getItem, put, queryAll, remove, transact, transactInChunks, type Write } from '../db';
-import { entityStore } from '../entity';
+import { getItem, put, queryAll, remove, transact, transactInChunks, type Write } from '../../store/directory-table';
+import { entityStore } from '../../store/directory-entity';
 import { newId } from '../ids';
-import { idFromSortKey, indexes, keys, REL, type Key } from '../keys';
+import { idFromSortKey, indexes, keys, REL, type Key } from '../../store/directory-keys';
 import type { Id, Study } from '../model';
 import { consents } from './dynamo-consents';
 import { mustExist, organizationMustExist, partitionDeletes, relatedIds, studyMustExist } from './dynamo-relations';

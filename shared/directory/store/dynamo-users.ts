@@ -3,10 +3,10 @@
  * as a map on it, and its email claim (`EMAIL#<address> / UNIQUE`) written in the same transaction.
  */
 import { conflict } from '../../http/errors';
-import { getItem, putNew, queryAll, remove, transact, update, withoutKeys, type Item, type Write } from '../db';
-import { entityStore, pick } from '../entity';
+import { getItem, putNew, queryAll, remove, transact, update, withoutKeys, type Item, type Write } from '../../store/directory-table';
+import { entityStore, pick } from '../../store/directory-entity';
 import { newId } from '../ids';
-import { GSI1, indexes, keys, KIND } from '../keys';
+import { GSI1, indexes, keys, KIND } from '../../store/directory-keys';
 import type { Id, OrgRole, User } from '../model';
 import { organizationMustExist } from './dynamo-relations';
 import { memberItem } from './dynamo-memberships';

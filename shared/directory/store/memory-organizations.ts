@@ -1,6 +1,6 @@
 /** The in-memory twin of the organizations and of practitioners' memberships (read from the users' roles). */
 import { copy, counter } from '../../store/memory';
-import { now } from '../db';
+import { now } from '../fields';
 import type { Id, Membership, OrgRole } from '../model';
 import type { MemoryTables } from './memory-tables';
 import { notAMember, notAPractitioner, organizationInUse, organizationNotFound, parentNotFound, type DirectoryStore } from './port';

@@ -1,6 +1,7 @@
 /** The in-memory twin of the patients: identifier claims, organization memberships (on the record) and login accounts. */
 import { ascending, counter } from '../../store/memory';
-import { pick } from '../entity';
+import { pick } from '../../store/directory-entity';
+import { identifierClaimFits } from '../../store/directory-keys';
 import type { Id, Identifier } from '../model';
 import { assertOrganization } from './memory-organizations';
 import { identifierClaim, type MemoryTables } from './memory-tables';
@@ -48,6 +49,7 @@ export function memoryPatients(t: MemoryTables): PatientRecords {
       for (const identifier of claimed) claim(next.id, identifier);
       for (const identifier of released) release(next.id, identifier);
     },
+    canClaim: (identifier) => identifierClaimFits(identifier.system, identifier.value),
     findByIdentifier: async (system, value) => holder({ system, value }),
     withIdentifierValue: async (value) => ascending(new Set([...identifiers.values()].filter((c) => c.identifier.value === value).map((c) => c.patientId))),
     join: async (patientId, orgId) => {

@@ -1,6 +1,6 @@
 /** The in-memory twin of the login accounts and their email claims. */
 import { counter, readThrough } from '../../store/memory';
-import { pick } from '../entity';
+import { pick } from '../../store/directory-entity';
 import type { User } from '../model';
 import { assertOrganization } from './memory-organizations';
 import type { MemoryTables } from './memory-tables';

@@ -191,7 +191,9 @@ export interface PatientRecords {
    * a 409 `identifierTaken`, and nothing changes.
    */
   update(read: Versioned<Patient>, next: Patient): Promise<void>;
-  /** The patient holding this identifier (system and value both exact). */
+  /** Whether the store can hold this identifier's claim (system and value too long together cannot). */
+  canClaim(identifier: Identifier): boolean;
+  /** The patient holding this identifier (system and value both exact); none for one no claim can hold. */
   findByIdentifier(system: string, value: string): Promise<Id | undefined>;
   /** The distinct patients holding an identifier with this value in any system, ascending. */
   withIdentifierValue(value: string): Promise<Id[]>;

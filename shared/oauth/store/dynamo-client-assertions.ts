@@ -1,6 +1,6 @@
 /** Client assertions' `jti`s on the directory table, one item per client and `jti` hash (TTL `expiresAt`). */
-import { put } from '../../directory/db';
-import { keys } from '../../directory/keys';
+import { put } from '../../store/directory-table';
+import { keys } from '../../store/directory-keys';
 import { transactUnlessRefused } from './dynamo-items';
 import type { ClientAssertionRecords } from './port';
 

@@ -1,6 +1,6 @@
 /** Authorization codes on the directory table, under the SHA-256 of the code (TTL `expiresAt`). */
-import { getItem, transact, update } from '../../directory/db';
-import { keys } from '../../directory/keys';
+import { getItem, transact, update } from '../../store/directory-table';
+import { keys } from '../../store/directory-keys';
 import { fieldsOf, newCodeWrite, newGrantWrites, transactUnlessRefused } from './dynamo-items';
 import type { AuthorizationCodeRecords, StoredCode } from './port';
 

@@ -3,8 +3,8 @@
  * `revokedAt`) and one `REFRESH#<sha256>` record per refresh token issued, so a retired token still
  * finds its grant. Both carry `expiresAt` (TTL).
  */
-import { getItem, update } from '../../directory/db';
-import { keys } from '../../directory/keys';
+import { getItem, update } from '../../store/directory-table';
+import { keys } from '../../store/directory-keys';
 import { fieldsOf, newTokenWrite, transactUnlessRefused } from './dynamo-items';
 import type { Grant, GrantRecords } from './port';
 

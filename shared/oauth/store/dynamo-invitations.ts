@@ -3,10 +3,10 @@
  * by issue time), a pointer from its number, and per patient and app a pointer to the current one.
  * Expired invitations stay `RETAIN_SECONDS` (answering 410, listed) before DynamoDB TTL removes them.
  */
-import { concurrentChange, getItem, put, putNew, queryAll, transact, type Item, type Write } from '../../directory/db';
-import { entityStore } from '../../directory/entity';
+import { concurrentChange, getItem, put, putNew, queryAll, transact, type Item, type Write } from '../../store/directory-table';
+import { entityStore } from '../../store/directory-entity';
 import { newId } from '../../directory/ids';
-import { indexes, keys } from '../../directory/keys';
+import { indexes, keys } from '../../store/directory-keys';
 import { notFound } from '../../http/errors';
 import { newCodeWrite } from './dynamo-items';
 import { invitationCollision, invitationNumberCollision, type Invitation, type InvitationChange, type InvitationRecords, type SeenInvitation } from './port';

@@ -2,8 +2,8 @@
  * The items of codes and grants on the directory table, and the writes that store them: a code is
  * stored on its own or with an invitation's redemption, a grant with the code that starts it.
  */
-import { putNew, transact, withoutKeys, type Item, type Write } from '../../directory/db';
-import { keys } from '../../directory/keys';
+import { putNew, transact, withoutKeys, type Item, type Write } from '../../store/directory-table';
+import { keys } from '../../store/directory-keys';
 import { conflict, type HttpError } from '../../http/errors';
 import { codeCollision, grantCollision, refreshTokenCollision, type Grant, type RefreshTokenRecord, type StoredCode } from './port';
 

@@ -1,8 +1,8 @@
 /** Failed sign-ins on the directory table, one item per address hash (TTL `expiresAt`). */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config';
-import { getItem, put, remove, transact } from '../../directory/db';
-import { keys } from '../../directory/keys';
+import { getItem, put, remove, transact } from '../../store/directory-table';
+import { keys } from '../../store/directory-keys';
 import { dynamo } from '../../store/clients';
 import { fieldsOf } from './dynamo-items';
 import type { SignInAttemptRecords, SignInAttempts } from './port';

@@ -1,9 +1,9 @@
 /**
  * Runs a native search for a caller: the scoping module names the patients (and, under a study
- * filter, each one's codes), each patient's rows are read by key-condition Queries on its own
- * partition (strongly consistent), and the page is cut from the order at the cursor. Counting
- * (`_summary=count`, `_total=accurate`) reads the same keys without the cursor, with Select COUNT
- * when nothing beyond the code needs testing.
+ * filter, each one's codes), each patient's readings are read from the observation store in the
+ * order's terms (strongly consistent), and the page is cut from the order at the cursor. Counting
+ * (`_summary=count`, `_total=accurate`) makes the same reads without the cursor, counted by the
+ * store (testing each reading only when something beyond the code needs testing).
  */
 import { patientScope, referenceId } from '../../auth/scope';
 import { isPatient, type Caller } from '../../auth/caller';
@@ -11,10 +11,8 @@ import pMap from 'p-map';
 import type { Code, CodeRef, Id } from '../../directory/model';
 import { allOfBounds, anyOfBounds, startBounds, type StartBounds } from '../../fhir/search/date-bounds';
 import { allCodes } from '../code-table-cache';
-import { fromItem, toItem, type ObservationItem } from '../items';
-import type { StoredObservation } from '../model';
-import { queryPartition, readObservations, type PartitionQuery } from '../read';
-import type { PageStart } from '../store/port';
+import type { ReadingFacts, StoredObservation } from '../model';
+import { countReadings, readObservations } from '../read';
 import { knownSpan, storedSpans } from '../span-stats';
 import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '../../fhir/searchset';
 import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './filters';
@@ -23,7 +21,7 @@ import type { NativeQuery } from './query';
 import { patientQueries, type PatientRead } from './segments';
 import { ArrayStream, orderedRows, runsOf, type RowStream } from './streams';
 
-type RowPage = Page<ObservationItem, Position>;
+type RowPage = Page<StoredObservation, Position>;
 
 export interface SearchPage {
   rows: StoredObservation[];
@@ -33,7 +31,7 @@ export interface SearchPage {
   total?: number;
 }
 
-/** A patient's allowed codes are read through the code index (one Query each) up to this many. */
+/** A patient's allowed codes are read one code at a time (one read each) up to this many. */
 const MAX_INDEXED_CODES = 4;
 /** Patients counted at once. */
 const COUNT_CONCURRENCY = 8;
@@ -106,17 +104,17 @@ async function planOf(
 export async function* matchingRows(queries: readonly NativeQuery[], patients: readonly Id[], studyCodes?: readonly Pick<CodeRef, 'id'>[], now = Date.now()): AsyncGenerator<StoredObservation[]> {
   const table = await allCodes();
   const studyMap = studyCodes && new Map(patients.map((id) => [id, studyCodes]));
-  const earlier: Array<(item: ObservationItem) => boolean> = [];
+  const earlier: Array<(o: StoredObservation) => boolean> = [];
   for (const query of queries) {
     const p = await planOf(query, table, patients, studyMap, (reachable) => spansFor(query, reachable));
     const test = rowTest(query, p.codes, now);
     const before = [...earlier];
-    const keep = (item: ObservationItem) => test(item) && !before.some((matched) => matched(item));
+    const keep = (o: StoredObservation) => test(o) && !before.some((matched) => matched(o));
     earlier.push(test);
     const t: Traversal = { order: query.order, backward: false };
-    const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
+    const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
     const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, true), t, undefined, keep, Number.MAX_SAFE_INTEGER, true);
-    for await (const run of runsOf(stream)) yield run.map(fromItem);
+    for await (const run of runsOf(stream)) yield run;
   }
 }
 
@@ -132,7 +130,7 @@ function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): S
   return allOfBounds(criteria.map((alternatives) => anyOfBounds(alternatives.map((d) => startBounds(d, width, now)))));
 }
 
-/** The reads of one patient: one per allowed code through the code index when few, else one. */
+/** The reads of one patient: one per allowed code when few, else one of every code. */
 function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrder = false): PatientRead[] {
   const base = {
     patientId,
@@ -181,7 +179,7 @@ export async function searchObservations(
   const p = await plan(caller, query, table, guess?.patients[0]);
   const page = (early && sameReads(guess!, p) ? await early.catch(() => undefined) : undefined) ?? (await pageOf(query, p, t, cursor, now));
 
-  const result: SearchPage = { rows: page.rows.map(fromItem) };
+  const result: SearchPage = { rows: page.rows };
   if (page.next) result.next = page.next;
   if (page.previous) result.previous = page.previous;
   if (query.summaryCount || query.totalAccurate) result.total = await countMatches(query, p, rowTest(query, p.codes, now), now);
@@ -192,9 +190,9 @@ export async function searchObservations(
 async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor<Position> | undefined, now: number): Promise<RowPage> {
   if (query.summaryCount) return { rows: [], more: false };
   const test = rowTest(query, p.codes, now);
-  const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-  const follows = (item: ObservationItem) => !cursor || compareIn(t, positionOf(t.order, item), cursor.at) > 0;
-  const keep = (item: ObservationItem) => test(item) && follows(item);
+  const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
+  const follows = (o: StoredObservation) => !cursor || compareIn(t, positionOf(t.order, o), cursor.at) > 0;
+  const keep = (o: StoredObservation) => test(o) && follows(o);
   // The page, the row that tells whether another follows, and (after a cursor) the cursor's own
   // row, which the key bounds read again: with it the page's first Query is also its last.
   const want = query.count + 1 + (cursor ? 1 : 0);
@@ -235,40 +233,27 @@ function sameReads(early: Plan, p: Plan): boolean {
 }
 
 /** `_id` searches: the named rows, read by id, in the order. */
-async function byIdStream(p: Plan, keep: (i: ObservationItem) => boolean, byOrder: (a: ObservationItem, b: ObservationItem) => number): Promise<RowStream> {
+async function byIdStream(p: Plan, keep: (o: StoredObservation) => boolean, byOrder: (a: StoredObservation, b: StoredObservation) => number): Promise<RowStream> {
   const inScope = new Set(p.patients);
   const rows = (await readObservations([...p.ids!])).filter((o) => inScope.has(o.patientId));
-  return new ArrayStream(rows.map(toItem).filter(keep).sort(byOrder));
+  return new ArrayStream(rows.filter(keep).sort(byOrder));
 }
 
 /** Matches across all pages. */
-async function countMatches(query: NativeQuery, p: Plan, test: (i: ObservationItem) => boolean, now: number): Promise<number> {
+async function countMatches(query: NativeQuery, p: Plan, test: (o: ReadingFacts) => boolean, now: number): Promise<number> {
   if (p.ids) {
     const inScope = new Set(p.patients);
-    return (await readObservations([...p.ids])).filter((o) => inScope.has(o.patientId)).map(toItem).filter(test).length;
+    return (await readObservations([...p.ids])).filter((o) => inScope.has(o.patientId)).filter(test).length;
   }
   const counts = await pMap(p.patients, (patientId) => countPatient(patientId, query, p, test, now), { concurrency: COUNT_CONCURRENCY });
   return counts.reduce((a, b) => a + b, 0);
 }
 
-async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (i: ObservationItem) => boolean, now: number): Promise<number> {
+async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (o: ReadingFacts) => boolean, now: number): Promise<number> {
   let n = 0;
   for (const read of readsOf(patientId, query, p, now)) {
     const exact = !testsBeyondCode(query) && (read.codeId !== undefined || p.codes.get(patientId) === undefined);
-    for (const q of patientQueries(read, { order: query.order, backward: false })) n += await countQuery(q, exact ? undefined : test);
+    for (const q of patientQueries(read, { order: query.order, backward: false })) n += await countReadings(q, exact ? undefined : test);
   }
-  return n;
-}
-
-const COUNT_ATTRIBUTES = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'effStart', 'effEnd', 'updatedSk'];
-
-async function countQuery(q: PartitionQuery, test: ((i: ObservationItem) => boolean) | undefined): Promise<number> {
-  let n = 0;
-  let start: PageStart | undefined;
-  do {
-    const page = await queryPartition(test ? { ...q, attributes: COUNT_ATTRIBUTES } : { ...q, countOnly: true }, undefined, start);
-    n += test ? page.items.filter(test).length : page.count;
-    start = page.next;
-  } while (start);
   return n;
 }

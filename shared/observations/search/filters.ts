@@ -12,8 +12,7 @@ import type { DateQuery, TokenQuery } from '../../fhir/search';
 import type { TimeRange } from '../../fhir/search/dates';
 import { dateMatches, tokenMatches } from '../../fhir/search/match';
 import { normaliseText } from '../../fhir/search/text';
-import { lastUpdatedOf, statusOf, type ObservationItem } from '../items';
-import type { ObservationIdentifier } from '../model';
+import type { ReadingFacts } from '../model';
 import type { NativeQuery } from './query';
 
 /** Codes a `code` parameter selects: its alternatives (OR), or the codes not selected (`:not`). */
@@ -51,10 +50,10 @@ export function idFilter(query: NativeQuery): Set<number> | undefined {
   return sets.reduce((a, b) => new Set([...a].filter((id) => b.has(id))));
 }
 
-export function effectiveRange(item: ObservationItem): TimeRange | undefined {
-  if (item.effStart === undefined) return undefined;
-  const start = item.effStart as number;
-  return { lo: start, hi: Math.max(start + 1, (item.effEnd ?? start) as number) };
+export function effectiveRange(o: ReadingFacts): TimeRange | undefined {
+  if (o.effective === undefined) return undefined;
+  const { start, end } = o.effective;
+  return { lo: start, hi: Math.max(start + 1, end) };
 }
 
 const allOf = <T>(criteria: readonly T[][], test: (value: T) => boolean) => criteria.every((alternatives) => alternatives.some(test));
@@ -65,19 +64,19 @@ export function testsBeyondCode(query: NativeQuery): boolean {
 }
 
 /** The exact test of a row; `codes` gives each patient's allowed codes (absent: any code). */
-export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | undefined>, now = Date.now()): (item: ObservationItem) => boolean {
+export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | undefined>, now = Date.now()): (o: ReadingFacts) => boolean {
   const ids = idFilter(query);
   const dates = (q: DateQuery[][], range: TimeRange | undefined) => q.length === 0 || (range !== undefined && allOf(q, (d) => dateMatches(range, d, now)));
-  return (item) => {
-    const allowed = codes.get(item.patientId as number);
-    if (allowed && !allowed.has(item.codeId as number)) return false;
-    if (ids && !ids.has(item.id as number)) return false;
-    if (!dates(query.dates, effectiveRange(item))) return false;
-    const updated = Date.parse(lastUpdatedOf(item));
+  return (o) => {
+    const allowed = codes.get(o.patientId);
+    if (allowed && !allowed.has(o.codeId)) return false;
+    if (ids && !ids.has(o.id)) return false;
+    if (!dates(query.dates, effectiveRange(o))) return false;
+    const updated = Date.parse(o.lastUpdated);
     if (!dates(query.lastUpdated, { lo: updated, hi: updated + 1 })) return false;
-    if (!query.statuses.every((s) => s.values.includes(statusOf(item)) !== s.not)) return false;
-    const identifiers = ((item.identifiers as ObservationIdentifier[] | undefined) ?? []).map((i) => ({ ...(i.system !== undefined ? { s: i.system } : {}), c: i.value }));
+    if (!query.statuses.every((s) => s.values.includes(o.status) !== s.not)) return false;
+    const identifiers = o.identifiers.map((i) => ({ ...(i.system !== undefined ? { s: i.system } : {}), c: i.value }));
     if (!allOf(query.identifiers, (q: TokenQuery) => identifiers.some((i) => tokenMatches(i, q)))) return false;
-    return allOf(query.devices, (d) => d === String(item.deviceId));
+    return allOf(query.devices, (d) => d === String(o.deviceId));
   };
 }

@@ -10,7 +10,7 @@
  *   (effective start descending, undated last). A page then touches only the patients it shows,
  *   which is what keeps a download of a 10,000-patient study linear in its size.
  */
-import { lastUpdatedOf, type ObservationItem } from '../items';
+import type { ReadingFacts } from '../model';
 
 export interface Order {
   kind: 'date' | 'updated' | 'patient';
@@ -26,11 +26,11 @@ export interface Position {
   t: number;
 }
 
-export function positionOf(order: Order, item: ObservationItem): Position {
-  const p = item.patientId as number;
-  const i = item.id as number;
-  if (order.kind === 'updated') return { p, i, u: 0, t: Date.parse(lastUpdatedOf(item)) };
-  return item.effStart === undefined ? { p, i, u: 1, t: 0 } : { p, i, u: 0, t: item.effStart as number };
+export function positionOf(order: Order, o: ReadingFacts): Position {
+  const p = o.patientId;
+  const i = o.id;
+  if (order.kind === 'updated') return { p, i, u: 0, t: Date.parse(o.lastUpdated) };
+  return o.effective === undefined ? { p, i, u: 1, t: 0 } : { p, i, u: 0, t: o.effective.start };
 }
 
 const cmp = (a: number, b: number) => (a < b ? -1 : a > b ? 1 : 0);

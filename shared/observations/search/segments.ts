@@ -1,21 +1,18 @@
 /**
- * The key-condition Queries that read one patient's rows (of one code, or of all) in a traversal,
- * after a position: dated rows on the effective index (optionally per code) with the start bounds
- * of the date filter, undated rows after them, or rows by last update. Bounds are exact or slightly
- * loose (rows with the position's own time are read again); the caller drops what does not follow
- * the position.
+ * The reads of one patient's readings (of one code, or of all) in a traversal, after a position:
+ * dated readings in effective order (optionally of one code) within the start bounds of the date
+ * filter, undated readings after them, or readings by last update. Bounds are exact or slightly
+ * loose (readings at the position's own millisecond are read again); the caller drops what does
+ * not follow the position.
  */
-import { pad } from '../../directory/keys';
 import type { StartBounds } from '../../fhir/search/date-bounds';
 import { FIRST_INSTANT, LAST_INSTANT } from '../../omh/datetime';
-import { ROW_FIELDS } from '../items';
-import { codePrefix, DATED_END, DATED_START, instantKey, UNDATED } from '../keys';
-import type { PartitionQuery } from '../read';
+import type { ReadingsQuery } from '../read';
 import { readsAscending, relation, type Position, type Traversal } from './order';
 
 export interface PatientRead {
   patientId: number;
-  /** Read one code's rows through the code index; all codes otherwise. */
+  /** Read one code's readings; every code's otherwise. */
   codeId?: number;
   /** Start bounds of the date filter (date and patient orders). */
   dates: StartBounds;
@@ -25,49 +22,47 @@ export interface PatientRead {
   withUndated: boolean;
   /**
    * The rows are wanted in any order (a bulk export reads them all): without a date filter, a
-   * patient's dated and undated rows come from one Query of the whole range instead of two.
+   * patient's dated and undated readings come from one read of the whole order instead of two.
    */
   anyOrder?: boolean;
 }
 
+/** Inclusive bounds (epoch ms, or ids of undated readings); an absent end is open. */
 interface Range {
-  from: string;
-  to: string;
+  from?: number;
+  to?: number;
 }
 
-const later = (a: string, b: string) => (a > b ? a : b);
-const earlier = (a: string, b: string) => (a < b ? a : b);
 const clampInstant = (ms: number) => Math.min(LAST_INSTANT, Math.max(FIRST_INSTANT, ms));
 
-/** Inclusive key range of instants in `[lo, hi)` (open ends reach the whole dated part). */
+/** Inclusive range of instants in `[lo, hi)`, within the instants a reading can have. */
 function instantRange(b: StartBounds): Range | undefined {
   if (b.lo !== undefined && b.hi !== undefined && b.lo >= b.hi) return undefined;
   if (b.hi !== undefined && b.hi <= FIRST_INSTANT) return undefined;
   if (b.lo !== undefined && b.lo > LAST_INSTANT) return undefined;
-  return {
-    from: b.lo === undefined ? DATED_START : instantKey(clampInstant(b.lo)),
-    to: b.hi === undefined ? DATED_END : `${instantKey(clampInstant(b.hi - 1))}#~`,
-  };
+  return { ...(b.lo === undefined ? {} : { from: clampInstant(b.lo) }), ...(b.hi === undefined ? {} : { to: clampInstant(b.hi - 1) }) };
 }
 
-/** Narrows a range to what follows the position in the traversal (`around` only). */
-function afterPosition(range: Range, bound: string, ascending: boolean): Range | undefined {
-  const narrowed = ascending ? { from: later(range.from, bound), to: range.to } : { from: range.from, to: earlier(range.to, `${bound}#~`) };
-  return narrowed.from <= narrowed.to ? narrowed : undefined;
+/** Narrows a range to what follows the position's time or id (inclusive) in the traversal (`around` only). */
+function afterPosition(range: Range, bound: number, ascending: boolean): Range | undefined {
+  const narrowed = ascending ? { ...range, from: Math.max(range.from ?? bound, bound) } : { ...range, to: Math.min(range.to ?? bound, bound) };
+  return narrowed.from === undefined || narrowed.to === undefined || narrowed.from <= narrowed.to ? narrowed : undefined;
 }
 
-/** The Queries, in traversal order, that read a patient's rows following `at` (all rows without it). */
-export function patientQueries(read: PatientRead, t: Traversal, at?: Position): PartitionQuery[] {
+/** The reads, in traversal order, of a patient's readings following `at` (all of them without it). */
+export function patientQueries(read: PatientRead, t: Traversal, at?: Position): ReadingsQuery[] {
   const ascending = readsAscending(t);
-  const prefix = read.codeId === undefined ? '' : codePrefix(read.codeId);
-  const index = t.order.kind === 'updated' ? 'byUpdated' : read.codeId === undefined ? 'byEffective' : 'byCodeEffective';
-  const query = (r: Range): PartitionQuery => ({ patientId: read.patientId, index, from: prefix + r.from, to: prefix + r.to, ascending, attributes: ROW_FIELDS });
+  const order = t.order.kind === 'updated' ? 'updated' : 'effective';
+  const base = { patientId: read.patientId, order, ascending, ...(order === 'effective' && read.codeId !== undefined ? { codeId: read.codeId } : {}) } as const;
+  const dated = (time: Range): ReadingsQuery => ({ ...base, time });
+  const undated = (ids: Range): ReadingsQuery => ({ ...base, undated: ids });
 
   /** A part (dated 0, undated 1) with its full range, limited by the position. */
-  const part = (undated: 0 | 1, full: Range | undefined, boundOf: (p: Position) => string): PartitionQuery | undefined => {
+  const part = (kind: 0 | 1, full: Range | undefined, boundOf: (p: Position) => number): ReadingsQuery | undefined => {
     if (!full) return undefined;
+    const query = kind === 0 ? dated : undated;
     if (!at) return query(full);
-    const where = relation(t.order, read.patientId, undated, at);
+    const where = relation(t.order, read.patientId, kind, at);
     const skipped = t.backward ? where === 'after' : where === 'before';
     if (skipped) return undefined;
     if (where !== 'around') return query(full);
@@ -75,13 +70,13 @@ export function patientQueries(read: PatientRead, t: Traversal, at?: Position): 
     return narrowed && query(narrowed);
   };
 
-  if (read.anyOrder && read.withUndated && !at && t.order.kind !== 'updated') return [query({ from: DATED_START, to: `${UNDATED}#~` })];
+  if (read.anyOrder && read.withUndated && !at && t.order.kind !== 'updated') return [{ ...base, time: {}, undated: {} }];
   if (t.order.kind === 'updated') {
-    return [part(0, instantRange(read.updated), (p) => instantKey(p.t))].filter((q): q is PartitionQuery => q !== undefined);
+    return [part(0, instantRange(read.updated), (p) => p.t)].filter((q): q is ReadingsQuery => q !== undefined);
   }
-  const dated = part(0, instantRange(read.dates), (p) => instantKey(p.t));
-  const undated = read.withUndated ? part(1, { from: `${UNDATED}#`, to: `${UNDATED}#~` }, (p) => `${UNDATED}#${pad(p.i)}`) : undefined;
-  // Dated rows come first in the order, so last when walking it backwards.
-  const parts = t.backward ? [undated, dated] : [dated, undated];
-  return parts.filter((q): q is PartitionQuery => q !== undefined);
+  const datedPart = part(0, instantRange(read.dates), (p) => p.t);
+  const undatedPart = read.withUndated ? part(1, {}, (p) => p.i) : undefined;
+  // Dated readings come first in the order, so last when walking it backwards.
+  const parts = t.backward ? [undatedPart, datedPart] : [datedPart, undatedPart];
+  return parts.filter((q): q is ReadingsQuery => q !== undefined);
 }

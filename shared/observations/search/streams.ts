@@ -6,22 +6,22 @@
  */
 import pMap from 'p-map';
 import { config } from '../../config';
-import type { ObservationItem } from '../items';
-import { queryPartition, type PartitionQuery } from '../read';
-import type { PageStart, RowsPage } from '../store/port';
+import type { StoredObservation } from '../model';
+import { readReadings, type ReadingsQuery } from '../read';
+import type { PageStart, ReadingsPage } from '../store/port';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import { patientQueries, type PatientRead } from './segments';
 
 export interface RowStream {
   /** The next row without consuming it; undefined at the end. */
-  peek(): Promise<ObservationItem | undefined>;
+  peek(): Promise<StoredObservation | undefined>;
   /** Consumes the next row. */
-  next(): Promise<ObservationItem | undefined>;
+  next(): Promise<StoredObservation | undefined>;
   /**
    * Consumes the rows that follow as far as they are already read (reading only when none is):
    * at least one, none at the end. A page takes rows run by run, not a promise a row.
    */
-  nextRun(): Promise<ObservationItem[]>;
+  nextRun(): Promise<StoredObservation[]>;
 }
 
 /**
@@ -37,16 +37,16 @@ const maxFetch = () => config().maxPageSize + 2;
  * before it arrived, so the next page travels while this one is used: two pages in memory at most.
  */
 export class QueryStream implements RowStream {
-  private buffer: ObservationItem[] = [];
+  private buffer: StoredObservation[] = [];
   private segment = 0;
   private start: PageStart | undefined;
   private done = false;
   private fetchSize: number;
-  private ahead: Promise<RowsPage> | undefined;
+  private ahead: Promise<ReadingsPage> | undefined;
 
   constructor(
-    private readonly queries: readonly PartitionQuery[],
-    private readonly keep: (item: ObservationItem) => boolean,
+    private readonly queries: readonly ReadingsQuery[],
+    private readonly keep: (item: StoredObservation) => boolean,
     first: number,
     private readonly readAhead = false,
   ) {
@@ -54,18 +54,18 @@ export class QueryStream implements RowStream {
     this.done = queries.length === 0;
   }
 
-  async peek(): Promise<ObservationItem | undefined> {
+  async peek(): Promise<StoredObservation | undefined> {
     while (this.buffer.length === 0 && !this.done) await this.fill();
     return this.buffer[0];
   }
 
-  async next(): Promise<ObservationItem | undefined> {
+  async next(): Promise<StoredObservation | undefined> {
     const item = await this.peek();
     this.buffer.shift();
     return item;
   }
 
-  async nextRun(): Promise<ObservationItem[]> {
+  async nextRun(): Promise<StoredObservation[]> {
     await this.peek();
     return this.buffer.splice(0);
   }
@@ -75,8 +75,8 @@ export class QueryStream implements RowStream {
     if (!this.done && !this.ahead && this.buffer.length === 0) this.ahead = this.read();
   }
 
-  private read(): Promise<RowsPage> {
-    const page = queryPartition(this.queries[this.segment]!, this.fetchSize, this.start);
+  private read(): Promise<ReadingsPage> {
+    const page = readReadings(this.queries[this.segment]!, this.fetchSize, this.start);
     page.catch(() => undefined); // awaited by `fill`, or dropped with the stream
     return page;
   }
@@ -85,7 +85,7 @@ export class QueryStream implements RowStream {
     const page = await (this.ahead ?? this.read());
     this.ahead = undefined;
     this.fetchSize = Math.min(maxFetch(), this.fetchSize * 2);
-    this.buffer.push(...page.items.filter(this.keep));
+    this.buffer.push(...page.readings.filter(this.keep));
     this.start = page.next;
     if (!this.start) {
       this.segment += 1;
@@ -98,7 +98,7 @@ export class QueryStream implements RowStream {
 /** Rows already in memory, in order. */
 export class ArrayStream implements RowStream {
   private at = 0;
-  constructor(private readonly items: readonly ObservationItem[]) {}
+  constructor(private readonly items: readonly StoredObservation[]) {}
   async peek() {
     return this.items[this.at];
   }
@@ -125,7 +125,7 @@ export class ChainStream implements RowStream {
     private readonly readAhead = false,
   ) {}
 
-  async peek(): Promise<ObservationItem | undefined> {
+  async peek(): Promise<StoredObservation | undefined> {
     for (;;) {
       if (!this.current) {
         if (!this.upcoming && this.at >= this.open.length) return undefined;
@@ -142,13 +142,13 @@ export class ChainStream implements RowStream {
     }
   }
 
-  async next(): Promise<ObservationItem | undefined> {
+  async next(): Promise<StoredObservation | undefined> {
     const item = await this.peek();
     if (item) await this.current!.next();
     return item;
   }
 
-  async nextRun(): Promise<ObservationItem[]> {
+  async nextRun(): Promise<StoredObservation[]> {
     return (await this.peek()) ? this.current!.nextRun() : [];
   }
 }
@@ -161,11 +161,11 @@ function prefetchOf(stream: RowStream): void {
 
 /** Streams merged into one order: the heads of all are read first (bounded concurrency), then a heap. */
 export class MergeStream implements RowStream {
-  private heap: Array<{ head: ObservationItem; stream: RowStream }> | undefined;
+  private heap: Array<{ head: StoredObservation; stream: RowStream }> | undefined;
 
   constructor(
     private readonly streams: readonly RowStream[],
-    private readonly compare: (a: ObservationItem, b: ObservationItem) => number,
+    private readonly compare: (a: StoredObservation, b: StoredObservation) => number,
     private readonly concurrency = 16,
   ) {}
 
@@ -180,12 +180,12 @@ export class MergeStream implements RowStream {
     heads.forEach((head, i) => head && this.push({ head, stream: this.streams[i]! }));
   }
 
-  async peek(): Promise<ObservationItem | undefined> {
+  async peek(): Promise<StoredObservation | undefined> {
     if (!this.heap) await this.init();
     return this.heap![0]?.head;
   }
 
-  async next(): Promise<ObservationItem | undefined> {
+  async next(): Promise<StoredObservation | undefined> {
     if (!this.heap) await this.init();
     const top = this.heap![0];
     if (!top) return undefined;
@@ -197,7 +197,7 @@ export class MergeStream implements RowStream {
   }
 
   /** One row: which stream gives the row after it is known only once its head is compared. */
-  async nextRun(): Promise<ObservationItem[]> {
+  async nextRun(): Promise<StoredObservation[]> {
     const item = await this.next();
     return item ? [item] : [];
   }
@@ -211,7 +211,7 @@ export class MergeStream implements RowStream {
     [h[i], h[j]] = [h[j]!, h[i]!];
   }
 
-  private push(entry: { head: ObservationItem; stream: RowStream }) {
+  private push(entry: { head: StoredObservation; stream: RowStream }) {
     const h = this.heap!;
     h.push(entry);
     for (let i = h.length - 1; i > 0; ) {
@@ -241,7 +241,7 @@ export class MergeStream implements RowStream {
 }
 
 /** A stream as the kernel's page cutter reads it: run by run, only as far as it is consumed. */
-export async function* runsOf(stream: RowStream): AsyncGenerator<ObservationItem[]> {
+export async function* runsOf(stream: RowStream): AsyncGenerator<StoredObservation[]> {
   for (let run = await stream.nextRun(); run.length > 0; run = await stream.nextRun()) yield run;
 }
 
@@ -255,12 +255,12 @@ export function orderedRows(
   readsOf: (patientId: number) => PatientRead[],
   t: Traversal,
   at: Position | undefined,
-  keep: (item: ObservationItem) => boolean,
+  keep: (item: StoredObservation) => boolean,
   want: number,
   /** Every row will be read (a bulk export): read each next page, and the next patient, ahead. */
   readAhead = false,
 ): RowStream {
-  const byOrder = (a: ObservationItem, b: ObservationItem) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
+  const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
   const streamsOf = (patientId: number, first: number) =>
     readsOf(patientId)
       .map((read) => patientQueries(read, t, at))

@@ -4,9 +4,9 @@
  * run is finished by running it again.
  */
 import { batchWriteAll, type WriteRequest } from '../../store/batch';
-import { observationKeys } from '../keys';
+import { observationKeys } from './dynamo-keys';
 import type { ObservationIdentifier } from '../model';
-import { patientRows } from './dynamo-reads';
+import { patientItems } from './dynamo-reads';
 import { table } from './dynamo-table';
 import type { PageStart } from './port';
 import { claimKey } from './rounds';
@@ -17,7 +17,7 @@ export async function deletePatient(patientId: number): Promise<number> {
   let deleted = 0;
   let start: PageStart | undefined;
   do {
-    const page = await patientRows({ patientId, index: 'byUpdated', ascending: true, attributes: ['pk', 'sk', 'id', 'identifiers'] }, PAGE, start);
+    const page = await patientItems(patientId, PAGE, start);
     const requests: WriteRequest[] = page.items.flatMap((item) => [
       { DeleteRequest: { Key: observationKeys.pointer(item.id as number) } },
       ...((item.identifiers as ObservationIdentifier[] | undefined) ?? []).map((i) => ({ DeleteRequest: { Key: claimKey(i) } })),

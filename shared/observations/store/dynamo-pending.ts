@@ -3,8 +3,8 @@
  * identifiers) the transaction actions that put the row and claim each identifier.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { readingBytes, toItem, type ObservationItem } from '../items';
-import { observationKeys } from '../keys';
+import { readingBytes, toItem, type ObservationItem } from './dynamo-items';
+import { observationKeys } from './dynamo-keys';
 import type { StoredObservation } from '../model';
 import { table } from './dynamo-table';
 import { claimKey, keyId, readingKeys } from './rounds';

@@ -7,11 +7,11 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { holdsWholeItems, OBSERVATIONS } from '../../store/tables';
-import { fromItem, type ObservationItem } from '../items';
-import { INDEX, observationKeys } from '../keys';
-import type { ReadingKey, StoredObservation } from '../model';
+import { factsOf, fromItem, ROW_FIELDS, type ObservationItem } from './dynamo-items';
+import { DATED_END, DATED_START, INDEX, observationKeys, readingsRange, type IndexName } from './dynamo-keys';
+import type { ReadingFacts, ReadingKey, StoredObservation } from '../model';
 import { table } from './dynamo-table';
-import type { PageStart, PartitionQuery, RowsPage } from './port';
+import type { PageStart, ReadingsPage, ReadingsQuery } from './port';
 
 /** The row a pointer leads to, if it carries the pointer's id (a pointer of an unused id leads to another row). */
 function rowKeyOf(pointer: Record<string, unknown> | undefined) {
@@ -38,24 +38,23 @@ export async function findReadings(keys: readonly ReadingKey[]): Promise<StoredO
   return items.map(fromItem);
 }
 
-export async function patientRows(q: PartitionQuery, limit: number | undefined, start?: PageStart): Promise<RowsPage> {
+interface RangeQuery {
+  patientId: number;
+  index: IndexName;
+  from: string;
+  to: string;
+  ascending: boolean;
+  /** Only these fields of each row; all when absent. */
+  attributes?: readonly string[];
+  /** Count only: no rows come back. */
+  countOnly?: boolean;
+}
+
+/** One page of a key-condition Query on the patient's partition, through one of its local indexes. */
+async function queryRange(q: RangeQuery, limit: number | undefined, start?: PageStart) {
   const { name, sortKey } = INDEX[q.index];
-  const names: Record<string, string> = { '#pk': 'pk' };
-  const values: Record<string, unknown> = { ':pk': observationKeys.patientPk(q.patientId) };
-  let condition = '#pk = :pk';
-  if (q.from !== undefined || q.to !== undefined) {
-    names['#sk'] = sortKey;
-    if (q.from !== undefined && q.to !== undefined) {
-      condition += ' AND #sk BETWEEN :from AND :to';
-      Object.assign(values, { ':from': q.from, ':to': q.to });
-    } else if (q.from !== undefined) {
-      condition += ' AND #sk >= :from';
-      values[':from'] = q.from;
-    } else {
-      condition += ' AND #sk <= :to';
-      values[':to'] = q.to;
-    }
-  }
+  const names: Record<string, string> = { '#pk': 'pk', '#sk': sortKey };
+  const values: Record<string, unknown> = { ':pk': observationKeys.patientPk(q.patientId), ':from': q.from, ':to': q.to };
   let projection: string | undefined;
   // A count returns no fields (and DynamoDB refuses names the request does not use).
   if (q.attributes && !q.countOnly) {
@@ -66,7 +65,7 @@ export async function patientRows(q: PartitionQuery, limit: number | undefined, 
     new QueryCommand({
       TableName: table(),
       IndexName: name,
-      KeyConditionExpression: condition,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
       ScanIndexForward: q.ascending,
@@ -86,3 +85,31 @@ export async function patientRows(q: PartitionQuery, limit: number | undefined, 
   );
   return { items: (out.Items ?? []) as ObservationItem[], count: out.Count ?? 0, next: out.LastEvaluatedKey as PageStart | undefined };
 }
+
+const rangeOf = (q: ReadingsQuery): RangeQuery => ({ patientId: q.patientId, ascending: q.ascending, ...readingsRange(q) });
+
+/** A page of readings, asking only for the fields a reading is made of (`ROW_FIELDS`). */
+export async function readings(q: ReadingsQuery, limit: number | undefined, start?: PageStart): Promise<ReadingsPage> {
+  const page = await queryRange({ ...rangeOf(q), attributes: ROW_FIELDS }, limit, start);
+  return { readings: page.items.map(fromItem), next: page.next };
+}
+
+/** The fields a count tests (`ReadingFacts`): no payload, no key. */
+const COUNT_FIELDS = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'effKind', 'effStart', 'effEnd', 'updatedSk'];
+
+/** A count: with Select COUNT when nothing is tested, else reading only the fields tested. */
+export async function countReadings(q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean): Promise<number> {
+  const range = rangeOf(q);
+  let n = 0;
+  let start: PageStart | undefined;
+  do {
+    const page = await queryRange(test ? { ...range, attributes: COUNT_FIELDS } : { ...range, countOnly: true }, undefined, start);
+    n += test ? page.items.map(factsOf).filter(test).length : page.count;
+    start = page.next;
+  } while (start);
+  return n;
+}
+
+/** Every row of a patient (keys, id and identifiers), page by page: what deleting the patient removes. */
+export const patientItems = (patientId: number, limit: number, start?: PageStart) =>
+  queryRange({ patientId, index: 'byUpdated', from: DATED_START, to: DATED_END, ascending: true, attributes: ['pk', 'sk', 'id', 'identifiers'] }, limit, start);

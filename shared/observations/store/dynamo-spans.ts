@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
-import { observationKeys } from '../keys';
+import { observationKeys } from './dynamo-keys';
 import { table } from './dynamo-table';
 
 /** A conditional update, idempotent; a refused one returns the larger span already stored. */

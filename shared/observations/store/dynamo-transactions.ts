@@ -13,7 +13,7 @@ import { PASSING_CANCELLATIONS } from '../../store/busy';
 import { dynamo } from '../../store/clients';
 import { backoff, isRetryable, MAX_ATTEMPTS } from '../../store/retry';
 import { rootLogger } from '../../telemetry/logger';
-import { fromItem } from '../items';
+import { fromItem } from './dynamo-items';
 import type { Pending } from './dynamo-pending';
 import { table } from './dynamo-table';
 import { storeBusy, storeRefused, type WriteOutcome } from './port';

@@ -23,7 +23,7 @@ import { dynamo } from '../../store/clients';
 import { idBlocks } from '../../store/counters';
 import { isRetryable, retryWhileBusy } from '../../store/retry';
 import { rootLogger } from '../../telemetry/logger';
-import { fromItem, type ObservationItem } from '../items';
+import { fromItem, type ObservationItem } from './dynamo-items';
 import type { StoredObservation } from '../model';
 import { claimsIdentifiers, pendingOf, pointerItem, type Pending } from './dynamo-pending';
 import { table } from './dynamo-table';

@@ -1,9 +1,11 @@
 /** The observation store port on the observations table (the service's adapter). */
 import { deletePatient } from './dynamo-delete';
-import { findReadings, patientRows, readById, readByIds } from './dynamo-reads';
+import { tooLarge } from './dynamo-items';
+import { countReadings, findReadings, readById, readByIds, readings } from './dynamo-reads';
 import { raiseSpan, spans } from './dynamo-spans';
 import { insert, makeReadableById, newIds } from './dynamo-write';
 import type { ObservationStore } from './port';
+import { canClaim } from './rounds';
 
 export const dynamoObservationStore: ObservationStore = {
   newIds,
@@ -12,7 +14,10 @@ export const dynamoObservationStore: ObservationStore = {
   makeReadableById,
   readById,
   readByIds,
-  patientRows,
+  readings,
+  countReadings,
+  tooLarge,
+  canClaim,
   raiseSpan,
   spans,
   deletePatient,

@@ -1,21 +1,46 @@
 /**
- * The twin's rows: per patient by `header.uuid` (the row key), found by id too, handed out as
- * copies, and read one page at a time in an index's order by the rows' own index sort keys.
+ * The twin's readings: per patient by `header.uuid`, found by id too, handed out as copies, and read
+ * one page at a time in the orders the port names (`ReadingsQuery`), by the readings' own values.
  */
-import { copy, innerMap, keyPage, nestedEntries } from '../../store/memory';
-import { uuidOf, type ObservationItem } from '../items';
-import { INDEX } from '../keys';
-import type { PageStart, PartitionQuery, RowsPage } from './port';
+import { copy, innerMap, nestedEntries } from '../../store/memory';
+import type { ReadingFacts, StoredObservation } from '../model';
+import type { PageStart, ReadingsPage, ReadingsQuery } from './port';
 
-/** Where the next page starts: after the row with this sort key (sort keys end in the row's id, so they are unique). */
+/** A reading's place in a read's order: undated (1) or not (0), its time, its id. */
+type Place = readonly [number, number, number];
+
+/** Where the next page starts: after the reading at this place. */
 interface After {
-  sortKey: string;
+  place: Place;
+}
+
+function placeOf(q: ReadingsQuery, o: StoredObservation): Place {
+  if (q.order === 'updated') return [0, Date.parse(o.lastUpdated), o.id];
+  return o.effective ? [0, o.effective.start, o.id] : [1, 0, o.id];
+}
+
+const comparePlaces = (a: Place, b: Place): number => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+const within = (value: number, range: { from?: number; to?: number } | undefined) =>
+  range !== undefined && (range.from === undefined || value >= range.from) && (range.to === undefined || value <= range.to);
+
+/** Whether the read takes the reading: its code, then its time (dated) or id (undated) within the bounds. */
+function takes(q: ReadingsQuery, o: StoredObservation): boolean {
+  if (q.order === 'effective' && q.codeId !== undefined && o.codeId !== q.codeId) return false;
+  const [undated, time, id] = placeOf(q, o);
+  return undated ? within(id, q.undated) : within(time, q.time);
 }
 
 export function rowTable() {
-  const byPatient = new Map<number, Map<string, ObservationItem>>();
-  /** Id -> where its row is. */
+  const byPatient = new Map<number, Map<string, StoredObservation>>();
+  /** Id -> where its reading is. */
   const byId = new Map<number, { patientId: number; uuid: string }>();
+
+  /** The patient's readings the read takes, in its order. */
+  const ordered = (q: ReadingsQuery): StoredObservation[] => {
+    const direction = q.ascending ? 1 : -1;
+    return [...(byPatient.get(q.patientId)?.values() ?? [])].filter((o) => takes(q, o)).sort((a, b) => direction * comparePlaces(placeOf(q, a), placeOf(q, b)));
+  };
 
   return {
     get: (patientId: number, uuid: string) => byPatient.get(patientId)?.get(uuid),
@@ -23,30 +48,29 @@ export function rowTable() {
       const at = byId.get(id);
       return at && byPatient.get(at.patientId)?.get(at.uuid);
     },
-    put(item: ObservationItem) {
-      const patientId = item.patientId as number;
-      innerMap(byPatient, patientId).set(uuidOf(item), copy(item));
-      byId.set(item.id as number, { patientId, uuid: uuidOf(item) });
+    put(o: StoredObservation) {
+      innerMap(byPatient, o.patientId).set(o.uuid, copy(o));
+      byId.set(o.id, { patientId: o.patientId, uuid: o.uuid });
     },
-    /** Removes the patient's rows; returns them. */
-    removePatient(patientId: number): ObservationItem[] {
+    /** Removes the patient's readings; returns them. */
+    removePatient(patientId: number): StoredObservation[] {
       const rows = [...(byPatient.get(patientId)?.values() ?? [])];
       byPatient.delete(patientId);
-      for (const row of rows) byId.delete(row.id as number);
+      for (const row of rows) byId.delete(row.id);
       return rows;
     },
-    page(q: PartitionQuery, limit: number | undefined, start?: PageStart): RowsPage {
-      const { sortKey } = INDEX[q.index];
-      const keyOf = (item: ObservationItem) => item[sortKey] as string;
-      const after = (start as unknown as After | undefined)?.sortKey;
-      // Sort keys are ASCII, so text order here is DynamoDB's byte order.
-      const inRange = [...(byPatient.get(q.patientId)?.values() ?? [])].filter((item) => (q.from === undefined || keyOf(item) >= q.from) && (q.to === undefined || keyOf(item) <= q.to));
-      const { rows, last } = keyPage(inRange, keyOf, { descending: !q.ascending, after, limit });
-      const next = last ? ({ sortKey: keyOf(last) } satisfies After as unknown as PageStart) : undefined;
-      const shown = (item: ObservationItem) => copy(q.attributes ? Object.fromEntries(q.attributes.filter((a) => a in item).map((a) => [a, item[a]])) : item);
-      return { items: q.countOnly ? [] : rows.map(shown), count: rows.length, next };
+    /** As a Query page: a page that stopped at its limit names where the next starts, even when none follows. */
+    page(q: ReadingsQuery, limit: number | undefined, start?: PageStart): ReadingsPage {
+      const direction = q.ascending ? 1 : -1;
+      const after = (start as unknown as After | undefined)?.place;
+      const following = ordered(q).filter((o) => after === undefined || direction * comparePlaces(placeOf(q, o), after) > 0);
+      const rows = limit === undefined ? following : following.slice(0, limit);
+      const last = limit !== undefined && rows.length === limit && rows.length > 0 ? rows[rows.length - 1] : undefined;
+      return { readings: rows.map(copy), next: last ? ({ place: placeOf(q, last) } satisfies After as unknown as PageStart) : undefined };
     },
-    /** The rows by patient and uuid, and where each id leads, for a test's look (`holding`). */
+    /** As a count: the readings the read takes that `test` accepts, shown only their facts (no payload, no uuid). */
+    count: (q: ReadingsQuery, test?: (facts: ReadingFacts) => boolean): number => ordered(q).filter(({ data: _data, uuid: _uuid, ...facts }) => !test || test(copy(facts))).length,
+    /** The readings by patient and uuid, and where each id leads, for a test's look (`holding`). */
     held: { readings: () => nestedEntries(byPatient), readingIds: () => byId },
   };
 }

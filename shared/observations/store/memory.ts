@@ -4,11 +4,11 @@
  * Each call makes a new, empty store. It runs one call at a time, so nothing lands in between.
  */
 import { copy, holding } from '../../store/memory';
-import { fromItem, toItem, type ObservationItem } from '../items';
+import { tooLarge } from './dynamo-items';
 import type { ObservationIdentifier, StoredObservation } from '../model';
 import { rowTable } from './memory-rows';
 import type { ObservationStore, WriteOutcome } from './port';
-import { claimKey, inRounds, keyId, readingKeys } from './rounds';
+import { canClaim, claimKey, inRounds, keyId, readingKeys } from './rounds';
 
 export function memoryObservationStore(): ObservationStore {
   const rows = rowTable();
@@ -18,17 +18,16 @@ export function memoryObservationStore(): ObservationStore {
   let lastId = 0;
 
   const claimOf = (identifier: ObservationIdentifier) => keyId(claimKey(identifier));
-  const observationOf = (item: ObservationItem) => fromItem(copy(item));
-  /** The rows found, each once, as readings. */
-  const found = (items: ReadonlyArray<ObservationItem | undefined>) => [...new Set(items)].filter((item) => item !== undefined).map(observationOf);
+  /** The readings found, each once, as copies. */
+  const found = (rows: ReadonlyArray<StoredObservation | undefined>) => [...new Set(rows)].filter((row) => row !== undefined).map(copy);
 
   /** One reading's write, as DynamoDB's conditions decide it: a taken row first, then a held identifier. */
   function place(o: StoredObservation): WriteOutcome {
     const row = rows.get(o.patientId, o.uuid);
-    if (row) return { kind: 'existing', observation: observationOf(row) };
+    if (row) return { kind: 'existing', observation: copy(row) };
     const held = o.identifiers.find((i) => claims.has(claimOf(i)));
     if (held) return { kind: 'conflict', identifier: held, heldBy: claims.get(claimOf(held))! };
-    rows.put(toItem(o));
+    rows.put(o);
     for (const identifier of o.identifiers) claims.set(claimOf(identifier), o.id);
     return { kind: 'created', observation: o };
   }
@@ -48,10 +47,14 @@ export function memoryObservationStore(): ObservationStore {
     makeReadableById: async () => [],
     readById: async (id) => {
       const row = rows.ofId(id);
-      return row && observationOf(row);
+      return row && copy(row);
     },
     readByIds: async (ids) => found(ids.map(rows.ofId)),
-    patientRows: async (query, limit, start) => rows.page(query, limit, start),
+    readings: async (query, limit, start) => rows.page(query, limit, start),
+    countReadings: async (query, test) => rows.count(query, test),
+    // The twin refuses what the table would: the same measure of a reading's items and claim keys.
+    tooLarge,
+    canClaim,
     raiseSpan: async (patientId, span) => {
       const stored = Math.max(span, spans.get(patientId) ?? 0);
       spans.set(patientId, stored);
@@ -60,7 +63,7 @@ export function memoryObservationStore(): ObservationStore {
     spans: async (patientIds) => new Map(patientIds.flatMap((p) => (spans.has(p) ? [[p, spans.get(p)!] as const] : []))),
     deletePatient: async (patientId) => {
       const removed = rows.removePatient(patientId);
-      for (const row of removed) for (const identifier of fromItem(row).identifiers) claims.delete(claimOf(identifier));
+      for (const row of removed) for (const identifier of row.identifiers) claims.delete(claimOf(identifier));
       spans.delete(patientId);
       return removed.length;
     },

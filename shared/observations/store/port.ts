@@ -3,18 +3,17 @@
  * adapters implement it, DynamoDB (`dynamo.ts`, the service's) and in memory (`memory.ts`, a twin
  * for fast tests); one contract suite (test/contract/observation-store.ts) runs against both, so
  * they cannot drift. What a write decides before it reaches a store (the lookup of readings already
- * stored, ids, the time stamp, the size limit, raising the span statistics) stays in the domain
+ * stored, ids, the time stamp, refusing a reading too large to keep, raising the span statistics) stays in the domain
  * functions (`../write.ts`, `../span-stats.ts`), once, in front of either adapter.
  *
- * Rows come back as `ObservationItem`s (`../items.ts`) with their index sort keys, which the search
- * orders and positions by: both adapters order by exactly those keys.
+ * It speaks of readings, never of tables: a patient's readings in an order (`ReadingsQuery`), a page
+ * after another (`PageStart`), a count; how they are keyed and indexed is each adapter's own
+ * (DynamoDB's keys in `dynamo-keys.ts`, its items in `dynamo-items.ts`).
  *
  * The outcomes a store reports for a refused reading are the same values from either adapter, built here.
  */
 import { STORE_BUSY } from '../../http/errors';
-import type { ObservationItem } from '../items';
-import type { IndexName } from '../keys';
-import type { ObservationIdentifier, ReadingKey, StoredObservation } from '../model';
+import type { ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
 
 export type WriteOutcome =
   /** Stored now. */
@@ -26,28 +25,37 @@ export type WriteOutcome =
   /** The store could not take it (after retries) or refused it; nothing of it is stored. */
   | { kind: 'failed'; status: 413 | 500 | 503; reason: string };
 
-/** One read of a patient's rows in an index's order. */
-export interface PartitionQuery {
+/**
+ * One read of a patient's readings in one of the orders the store keeps them in:
+ *
+ * - `effective`: dated readings by effective start, then id; undated readings after every dated
+ *   one, by id;
+ * - `updated`: every reading by last update, then id.
+ *
+ * A read takes the dated readings within `time` and the undated ones within `undated`, either or
+ * both. Both at once are one stretch of the order: `time` then has no `to` and `undated` no `from`.
+ */
+export interface ReadingsQuery {
   patientId: number;
-  index: IndexName;
-  /** Inclusive bounds on the index's sort key (either may be absent). */
-  from?: string;
-  to?: string;
+  order: 'effective' | 'updated';
+  /** Only this code's readings (`effective` order); every code's when absent. */
+  codeId?: number;
   ascending: boolean;
-  /** Only these fields of each row (what a search shows or a count tests); all when absent. */
-  attributes?: readonly string[];
-  /** Count only: no rows come back. */
-  countOnly?: boolean;
+  /**
+   * Readings whose time (the effective start, or the last update) lies within these bounds, both
+   * inclusive to the millisecond (epoch ms; an absent end is open). Absent: no dated reading.
+   */
+  time?: { from?: number; to?: number };
+  /** Undated readings (`effective` order) whose id lies within these inclusive bounds. Absent: none. */
+  undated?: { from?: number; to?: number };
 }
 
 declare const pageStart: unique symbol;
 /** Where the next page of a read starts: opaque, accepted back only by the adapter that made it. */
 export type PageStart = { readonly [pageStart]: true };
 
-export interface RowsPage {
-  items: ObservationItem[];
-  /** Rows this page holds (or counted, for `countOnly`). */
-  count: number;
+export interface ReadingsPage {
+  readings: StoredObservation[];
   /** Absent after the last page; a page that stopped at its limit names one even when no row follows. */
   next: PageStart | undefined;
 }
@@ -71,8 +79,14 @@ export interface ObservationStore {
   readById(id: number): Promise<StoredObservation | undefined>;
   /** The readings with these ids that exist, in no particular order. */
   readByIds(ids: readonly number[]): Promise<StoredObservation[]>;
-  /** One page of a patient's rows, at most `limit` of them, after `start`. */
-  patientRows(query: PartitionQuery, limit: number | undefined, start?: PageStart): Promise<RowsPage>;
+  /** One page of a patient's readings, at most `limit` of them, after `start`. */
+  readings(query: ReadingsQuery, limit: number | undefined, start?: PageStart): Promise<ReadingsPage>;
+  /** How many of a patient's readings the query reads (those `test` accepts, when given). */
+  countReadings(query: ReadingsQuery, test?: (reading: ReadingFacts) => boolean): Promise<number>;
+  /** Why the store cannot keep this reading (too large), or undefined; asked before anything is written. */
+  tooLarge(reading: StoredObservation): string | undefined;
+  /** Whether the store can hold this identifier's claim (one across the store); too long a system and value cannot. */
+  canClaim(identifier: ObservationIdentifier): boolean;
   /**
    * Raises the patient's stored span (the longest effective period, in ms) to at least `span`,
    * never lowering it; returns the span stored afterwards.
@@ -85,6 +99,6 @@ export interface ObservationStore {
 }
 
 export const failed = (status: 413 | 500 | 503, reason: string): WriteOutcome => ({ kind: 'failed', status, reason });
-/** A reading the store stayed too busy to take (the upload answers it as an unfinished entry, `upload/unfinished.ts`). */
+/** A reading the store stayed too busy to take (the upload answers it as an unfinished entry, `create/unfinished.ts`). */
 export const storeBusy = () => failed(503, STORE_BUSY);
 export const storeRefused = () => failed(500, 'The store refused the reading.');

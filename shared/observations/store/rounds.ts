@@ -5,7 +5,8 @@
  * first's row; a second holder of an identifier finds its claim). Both adapters write in these
  * rounds, so a batch's outcomes are the same from either.
  */
-import { observationKeys, type ObservationKey } from '../keys';
+import { fitsPartitionKey } from '../../store/key-limits';
+import { observationKeys, type ObservationKey } from './dynamo-keys';
 import type { ObservationIdentifier, StoredObservation } from '../model';
 
 /** One text per stored item. */
@@ -13,6 +14,9 @@ export const keyId = (k: { pk?: unknown; sk?: unknown }) => `${String(k.pk)}\u00
 
 /** The key of an identifier's claim: one holder across the whole store. */
 export const claimKey = (identifier: ObservationIdentifier): ObservationKey => observationKeys.identifier(identifier.system ?? '', identifier.value);
+
+/** Whether an identifier's claim fits a key (its system and value are client text of any length). */
+export const canClaim = (identifier: ObservationIdentifier): boolean => fitsPartitionKey(claimKey(identifier).pk);
 
 /** What writing a reading takes: its row, then one claim per identifier. */
 export const readingKeys = (o: StoredObservation): ObservationKey[] => [observationKeys.observation(o.patientId, o.uuid), ...o.identifiers.map(claimKey)];

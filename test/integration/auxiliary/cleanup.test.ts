@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deleteAuxiliaryRowsOfPatient, deleteAuxiliaryRowsOfSource } from '../../../shared/auxiliary/cleanup';
-import { INLINE_BODY_LIMIT } from '../../../shared/auxiliary/bodies';
+import { INLINE_BODY_LIMIT } from '../../../shared/auxiliary/store/dynamo-items';
 import { persistNew } from '../../../shared/auxiliary/persist';
 import { deleteFhirSource } from '../../../shared/directory/fhir-sources';
 import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/auxiliary';

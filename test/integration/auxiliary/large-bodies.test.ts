@@ -4,7 +4,7 @@
  * store refuses (injected) leaves neither half behind.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { INLINE_BODY_LIMIT } from '../../../shared/auxiliary/bodies';
+import { INLINE_BODY_LIMIT } from '../../../shared/auxiliary/store/dynamo-items';
 import { dynamo } from '../../../shared/store/clients';
 import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/auxiliary';
 import { throttling } from '../../support/faults';

@@ -35,7 +35,7 @@ function readings(count: number, day: number): Readings {
 }
 
 /** The stored rows of these readings (other tests' slices may still be landing beside them). */
-const storedOf = async ({ uuids }: Readings) => (await storedRows(world.patient.id)).filter((row) => uuids.has(String(row.sk).replace(/^U#/, '')));
+const storedOf = async ({ uuids }: Readings) => (await storedRows(world.patient.id)).filter((row) => uuids.has(row.uuid));
 const postOnTime = (resources: readonly unknown[]) => call('POST', '/FHIR/R5/', { token: world.patient.token, body: batchOf(resources), timeoutMs: TIMEOUT_MS });
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -7,8 +7,8 @@
 import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../../shared/config';
-import { toLayout2 } from '../../../shared/observations/layout-migration';
-import { fromItem, uploadedPayload } from '../../../shared/observations/items';
+import { toLayout2 } from '../../../shared/observations/store/dynamo-layout-migration';
+import { fromItem, uploadedPayload } from '../../../shared/observations/store/dynamo-items';
 import { batchWriteAll } from '../../../shared/store/batch';
 import { copyTable, type CopyProgress } from '../../../shared/store/copy-table';
 import { createTableInput, OBSERVATIONS_LAYOUT_1 } from '../../../shared/store/tables';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { DEMO_CODES, SEEDED_CODES } from '../../../shared/directory/codes';
 import { parseId } from '../../../shared/directory/ids';
-import { idFromSortKey, keys, pad } from '../../../shared/directory/keys';
+import { idFromSortKey, keys, pad } from '../../../shared/store/directory-keys';
 import { ORGANIZATION_TYPES, roleAtLeast } from '../../../shared/directory/model';
 import { pageOf } from '../../../shared/directory/paging';
 import { OMH_SYSTEM } from '../../../shared/fhir/constants';

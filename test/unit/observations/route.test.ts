@@ -4,7 +4,7 @@ import { statusOf } from '../../support/errors';
 import { routeObservation } from '../../../shared/observations/route';
 import { observationPositions } from '../../../shared/observations/search/cursor';
 import { DEFAULT_ORDER, parseNativeQuery } from '../../../shared/observations/search/query';
-import { parseBatchBundle } from '../../../shared/observations/upload/bundle';
+import { parseBatchBundle } from '../../../shared/observations/create/bundle';
 import { config, resetConfig } from '../../../shared/config';
 
 const status = statusOf;

@@ -1,10 +1,10 @@
 /** Parsing an auxiliary search: scoping parameters, `_source` and `_id` restrictions, result parameters, what is ignored. */
 import { describe, expect, it } from 'vitest';
-import { parseAuxSearch, sourceIdOfUri } from '../../../../shared/auxiliary/search/params';
+import { parseAuxiliarySearch, sourceIdOfUri } from '../../../../shared/auxiliary/search/params';
 import { sourceUriPrefix } from '../../../../shared/fhir/constants';
 import { isHttpError } from '../../../../shared/http/errors';
 
-const parse = (query: string, prefer?: string) => parseAuxSearch('Condition', new URLSearchParams(query), prefer);
+const parse = (query: string, prefer?: string) => parseAuxiliarySearch('Condition', new URLSearchParams(query), prefer);
 
 function status(fn: () => unknown): number | undefined {
   try {
@@ -15,7 +15,7 @@ function status(fn: () => unknown): number | undefined {
   return undefined;
 }
 
-describe('parseAuxSearch', () => {
+describe('parseAuxiliarySearch', () => {
   it('takes the scoping parameters out of the criteria: one filter, and one more per repetition (AND)', () => {
     const s = parse('patient=1,Patient/2&patient.organization=3&code=x&patient=4&patient.identifier=sys|v,w&_has:Group:member:_id=9');
     expect(s.scope).toEqual([
@@ -27,7 +27,7 @@ describe('parseAuxSearch', () => {
   });
 
   it('treats patient as scoping even on a type whose R5 definition has no patient parameter', () => {
-    const s = parseAuxSearch('Location', new URLSearchParams('patient=7&patient._has:Group:member:_id=2'));
+    const s = parseAuxiliarySearch('Location', new URLSearchParams('patient=7&patient._has:Group:member:_id=2'));
     expect(s.scope).toEqual([{ patient: ['7'], study: ['2'] }]);
     expect(s.ignored).toEqual([]);
   });

@@ -12,11 +12,11 @@ import { IMPORT_BASE } from '../http/families';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import { fhirJson, type HttpResponse } from '../http/response';
 import type { Route } from '../http/router';
-import type { AuxiliaryStore } from '../observations/auxiliary';
-import type { EntryResult } from '../observations/upload/process';
+import type { AuxiliaryHandover } from '../observations/auxiliary-handover';
+import type { EntryResult } from '../observations/create/process';
 import { METRIC } from '../telemetry/names';
 import { importBundleEntries, importPrepared, notStartedImport, prepareImport, type PreparedImport } from './import';
-import { retryAfterHeader } from '../observations/upload/unfinished';
+import { retryAfterHeader } from '../observations/create/unfinished';
 
 interface ImportInput {
   resource: unknown;
@@ -25,7 +25,7 @@ interface ImportInput {
   urlType?: string;
 }
 
-async function importRequest(req: AuthedRequest, auxiliary: AuxiliaryStore, inputsOf: () => ImportInput[]): Promise<HttpResponse> {
+async function importRequest(req: AuthedRequest, auxiliary: AuxiliaryHandover, inputsOf: () => ImportInput[]): Promise<HttpResponse> {
   const { caller } = req;
   const inputs = inputsOf();
   const sourceHeader = req.headers[SOURCE_HEADER]?.trim();
@@ -71,7 +71,7 @@ function jsonBody(req: HttpRequest): unknown {
   return req.body;
 }
 
-export function importRoutes(auxiliary: AuxiliaryStore): Route[] {
+export function importRoutes(auxiliary: AuxiliaryHandover): Route[] {
   const bundle = async (req: AuthedRequest) =>
     importRequest(req, auxiliary, () => importBundleEntries(jsonBody(req)).map((resource, i) => ({ resource, at: `Bundle.entry[${i}].resource` })));
   return [

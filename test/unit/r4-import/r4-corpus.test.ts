@@ -18,8 +18,8 @@ import { GENERAL_DROPS } from '../../../scripts/r4-compile/docs';
 import { CONVERSION_FACTS } from '../../../scripts/r4-compile/facts';
 import { isKnownResourceType } from '../../../shared/fhir/definitions';
 import { loadFhirPath } from '../../../shared/fhir/fhirpath';
-import { droppedPaths } from '../../../shared/xver/loss';
-import type { Drop } from '../../../shared/xver/why';
+import { droppedPaths } from '../../../shared/r4-import/loss';
+import type { Drop } from '../../../shared/r4-import/why';
 import { importExample, r4Corpus, type CorpusExample, type CorpusResult } from '../../support/r4-corpus';
 import { lossAudit, type LossAudit } from '../../support/r4-loss-audit';
 

@@ -20,9 +20,9 @@ import { FHIR_BASES } from '../http/families';
 import { assertWithinBounds } from '../fhir/validation/limits';
 import { jsonDepth } from '../http/json-depth';
 import type { Logger } from '../telemetry/logger';
-import { assertBundleSize, type ParsedEntry } from '../observations/upload/bundle';
-import { processEntries, type EntryResult, type UploadRequest } from '../observations/upload/process';
-import { unfinishedEntry } from '../observations/upload/unfinished';
+import { assertBundleSize, type ParsedEntry } from '../observations/create/bundle';
+import { processEntries, type EntryResult, type UploadRequest } from '../observations/create/process';
+import { unfinishedEntry } from '../observations/create/unfinished';
 
 /** One input resource, converted or refused, with what the conversion lost. */
 export interface PreparedImport {

@@ -5,8 +5,8 @@
  * makes an update fail with a 409 instead of being lost.
  */
 import type { HttpError } from '../http/errors';
-import { atVersion, batchGet, getItem, put, putNew, remove, transact, update, withoutKeys, type Item, type Write } from './db';
-import type { Key } from './keys';
+import type { Key } from './directory-keys';
+import { atVersion, batchGet, getItem, put, putNew, remove, transact, update, withoutKeys, type Item, type Write } from './directory-table';
 
 export interface EntityKind<T, K> {
   key: (id: K) => Key;

@@ -18,7 +18,7 @@ import { shapeWrite, type WriteResult, type WriteTarget } from '../../fhir/write
 import type { Deadline } from '../../http/deadline';
 import { Pace, runPaced, type PacedOutcome, type StoreAnswer } from '../../store/pace';
 import type { CheckedSource } from '../../auxiliary/types';
-import type { AuxiliaryStore } from '../auxiliary';
+import type { AuxiliaryHandover } from '../auxiliary-handover';
 import { codesById } from '../code-table-cache';
 import { READING_VERSION, toFhirObservation } from '../fhir-observation';
 import { routeObservation } from '../route';
@@ -35,7 +35,7 @@ export interface UploadRequest extends WriteTarget {
   sourceHeader?: string;
   /** The source `sourceHeader` names, when the request has checked it once for every entry (the R4 import). */
   checkedSource?: CheckedSource;
-  auxiliary: AuxiliaryStore;
+  auxiliary: AuxiliaryHandover;
   /** When the answer must be on its way (`shared/http/deadline.ts`). */
   deadline: Deadline;
   /** What the entries are called in messages: a batch upload's are readings, an import's resources. */

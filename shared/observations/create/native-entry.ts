@@ -22,9 +22,8 @@ import { issue, type OutcomeIssue } from '../../fhir/outcome';
 import { hasErrors, validateResource } from '../../fhir/validation';
 import { isHttpError } from '../../http/errors';
 import { checkPayload } from '../../omh/check';
-import { fitsPartitionKey } from '../../store/key-limits';
 import { codeByCoding } from '../code-table-cache';
-import { observationKeys } from '../keys';
+import { observationStore } from '../store/current';
 import type { NewObservation, ObservationIdentifier } from '../model';
 
 export type EntryCheck =
@@ -158,7 +157,7 @@ function identifiersOf(resource: Json): ObservationIdentifier[] {
     }
     const identifier: ObservationIdentifier = i.system !== undefined ? { system: i.system, value: i.value! } : { value: i.value! };
     // The identifier's claim is a key: one too long for the store could never be claimed.
-    if (!fitsPartitionKey(observationKeys.identifier(identifier.system ?? '', identifier.value).pk)) {
+    if (!observationStore().canClaim(identifier)) {
       fail(400, 'too-long', 'This Observation.identifier is too long to be stored (system and value together); shorten either.', `Observation.identifier[${n}]`);
     }
     out.set(`${identifier.system ?? ''}\u0000${identifier.value}`, identifier);

@@ -5,8 +5,8 @@
  * attributes; id pointers, identifier claims and span statistics keep their form. Keys and ids do
  * not change, so every id a client holds still reads the same reading.
  */
-import type { Item } from '../store/copy-table';
-import { fromItem, toItem } from './items';
+import type { Item } from '../../store/copy-table';
+import { fromItem, toItem } from './dynamo-items';
 
 const isRow = (item: Item) => String(item.pk).startsWith('P#') && String(item.sk).startsWith('U#');
 

@@ -10,8 +10,8 @@ import { compileConversion } from '../../../scripts/r4-compile';
 import { CONVERSION_FACTS, type ConversionFact } from '../../../scripts/r4-compile/facts';
 import { loadFhirPath } from '../../../shared/fhir/fhirpath';
 import { hasErrors, validateResource } from '../../../shared/fhir/validation';
-import { convertR4 } from '../../../shared/xver/convert';
-import { lossReport } from '../../../shared/xver/loss';
+import { convertR4 } from '../../../shared/r4-import/convert';
+import { lossReport } from '../../../shared/r4-import/loss';
 
 type Json = Record<string, any>;
 

@@ -1,8 +1,8 @@
 /** Observations to and from their stored items (keys, index attributes and fields). */
-import type { EffectiveTime } from '../omh/effective-time';
-import { itemSize, type StoredItem } from '../store/capacity';
-import { codeEffectiveSortKey, codeShard, effectiveSortKey, observationKeys, updatedSortKey } from './keys';
-import type { ObservationIdentifier, StoredObservation } from './model';
+import type { EffectiveTime } from '../../omh/effective-time';
+import { itemSize, type StoredItem } from '../../store/capacity';
+import { codeEffectiveSortKey, codeShard, effectiveSortKey, observationKeys, updatedSortKey } from './dynamo-keys';
+import type { ObservationIdentifier, ReadingFacts, StoredObservation } from '../model';
 
 export type ObservationItem = Record<string, unknown>;
 
@@ -67,7 +67,8 @@ export const uuidOf = (item: ObservationItem): string => String(item.sk).slice(2
  */
 export const ROW_FIELDS: readonly string[] = ['sk', 'id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'data', 'effKind', 'effStart', 'effEnd', 'updatedSk'];
 
-export function fromItem(item: ObservationItem): StoredObservation {
+/** What a count tests of a row (`ReadingFacts`): everything but the payload and `header.uuid`. */
+export function factsOf(item: ObservationItem): ReadingFacts {
   const effective: EffectiveTime | undefined =
     item.effStart === undefined
       ? undefined
@@ -79,11 +80,13 @@ export function fromItem(item: ObservationItem): StoredObservation {
     deviceId: item.deviceId as number,
     status: statusOf(item),
     identifiers: (item.identifiers as ObservationIdentifier[] | undefined) ?? [],
-    data: uploadedPayload(item.data),
-    uuid: uuidOf(item),
     effective,
     lastUpdated: lastUpdatedOf(item),
   };
+}
+
+export function fromItem(item: ObservationItem): StoredObservation {
+  return { ...factsOf(item), data: uploadedPayload(item.data), uuid: uuidOf(item) };
 }
 
 /** Stored size of an item in bytes as DynamoDB counts it, to keep within its limits. */
@@ -94,3 +97,12 @@ const CLAIM_BYTES = 200;
 
 /** Bytes writing a reading takes: its row and its identifier claims. */
 export const readingBytes = (item: ObservationItem, claims: number): number => itemBytes(item) + CLAIM_BYTES * claims;
+
+/** DynamoDB's limit of 400 KB an item, kept under with room. */
+export const MAX_ITEM_BYTES = 380_000;
+
+/** Why a reading cannot be written (its row and claims over the item limit), or undefined. */
+export function tooLarge(o: StoredObservation): string | undefined {
+  const bytes = readingBytes(toItem(o), o.identifiers.length);
+  return bytes > MAX_ITEM_BYTES ? `The reading is too large to store (${bytes} bytes; at most ${MAX_ITEM_BYTES}).` : undefined;
+}

@@ -1,31 +1,22 @@
 /**
- * The shared store helpers (shared/store) bound to the directory table and its key layout: key
- * reads (GetItem, BatchGetItem, Query on a key or on `gsi1` / `gsi2`) and the builders of its
- * transactions' actions. Nothing here scans.
+ * The shared store helpers bound to the directory table (`DIRECTORY` in `tables.ts`) and its key
+ * layout (`directory-keys.ts`): key reads (GetItem, BatchGetItem, Query on a key or on `gsi1` /
+ * `gsi2`) and the builders of its transactions' actions. Nothing here scans. The table keeps the
+ * directory and the OAuth records, and the auxiliary writes check directory items in it, so its
+ * helpers are the platform's: each of those adapters (`shared/directory/store/`,
+ * `shared/oauth/store/`, `shared/auxiliary/store/`) builds on them, none on another's adapter.
  */
 import { config } from '../config';
-import { fieldErrors } from '../http/errors';
-import { batchGetInOrder } from '../store/batch';
-import * as reads from '../store/reads';
-import type { Item } from '../store/reads';
-import { writesOn } from '../store/transact';
-import type { Key } from './keys';
+import { batchGetInOrder } from './batch';
+import type { Key } from './directory-keys';
+import * as reads from './reads';
+import type { Item } from './reads';
+import { writesOn } from './transact';
 
-export type { Item } from '../store/reads';
-export { atVersion, concurrentChange, MAX_TRANSACTION, transact, transactInChunks, type Expression, type Write } from '../store/transact';
+export type { Item } from './reads';
+export { atVersion, concurrentChange, MAX_TRANSACTION, transact, transactInChunks, type Expression, type Write } from './transact';
 
 const table = () => config().directoryTable;
-
-/** Longest free text allowed inside a key (DynamoDB allows 2048 bytes for a partition key). */
-export const MAX_KEY_TEXT = 512;
-
-/** Refuses text that cannot be part of a key (empty, or so long the store would reject it). */
-export function assertKeyText(field: string, value: string): void {
-  if (value.length === 0) throw fieldErrors({ [field]: ['This field may not be blank.'] });
-  if (Buffer.byteLength(value, 'utf8') > MAX_KEY_TEXT) {
-    throw fieldErrors({ [field]: [`Ensure this field has no more than ${MAX_KEY_TEXT} bytes.`] });
-  }
-}
 
 /** Strongly consistent read of one directory item. */
 export function getItem(key: Key): Promise<Item | undefined> {
@@ -57,11 +48,6 @@ export function queryAll(spec: QuerySpec): Promise<Item[]> {
 }
 
 export const { putNew, put, remove, update, check } = writesOn(table);
-
-/** Current time as the directory stores it. */
-export function now(): string {
-  return new Date().toISOString();
-}
 
 /** Removes the key and index attributes from an item, leaving the entity's own fields. */
 export function withoutKeys(item: Item): Item {

@@ -10,7 +10,7 @@
  * - upstream claim `U#<sourceId>#<Type>#<upstream id> / U`: the submitted id, unique per source
  *   and type, so a re-posted resource updates its row instead of duplicating it.
  * - pending body `B#<patientId> / <object key>`: an S3 object that no row points at, being written
- *   or to be deleted (see `pending-bodies.ts`).
+ *   or to be deleted (see `../pending-bodies.ts`).
  *
  * Bodies too large for an item live at `aux/<patientId>/<sourceId>/<uuid>/<version>.<attempt>.json`:
  * an object is never overwritten (each write attempt is a new key: two writers racing to the same
@@ -18,14 +18,14 @@
  * and a source's or a patient's objects share a prefix, so deleting them is a sweep that also
  * finds leftovers of interrupted writes (which the pending bodies list as well).
  */
-import { keyText, type Key } from '../directory/keys';
-import type { Id } from '../directory/model';
+import { keyText, type Key } from '../../store/directory-keys';
+import type { Id } from '../../directory/model';
 
 export type { Key };
 
 export const SOURCE_INDEX = 'bySource';
 
-export const auxKeys = {
+export const auxiliaryKeys = {
   resource: (id: string): Key => ({ pk: `R#${id}`, sk: 'R' }),
   patientPartition: (patientId: Id) => `P#${patientId}`,
   /** Sort key of an index item; `lastUpdated` is an ISO instant in UTC, so keys sort by time. */
@@ -38,7 +38,7 @@ export const auxKeys = {
   /** Prefix of all of a source's index items in the `bySource` index. */
   sourcePrefix: (sourceId: Id) => `${sourceId}#`,
   pendingPartition: (patientId: Id) => `B#${patientId}`,
-  pendingBody: (patientId: Id, bodyKey: string): Key => ({ pk: auxKeys.pendingPartition(patientId), sk: bodyKey }),
+  pendingBody: (patientId: Id, bodyKey: string): Key => ({ pk: auxiliaryKeys.pendingPartition(patientId), sk: bodyKey }),
   upstreamClaim: (sourceId: Id, type: string, upstreamId: string): Key => ({
     pk: `U#${sourceId}#${type}#${keyText(upstreamId)}`,
     sk: 'U',

@@ -6,11 +6,11 @@
  * the R5 endpoint; an R5-only type the service does not store names no endpoint.
  */
 import { describe, expect, it } from 'vitest';
-import type { EntryResult } from '../../../shared/observations/upload/process';
-import { convertR4 } from '../../../shared/xver/convert';
-import { importResult, prepareImport, r5Endpoint } from '../../../shared/xver/import';
-import { lossReport } from '../../../shared/xver/loss';
-import { dropIssue } from '../../../shared/xver/why';
+import type { EntryResult } from '../../../shared/observations/create/process';
+import { convertR4 } from '../../../shared/r4-import/convert';
+import { importResult, prepareImport, r5Endpoint } from '../../../shared/r4-import/import';
+import { lossReport } from '../../../shared/r4-import/loss';
+import { dropIssue } from '../../../shared/r4-import/why';
 
 type Json = Record<string, any>;
 

@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { convertR4, convertR4Resource } from '../../../shared/xver/convert';
-import { prepareImport } from '../../../shared/xver/import';
-import { droppedPaths, lossReport } from '../../../shared/xver/loss';
+import { convertR4, convertR4Resource } from '../../../shared/r4-import/convert';
+import { prepareImport } from '../../../shared/r4-import/import';
+import { droppedPaths, lossReport } from '../../../shared/r4-import/loss';
 
 const TYPES = ['Condition', 'Observation', 'CarePlan', 'QuestionnaireResponse', 'MedicationRequest', 'Coverage', 'Bundle', 'Patient', 'Nonsense', ''];
 const KEYS = ['code', 'subject', 'status', 'item', 'answer', 'linkId', 'valueQuantity', 'reasonCode', 'activity', 'detail', 'contained', 'entry', 'resource', '_status', '__proto__', 'constructor', 'id', 'extension', 'url', 'coding', 'system'];

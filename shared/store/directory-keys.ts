@@ -19,6 +19,8 @@
  *   `#` or `|` inside a value can never forge another key.
  */
 
+import { fitsPartitionKey } from './key-limits';
+
 /** Numeric ids padded to a fixed width, so sort keys order numerically. */
 export function pad(id: number): string {
   return String(id).padStart(15, '0');
@@ -199,3 +201,6 @@ export const indexes = {
   }),
   refreshTokenFamily: (familyId: string) => ({ name: GSI2, pk: `REFRESHFAMILY#${familyId}` }),
 } as const;
+
+/** Whether a patient identifier's claim (and so its lookups) fits a key: system and value are client text. */
+export const identifierClaimFits = (system: string, value: string): boolean => fitsPartitionKey(keys.patientIdentifier(system, value).pk);

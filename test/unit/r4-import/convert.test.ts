@@ -12,9 +12,9 @@ import { writeDefinitions } from '../../../scripts/fhir-compile';
 import { compileConversion, R4_DOCS, R4_GENERATED_DIR } from '../../../scripts/r4-compile';
 import { parseCondition } from '../../../scripts/r4-compile/conditions';
 import { withFactsSection } from '../../../scripts/r4-compile/docs';
-import { convertR4Resource } from '../../../shared/xver/convert';
-import { droppedPaths } from '../../../shared/xver/loss';
-import { conversionTable, type ConversionTable } from '../../../shared/xver/tables';
+import { convertR4Resource } from '../../../shared/r4-import/convert';
+import { droppedPaths } from '../../../shared/r4-import/loss';
+import { conversionTable, type ConversionTable } from '../../../shared/r4-import/tables';
 
 type Json = Record<string, any>;
 

@@ -1,8 +1,8 @@
 /** The stored form of a reading: the payload as bytes when that keeps it byte for byte, else as the uploaded text. */
 import { describe, expect, it } from 'vitest';
-import { fromItem, ROW_FIELDS, storedPayload, toItem, uploadedPayload } from '../../../shared/observations/items';
-import type { StoredObservation } from '../../../shared/observations/model';
-import { itemSize } from '../../../shared/store/capacity';
+import { fromItem, ROW_FIELDS, storedPayload, toItem, uploadedPayload } from '../../../../shared/observations/store/dynamo-items';
+import type { StoredObservation } from '../../../../shared/observations/model';
+import { itemSize } from '../../../../shared/store/capacity';
 
 const base64 = Buffer.from(JSON.stringify({ header: { uuid: 'a' }, body: { heart_rate: { value: 60 } } })).toString('base64');
 

@@ -15,7 +15,8 @@
  * Instants in sort keys are `Date#toISOString()` (fixed width, so text order is time order) and ids
  * are zero-padded, so every sort key orders as its values do.
  */
-import { keyText, pad } from '../directory/keys';
+import { keyText, pad } from '../../store/directory-keys';
+import type { ReadingsQuery } from './port';
 
 export interface ObservationKey {
   pk: string;
@@ -71,3 +72,20 @@ export const INDEX = {
   byUpdated: { name: 'byUpdated', sortKey: 'updatedSk' },
 } as const;
 export type IndexName = keyof typeof INDEX;
+
+/**
+ * The local index and inclusive sort-key range that hold a read of a patient's readings: the
+ * order's index (per code when a code is named), dated readings from `<from>` to `<to>#~` (every
+ * id of the last millisecond), undated ones from `Z#<id>` to `Z#<id>#~`, open ends reaching the
+ * whole dated (`0` .. `9~`) or undated (`Z#` .. `Z#~`) part.
+ */
+export function readingsRange(q: ReadingsQuery): { index: IndexName; from: string; to: string } {
+  const index: IndexName = q.order === 'updated' ? 'byUpdated' : q.codeId === undefined ? 'byEffective' : 'byCodeEffective';
+  const prefix = q.order === 'effective' && q.codeId !== undefined ? codePrefix(q.codeId) : '';
+  const { time, undated } = q;
+  if (!time && !undated) throw new Error('a read of readings names dated or undated ones');
+  if (time && undated && (time.to !== undefined || undated.from !== undefined)) throw new Error('dated and undated readings are read together only as one stretch');
+  const from = time ? (time.from === undefined ? DATED_START : instantKey(time.from)) : `${UNDATED}#${undated!.from === undefined ? '' : pad(undated!.from)}`;
+  const to = undated ? `${UNDATED}#${undated.to === undefined ? '' : `${pad(undated.to)}#`}~` : time!.to === undefined ? DATED_END : `${instantKey(time!.to)}#~`;
+  return { index, from: prefix + from, to: prefix + to };
+}
