@@ -137,7 +137,9 @@ async function searchBench(patientId: Id, stored: number, dates: string, caller:
     );
   const viaHandler = () => send('GET', url, caller.token);
   const expected = (await raw()).Items!.length;
-  const got = (await invoke('GET', url, caller.token)).json.entry.length;
+  const first = await invoke('GET', url, caller.token);
+  if (first.status !== 200) throw new Error(`search answered ${first.status}: ${JSON.stringify(first.json).slice(0, 300)}`);
+  const got = first.json.entry?.length ?? 0;
   if (got !== expected) throw new Error(`search returned ${got} rows, the raw Query ${expected}`);
   const time = async (op: () => Promise<unknown>) => {
     const t0 = performance.now();
