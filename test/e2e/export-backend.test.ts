@@ -14,7 +14,7 @@ import { resetConfig } from '../../shared/config';
 import { startTestGateway } from '../support/gateway';
 import { backendKey, signAssertion, type BackendKey } from '../support/oauth';
 import { batchOf, observation, observationWorld, type ObservationWorld } from '../support/observations';
-import type { Manifest } from '../support/export';
+import { bearer, fileLines, pollStatus, type Manifest } from '../support/export';
 
 let gateway: Gateway;
 let worker: LocalExportWorker;
@@ -24,7 +24,6 @@ let rs: BackendKey;
 let es: BackendKey;
 const READINGS = 12;
 
-const auth = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
 const tokenEndpoint = () => `${gateway.url}/o/token/`;
 
 beforeAll(async () => {
@@ -34,12 +33,12 @@ beforeAll(async () => {
   worker = startLocalExportWorker(await loadWorker());
   world = await observationWorld({ codes: ['omh:heart-rate:2.0'] });
   const readings = Array.from({ length: READINGS }, (_, i) => observation(world, { at: Date.UTC(2025, 8, 1, i), form: 'date_time' }));
-  const uploaded = await fetch(`${gateway.url}/FHIR/R5/`, { method: 'POST', headers: auth(world.patient.token, { 'content-type': 'application/fhir+json' }), body: JSON.stringify(batchOf(readings)) });
+  const uploaded = await fetch(`${gateway.url}/FHIR/R5/`, { method: 'POST', headers: bearer(world.patient.token, { 'content-type': 'application/fhir+json' }), body: JSON.stringify(batchOf(readings)) });
   expect(uploaded.status).toBe(200);
   [rs, es] = await Promise.all([backendKey('RS384'), backendKey('ES384')]);
   const registered = await fetch(`${gateway.url}/api/v1/practitioner_clients`, {
     method: 'POST',
-    headers: auth(world.practitioner.token, { 'content-type': 'application/json' }),
+    headers: bearer(world.practitioner.token, { 'content-type': 'application/json' }),
     body: JSON.stringify({ name: 'research pipeline', jwks: { keys: [rs.jwk, es.jwk] } }),
   });
   expect(registered.status).toBe(201);
@@ -72,37 +71,22 @@ async function backendToken(key: BackendKey, scope = 'system/*.rs'): Promise<str
 
 /** Kick-off, polling that honours Retry-After, the manifest. */
 async function exported(token: string, query: string): Promise<{ manifest: Manifest; status: string }> {
-  const kicked = await fetch(`${gateway.url}/FHIR/R5/$export${query}`, { headers: auth(token, { prefer: 'respond-async', accept: 'application/fhir+json' }) });
+  const kicked = await fetch(`${gateway.url}/FHIR/R5/$export${query}`, { headers: bearer(token, { prefer: 'respond-async', accept: 'application/fhir+json' }) });
   expect(kicked.status, await kicked.clone().text()).toBe(202);
   const status = kicked.headers.get('content-location')!;
-  for (let i = 0; i < 60; i++) {
-    const res = await fetch(status, { headers: auth(token) });
-    if (res.status === 200) return { manifest: (await res.json()) as Manifest, status };
-    expect([202, 429]).toContain(res.status);
-    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
-  }
-  throw new Error('the export did not finish');
-}
-
-async function lines(manifest: Manifest, type: string, token: string): Promise<any[]> {
-  const out: any[] = [];
-  for (const file of manifest.output.filter((f) => f.type === type)) {
-    const res = await fetch(file.url, { headers: auth(token) });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/fhir+ndjson');
-    out.push(...(await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l)));
-  }
-  return out;
+  const done = await pollStatus(status, token);
+  expect(done.status).toBe(200);
+  return { manifest: (await done.json()) as Manifest, status };
 }
 
 describe('a backend client', () => {
   it.each(['RS384', 'ES384'] as const)('signs in with its %s key and exports what its practitioner sees, files through the 307', async (alg) => {
     const token = await backendToken(alg === 'RS384' ? rs : es);
     const { manifest } = await exported(token, '?_type=Patient,Observation');
-    expect((await lines(manifest, 'Patient', token)).map((p) => p.id)).toEqual([String(world.patient.id)]);
-    const readings = await lines(manifest, 'Observation', token);
+    expect((await fileLines(manifest, 'Patient', token)).map((p) => p.id)).toEqual([String(world.patient.id)]);
+    const readings = await fileLines(manifest, 'Observation', token);
     expect(readings).toHaveLength(READINGS);
-    const searched = await fetch(`${gateway.url}/FHIR/R5/Observation?_summary=count`, { headers: auth(token) });
+    const searched = await fetch(`${gateway.url}/FHIR/R5/Observation?_summary=count`, { headers: bearer(token) });
     expect(((await searched.json()) as { total: number }).total).toBe(readings.length);
   });
 
@@ -110,13 +94,13 @@ describe('a backend client', () => {
     const token = await backendToken(es, 'system/Observation.rs');
     const { manifest, status } = await exported(token, '');
     expect([...new Set(manifest.output.map((f) => f.type))]).toEqual(['Observation']);
-    const outside = await fetch(`${gateway.url}/FHIR/R5/$export?_type=Patient`, { headers: auth(token, { prefer: 'respond-async' }) });
+    const outside = await fetch(`${gateway.url}/FHIR/R5/$export?_type=Patient`, { headers: bearer(token, { prefer: 'respond-async' }) });
     expect(outside.status).toBe(403);
     expect(((await outside.json()) as { resourceType: string }).resourceType).toBe('OperationOutcome');
     // The same client signed in again (another key) owns it; the practitioner's sign-in does not.
-    expect((await fetch(status, { headers: auth(await backendToken(rs)) })).status).toBe(200);
-    expect((await fetch(status, { headers: auth(world.practitioner.token) })).status).toBe(404);
-    expect((await fetch(manifest.output[0]!.url, { headers: auth(world.practitioner.token), redirect: 'manual' })).status).toBe(404);
+    expect((await fetch(status, { headers: bearer(await backendToken(rs)) })).status).toBe(200);
+    expect((await fetch(status, { headers: bearer(world.practitioner.token) })).status).toBe(404);
+    expect((await fetch(manifest.output[0]!.url, { headers: bearer(world.practitioner.token), redirect: 'manual' })).status).toBe(404);
   });
 
   it('gets no token, so no export, for a replayed jti, an expired or foreign-signed assertion, or a wrong aud', async () => {

@@ -13,7 +13,7 @@ import { resetConfig } from '../../shared/config';
 import { startTestGateway } from '../support/gateway';
 import { batchOf, observation, observationWorld, type ObservationWorld } from '../support/observations';
 import { makePatient, makeStudy } from '../support/directory';
-import type { Manifest } from '../support/export';
+import { bearer, fileLines, pollStatus, type Manifest } from '../support/export';
 import type { Patient } from '../../shared/directory/model';
 
 let gateway: Gateway;
@@ -33,7 +33,7 @@ beforeAll(async () => {
   await makeStudy({ organization: world.organization, codes: ['omh:heart-rate:2.0'], patients: others, consent: true, dataSources: [world.device] });
   for (const patient of [world.patient, ...others]) {
     const readings = Array.from({ length: READINGS }, (_, i) => observation({ patient: patient as ObservationWorld['patient'], device: world.device }, { at: Date.UTC(2025, 6, 1, 0, i), form: 'date_time' }));
-    const res = await fetch(`${gateway.url}/FHIR/R5/`, { method: 'POST', headers: auth(world.practitioner.token, { 'content-type': 'application/fhir+json' }), body: JSON.stringify(batchOf(readings)) });
+    const res = await fetch(`${gateway.url}/FHIR/R5/`, { method: 'POST', headers: bearer(world.practitioner.token, { 'content-type': 'application/fhir+json' }), body: JSON.stringify(batchOf(readings)) });
     expect(res.status).toBe(200);
   }
 });
@@ -45,52 +45,23 @@ afterAll(async () => {
   resetConfig();
 });
 
-const auth = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
-
-/** Polls the status URL as a client should: waiting `Retry-After` between polls (and after a 429), until it is done. */
-async function poll(url: string, token: string): Promise<Response> {
-  for (let i = 0; i < 120; i++) {
-    const res = await fetch(url, { headers: auth(token) });
-    if (res.status !== 202 && res.status !== 429) return res;
-    if (res.status === 202) expect(res.headers.get('x-progress')).toMatch(/^patients \d+ of \d+$/);
-    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after')) * 1000));
-  }
-  throw new Error('the export did not finish');
-}
-
-/** Every line of a type's files, each followed through the service's 307 (fetch follows it, without the token). */
-async function lines(manifest: Manifest, type: string, token: string): Promise<any[]> {
-  const out: any[] = [];
-  for (const file of manifest.output.filter((f) => f.type === type)) {
-    const res = await fetch(file.url, { headers: auth(token) });
-    expect(res.status).toBe(200);
-    expect(res.url).not.toBe(file.url);
-    expect(res.headers.get('content-type')).toBe('application/fhir+ndjson');
-    const text = await res.text();
-    const parsed = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    expect(parsed).toHaveLength(file.count);
-    out.push(...parsed);
-  }
-  return out;
-}
-
 async function searchCount(token: string): Promise<number> {
-  const res = await fetch(`${gateway.url}/FHIR/R5/Observation?_summary=count`, { headers: auth(token) });
+  const res = await fetch(`${gateway.url}/FHIR/R5/Observation?_summary=count`, { headers: bearer(token) });
   return ((await res.json()) as { total: number }).total;
 }
 
 describe('an export over HTTP', () => {
   it('runs from kick-off to downloaded files, with the counts a search gives', async () => {
     worker = startLocalExportWorker(await loadWorker());
-    const kicked = await fetch(`${gateway.url}/FHIR/R5/$export?_type=Patient,Observation`, { headers: auth(world.practitioner.token, { prefer: 'respond-async', accept: 'application/fhir+json' }) });
+    const kicked = await fetch(`${gateway.url}/FHIR/R5/$export?_type=Patient,Observation`, { headers: bearer(world.practitioner.token, { prefer: 'respond-async', accept: 'application/fhir+json' }) });
     expect(kicked.status).toBe(202);
     const status = kicked.headers.get('content-location')!;
     expect(status.startsWith(`${gateway.url}/FHIR/R5/$export-status/`)).toBe(true);
-    const done = await poll(status, world.practitioner.token);
+    const done = await pollStatus(status, world.practitioner.token);
     expect(done.status).toBe(200);
     const manifest = (await done.json()) as Manifest;
-    expect((await lines(manifest, 'Patient', world.practitioner.token)).length).toBe(PATIENTS);
-    const readings = await lines(manifest, 'Observation', world.practitioner.token);
+    expect((await fileLines(manifest, 'Patient', world.practitioner.token)).length).toBe(PATIENTS);
+    const readings = await fileLines(manifest, 'Observation', world.practitioner.token);
     expect(readings.length).toBe(await searchCount(world.practitioner.token));
     expect(readings.length).toBe(PATIENTS * READINGS);
     // Without the token the service refuses to redirect.
@@ -101,17 +72,17 @@ describe('an export over HTTP', () => {
 
   it('finishes after its worker stopped half-way and a new one started: files whole, nothing twice', async () => {
     worker = startLocalExportWorker(await loadWorker(), { concurrency: 1 });
-    const kicked = await fetch(`${gateway.url}/FHIR/R5/$export?_type=Observation`, { headers: auth(world.practitioner.token, { prefer: 'respond-async' }) });
+    const kicked = await fetch(`${gateway.url}/FHIR/R5/$export?_type=Observation`, { headers: bearer(world.practitioner.token, { prefer: 'respond-async' }) });
     expect(kicked.status).toBe(202);
     // The process stops: what runs finishes, what waits in its queue is lost with it.
     await worker.stop();
     const status = kicked.headers.get('content-location')!;
-    expect((await fetch(status, { headers: auth(world.practitioner.token) })).status).toBe(202);
+    expect((await fetch(status, { headers: bearer(world.practitioner.token) })).status).toBe(202);
     // A restart: the new worker's first sweep hands out the parts that were not done.
     worker = startLocalExportWorker(await loadWorker());
-    const done = await poll(status, world.practitioner.token);
+    const done = await pollStatus(status, world.practitioner.token);
     expect(done.status).toBe(200);
-    const readings = await lines((await done.json()) as Manifest, 'Observation', world.practitioner.token);
+    const readings = await fileLines((await done.json()) as Manifest, 'Observation', world.practitioner.token);
     expect(readings.length).toBe(PATIENTS * READINGS);
     expect(new Set(readings.map((r) => r.id)).size).toBe(readings.length);
   });

@@ -9,6 +9,7 @@
  * On the twins the queue is the twin's and the worker runs in the test (`runExportWork`); against a
  * running gateway (e2e) the local runtime's worker runs it and the test polls.
  */
+import { expect } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
 import { loadWorker } from '../../local/handlers';
 import type { ExportMessage } from '../../shared/export/model';
@@ -102,4 +103,33 @@ export async function downloadAll(token: string, manifest: Manifest, type: strin
   const lines: any[] = [];
   for (const file of manifest[list].filter((f) => f.type === type)) lines.push(...(await download(token, file.url)).lines);
   return lines;
+}
+
+/** Over HTTP against a running gateway (the e2e tests): a bearer token's headers. */
+export const bearer = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
+
+/** Polls a status URL as a client should: waiting `Retry-After` between polls (and after a 429), until it is done. */
+export async function pollStatus(url: string, token: string): Promise<Response> {
+  for (let i = 0; i < 120; i++) {
+    const res = await fetch(url, { headers: bearer(token) });
+    if (res.status !== 202 && res.status !== 429) return res;
+    if (res.status === 202) expect(res.headers.get('x-progress')).toMatch(/^patients \d+ of \d+$/);
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
+  throw new Error('the export did not finish');
+}
+
+/** Every line of a type's files over HTTP, each followed through the service's 307 (fetch follows it, without the token). */
+export async function fileLines(manifest: Manifest, type: string, token: string): Promise<any[]> {
+  const out: any[] = [];
+  for (const file of manifest.output.filter((f) => f.type === type)) {
+    const res = await fetch(file.url, { headers: bearer(token) });
+    expect(res.status).toBe(200);
+    expect(res.url).not.toBe(file.url);
+    expect(res.headers.get('content-type')).toBe('application/fhir+ndjson');
+    const parsed = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(parsed).toHaveLength(file.count);
+    out.push(...parsed);
+  }
+  return out;
 }
