@@ -99,7 +99,7 @@ const row = (operation: string, times: number[]) => ({
   'p99 ms': ms(percentile(times, 99)),
 });
 
-export async function auxBench(): Promise<void> {
+export async function auxiliaryBench(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-aux-'));
   const runtime = await startRuntime({ dataDir, gateway: false, seed: false, inMemory: true });

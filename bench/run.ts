@@ -3,7 +3,7 @@
  * Benchmarks are measurements, not tests: they compare our path with the raw store operation in
  * the same run, because this machine is noisy.
  */
-import { auxBench } from './auxiliary';
+import { auxiliaryBench } from './auxiliary';
 import { coldStart } from './cold-start';
 import { earlyReadBench } from './early-read';
 import { exportBench } from './export';
@@ -30,7 +30,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['oauth', oauth],
   ['tokens', tokens],
   ['validation', validationBench],
-  ['aux', auxBench],
+  ['aux', auxiliaryBench],
   ['observations', observationsBench],
   ['early-read', earlyReadBench],
   ['export', exportBench],

@@ -11,8 +11,8 @@ import { brandsBundle } from '../fixtures/brands-bundle';
 import { createUser, updateUser } from '../../shared/directory/users';
 import { addStudyClient } from '../../shared/directory/studies';
 import type { MemoryStores, StoreSnapshot } from '../../shared/memory-stores';
-import { auditAux, auditObservations, defectsOf } from '../support/audit';
-import { auxItems, auxWorld, condition, postAux } from '../support/auxiliary';
+import { auditAuxiliary, auditObservations, defectsOf } from '../support/audit';
+import { auxiliaryItems, auxiliaryWorld, condition, postAuxiliary } from '../support/auxiliary';
 import { makePatient, makeStudy } from '../support/directory';
 import { call } from '../support/invoke';
 import { idsOf, observation, observationWorld, search, upload } from '../support/observations';
@@ -26,11 +26,11 @@ let bodyKeyOfLarge: string;
 beforeAll(async () => {
   twins = twinsInUse()!;
   const { portal } = await serviceClients();
-  const aux = await auxWorld();
-  expect((await postAux('Condition', condition({ id: 'claimed' }), aux.alice.token, aux.aliceSource.id)).status).toBe(201);
-  const large = await postAux('Condition', condition({ note: [{ text: 'b'.repeat(INLINE_BODY_LIMIT + 10) }] }), aux.alice.token, aux.aliceSource.id);
+  const aux = await auxiliaryWorld();
+  expect((await postAuxiliary('Condition', condition({ id: 'claimed' }), aux.alice.token, aux.aliceSource.id)).status).toBe(201);
+  const large = await postAuxiliary('Condition', condition({ note: [{ text: 'b'.repeat(INLINE_BODY_LIMIT + 10) }] }), aux.alice.token, aux.aliceSource.id);
   expect(large.status).toBe(201);
-  bodyKeyOfLarge = String((await auxItems()).find((i) => i.kind === 'resources' && i.id === large.json.id)?.bodyKey);
+  bodyKeyOfLarge = String((await auxiliaryItems()).find((i) => i.kind === 'resources' && i.id === large.json.id)?.bodyKey);
   await twins.auxiliary.pending.recordWriting(aux.alice.id, `aux/${aux.alice.id}/${aux.aliceSource.id}/unfinished/1.a.json`);
   const study = await makeStudy({ organization: aux.org, codes: ['omh:heart-rate:2.0'], patients: [aux.bob], consent: true });
   await addStudyClient(study.id, portal.id);
@@ -103,11 +103,11 @@ describe('the twins snapshot', () => {
 
   it('hands out copies: changing what a view returned changes nothing stored', async () => {
     const rows = await directoryRows();
-    const items = await auxItems();
+    const items = await auxiliaryItems();
     for (const item of items) Object.assign(item, { version: 99, body: 'changed' });
     rows.push('changed');
     expect(await directoryRows()).toEqual(rows.slice(0, -1));
-    expect((await auxItems()).some((item) => item.version === 99)).toBe(false);
+    expect((await auxiliaryItems()).some((item) => item.version === 99)).toBe(false);
   });
 
   it('is what the audits read: every set whole, the pending body and an object no row points at named', async () => {
@@ -116,7 +116,7 @@ describe('the twins snapshot', () => {
     expect(defectsOf(observations)).toEqual({ orphanPointers: [], unreachableRows: [], orphanIdentifierClaims: [], unclaimedIdentifiers: [] });
     const unpointed = 'aux/0/0/nobody/1.x.json';
     await twins.auxiliary.bodies.put(unpointed, '{}');
-    const aux = await auditAux();
+    const aux = await auditAuxiliary();
     expect(aux.resources.map((r) => r.upstreamId ?? r.bodyKey).sort()).toEqual([bodyKeyOfLarge, 'claimed'].sort());
     expect(defectsOf(aux)).toEqual({
       orphanIndexItems: [],

@@ -3,7 +3,7 @@
  * something does it to one of these, so the world every other row probes stays whole; each returns
  * the world with that one piece swapped for a fresh one of the same kind (and owner).
  */
-import { postAux, condition } from '../support/auxiliary';
+import { postAuxiliary, condition } from '../support/auxiliary';
 import { makeDataSource, makeFhirSource, makePatient, makePractitioner, makeStudy, type WithToken } from '../support/directory';
 import { invite } from '../support/oauth';
 import { labObservation } from '../support/observations';
@@ -20,10 +20,10 @@ async function createdId(res: Promise<{ status: number; text: string; json: { id
 }
 
 export const freshCondition = async (w: World) =>
-  withA(w, { conditionId: await createdId(postAux('Condition', condition(), w.A.patient.token, w.A.source.id)) });
+  withA(w, { conditionId: await createdId(postAuxiliary('Condition', condition(), w.A.patient.token, w.A.source.id)) });
 
 export const freshLabObservation = async (w: World) =>
-  withA(w, { labObservationId: await createdId(postAux('Observation', labObservation(w.A), w.A.patient.token, w.A.source.id)) });
+  withA(w, { labObservationId: await createdId(postAuxiliary('Observation', labObservation(w.A), w.A.patient.token, w.A.source.id)) });
 
 /** Another patient of A's organization (erasing one is for good). */
 export const freshPatient = async (w: World) =>

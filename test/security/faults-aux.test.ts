@@ -12,8 +12,8 @@ import { INLINE_BODY_LIMIT } from '../../shared/auxiliary/store/dynamo-items';
 import { ABANDONED_AFTER_MS, sweepPendingBodies } from '../../shared/auxiliary/pending-bodies';
 import type { FhirSource } from '../../shared/directory/model';
 import { SOURCE_HEADER } from '../../shared/fhir/constants';
-import { condition, postAux } from '../support/auxiliary';
-import { auditAux } from '../support/audit';
+import { condition, postAuxiliary } from '../support/auxiliary';
+import { auditAuxiliary } from '../support/audit';
 import { makeDataSource, makeFhirSource } from '../support/directory';
 import { FaultSuite } from '../support/fault-suite';
 import { asInvocation, cancelled, halfUnprocessed, injectS3Fault, s3Unavailable, stopInvocation, throttling } from '../support/faults';
@@ -42,7 +42,7 @@ const headers = () => ({ [SOURCE_HEADER]: String(source.id) });
 
 async function created(type: string, body: unknown): Promise<TestResponse> {
   suite.entries += 1;
-  const res = await postAux(type, body, world.patient.token, source.id);
+  const res = await postAuxiliary(type, body, world.patient.token, source.id);
   ledger.acknowledgeResponse(res);
   return res;
 }
@@ -119,7 +119,7 @@ describe('S3 failing on a large body', () => {
     const res = await call('PUT', `/FHIR/R5/Condition/${large.json.id}`, { token: world.patient.token, body: { ...conditionOf(), id: large.json.id } });
     expect(res.status, res.text.slice(0, 300)).toBe(200);
     expect(fired()).toBeGreaterThan(0);
-    expect((await auditAux()).pendingBodies).toEqual([expect.stringMatching(new RegExp(`^discarded aux/.*/${large.json.id}/1\\.`))]);
+    expect((await auditAuxiliary()).pendingBodies).toEqual([expect.stringMatching(new RegExp(`^discarded aux/.*/${large.json.id}/1\\.`))]);
     suite.clearFaults();
     expect((await created('Condition', conditionOf(true))).status).toBe(201);
   });
@@ -160,7 +160,7 @@ describe('the table failing after the body went to S3', () => {
     });
     expectUnavailable(await created('Condition', conditionOf(true)));
     expect(fired()).toBe(1);
-    expect((await auditAux()).pendingBodies).toEqual([expect.stringMatching(/^writing aux\//)]);
+    expect((await auditAuxiliary()).pendingBodies).toEqual([expect.stringMatching(/^writing aux\//)]);
     await sweepOnceAbandoned();
   });
 
@@ -170,8 +170,8 @@ describe('the table failing after the body went to S3', () => {
       throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', $retryable: {} });
     });
     suite.entries += 1;
-    expectUnavailable(await postAux('Condition', conditionOf(true), world.patient.token, other.id));
-    expect((await auditAux()).pendingBodies).toHaveLength(1);
+    expectUnavailable(await postAuxiliary('Condition', conditionOf(true), world.patient.token, other.id));
+    expect((await auditAuxiliary()).pendingBodies).toHaveLength(1);
     suite.clearFaults();
     expect((await call('DELETE', `/api/v1/fhir_sources/${other.id}`, { token: world.patient.token })).status).toBe(204);
   });
@@ -279,6 +279,6 @@ describe('an R4 import stopped half-way, and sent again', () => {
 
 /** The sweep as the next large write of the patient runs it, once the longest an invocation can run has gone by. */
 async function sweepOnceAbandoned(): Promise<void> {
-  expect((await auditAux()).orphanBodies, 'every object is a row\'s or listed').toEqual([]);
+  expect((await auditAuxiliary()).orphanBodies, 'every object is a row\'s or listed').toEqual([]);
   await sweepPendingBodies(world.patient.id, undefined, Date.now() + ABANDONED_AFTER_MS + 60_000);
 }

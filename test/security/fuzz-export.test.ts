@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Study } from '../../shared/directory/model';
-import { condition, postAux } from '../support/auxiliary';
+import { condition, postAuxiliary } from '../support/auxiliary';
 import { makeDataSource, makeFhirSource, makeStudy } from '../support/directory';
 import { kickOff, parameters, pathOf, runExportWork, statusOf } from '../support/export';
 import { CaseCount, expectWellFormed, fuzz, fuzzTimeout } from '../support/fuzz';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const readings = Array.from({ length: 4 }, (_, i) => observation(world, { at: Date.UTC(2025, 0, 1 + i), form: i % 2 ? 'date_time' : 'start_end' }));
   expect((await upload(world.patient.token, readings)).status).toBe(200);
   const source = await makeFhirSource({ patient: world.patient, dataSource: await makeDataSource({ type: 'patient_app' }) });
-  await postAux('Condition', condition(), world.patient.token, source.id);
+  await postAuxiliary('Condition', condition(), world.patient.token, source.id);
   const kicked = await kickOff(world.practitioner.token, '/FHIR/R5/$export');
   await runExportWork();
   const manifest = (await statusOf(world.practitioner.token, kicked)).json;

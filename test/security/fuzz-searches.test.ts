@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FhirSource, Study } from '../../shared/directory/model';
 import { sourceUri } from '../../shared/fhir/constants';
-import { condition, postAux } from '../support/auxiliary';
+import { condition, postAuxiliary } from '../support/auxiliary';
 import { makeDataSource, makeFhirSource, makeStudy } from '../support/directory';
 import { CaseCount, expectSearchset, expectWellFormed, fuzz, fuzzTimeout, type Dialect } from '../support/fuzz';
 import { hostileKey, hostileText, mutationsOf } from '../support/fuzz-inputs';
@@ -29,9 +29,9 @@ beforeAll(async () => {
   study = await makeStudy({ organization: world.organization, patients: [world.patient] });
   const readings = Array.from({ length: 6 }, (_, i) => observation(world, { at: Date.UTC(2025, 0, 1 + i), code: i % 2 ? 'omh:heart-rate:2.0' : 'omh:blood-pressure:4.0', form: i % 3 ? 'date_time' : 'start_end' }));
   expect((await upload(world.patient.token, readings)).status).toBe(200);
-  for (const extra of [{}, { recordedDate: '2020-01-01' }, { id: 'upstream-1' }]) await postAux('Condition', condition(extra), world.patient.token, source.id);
+  for (const extra of [{}, { recordedDate: '2020-01-01' }, { id: 'upstream-1' }]) await postAuxiliary('Condition', condition(extra), world.patient.token, source.id);
   const labs = { resourceType: 'Observation', status: 'final', code: { text: 'HbA1c' }, subject: { reference: 'Patient/x' }, effectiveDateTime: '2024-05-01' };
-  await postAux('Observation', labs, world.patient.token, source.id);
+  await postAuxiliary('Observation', labs, world.patient.token, source.id);
 });
 afterAll(() => console.log(cases.line()));
 

@@ -118,7 +118,7 @@ export interface StoredAuxResource {
   bodyKey?: string;
 }
 
-export interface AuxAudit {
+export interface AuxiliaryAudit {
   resources: StoredAuxResource[];
   /** Index items without their resource item at the same version. */
   orphanIndexItems: string[];
@@ -149,7 +149,7 @@ interface AuxSets {
   objects: Set<string>;
 }
 
-async function auxSets(): Promise<AuxSets> {
+async function auxiliarySets(): Promise<AuxSets> {
   const objects = new Set(await bucketKeys());
   const twins = twinsInUse();
   if (twins) {
@@ -177,8 +177,8 @@ async function auxSets(): Promise<AuxSets> {
   };
 }
 
-export async function auditAux(): Promise<AuxAudit> {
-  const { resources, index, claims, claimOf, pending, objects } = await auxSets();
+export async function auditAuxiliary(): Promise<AuxiliaryAudit> {
+  const { resources, index, claims, claimOf, pending, objects } = await auxiliarySets();
   const listed = new Set(pending.map((p) => p.bodyKey));
   const byId = new Map(resources.map((r) => [String(r.id), r]));
   const indexed = new Set<string>();
@@ -216,7 +216,7 @@ export async function auditAux(): Promise<AuxAudit> {
 }
 
 /** The lists of an audit that must be empty: every orphan and every incomplete set. */
-export function defectsOf(audit: ObservationAudit | AuxAudit): Record<string, string[]> {
-  const { readings: _r, resources: _s, ...defects } = audit as Partial<ObservationAudit & AuxAudit>;
+export function defectsOf(audit: ObservationAudit | AuxiliaryAudit): Record<string, string[]> {
+  const { readings: _r, resources: _s, ...defects } = audit as Partial<ObservationAudit & AuxiliaryAudit>;
   return defects as Record<string, string[]>;
 }

@@ -13,7 +13,7 @@ import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePrac
 import { call, type CallOptions } from './invoke';
 import { tableItems, twinRecords, twinsInUse } from './store';
 
-export interface AuxWorld {
+export interface AuxiliaryWorld {
   org: Organization;
   doctor: Practitioner & WithToken;
   alice: Patient & WithToken;
@@ -23,7 +23,7 @@ export interface AuxWorld {
 }
 
 /** Two patients with a login and a FHIR Source each, in one organization with a member practitioner. */
-export async function auxWorld(): Promise<AuxWorld> {
+export async function auxiliaryWorld(): Promise<AuxiliaryWorld> {
   const org = await makeOrganization();
   const doctor = await makePractitioner({ organizations: [org] });
   const alice = (await makePatient({ organizations: [org], login: true })) as Patient & WithToken;
@@ -47,7 +47,7 @@ export function condition(extra: Record<string, unknown> = {}): Record<string, u
 }
 
 /** POST /FHIR/R5/<type> through a source (by header). */
-export function postAux(type: string, body: unknown, token: string, source?: number | string, options: CallOptions = {}) {
+export function postAuxiliary(type: string, body: unknown, token: string, source?: number | string, options: CallOptions = {}) {
   return call('POST', `/FHIR/R5/${type}`, {
     ...options,
     token,
@@ -60,7 +60,7 @@ export function postAux(type: string, body: unknown, token: string, source?: num
  * Every item of the auxiliary table (a Scan through a client of the test's own), or on the twins
  * every record of the auxiliary twin but its bodies (`twinRecords`).
  */
-export async function auxItems(): Promise<Record<string, unknown>[]> {
+export async function auxiliaryItems(): Promise<Record<string, unknown>[]> {
   const twins = twinsInUse();
   if (!twins) return tableItems(config().auxTable);
   const { bodies: _bodies, ...rows } = twins.auxiliary;
@@ -68,8 +68,8 @@ export async function auxItems(): Promise<Record<string, unknown>[]> {
 }
 
 /** The items (or twin records) of one resource: each carries the resource's id. */
-export async function auxItemsOf(id: string): Promise<Record<string, unknown>[]> {
-  return (await auxItems()).filter((i) => i.id === id);
+export async function auxiliaryItemsOf(id: string): Promise<Record<string, unknown>[]> {
+  return (await auxiliaryItems()).filter((i) => i.id === id);
 }
 
 let rawBucket: S3Client | undefined;

@@ -8,7 +8,7 @@
  */
 import { expect } from 'vitest';
 import type { TestResponse } from './invoke';
-import { auditAux, auditObservations, defectsOf, type AuxAudit, type ObservationAudit } from './audit';
+import { auditAuxiliary, auditObservations, defectsOf, type AuxiliaryAudit, type ObservationAudit } from './audit';
 
 type Json = Record<string, any>;
 
@@ -36,14 +36,14 @@ const isSuccess = (status: string | number) => /^2\d\d/.test(String(status));
 export class Ledger {
   /** patient|uuid -> the id the responses gave the reading. */
   private readonly readings = new Map<string, number>();
-  private readonly auxIds = new Set<string>();
+  private readonly auxiliaryIds = new Set<string>();
   private readonly conflicts: string[] = [];
 
   /** Starts from what the store holds now (the fixtures of the file). */
   static async ofStore(): Promise<Ledger> {
     const ledger = new Ledger();
     for (const r of (await auditObservations()).readings) ledger.readings.set(readingKey(r.patientId, r.uuid), r.id);
-    for (const r of (await auditAux()).resources) ledger.auxIds.add(r.id);
+    for (const r of (await auditAuxiliary()).resources) ledger.auxiliaryIds.add(r.id);
     return ledger;
   }
 
@@ -52,7 +52,7 @@ export class Ledger {
     if (!resource || typeof resource.id !== 'string') return;
     const reading = /^\d+$/.test(resource.id) && resource.resourceType === 'Observation' ? readingOf(resource) : undefined;
     if (!reading) {
-      this.auxIds.add(resource.id);
+      this.auxiliaryIds.add(resource.id);
       return;
     }
     const key = readingKey(reading.patientId, reading.uuid);
@@ -74,7 +74,7 @@ export class Ledger {
 
   /** Forgets an auxiliary resource that a successful delete removed. */
   forget(id: string): void {
-    this.auxIds.delete(id);
+    this.auxiliaryIds.delete(id);
   }
 
   get acknowledgedReadings(): number {
@@ -82,9 +82,9 @@ export class Ledger {
   }
 
   /** The store against the ledger. */
-  async compare(observations?: ObservationAudit, aux?: AuxAudit): Promise<Discrepancies> {
+  async compare(observations?: ObservationAudit, aux?: AuxiliaryAudit): Promise<Discrepancies> {
     const stored = observations ?? (await auditObservations());
-    const auxStored = aux ?? (await auditAux());
+    const auxiliaryStored = aux ?? (await auditAuxiliary());
     const rowsByReading = new Map<string, number[]>();
     for (const r of stored.readings) {
       const key = readingKey(r.patientId, r.uuid);
@@ -94,16 +94,16 @@ export class Ledger {
     const duplicated = [...this.conflicts, ...[...rowsByReading].filter(([, ids]) => ids.length > 1).map(([key, ids]) => `${key}: ${ids.join(', ')}`)];
     const unacknowledged = [...rowsByReading].filter(([key]) => !this.readings.has(key)).map(([key, ids]) => `Observation/${ids.join(',')} (${key})`);
 
-    const auxById = new Set(auxStored.resources.map((r) => r.id));
-    lost.push(...[...this.auxIds].filter((id) => !auxById.has(id)));
+    const auxiliaryById = new Set(auxiliaryStored.resources.map((r) => r.id));
+    lost.push(...[...this.auxiliaryIds].filter((id) => !auxiliaryById.has(id)));
     const upstream = new Map<string, number>();
-    for (const r of auxStored.resources) {
+    for (const r of auxiliaryStored.resources) {
       if (r.upstreamId === undefined) continue;
       const key = `${r.sourceId}|${r.type}|${r.upstreamId}`;
       upstream.set(key, (upstream.get(key) ?? 0) + 1);
     }
     duplicated.push(...[...upstream].filter(([, n]) => n > 1).map(([key, n]) => `${key} stored ${n} times`));
-    unacknowledged.push(...auxStored.resources.filter((r) => !this.auxIds.has(r.id)).map((r) => `${r.type}/${r.id}`));
+    unacknowledged.push(...auxiliaryStored.resources.filter((r) => !this.auxiliaryIds.has(r.id)).map((r) => `${r.type}/${r.id}`));
     return { lost, duplicated, unacknowledged };
   }
 }
@@ -115,7 +115,7 @@ export class Ledger {
  */
 export async function expectStoreMatches(ledger: Ledger): Promise<Discrepancies> {
   const observations = await auditObservations();
-  const aux = await auditAux();
+  const aux = await auditAuxiliary();
   const found = await ledger.compare(observations, aux);
   expect({ ...defectsOf(observations), ...defectsOf(aux) }).toEqual({
     orphanPointers: [],

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUXILIARY_TYPES } from '../../../shared/auxiliary/accepted-types';
 import { searchParamCapabilities } from '../../../shared/fhir/search';
-import { auxWorld } from '../../support/auxiliary';
+import { auxiliaryWorld } from '../../support/auxiliary';
 import { call } from '../../support/invoke';
 
 const served = AUXILIARY_TYPES.filter((t) => t !== 'Observation');
@@ -45,7 +45,7 @@ describe('CapabilityStatement', () => {
 
 describe('routing', () => {
   it('serves every accepted type (through the alias base too) and 404s any other type on every method', async () => {
-    const { alice } = await auxWorld();
+    const { alice } = await auxiliaryWorld();
     for (const type of served) {
       const res = await call('GET', `/FHIR/R5/${type}`, { token: alice.token });
       expect(res.status, type).toBe(200);

@@ -8,13 +8,13 @@ import { deleteAuxiliaryRowsOfPatient, deleteAuxiliaryRowsOfSource } from '../..
 import { INLINE_BODY_LIMIT } from '../../../shared/auxiliary/store/dynamo-items';
 import { persistNew } from '../../../shared/auxiliary/persist';
 import { deleteFhirSource } from '../../../shared/directory/fhir-sources';
-import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryItems, auxiliaryWorld, bucketKeys, condition, postAuxiliary, type AuxiliaryWorld } from '../../support/auxiliary';
 import { makeDataSource, makeFhirSource } from '../../support/directory';
 import { call } from '../../support/invoke';
 
-let w: AuxWorld;
+let w: AuxiliaryWorld;
 beforeAll(async () => {
-  w = await auxWorld();
+  w = await auxiliaryWorld();
 });
 
 const big = () => condition({ note: [{ text: 'b'.repeat(INLINE_BODY_LIMIT + 10) }] });
@@ -23,11 +23,11 @@ const big = () => condition({ note: [{ text: 'b'.repeat(INLINE_BODY_LIMIT + 10) 
 async function fill(token: string, sourceId: number): Promise<string[]> {
   const bodies = [condition({ id: 'u1' }), condition({ id: 'u2' }), big(), { resourceType: 'Location', name: 'Clinic' }];
   const ids: string[] = [];
-  for (const body of bodies) ids.push((await postAux(String(body.resourceType), body, token, sourceId)).json.id);
+  for (const body of bodies) ids.push((await postAuxiliary(String(body.resourceType), body, token, sourceId)).json.id);
   return ids;
 }
 
-const itemsOfIds = async (ids: readonly string[]) => (await auxItems()).filter((i) => ids.includes(String(i.id)));
+const itemsOfIds = async (ids: readonly string[]) => (await auxiliaryItems()).filter((i) => ids.includes(String(i.id)));
 
 describe('deleteAuxiliaryRowsOfSource', () => {
   it("deletes the source's rows (all their items) and bodies, and nothing else; again is a no-op", async () => {
@@ -45,7 +45,7 @@ describe('deleteAuxiliaryRowsOfSource', () => {
     expect(await bucketKeys()).toEqual(objectsBefore.filter((k) => !k.startsWith(`aux/${w.alice.id}/${w.aliceSource.id}/`)));
     for (const id of doomed) expect((await call('GET', `/FHIR/R5/Condition/${id}`, { token: w.alice.token })).status).toBe(404);
     // The upstream ids are free again.
-    expect((await postAux('Condition', condition({ id: 'u1' }), w.alice.token, w.aliceSource.id)).status).toBe(201);
+    expect((await postAuxiliary('Condition', condition({ id: 'u1' }), w.alice.token, w.aliceSource.id)).status).toBe(201);
 
     expect(await deleteAuxiliaryRowsOfSource(w.aliceSource.id)).toEqual({ rows: 1, bodies: 0 });
     expect(await deleteAuxiliaryRowsOfSource(w.aliceSource.id)).toEqual({ rows: 0, bodies: 0 });
@@ -59,14 +59,14 @@ describe('deleteAuxiliaryRowsOfSource', () => {
     expect(await deleteAuxiliaryRowsOfSource(source.id, w.bob.id)).toEqual({ rows: 4, bodies: 1 });
     expect(await itemsOfIds(ids)).toEqual([]);
 
-    expect((await postAux('Condition', condition(), w.bob.token, source.id)).status).toBe(400);
+    expect((await postAuxiliary('Condition', condition(), w.bob.token, source.id)).status).toBe(400);
     // A write that checked the source before it was deleted still fails at commit, and leaves no body behind.
     const objects = await bucketKeys();
-    const items = await auxItems();
+    const items = await auxiliaryItems();
     await expect(persistNew({ id: crypto.randomUUID(), type: 'Condition', patientId: w.bob.id, sourceId: source.id }, big(), 'http://x')).rejects.toMatchObject({
       status: 400,
     });
-    expect(await auxItems()).toEqual(items);
+    expect(await auxiliaryItems()).toEqual(items);
     expect(await bucketKeys()).toEqual(objects);
   });
 });
@@ -81,13 +81,13 @@ describe('deleteAuxiliaryRowsOfPatient', () => {
     expect(deletion.rows).toBeGreaterThanOrEqual(8);
     expect(deletion.bodies).toBeGreaterThanOrEqual(2);
     expect(await itemsOfIds(bobs)).toEqual([]);
-    expect((await auxItems()).filter((i) => i.patientId === w.bob.id)).toEqual([]);
+    expect((await auxiliaryItems()).filter((i) => i.patientId === w.bob.id)).toEqual([]);
     expect((await bucketKeys()).filter((k) => k.startsWith(`aux/${w.bob.id}/`))).toEqual([]);
     expect(await itemsOfIds(alices)).toEqual(alicesBefore);
     expect(await deleteAuxiliaryRowsOfPatient(w.bob.id)).toEqual({ rows: 0, bodies: 0 });
     // No upstream claim of Bob's sources is left: each upstream id creates a new row again.
     for (const source of [w.bobSource.id, other.id]) {
-      for (const upstream of ['u1', 'u2']) expect((await postAux('Condition', condition({ id: upstream }), w.bob.token, source)).status).toBe(201);
+      for (const upstream of ['u1', 'u2']) expect((await postAuxiliary('Condition', condition({ id: upstream }), w.bob.token, source)).status).toBe(201);
     }
   });
 });

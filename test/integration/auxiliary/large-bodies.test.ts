@@ -6,18 +6,18 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INLINE_BODY_LIMIT } from '../../../shared/auxiliary/store/dynamo-items';
 import { dynamo } from '../../../shared/store/clients';
-import { auxItems, auxWorld, bucketKeys, condition, postAux, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryItems, auxiliaryWorld, bucketKeys, condition, postAuxiliary, type AuxiliaryWorld } from '../../support/auxiliary';
 import { throttling } from '../../support/faults';
 import { call } from '../../support/invoke';
 
-let w: AuxWorld;
+let w: AuxiliaryWorld;
 beforeAll(async () => {
-  w = await auxWorld();
+  w = await auxiliaryWorld();
 });
 
 const large = (extra: Record<string, unknown> = {}) => condition({ note: [{ text: 'n'.repeat(INLINE_BODY_LIMIT + 1000) }], ...extra });
 
-const resourceItem = async (id: string) => (await auxItems()).find((i) => i.pk === `R#${id}`);
+const resourceItem = async (id: string) => (await auxiliaryItems()).find((i) => i.pk === `R#${id}`);
 
 /** Makes the next `TransactWriteItems` of the service's client fail, as a store that stays throttled would. */
 function failNextTransaction(): void {
@@ -39,7 +39,7 @@ afterEach(() => {
 
 describe('large bodies', () => {
   it('go to S3 with a pointer in the table, and come back whole on read and search', async () => {
-    const created = await postAux('Condition', large({ id: 'big-1' }), w.alice.token, w.aliceSource.id);
+    const created = await postAuxiliary('Condition', large({ id: 'big-1' }), w.alice.token, w.aliceSource.id);
     expect(created.status).toBe(201);
     const id = created.json.id;
     const [key] = (await bucketKeys()).filter((k) => k.startsWith(`aux/${w.alice.id}/${w.aliceSource.id}/${id}/1.`));
@@ -47,7 +47,7 @@ describe('large bodies', () => {
     const item = await resourceItem(id);
     expect(item).toMatchObject({ bodyKey: key });
     expect(item!.body).toBeUndefined();
-    expect((await auxItems()).find((i) => String(i.pk).startsWith('P#') && i.id === id)).toMatchObject({ bodyKey: key });
+    expect((await auxiliaryItems()).find((i) => String(i.pk).startsWith('P#') && i.id === id)).toMatchObject({ bodyKey: key });
 
     const read = await call('GET', `/FHIR/R5/Condition/${id}`, { token: w.alice.token });
     expect(read.status).toBe(200);
@@ -59,7 +59,7 @@ describe('large bodies', () => {
   });
 
   it('move in and out of S3 as updates change their size; the old object goes once the table moved on', async () => {
-    const id = (await postAux('Condition', large(), w.alice.token, w.aliceSource.id)).json.id;
+    const id = (await postAuxiliary('Condition', large(), w.alice.token, w.aliceSource.id)).json.id;
     const prefix = `aux/${w.alice.id}/${w.aliceSource.id}/${id}/`;
     const objects = async () => (await bucketKeys()).filter((k) => k.startsWith(prefix));
     expect(await objects()).toEqual([expect.stringMatching(/\/1\.[\w-]+\.json$/)]);
@@ -82,22 +82,22 @@ describe('large bodies', () => {
   });
 
   it('a failed commit of a new row deletes the object it had written: nothing is left in either store', async () => {
-    const [items, objects] = [await auxItems(), await bucketKeys()];
+    const [items, objects] = [await auxiliaryItems(), await bucketKeys()];
     failNextTransaction();
-    const res = await postAux('Condition', large(), w.alice.token, w.aliceSource.id);
+    const res = await postAuxiliary('Condition', large(), w.alice.token, w.aliceSource.id);
     expect(res.status).toBe(503);
-    expect(await auxItems()).toEqual(items);
+    expect(await auxiliaryItems()).toEqual(items);
     expect(await bucketKeys()).toEqual(objects);
   });
 
   it('a failed commit of an update keeps the previous version whole (row and object)', async () => {
-    const created = await postAux('Condition', large(), w.alice.token, w.aliceSource.id);
+    const created = await postAuxiliary('Condition', large(), w.alice.token, w.aliceSource.id);
     const id = created.json.id;
-    const [items, objects] = [await auxItems(), await bucketKeys()];
+    const [items, objects] = [await auxiliaryItems(), await bucketKeys()];
     failNextTransaction();
     const res = await call('PUT', `/FHIR/R5/Condition/${id}`, { token: w.alice.token, body: large({ id, recordedDate: '2001-01-01' }) });
     expect(res.status).toBe(503);
-    expect(await auxItems()).toEqual(items);
+    expect(await auxiliaryItems()).toEqual(items);
     expect(await bucketKeys()).toEqual(objects);
     expect((await call('GET', `/FHIR/R5/Condition/${id}`, { token: w.alice.token })).json).toEqual(created.json);
   });

@@ -16,11 +16,11 @@ import { nativeSourceUri, sourceUriPrefix } from '../../../shared/fhir/constants
 import { validateResource } from '../../../shared/fhir/validation';
 import { dynamo } from '../../../shared/store/clients';
 import { config } from '../../../shared/config';
-import { auxWorld, condition, forbidScans, postAux, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryWorld, condition, forbidScans, postAuxiliary, type AuxiliaryWorld } from '../../support/auxiliary';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, makeStudy, type WithToken } from '../../support/directory';
 import { call } from '../../support/invoke';
 
-let w: AuxWorld;
+let w: AuxiliaryWorld;
 let carol: Patient & WithToken;
 let carolSource: FhirSource;
 let study: { id: number };
@@ -28,14 +28,14 @@ const ids: Record<string, string> = {};
 const IDENTIFIER = { system: 'https://hospital.example.test/mrn', value: 'MRN-ALICE' };
 
 async function create(name: string, type: string, body: Record<string, unknown>, token: string, source: number) {
-  const res = await postAux(type, { resourceType: type, ...body }, token, source);
+  const res = await postAuxiliary(type, { resourceType: type, ...body }, token, source);
   if (res.status !== 201) throw new Error(`${name}: ${res.status} ${res.text}`);
   ids[name] = res.json.id;
 }
 
 beforeAll(async () => {
   forbidScans();
-  w = await auxWorld();
+  w = await auxiliaryWorld();
   // Alice's identifier and study, to search by them.
   await (await import('../../../shared/directory/patients')).addPatientIdentifier(w.alice.id, IDENTIFIER);
   study = await makeStudy({ organization: w.org, patients: [w.alice] });
@@ -283,7 +283,7 @@ describe('sorting and paging', () => {
       for (const [i, p] of patients.entries()) {
         const source = await makeFhirSource({ patient: p, dataSource: device });
         for (let j = 0; j < 3 + i; j += 1) {
-          const res = await postAux('Condition', condition({ recordedDate: `2020-01-${String(10 + i * 5 + j).padStart(2, '0')}` }), p.token!, source.id);
+          const res = await postAuxiliary('Condition', condition({ recordedDate: `2020-01-${String(10 + i * 5 + j).padStart(2, '0')}` }), p.token!, source.id);
           made.push(res.json.id);
         }
       }

@@ -6,19 +6,19 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sourceUriPrefix } from '../../../shared/fhir/constants';
-import { auxItems, auxItemsOf as itemsOf, auxWorld, condition, postAux, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryItems, auxiliaryItemsOf as itemsOf, auxiliaryWorld, condition, postAuxiliary, type AuxiliaryWorld } from '../../support/auxiliary';
 import { call } from '../../support/invoke';
 
-let w: AuxWorld;
+let w: AuxiliaryWorld;
 beforeAll(async () => {
-  w = await auxWorld();
+  w = await auxiliaryWorld();
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('create', () => {
   it('stores a resource named by the source header: 201, Location, ETag, the stored resource', async () => {
-    const res = await postAux('Condition', condition({ id: 'upstream-17', meta: { tag: [{ code: 'imported' }] } }), w.alice.token, w.aliceSource.id);
+    const res = await postAuxiliary('Condition', condition({ id: 'upstream-17', meta: { tag: [{ code: 'imported' }] } }), w.alice.token, w.aliceSource.id);
     expect(res.status).toBe(201);
     const body = res.json;
     expect(body.id).toMatch(UUID);
@@ -51,12 +51,12 @@ describe('create', () => {
 
   it('lets many concurrent re-posts of one upstream id end in one row', async () => {
     const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => postAux('Condition', condition({ id: 'raced', note: [{ text: `attempt ${i}` }] }), w.alice.token, w.aliceSource.id)),
+      Array.from({ length: 6 }, (_, i) => postAuxiliary('Condition', condition({ id: 'raced', note: [{ text: `attempt ${i}` }] }), w.alice.token, w.aliceSource.id)),
     );
     expect(results.every((r) => r.status === 201 || r.status === 200)).toBe(true);
     expect(new Set(results.map((r) => r.json.id)).size).toBe(1);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    const rows = (await auxItems()).filter((i) => i.upstreamId === 'raced' && String(i.pk).startsWith('R#'));
+    const rows = (await auxiliaryItems()).filter((i) => i.upstreamId === 'raced' && String(i.pk).startsWith('R#'));
     expect(rows).toHaveLength(1);
     expect(rows[0]!.version).toBe(6);
   });
@@ -64,7 +64,7 @@ describe('create', () => {
 
 describe('update, patch, delete', () => {
   it('PUT replaces the resource: next version, new lastUpdated, same id, source and upstream id', async () => {
-    const created = await postAux('Condition', condition({ id: 'put-me' }), w.alice.token, w.aliceSource.id);
+    const created = await postAuxiliary('Condition', condition({ id: 'put-me' }), w.alice.token, w.aliceSource.id);
     const id = created.json.id;
     const put = await call('PUT', `/FHIR/R5/Condition/${id}`, { token: w.alice.token, body: condition({ id, recordedDate: '2021-06-01' }) });
     expect(put.status).toBe(200);
@@ -80,16 +80,16 @@ describe('update, patch, delete', () => {
   });
 
   it('DELETE removes every item of the row (204), then reads are 404', async () => {
-    const created = await postAux('Condition', condition({ id: 'to-delete' }), w.alice.token, w.aliceSource.id);
+    const created = await postAuxiliary('Condition', condition({ id: 'to-delete' }), w.alice.token, w.aliceSource.id);
     const url = `/FHIR/R5/Condition/${created.json.id}`;
     expect((await call('DELETE', url, { token: w.bob.token })).status).toBe(404);
     const del = await call('DELETE', url, { token: w.alice.token });
     expect(del.status).toBe(204);
     expect(await itemsOf(created.json.id)).toEqual([]);
-    expect((await auxItems()).some((i) => String(i.pk).includes('to-delete'))).toBe(false);
+    expect((await auxiliaryItems()).some((i) => String(i.pk).includes('to-delete'))).toBe(false);
     expect((await call('GET', url, { token: w.alice.token })).status).toBe(404);
     expect((await call('DELETE', url, { token: w.alice.token })).status).toBe(404);
     // The upstream id is free again: re-posting creates a new row.
-    expect((await postAux('Condition', condition({ id: 'to-delete' }), w.alice.token, w.aliceSource.id)).status).toBe(201);
+    expect((await postAuxiliary('Condition', condition({ id: 'to-delete' }), w.alice.token, w.aliceSource.id)).status).toBe(201);
   });
 });

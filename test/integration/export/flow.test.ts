@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, makeStudy } from '../../support/directory';
-import { condition, postAux } from '../../support/auxiliary';
+import { condition, postAuxiliary } from '../../support/auxiliary';
 import { allPages, observation, upload, type ObservationWorld } from '../../support/observations';
 import { samplePayload } from '../../../shared/omh/samples';
 import { download, downloadAll, finished, kickOff, parameters, runExportWork, statusOf, type Manifest } from '../../support/export';
@@ -55,7 +55,7 @@ beforeAll(async () => {
   const undated = { ...observation({ patient: alice, device }, { code: RR }), valueAttachment: { contentType: 'application/json', data: Buffer.from(JSON.stringify(rr)).toString('base64') } };
   expect((await upload(alice.token, [undated])).json.entry[0].response.status).toBe('201 Created');
   const source = await makeFhirSource({ patient: alice, dataSource: await makeDataSource({ type: 'patient_app' }) });
-  const created = await postAux('Condition', condition(), alice.token, source.id);
+  const created = await postAuxiliary('Condition', condition(), alice.token, source.id);
   expect(created.status).toBe(201);
   conditionId = created.json.id;
 });

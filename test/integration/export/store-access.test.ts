@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../../shared/config';
 import { loadWorker } from '../../../local/handlers';
 import { startLocalExportWorker, type LocalExportWorker } from '../../../local/export-worker';
-import { forbidScans, condition, postAux } from '../../support/auxiliary';
+import { forbidScans, condition, postAuxiliary } from '../../support/auxiliary';
 import { makeFhirSource, makeDataSource } from '../../support/directory';
 import { injectFault, recordCommands } from '../../support/faults';
 import { exportStore } from '../../../shared/export/store/current';
@@ -24,7 +24,7 @@ beforeAll(async () => {
   const readings = Array.from({ length: 40 }, (_, i) => observation(world, { at: Date.UTC(2025, 4, 1, 0, i), form: 'date_time' }));
   expect((await upload(world.patient.token, readings)).status).toBe(200);
   const source = await makeFhirSource({ patient: world.patient, dataSource: await makeDataSource({ type: 'patient_app' }) });
-  expect((await postAux('Condition', condition(), world.patient.token, source.id)).status).toBe(201);
+  expect((await postAuxiliary('Condition', condition(), world.patient.token, source.id)).status).toBe(201);
 });
 afterAll(() => worker.stop());
 

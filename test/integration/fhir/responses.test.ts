@@ -4,13 +4,13 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_HEADER } from '../../../shared/fhir/constants';
-import { auxWorld, condition, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryWorld, condition, type AuxiliaryWorld } from '../../support/auxiliary';
 import { makeOrganization, makePatient } from '../../support/directory';
 import { call } from '../../support/invoke';
 
-let w: AuxWorld;
+let w: AuxiliaryWorld;
 beforeAll(async () => {
-  w = await auxWorld();
+  w = await auxiliaryWorld();
 });
 
 const SITE = 'http://localhost:8000';

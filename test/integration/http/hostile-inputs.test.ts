@@ -11,15 +11,15 @@ import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
 import { CURSOR_PARAM, encodeCursor, searchDigest } from '../../../shared/fhir/searchset';
 import { requestOrigin } from '../../../shared/http/request';
 import { observationPositions } from '../../../shared/observations/search/cursor';
-import { auxWorld, condition, postAux, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryWorld, condition, postAuxiliary, type AuxiliaryWorld } from '../../support/auxiliary';
 import { call } from '../../support/invoke';
 import { observation, observationWorld, search, upload, type ObservationWorld } from '../../support/observations';
 
 let ow: ObservationWorld;
-let aw: AuxWorld;
+let aw: AuxiliaryWorld;
 beforeAll(async () => {
   ow = await observationWorld();
-  aw = await auxWorld();
+  aw = await auxiliaryWorld();
   const res = await upload(ow.patient.token, [observation(ow), observation(ow), observation(ow)]);
   expect(res.status).toBe(200);
 });
@@ -37,7 +37,7 @@ describe('prototype names as client text', () => {
   });
 
   it('a merge patch that sets hasOwnProperty and then removes an element is a 400', async () => {
-    const created = await postAux('Condition', condition(), aw.alice.token, aw.aliceSource.id);
+    const created = await postAuxiliary('Condition', condition(), aw.alice.token, aw.aliceSource.id);
     const res = await call('PATCH', `/FHIR/R5/Condition/${created.json.id}`, {
       token: aw.alice.token,
       body: '{"note": {"hasOwnProperty": 1, "text": null}}',
@@ -48,7 +48,7 @@ describe('prototype names as client text', () => {
   });
 
   it('objects carrying toString as data, where messages quote the value, are a 400 that quotes them as JSON', async () => {
-    const created = await postAux('Condition', condition(), aw.alice.token, aw.aliceSource.id);
+    const created = await postAuxiliary('Condition', condition(), aw.alice.token, aw.aliceSource.id);
     const evil = { toString: 'x', valueOf: 'y' };
     const fhir = { 'content-type': 'application/fhir+json', [SOURCE_HEADER]: String(aw.aliceSource.id) };
     const answers = [
@@ -130,7 +130,7 @@ describe('deep nesting', () => {
   });
 
   it('a FHIR merge patch nested 10,000 levels is a 400 OperationOutcome, whatever the id', async () => {
-    const created = await postAux('Condition', condition(), aw.alice.token, aw.aliceSource.id);
+    const created = await postAuxiliary('Condition', condition(), aw.alice.token, aw.aliceSource.id);
     expect(created.status).toBe(201);
     for (const id of [created.json.id, '00000000-0000-4000-8000-000000000000']) {
       const res = await call('PATCH', `/FHIR/R5/Condition/${id}`, { token: aw.alice.token, body: nestedJson(10_000), headers: { 'content-type': 'application/merge-patch+json' } });

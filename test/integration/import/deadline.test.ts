@@ -9,14 +9,14 @@ import { auxiliaryStore, useAuxiliaryStore } from '../../../shared/auxiliary/sto
 import type { AuxiliaryStore } from '../../../shared/auxiliary/store/port';
 import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
 import { RETRY_AFTER_SECONDS } from '../../../shared/http/deadline';
-import { auxWorld, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryWorld, type AuxiliaryWorld } from '../../support/auxiliary';
 import { call } from '../../support/invoke';
 import { saturated } from '../../support/slow-stores';
 
-let world: AuxWorld;
+let world: AuxiliaryWorld;
 let twin: AuxiliaryStore;
 beforeAll(async () => {
-  world = await auxWorld();
+  world = await auxiliaryWorld();
   twin = auxiliaryStore();
 });
 afterEach(() => void useAuxiliaryStore(twin));

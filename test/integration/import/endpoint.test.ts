@@ -11,7 +11,7 @@ import { isKnownResourceType, manifest } from '../../../shared/fhir/definitions'
 import { importPrepared, prepareImport } from '../../../shared/r4-import/import';
 import { isR4ResourceType } from '../../../shared/r4-import/tables';
 import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
-import { auxItems, auxWorld, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryItems, auxiliaryWorld, type AuxiliaryWorld } from '../../support/auxiliary';
 import { makeFhirSource } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { capturedLines } from '../../support/logs';
@@ -19,9 +19,9 @@ import { observation, observationWorld, storedRows } from '../../support/observa
 import { NO_DEADLINE } from '../../../shared/http/deadline';
 import { directoryStore } from '../../../shared/directory/store/current';
 
-let world: AuxWorld;
+let world: AuxiliaryWorld;
 beforeAll(async () => {
-  world = await auxWorld();
+  world = await auxiliaryWorld();
 });
 
 /** `source` null sends no source header; string bodies go as they are, as FHIR JSON. */
@@ -65,7 +65,7 @@ describe('request-level gates', () => {
   });
 
   it('answers 400 for a missing or unknown source and 403 for another patient\'s, storing nothing', async () => {
-    const before = (await auxItems()).length;
+    const before = (await auxiliaryItems()).length;
     const missing = await importOne('Condition', r4Condition(), null);
     expect(missing.status).toBe(400);
     expect(missing.json.issue[0].diagnostics).toMatch(/X-SVC-FHIR-Source-ID/);
@@ -75,7 +75,7 @@ describe('request-level gates', () => {
     const forbidden = await importBundle(bundleOf(r4Condition()), world.bobSource.id);
     expect(forbidden.status).toBe(403);
     expect(forbidden.json.resourceType).toBe('OperationOutcome');
-    expect((await auxItems()).length).toBe(before);
+    expect((await auxiliaryItems()).length).toBe(before);
   });
 
   it('answers 400 for a body that is not a JSON object, not JSON, or not a Bundle on the Bundle path', async () => {
@@ -136,7 +136,7 @@ describe('outcome table', () => {
   });
 
   it('failure: Coverage is an error entry that still carries the payor drop warning, and stores nothing', async () => {
-    const before = (await auxItems()).length;
+    const before = (await auxiliaryItems()).length;
     const coverage = {
       resourceType: 'Coverage',
       status: 'active',
@@ -152,7 +152,7 @@ describe('outcome table', () => {
     const warnings = issues.filter((i: any) => i.severity === 'warning');
     expect(warnings.map((w: any) => w.expression)).toContainEqual(['Coverage.payor']);
     expect(issues.findIndex((i: any) => i.severity === 'warning')).toBeGreaterThan(issues.findLastIndex((i: any) => i.severity === 'error'));
-    expect((await auxItems()).length).toBe(before);
+    expect((await auxiliaryItems()).length).toBe(before);
   });
 
   it('a resource that converts but fails R5 validation is an error naming the element (an invalid code passes through untranslated)', async () => {
@@ -212,7 +212,7 @@ describe('Bundles', () => {
   });
 
   it('bad entries are entries, never a failed request: no resource, no resourceType, unknown type, R5-only type, nested Bundle, projections, unaccepted types', async () => {
-    const before = (await auxItems()).length;
+    const before = (await auxiliaryItems()).length;
     const body = {
       resourceType: 'Bundle',
       type: 'batch',
@@ -249,7 +249,7 @@ describe('Bundles', () => {
     expect(res.json.entry[2].response.outcome.issue[0].diagnostics).toBe('Unsupported FHIR resource type: Nonsense.');
     expect(res.json.entry[3].response.outcome.issue[0].diagnostics).toMatch(/not an R4 resource type/);
     expect(res.json.entry[5].response.outcome.issue[0].diagnostics).toMatch(/read-only/);
-    expect((await auxItems()).length).toBeGreaterThan(before);
+    expect((await auxiliaryItems()).length).toBeGreaterThan(before);
   });
 
   it('a URL type that is unknown or differs from resourceType is an error entry', async () => {
@@ -331,7 +331,7 @@ describe('routing through the normal create path', () => {
     // store refuses the reading; neither store keeps anything.
     const ow = await observationWorld();
     const source = await makeFhirSource({ patient: ow.patient, dataSource: ow.device });
-    const auxBefore = (await auxItems()).length;
+    const auxBefore = (await auxiliaryItems()).length;
     const res = await importOne('Observation', observation(ow), source.id, ow.patient.token);
     const [entry] = res.json.entry;
     expect(entry.response.status).toBe('400 Bad Request');
@@ -340,7 +340,7 @@ describe('routing through the normal create path', () => {
     // The service's own readings are R5 (valueAttachment is R5's alone): the entry says so, and where R5 goes.
     expect(entry.response.outcome.issue.at(-1)).toMatchObject({ severity: 'information', diagnostics: expect.stringMatching(/looks like FHIR R5.*\/FHIR\/R5\/Observation/) });
     expect(await storedRows(ow.patient.id)).toEqual([]);
-    expect((await auxItems()).length).toBe(auxBefore);
+    expect((await auxiliaryItems()).length).toBe(auxBefore);
   });
 });
 

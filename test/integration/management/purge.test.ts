@@ -3,7 +3,7 @@
  * the real stores (no recorder): nothing of theirs can be read or found in the stores afterwards.
  */
 import { describe, expect, it } from 'vitest';
-import { auxItems } from '../../support/auxiliary';
+import { auxiliaryItems } from '../../support/auxiliary';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner } from '../../support/directory';
 import { call } from '../../support/invoke';
 
@@ -16,8 +16,8 @@ const condition = (patientId: number, sourceId: number) => ({
 });
 
 /** The auxiliary items (or twin records) that name the patient as their owner. */
-async function auxItemsOfPatient(patientId: number): Promise<number> {
-  return (await auxItems()).filter((i) => i.patientId === patientId).length;
+async function auxiliaryItemsOfPatient(patientId: number): Promise<number> {
+  return (await auxiliaryItems()).filter((i) => i.patientId === patientId).length;
 }
 
 async function world() {
@@ -38,20 +38,20 @@ async function world() {
 describe('purging stored data with its owner', () => {
   it('deleting a FHIR Source deletes the auxiliary rows written through it', async () => {
     const { patient, source, id } = await world();
-    expect(await auxItemsOfPatient(patient.id)).toBeGreaterThan(0);
+    expect(await auxiliaryItemsOfPatient(patient.id)).toBeGreaterThan(0);
     const deleted = await call('DELETE', `/api/v1/fhir_sources/${source.id}`, { token: patient.token! });
     expect(deleted.status).toBe(204);
     expect((await call('GET', `/FHIR/R5/Condition/${id}`, { token: patient.token! })).status).toBe(404);
     const search = await call('GET', '/FHIR/R5/Condition?_source:below=https://', { token: patient.token! });
     expect(search.json.entry ?? []).toEqual([]);
-    expect(await auxItemsOfPatient(patient.id)).toBe(0);
+    expect(await auxiliaryItemsOfPatient(patient.id)).toBe(0);
   });
 
   it('deleting a patient deletes their auxiliary rows', async () => {
     const { org, practitioner, patient, id } = await world();
     const deleted = await call('DELETE', `/api/v1/patients/${patient.id}?organization_id=${org.id}`, { token: practitioner.token });
     expect(deleted.status).toBe(204);
-    expect(await auxItemsOfPatient(patient.id)).toBe(0);
+    expect(await auxiliaryItemsOfPatient(patient.id)).toBe(0);
     const read = await call('GET', `/FHIR/R5/Condition/${id}`, { token: practitioner.token });
     expect(read.status).toBe(404);
   });

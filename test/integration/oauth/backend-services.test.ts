@@ -11,7 +11,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { updateUser } from '../../../shared/directory/users';
 import { getOAuthClient } from '../../../shared/directory/oauth-clients';
-import { condition, postAux } from '../../support/auxiliary';
+import { condition, postAuxiliary } from '../../support/auxiliary';
 import { makeFhirSource } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { assertionGrant, backendKey, basic, registerBackendClient, signAssertion, TOKEN_ENDPOINT, type BackendKey } from '../../support/oauth';
@@ -30,7 +30,7 @@ beforeAll(async () => {
     const at = Date.now() - 3_600_000;
     expect((await upload(world.patient.token, [observation(world, { at }), observation(world, { at: at + 60_000, code: 'omh:step-count:3.0' })])).status).toBe(200);
     const source = await makeFhirSource({ patient: world.patient, dataSource: world.device });
-    expect((await postAux('Condition', condition(), world.patient.token, source.id)).status).toBe(201);
+    expect((await postAuxiliary('Condition', condition(), world.patient.token, source.id)).status).toBe(201);
   }
   [es, rs] = await Promise.all([backendKey('ES384'), backendKey('RS384')]);
   clientId = (await registerBackendClient(mine.practitioner.token, { jwks: { keys: [es.jwk, rs.jwk] } })).clientId;
@@ -306,7 +306,7 @@ describe("the backend service's token", () => {
     const created = await call('POST', '/FHIR/R5/Observation', { token, body: observation(mine) });
     expect(created.status).toBe(403);
     const source = await makeFhirSource({ patient: mine.patient, dataSource: mine.device });
-    expect((await postAux('Condition', condition(), token, source.id)).status).toBe(403);
+    expect((await postAuxiliary('Condition', condition(), token, source.id)).status).toBe(403);
     for (const [method, path] of [
       ['GET', '/api/v1/patients'],
       ['GET', '/api/v1/practitioner_clients'],

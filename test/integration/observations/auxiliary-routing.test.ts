@@ -28,8 +28,8 @@ describe('Observations that are not mobile-health coded', () => {
 
     const res = await upload(world.patient.token, [lab(), observation(world)], { 'x-svc-fhir-source-id': String(source.id) });
     expect(statusesOf(res)).toEqual(['201 Created', '201 Created']);
-    const [auxId, nativeId] = idsOf(res);
-    expect(auxId).toMatch(UUID);
+    const [auxiliaryId, nativeId] = idsOf(res);
+    expect(auxiliaryId).toMatch(UUID);
     expect(nativeId).toMatch(/^\d+$/);
 
     const single = await call('POST', '/FHIR/R5/Observation', { token: world.patient.token, body: lab(), headers: { 'x-svc-fhir-source-id': String(source.id) } });
@@ -37,11 +37,11 @@ describe('Observations that are not mobile-health coded', () => {
     expect(single.json.id).toMatch(UUID);
 
     // Reads by UUID, `_source` searches: the auxiliary store's; a search without `_source` is native.
-    expect((await call('GET', `/FHIR/R5/Observation/${auxId}`, { token: world.patient.token })).status).toBe(200);
+    expect((await call('GET', `/FHIR/R5/Observation/${auxiliaryId}`, { token: world.patient.token })).status).toBe(200);
     const bySource = await search(world.patient.token, `_source=${encodeURIComponent(sourceUri(source.id))}`);
     expect(bySource.status).toBe(200);
-    expect(matchIds(bySource).sort()).toEqual([auxId, single.json.id].sort());
-    expect(matchIds(await search(world.patient.token, '_count=100'))).not.toContain(auxId);
+    expect(matchIds(bySource).sort()).toEqual([auxiliaryId, single.json.id].sort());
+    expect(matchIds(await search(world.patient.token, '_count=100'))).not.toContain(auxiliaryId);
   });
 
   it('other resource types in a batch go there too', async () => {

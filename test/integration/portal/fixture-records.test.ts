@@ -9,24 +9,24 @@ import { describe, expect, it } from 'vitest';
 import { RECORD_KINDS } from '../../../shared/portal/pulls';
 import { importBundle } from '../../../shared/portal/records';
 import { BOGUS_ID, DROPPED_ID, hospitalRecords, LONG_ID } from '../../fixtures/smart-records';
-import { auxWorld, postAux } from '../../support/auxiliary';
+import { auxiliaryWorld, postAuxiliary } from '../../support/auxiliary';
 import { call } from '../../support/invoke';
 
 const kept = (records: ReturnType<typeof hospitalRecords>) => records.filter((r) => r.id !== LONG_ID);
 
 describe('the fixture hospitals serve records the service takes', () => {
   it('R5: every record of every type is stored, but the invalid status', async () => {
-    const { alice, aliceSource } = await auxWorld();
+    const { alice, aliceSource } = await auxiliaryWorld();
     const records = kept(hospitalRecords('p-1', 'R5', 6));
     expect(new Set(records.map((r) => r.resourceType))).toEqual(new Set(RECORD_KINDS.map((k) => k.type)));
     for (const record of records) {
-      const res = await postAux(record.resourceType, record, alice.token, aliceSource.id);
+      const res = await postAuxiliary(record.resourceType, record, alice.token, aliceSource.id);
       expect(res.status, `${record.resourceType}/${record.id}: ${res.text}`).toBe(record.id === BOGUS_ID ? 400 : 201);
     }
   });
 
   it('R4: every record of every type is imported, the primitive extension with a loss, but the invalid status', async () => {
-    const { alice, aliceSource } = await auxWorld();
+    const { alice, aliceSource } = await auxiliaryWorld();
     const records = kept(hospitalRecords('p-1', 'R4', 6));
     const res = await call('POST', '/fhir-import/R4', { token: alice.token, body: importBundle(records), headers: { 'x-svc-fhir-source-id': String(aliceSource.id) } });
     expect(res.status).toBe(200);

@@ -8,7 +8,7 @@ import { resetConfig } from '../../../shared/config';
 import { SOURCE_HEADER } from '../../../shared/fhir/constants';
 import { resetLoggers } from '../../../shared/telemetry/logger';
 import { LOG_MESSAGE, METRIC } from '../../../shared/telemetry/names';
-import { auxWorld, condition, postAux, type AuxWorld } from '../../support/auxiliary';
+import { auxiliaryWorld, condition, postAuxiliary, type AuxiliaryWorld } from '../../support/auxiliary';
 import { makePatient, makeStudy, type WithToken } from '../../support/directory';
 import { call, type TestResponse } from '../../support/invoke';
 import { capturedLines, metricTotals } from '../../support/logs';
@@ -22,11 +22,11 @@ resetConfig();
 resetLoggers();
 
 let ow: ObservationWorld;
-let aw: AuxWorld;
+let aw: AuxiliaryWorld;
 let other: Patient & WithToken;
 beforeAll(async () => {
   ow = await observationWorld();
-  aw = await auxWorld();
+  aw = await auxiliaryWorld();
   other = (await makePatient({ organizations: [ow.organization], login: true })) as Patient & WithToken;
   await makeStudy({ organization: ow.organization, codes: ['omh:heart-rate:2.0'], patients: [other], consent: true, dataSources: [ow.device] });
 });
@@ -143,7 +143,7 @@ describe('request and audit lines', () => {
   });
 
   it('auxiliary writes and reads, and the management API, name the patient; requests that ask for no token write no audit line', async () => {
-    const created = await observed(() => postAux('Condition', condition(), aw.alice.token, aw.aliceSource.id));
+    const created = await observed(() => postAuxiliary('Condition', condition(), aw.alice.token, aw.aliceSource.id));
     expect(created.res.status).toBe(201);
     expect(created.audit[0]!.audit).toMatchObject({ action: 'create', resourceType: 'Condition', patients: [aw.alice.id], result: 201 });
     expect(created.metrics.get(METRIC.auxiliaryWrites)).toEqual({ 'service=fhir': 1 });
