@@ -155,21 +155,40 @@ export async function runPaced<U, R>(
 ): Promise<Array<PacedOutcome<R>>> {
   const outcomes = units.map((): PacedOutcome<R> => ({ kind: 'not-started' }));
   const running: Array<Promise<void>> = [];
+  // A unit that fails unexpectedly fails the whole run, once every started unit has settled. Its
+  // error is held here, not left on a promise nobody awaits yet while later units wait for a place
+  // (an unhandled rejection stops a Node process).
+  let failure: { error: unknown } | undefined;
+  let failed = false;
   for (const [i, unit] of units.entries()) {
-    if (!(await pace.acquire(deadline, i))) break;
+    if (failed || !(await pace.acquire(deadline, i))) break;
+    if (failed) {
+      // A unit failed while this one waited: its place goes back unused.
+      pace.release(0, 'unused');
+      break;
+    }
     const started = performance.now();
     const working = work(unit);
     // The place is held until the store has answered, in time or not: until then it is still busy with it.
     working.then(
       (value) => pace.release(performance.now() - started, answerOf(value)),
-      () => pace.release(performance.now() - started, 'busy'),
+      () => {
+        failed = true;
+        pace.release(performance.now() - started, 'busy');
+      },
     );
     running.push(
-      beforeDeadline(working, deadline).then((settled) => {
-        outcomes[i] = settled ? { kind: 'done', value: settled.value } : { kind: 'unconfirmed' };
-      }),
+      beforeDeadline(working, deadline).then(
+        (settled) => {
+          outcomes[i] = settled ? { kind: 'done', value: settled.value } : { kind: 'unconfirmed' };
+        },
+        (error: unknown) => {
+          failure ??= { error };
+        },
+      ),
     );
   }
   await Promise.all(running);
+  if (failure) throw failure.error;
   return outcomes;
 }

@@ -136,4 +136,26 @@ describe('the pace of a store', () => {
     expect(kinds.slice(first).every((k) => k === 'not-started')).toBe(true);
     expect(outcomes.filter((o) => o.kind === 'done').every((o) => o.kind === 'done' && o.value === 30)).toBe(true);
   });
+
+  it('runPaced: a unit that fails unexpectedly fails the run once the started units settle, starts no more, and leaves no rejection unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const pace = new Pace({ ...options, initial: 1, max: 1, firstGuessMs: 5 });
+      const started: number[] = [];
+      const run = runPaced([0, 1, 2, 3], pace, NO_DEADLINE, async (i) => {
+        started.push(i);
+        await sleep(20);
+        if (i === 0) throw new Error('the store refused');
+        return i;
+      });
+      await expect(run).rejects.toThrow('the store refused');
+      await sleep(50);
+      expect(started).toEqual([0]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
 });
