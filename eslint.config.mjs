@@ -122,10 +122,6 @@ export const LAYERS = [
 const AWS_SDK_ALLOWED = [
   'shared/store/**',
   'shared/*/store/**',
-  // The KMS adapter of the signing key provider (shared/auth/signing-key-provider.ts).
-  'shared/auth/kms-signing-keys.ts',
-  // The SSM read of the configured site URL on AWS (docs/operations.md).
-  'shared/http/middleware/site-url.ts',
 ];
 const AWS_SDK_MESSAGE = 'The AWS SDK belongs to the store adapters (shared/<domain>/store/, shared/store/): reach the store through its port.';
 const STORE_ZONES = [

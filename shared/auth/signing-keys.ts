@@ -22,7 +22,7 @@ export async function signingKeys(): Promise<SigningKeyProvider> {
   const source = configuredSource();
   if (provider && providerFor === source) return provider;
   if (cfg.signingKeyId) {
-    const { KmsSigningKeys } = await import('./kms-signing-keys');
+    const { KmsSigningKeys } = await import('./store/kms-signing-keys');
     provider = new KmsSigningKeys(cfg.signingKeyId, cfg.previousSigningKeyIds);
   } else if (cfg.dataDir) {
     const { LocalSigningKeys } = await import('./local-signing-keys');

@@ -133,6 +133,8 @@ describe('the storage rules of the linter', () => {
     ['a domain file loads the SDK on demand', 'shared/auxiliary/planted.ts', "export const load = () => import('@aws-sdk/client-s3');\n", SDK],
     ['a domain file imports a type of the SDK', 'shared/directory/planted.ts', "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport type C = DynamoDBClient;\n", SDK],
     ['platform code outside the store imports the SDK', 'shared/http/planted.ts', "import { S3Client } from '@aws-sdk/client-s3';\nexport const c = S3Client;\n", SDK],
+    ['the site URL middleware reads SSM itself, not through the platform store', 'shared/http/middleware/site-url.ts', "export const load = () => import('@aws-sdk/client-ssm');\n", SDK],
+    ['the signing keys call KMS outside their store folder', 'shared/auth/planted.ts', "import { KMSClient } from '@aws-sdk/client-kms';\nexport const k = KMSClient;\n", SDK],
     ['a handler imports the SDK', 'functions/fhir/planted.ts', "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const g = GetCommand;\n", SDK],
     ['a domain file imports its DynamoDB adapter', 'shared/observations/search/planted.ts', "import { readings } from '../store/dynamo-reads';\nexport const r = readings;\n", ADAPTER],
     ['a domain file imports its in-memory twin', 'shared/observations/planted.ts', "import { memoryObservationStore } from './store/memory';\nexport const m = memoryObservationStore;\n", ADAPTER],

@@ -7,22 +7,13 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resetConfig } from '../../config';
-import { traced } from '../../telemetry/tracer';
+import { readParameter } from '../../store/parameters';
 
 let loading: Promise<void> | undefined;
 
 async function loadSiteUrl(parameterName: string): Promise<void> {
-  const { SSMClient, GetParameterCommand } = await import('@aws-sdk/client-ssm');
-  const client = traced(new SSMClient({}));
-  try {
-    const out = await client.send(new GetParameterCommand({ Name: parameterName }));
-    const value = out.Parameter?.Value;
-    if (!value) throw new Error(`SSM parameter ${parameterName} is empty`);
-    process.env.SITE_URL = value;
-    resetConfig();
-  } finally {
-    client.destroy();
-  }
+  process.env.SITE_URL = await readParameter(parameterName);
+  resetConfig();
 }
 
 export function siteUrlFromParameter(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KmsSigningKeys, type KmsApi } from '../../../shared/auth/kms-signing-keys';
+import { KmsSigningKeys, type KmsApi } from '../../../shared/auth/store/kms-signing-keys';
 import { ACCESS_TOKEN_SECONDS } from '../../../shared/auth/lifetimes';
 import { keysFolder, rotateLocalSigningKey } from '../../../shared/auth/local-signing-keys';
 import { resetSigningKeys, signingKeys, useSigningKeys } from '../../../shared/auth/signing-keys';

@@ -6,9 +6,9 @@
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { base64url, calculateJwkThumbprint, importJWK, type JWK, type JWTPayload } from 'jose';
 import { createPublicKey } from 'node:crypto';
-import { traced } from '../telemetry/tracer';
-import { derToJose } from './der';
-import { TOKEN_ALG, type SigningKeyProvider, type VerificationKey } from './signing-key-provider';
+import { traced } from '../../telemetry/tracer';
+import { derToJose } from '../der';
+import { TOKEN_ALG, type SigningKeyProvider, type VerificationKey } from '../signing-key-provider';
 
 /** The part of the KMS client this provider uses (a test double can stand in). */
 export type KmsApi = Pick<KMSClient, 'send'>;
