@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { fromResult, lambdaContext, toEvent } from '../local/api-gateway-event';
 import { startRuntime } from '../local/runtime';
 import { authenticator } from '../shared/auth/authenticate';
-import { registry } from '../functions/fhir/handler';
 import { createRegistry, type FhirTypeChoices, type FhirTypeEntry } from '../shared/fhir/registry';
 import { fhirRoutes } from '../shared/fhir/router';
 import { createHandler, type LambdaHandler } from '../shared/http/handler';
@@ -20,8 +19,10 @@ import { median, percentile, printTable } from './table';
 
 const RUNS = Number(process.env.BENCH_EARLY_READ_RUNS ?? 300);
 
+type Registry = (typeof import('../functions/fhir/handler'))['registry'];
+
 /** The served registry with every early read made a plain caller route. */
-function withoutEarlyReads(): typeof registry {
+function withoutEarlyReads(registry: Registry): Registry {
   const plain = (access: Access): Access => (access.auth === 'caller-early' ? { auth: 'caller', handler: (req) => access.handler(req, undefined) } : access);
   const entries = [...registry.types.values()].map((entry): FhirTypeEntry => {
     if (entry.auth !== 'per-request') return entry;
@@ -41,6 +42,9 @@ async function send(handler: LambdaHandler, url: string, token: string) {
 
 export async function earlyReadBench(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
+  // Loaded here, not at the top: the handler's logger reads LOG_LEVEL when the module loads, and
+  // bench/run.ts loads every benchmark's module before any of them runs.
+  const { registry } = await import('../functions/fhir/handler');
   const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-early-read-'));
   const runtime = await startRuntime({ dataDir, port: 0, seed: false, inMemory: false });
   try {
@@ -48,7 +52,7 @@ export async function earlyReadBench(): Promise<void> {
     const target = await w.newPatientWithLogin();
     for (let i = 0; i < 10; i++) await postBatch(w, Array.from({ length: 100 }, (_, j) => reading(w, target.id, Date.UTC(2025, 0, 1) + (i * 100 + j) * 6 * HOUR)), '201 Created');
     const early = createHandler({ family: 'fhir', routes: fhirRoutes(registry), authenticator });
-    const plain = createHandler({ family: 'fhir', routes: fhirRoutes(withoutEarlyReads()), authenticator });
+    const plain = createHandler({ family: 'fhir', routes: fhirRoutes(withoutEarlyReads(registry)), authenticator });
     const firstId = JSON.parse((await send(early, `/FHIR/R5/Observation?patient=${target.id}&_count=1`, w.practitioner)).body.toString()).entry[0].resource.id;
     const cases = [
       { caller: 'patient', token: target.token, what: 'first page, _count=20 (own data)', url: `/FHIR/R5/Observation?_count=20` },
