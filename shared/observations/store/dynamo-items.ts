@@ -86,7 +86,12 @@ export function factsOf(item: ObservationItem): ReadingFacts {
 }
 
 export function fromItem(item: ObservationItem): StoredObservation {
-  return { ...factsOf(item), data: uploadedPayload(item.data), uuid: uuidOf(item) };
+  // The facts' object grows by two fields rather than being spread into a new one: every row a
+  // search or download reads comes through here, and a spread costs ten times the rest.
+  const reading = factsOf(item) as StoredObservation;
+  reading.data = uploadedPayload(item.data);
+  reading.uuid = uuidOf(item);
+  return reading;
 }
 
 /** Stored size of an item in bytes as DynamoDB counts it, to keep within its limits. */
