@@ -10,7 +10,7 @@ import type { AuditTrail } from '../telemetry/audit';
 import { accountCaller } from './account-caller';
 import type { Caller, PatientCaller, PractitionerCaller } from './caller';
 import { requirePractitioner } from './scope';
-import { apiKeyGrantId } from './claims';
+import { apiKeyGrantId, scopesCover } from './claims';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */
@@ -58,7 +58,7 @@ function withinReach(caller: Caller, needs: CallerNeeds): Caller {
   }
   const type = needs.fhirType;
   const { types } = caller.system;
-  if (type !== undefined && types !== '*' && !types.has(type)) throw forbidden(`The token's scopes do not cover ${type}: ask for system/${type}.rs.`);
+  if (type !== undefined && !scopesCover(types, type)) throw forbidden(`The token's scopes do not cover ${type}: ask for system/${type}.rs.`);
   return caller;
 }
 

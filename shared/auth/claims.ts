@@ -24,3 +24,8 @@ export function systemScopeTypes(scopes: readonly string[]): '*' | ReadonlySet<s
   if (types.length === 0) return undefined;
   return types.includes('*') ? '*' : new Set(types);
 }
+
+/** Whether a token whose system scopes name `types` (as `systemScopeTypes` reads them) may read `type`. */
+export function scopesCover(types: '*' | ReadonlySet<string>, type: string): boolean {
+  return types === '*' || types.has(type);
+}

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../auth/caller';
+import { scopesCover } from '../auth/claims';
 import { assertCanReadStudy, dataSourceScope, patientScope, studyScope, type ScopeFilter } from '../auth/scope';
 import { config } from '../config';
 import type { Id } from '../directory/model';
@@ -66,12 +67,13 @@ async function coverage(caller: Caller, k: KickOff): Promise<{ patientIds: Id[];
  */
 function withinScopes(caller: Caller, request: KickOff['request']): KickOff['request'] {
   const types = caller.kind === 'practitioner' ? caller.system?.types : undefined;
-  if (types === undefined || types === '*') return request;
-  const outside = request.explicitTypes?.filter((t) => !types.has(t)) ?? [];
+  if (types === undefined) return request;
+  const covered = (type: string) => scopesCover(types, type);
+  const outside = request.explicitTypes?.filter((t) => !covered(t)) ?? [];
   if (outside.length > 0) throw forbidden(`The token's scopes do not cover ${outside.join(', ')}: ask for system/<Type>.rs.`).at('_type');
-  const allowed = request.types.filter((t) => types.has(t));
+  const allowed = request.types.filter(covered);
   if (allowed.length === 0) throw forbidden("The token's scopes cover none of the exported types.").at('_type');
-  return { ...request, types: allowed, typeFilters: request.typeFilters.filter(([t]) => types.has(t)) };
+  return { ...request, types: allowed, typeFilters: request.typeFilters.filter(([t]) => covered(t)) };
 }
 
 /** Starts the export; the job as recorded. 429 (with `Retry-After`) when the caller runs too many. */
