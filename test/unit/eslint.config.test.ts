@@ -126,6 +126,9 @@ const SDK = /The AWS SDK belongs to the store adapters/;
 const ADAPTER = /A domain file reaches its store through the port and the current adapter/;
 const OTHER_STORE = /never on another domain's store folder/;
 
+/** What the linter says of `code` at `file`, a line a message: `rule: message`. */
+const refusalsAt = async (file: string, code: string) => (await messagesOf(file, code)).map((m) => `${m.ruleId}: ${m.message}`);
+
 /** The storage rules (docs/layout.md#storage-behind-the-ports): the SDK and the adapters stay behind the ports. */
 describe('the storage rules of the linter', () => {
   it.each([
@@ -143,7 +146,7 @@ describe('the storage rules of the linter', () => {
     ['an adapter builds on another domain\'s adapter', 'shared/oauth/store/planted.ts', "import { dynamoDirectoryStore } from '../../directory/store/dynamo';\nexport const d = dynamoDirectoryStore;\n", OTHER_STORE],
     ['a twin builds on another domain\'s twin', 'shared/auxiliary/store/planted.ts', "import { memoryDirectoryStore } from '../../directory/store/memory';\nexport const d = memoryDirectoryStore;\n", OTHER_STORE],
   ])('refuses: %s', async (_case, filePath, code, message) => {
-    const found = (await messagesOf(filePath, code)).map((m) => `${m.ruleId}: ${m.message}`);
+    const found = await refusalsAt(filePath, code);
     expect(found.some((m) => message.test(m)), found.join('\n') || 'nothing refused').toBe(true);
   });
 
@@ -156,7 +159,7 @@ describe('the storage rules of the linter', () => {
     ['an adapter builds on the platform\'s directory table', 'shared/oauth/store/planted.ts', "import { getItem } from '../../store/directory-table';\nexport const g = getItem;\n"],
     ['the wiring imports every adapter', 'shared/planted.ts', "import { dynamoObservationStore } from './observations/store/dynamo';\nexport const o = dynamoObservationStore;\n"],
   ])('allows: %s', async (_case, filePath, code) => {
-    const found = (await messagesOf(filePath, code)).map((m) => `${m.ruleId}: ${m.message}`);
+    const found = await refusalsAt(filePath, code);
     expect(found.filter((m) => SDK.test(m) || ADAPTER.test(m) || OTHER_STORE.test(m))).toEqual([]);
   });
 });
