@@ -7,29 +7,45 @@ import {
   DescribeTableCommand,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
   type DynamoDBClient,
+  type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { config, type Config } from '../config';
 import { createTableInput, TABLES, tableName } from './tables';
 
-export async function tableExists(client: DynamoDBClient, name: string): Promise<boolean> {
+async function describeTable(client: DynamoDBClient, name: string): Promise<TableDescription | undefined> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: name }));
-    return true;
+    return (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
   } catch (e) {
-    if (e instanceof ResourceNotFoundException) return false;
+    if (e instanceof ResourceNotFoundException) return undefined;
     throw e;
   }
+}
+
+export async function tableExists(client: DynamoDBClient, name: string): Promise<boolean> {
+  return (await describeTable(client, name)) !== undefined;
+}
+
+/** A table made by an earlier version with a stream gets it turned off (see `createTableInput`). */
+async function withoutStream(client: DynamoDBClient, table: TableDescription): Promise<void> {
+  if (!table.StreamSpecification?.StreamEnabled) return;
+  await client.send(new UpdateTableCommand({ TableName: table.TableName, StreamSpecification: { StreamEnabled: false } }));
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: table.TableName! });
 }
 
 export async function ensureTables(client: DynamoDBClient, cfg: Config = config()): Promise<string[]> {
   const created: string[] = [];
   for (const table of TABLES) {
     const name = tableName(table, cfg);
-    if (await tableExists(client, name)) continue;
+    const existing = await describeTable(client, name);
+    if (existing) {
+      await withoutStream(client, existing);
+      continue;
+    }
     try {
       await client.send(new CreateTableCommand(createTableInput(table, name)));
     } catch (e) {

@@ -192,7 +192,13 @@ export function keyAttributes(table: TableDefinition): KeyAttribute[] {
   return [...new Map(all.map((a) => [a.name, a])).values()];
 }
 
-/** The CreateTable request for the local engine and tests (on-demand billing, like the stack). */
+/**
+ * The CreateTable request for the local engine and tests (on-demand billing, like the stack). No
+ * stream, unlike the stack's tables: nothing reads one locally, and DynamoDB Local's stream
+ * emulation makes every write slower the more records its streams hold (an export's kick-off, two
+ * writes, took 670 ms with 100,000 readings stored, 22 ms without;
+ * docs/benchmarks.md#bulk-export-npm-run-bench----export).
+ */
 export function createTableInput(table: TableDefinition, name: string): CreateTableCommandInput {
   return {
     TableName: name,
@@ -217,6 +223,5 @@ export function createTableInput(table: TableDefinition, name: string): CreateTa
           })),
         }
       : {}),
-    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
   };
 }

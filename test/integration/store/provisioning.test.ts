@@ -1,10 +1,11 @@
-import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { config } from '../../../shared/config';
 import { dynamo } from '../../../shared/store/clients';
 import { counterKey, IdBlocks } from '../../../shared/store/counters';
-import { TABLES, tableName } from '../../../shared/store/tables';
+import { ensureTables } from '../../../shared/store/provision';
+import { createTableInput, EXPORTS, TABLES, tableName } from '../../../shared/store/tables';
 
 const raw = new DynamoDBClient({});
 afterAll(() => raw.destroy());
@@ -18,6 +19,28 @@ describe('tables built from the shared definitions', () => {
     ]);
     expect((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort()).toEqual(def.globalIndexes.map((i) => i.name).sort());
     expect((Table?.LocalSecondaryIndexes ?? []).map((i) => i.IndexName).sort()).toEqual(def.localIndexes.map((i) => i.name).sort());
+  });
+
+  it.each(TABLES.map((t) => [t.id, t] as const))('%s has no stream locally (the engine slows every write for one)', async (_id, def) => {
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName(def) }));
+    expect(Table?.StreamSpecification?.StreamEnabled ?? false).toBe(false);
+  });
+
+  it('turns off the stream of a table an earlier version made with one, and keeps its items', async () => {
+    // Every table under another name, so ensureTables works on copies of its own.
+    const c = config();
+    const cfg = { ...c, observationsTable: `${c.observationsTable}-s`, auxTable: `${c.auxTable}-s`, directoryTable: `${c.directoryTable}-s`, brandsTable: `${c.brandsTable}-s`, exports: { ...c.exports, table: `${c.exports.table}-s` } };
+    const name = tableName(EXPORTS, cfg);
+    await raw.send(new CreateTableCommand({ ...createTableInput(EXPORTS, name), StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } }));
+    try {
+      await dynamo().send(new PutCommand({ TableName: name, Item: { pk: 'kept', sk: 'item' } }));
+      expect((await raw.send(new DescribeTableCommand({ TableName: name }))).Table?.StreamSpecification?.StreamEnabled).toBe(true);
+      await ensureTables(raw, cfg);
+      expect((await raw.send(new DescribeTableCommand({ TableName: name }))).Table?.StreamSpecification?.StreamEnabled ?? false).toBe(false);
+      expect((await dynamo().send(new GetCommand({ TableName: name, Key: { pk: 'kept', sk: 'item' } }))).Item).toEqual({ pk: 'kept', sk: 'item' });
+    } finally {
+      for (const t of TABLES) await raw.send(new DeleteTableCommand({ TableName: tableName(t, cfg) })).catch(() => undefined);
+    }
   });
 
   it('turns on TTL for the directory table', async () => {
