@@ -27,11 +27,13 @@ export interface ResourceRow extends RowHead {
   body?: string;
 }
 
-/** The search-index item in the patient's partition. */
+/** The search-index row of a resource in its patient's segment. */
 export interface IndexRow extends RowHead {
-  pk: string;
-  sk: string;
-  srcSk: string;
+  /**
+   * Its place in the segment's order (type, then `lastUpdated`, then id): text the store makes,
+   * which compares as the rows are ordered; a page continues after one (`SegmentQuery.after`).
+   */
+  place: string;
   /** The search index values (JSON text of a `SearchIndex`). */
   idx: string;
 }

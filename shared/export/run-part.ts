@@ -13,7 +13,7 @@
 import type { Caller } from '../auth/caller';
 import { stillVisiblePatients } from '../auth/scope';
 import { auxiliaryStore } from '../auxiliary/store/current';
-import { segmentRows } from '../auxiliary/store/segments';
+import { segmentRows } from '../auxiliary/store/port';
 import { parseAuxiliarySearch } from '../auxiliary/search/params';
 import { loadResource } from '../auxiliary/persist';
 import { parseIndex, type IndexRow } from '../auxiliary/rows';

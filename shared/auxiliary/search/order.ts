@@ -16,16 +16,16 @@ export interface Position {
   patientId: Id;
   /** 0 when the search is not restricted to sources. */
   sourceId: Id;
-  /** The index item's base-table sort key. */
-  sk: string;
+  /** The index row's place in its segment (`IndexRow.place`). */
+  place: string;
 }
 
-export function positionOf(segment: Segment, sk: string, index: SearchIndex | undefined, sort: readonly SortSpec[]): Position {
+export function positionOf(segment: Segment, place: string, index: SearchIndex | undefined, sort: readonly SortSpec[]): Position {
   return {
     keys: sort.map((spec) => (index ? (sortKey(index, spec) ?? null) : null)),
     patientId: segment.patientId,
     sourceId: segment.sourceId ?? 0,
-    sk,
+    place,
   };
 }
 
@@ -39,18 +39,18 @@ export function comparePositions(a: Position, b: Position, sort: readonly SortSp
     const order = compareSortKeys(a.keys[i] ?? undefined, b.keys[i] ?? undefined, sort[i]!.descending);
     if (order !== 0) return order;
   }
-  return compareSegments(a, b) || (a.sk === b.sk ? 0 : a.sk < b.sk ? 1 : -1);
+  return compareSegments(a, b) || (a.place === b.place ? 0 : a.place < b.place ? 1 : -1);
 }
 
-/** Cursors carry positions as `[keys, patientId, sourceId, sk]`; `_sort` has `sortLength` keys. */
+/** Cursors carry positions as `[keys, patientId, sourceId, place]`; `_sort` has `sortLength` keys. */
 export function auxiliaryPositions(sortLength: number): PositionCodec<Position> {
   return {
-    encode: (at) => [at.keys, at.patientId, at.sourceId, at.sk],
+    encode: (at) => [at.keys, at.patientId, at.sourceId, at.place],
     decode: (value) => {
       if (!Array.isArray(value) || value.length !== 4) return undefined;
-      const [keys, patientId, sourceId, sk] = value as unknown[];
-      if (!isSortValues(keys, sortLength) || !Number.isSafeInteger(patientId) || !Number.isSafeInteger(sourceId) || typeof sk !== 'string') return undefined;
-      return { keys, patientId: patientId as Id, sourceId: sourceId as Id, sk };
+      const [keys, patientId, sourceId, place] = value as unknown[];
+      if (!isSortValues(keys, sortLength) || !Number.isSafeInteger(patientId) || !Number.isSafeInteger(sourceId) || typeof place !== 'string') return undefined;
+      return { keys, patientId: patientId as Id, sourceId: sourceId as Id, place };
     },
   };
 }

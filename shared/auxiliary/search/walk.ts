@@ -15,8 +15,7 @@ import { matchesAll, type Criterion, type SortSpec } from '../../fhir/search';
 import { HttpError } from '../../http/errors';
 import { parseIndex, type IndexRow } from '../rows';
 import { auxiliaryStore } from '../store/current';
-import type { Segment } from '../store/port';
-import { segmentRows } from '../store/segments';
+import { segmentRows, type Segment } from '../store/port';
 import type { Cursor } from '../../fhir/searchset';
 import { compareSegments, comparePositions, positionOf, type Position } from './order';
 
@@ -45,7 +44,7 @@ const segmentOfRow = (row: IndexRow, bySource: boolean): Segment => (bySource ? 
 function matchOf(walk: Walk, segment: Segment, row: IndexRow): Match | undefined {
   const index = parseIndex(row);
   if (!matchesAll(index, walk.criteria, walk.now)) return undefined;
-  return { id: row.id, position: positionOf(segment, row.sk, index, walk.sort) };
+  return { id: row.id, position: positionOf(segment, row.place, index, walk.sort) };
 }
 
 /** Segments from the cursor's one onwards, in the direction of travel. */
@@ -64,9 +63,9 @@ export async function streamMatches(walk: Walk, cursor: Cursor<Position> | undef
   const forward = cursor?.direction !== 'previous';
   const firstLimit = Math.min(Math.max(want, 25), 1000);
   const startAfter = (s: Segment) =>
-    cursor && s.patientId === cursor.at.patientId && (s.sourceId ?? 0) === cursor.at.sourceId ? cursor.at.sk : undefined;
-  const read = (segment: Segment, afterSk: string | undefined, limit: number) =>
-    auxiliaryStore().rows.page({ segment, type: walk.type, descending: forward, limit, ...(afterSk === undefined ? {} : { afterSk }) });
+    cursor && s.patientId === cursor.at.patientId && (s.sourceId ?? 0) === cursor.at.sourceId ? cursor.at.place : undefined;
+  const read = (segment: Segment, after: string | undefined, limit: number) =>
+    auxiliaryStore().rows.page({ segment, type: walk.type, descending: forward, limit, ...(after === undefined ? {} : { after }) });
 
   const out: Match[] = [];
   const firstPages = pMapIterable(segmentsFrom(walk, cursor), async (segment) => ({ segment, page: await read(segment, startAfter(segment), firstLimit) }), {
@@ -81,9 +80,9 @@ export async function streamMatches(walk: Walk, cursor: Cursor<Position> | undef
         if (match) out.push(match);
         if (out.length >= want) return out;
       }
-      if (page.nextAfterSk === undefined) break;
+      if (page.nextAfter === undefined) break;
       limit = Math.min(limit * 4, 1000);
-      page = await read(first.segment, page.nextAfterSk, limit);
+      page = await read(first.segment, page.nextAfter, limit);
     }
   }
   return out;

@@ -34,7 +34,7 @@ export function resourceRowOf(item: Item): ResourceRow {
 }
 
 export function indexRowOf(item: Item): IndexRow {
-  return { ...headOf(item), pk: String(item.pk), sk: String(item.sk), srcSk: String(item.srcSk), idx: String(item.idx) };
+  return { ...headOf(item), place: String(item.sk), idx: String(item.idx) };
 }
 
 export function resourceItem(row: ResourceRow): Item {

@@ -10,22 +10,32 @@ import { auxiliaryKeys, SOURCE_INDEX, type Key } from './dynamo-keys';
 import type { IndexRow } from '../rows';
 import { claimKeyOf, indexKeyOf, indexRowOf, keepsInline, resourceRowOf } from './dynamo-items';
 import { commits } from './dynamo-commits';
-import type { IndexPage, ResourceRows, Segment, SegmentQuery } from './port';
-import { segmentKeys, segmentRows } from './segments';
+import { segmentRows, type IndexPage, type ResourceRows, type Segment, type SegmentQuery } from './port';
 
 const table = () => config().auxTable;
 
+/**
+ * A segment's Query: a patient's index items by `sk` (a row's place), of a type under its prefix;
+ * a source's on the `bySource` index by `srcSk` (the source, then the place), so the source's own
+ * prefix comes first and the start key carries both sort keys.
+ */
 async function page(q: SegmentQuery): Promise<IndexPage> {
   const pk = auxiliaryKeys.patientPartition(q.segment.patientId);
-  const { bySource, prefix, after } = segmentKeys(q);
-  const start = q.afterSk === undefined ? undefined : { pk, sk: q.afterSk, ...(bySource ? { srcSk: after } : {}) };
+  const { sourceId } = q.segment;
+  const prefix =
+    sourceId === undefined
+      ? q.type && auxiliaryKeys.typePrefix(q.type)
+      : q.type
+        ? auxiliaryKeys.sourceTypePrefix(sourceId, q.type)
+        : auxiliaryKeys.sourcePrefix(sourceId);
+  const start = q.after === undefined ? undefined : { pk, sk: q.after, ...(sourceId === undefined ? {} : { srcSk: `${auxiliaryKeys.sourcePrefix(sourceId)}${q.after}` }) };
   const out = await queryPage(
-    { table: table(), pk, ...(prefix === undefined ? {} : { skPrefix: prefix }), ...(bySource ? { index: SOURCE_INDEX, skName: 'srcSk' } : {}), descending: q.descending },
+    { table: table(), pk, ...(prefix ? { skPrefix: prefix } : {}), ...(sourceId === undefined ? {} : { index: SOURCE_INDEX, skName: 'srcSk' }), descending: q.descending },
     { ...(q.limit ? { limit: q.limit } : {}), ...(start ? { start } : {}) },
   );
   // A patient partition holds only index items; anything else would be a foreign item: skip it.
   const rows = out.items.filter((i) => typeof i.idx === 'string').map(indexRowOf);
-  return out.next ? { rows, nextAfterSk: String(out.next.sk) } : { rows };
+  return out.next ? { rows, nextAfter: String(out.next.sk) } : { rows };
 }
 
 /** All items of a row: its resource, its index item and its upstream claim. */

@@ -1,5 +1,5 @@
 /**
- * The in-memory twin of the rows: resources by id, index rows per patient by `sk`, upstream claims.
+ * The in-memory twin of the rows: resources by id, index rows per patient by place, upstream claims.
  * Records are kept as a read from the table gives them back (through the same item codec), and
  * handed out as copies. A write checks its guards first (the only step that waits), then checks
  * its conditions and applies its changes in one step, so no other call lands in between.
@@ -12,7 +12,6 @@ import type { IndexRow, ResourceRow, RowHead } from '../rows';
 import { indexItem, indexKeyOf, indexRowOf, keepsInline, resourceItem, resourceRowOf } from './dynamo-items';
 import type { PendingTable } from './memory-pending';
 import { guardsOf, idTaken, ownerGone, UpstreamIdTaken, type Guard, type IndexPage, type ResourceRows, type Segment, type SegmentQuery } from './port';
-import { segmentKeys } from './segments';
 
 export type Exists = (guard: Guard) => boolean | Promise<boolean>;
 
@@ -26,7 +25,7 @@ export function memoryRows(pending: PendingTable, exists: Exists): ResourceRows 
   const claimOf = (head: RowHead) => (head.upstreamId === undefined ? undefined : claimText(head.sourceId, head.type, head.upstreamId));
   const putIndex = (head: RowHead, index: SearchIndex) => {
     const row = indexRowOf(indexItem(head, index));
-    innerMap(partitions, head.patientId).set(row.sk, row);
+    innerMap(partitions, head.patientId).set(row.place, row);
   };
   const dropIndex = (head: RowHead) => partitions.get(head.patientId)?.delete(indexKeyOf(head).sk);
   /** Every record of a row: its resource, its index row at the head's version, its claim. */
@@ -40,11 +39,11 @@ export function memoryRows(pending: PendingTable, exists: Exists): ResourceRows 
   const ownersExist = async (head: RowHead) => (await Promise.all(guardsOf(head).map(exists))).every(Boolean);
 
   function page(q: SegmentQuery): IndexPage {
-    const { bySource, prefix = '', after } = segmentKeys(q);
-    const keyOf = (row: IndexRow) => (bySource ? row.srcSk : row.sk);
-    const withPrefix = rowsOf(q.segment).filter((row) => keyOf(row).startsWith(prefix));
-    const { rows, last } = keyPage(withPrefix, keyOf, { descending: q.descending, after, limit: q.limit || undefined });
-    return { rows: rows.map(copy), ...(last ? { nextAfterSk: last.sk } : {}) };
+    // A segment's rows are its patient's, or their source's; either way ordered by place.
+    const placeOf = (row: IndexRow) => row.place;
+    const ofType = rowsOf(q.segment).filter((row) => q.type === undefined || row.type === q.type);
+    const { rows, last } = keyPage(ofType, placeOf, { descending: q.descending, after: q.after, limit: q.limit || undefined });
+    return { rows: rows.map(copy), ...(last ? { nextAfter: last.place } : {}) };
   }
 
   const api: ResourceRows = {

@@ -31,20 +31,20 @@ export interface SegmentQuery {
   type?: string;
   /** Newest update first when true. */
   descending: boolean;
-  /** Continue after this index row (its `sk`; it need not still exist). */
-  afterSk?: string;
+  /** Continue after this place (an index row's `place`; the row need not still exist). */
+  after?: string;
   /** At most this many rows; the adapter's own page size when absent. */
   limit?: number;
 }
 
 export interface IndexPage {
-  /** In the order asked for (by `sk`). */
+  /** In the order asked for (by `place`). */
   rows: IndexRow[];
   /**
-   * Where the next page starts, when there may be one: always when the page reached its limit (even
-   * if nothing follows), and when the adapter's own page size cut it.
+   * The place the next page starts after, when there may be one: always when the page reached its
+   * limit (even if nothing follows), and when the adapter's own page size cut it.
    */
-  nextAfterSk?: string;
+  nextAfter?: string;
 }
 
 /** A directory record a row's write needs to still exist: its FHIR Source, and its patient. */
@@ -73,7 +73,7 @@ export interface ResourceRows {
   indexRows(heads: readonly RowHead[]): Promise<IndexRow[]>;
   /** The id of the row holding an upstream id for a FHIR Source and type, if there is one. */
   claimedId(sourceId: Id, type: string, upstreamId: string): Promise<string | undefined>;
-  /** One page of a segment's index rows, in `sk` order. */
+  /** One page of a segment's index rows, in `place` order. */
   page(query: SegmentQuery): Promise<IndexPage>;
   /**
    * Writes a new row (resource, index row, upstream claim) and takes its body off the pending list,
@@ -138,6 +138,16 @@ export interface AuxiliaryStore {
   rows: ResourceRows;
   pending: PendingBodies;
   bodies: Bodies;
+}
+
+/** Every index row of a segment (of a type), newest first, a page at a time. */
+export async function* segmentRows(rows: Pick<ResourceRows, 'page'>, segment: Segment, type?: string): AsyncGenerator<IndexRow> {
+  let after: string | undefined;
+  do {
+    const page = await rows.page({ segment, ...(type ? { type } : {}), descending: true, ...(after === undefined ? {} : { after }) });
+    yield* page.rows;
+    after = page.nextAfter;
+  } while (after !== undefined);
 }
 
 export const idTaken = (id: string) => conflict(`Resource id ${id} already exists.`);

@@ -404,7 +404,7 @@ describe('cursors and scans', () => {
 
     // Alice forges a cursor pointing into Bob's partition: she still gets only her own rows.
     const digest = searchDigest('Condition', new URLSearchParams(''));
-    const forged = encodeCursor({ direction: 'next', at: { keys: [], patientId: w.bob.id, sourceId: 0, sk: 'Condition#9999' } }, auxiliaryPositions(0), digest);
+    const forged = encodeCursor({ direction: 'next', at: { keys: [], patientId: w.bob.id, sourceId: 0, place: 'Condition#9999' } }, auxiliaryPositions(0), digest);
     const res = await search(`Condition?_cursor=${forged}`);
     expect(res.status).toBe(200);
     const seen = res.json.entry.map((e: any) => e.resource.id);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { auxiliaryPositions, comparePositions, type Position } from '../../../../shared/auxiliary/search/order';
 import { parseSort } from '../../../../shared/fhir/search';
 
-const pos = (keys: Position['keys'], patientId = 1, sourceId = 0, sk = 'Condition#2024#a'): Position => ({ keys, patientId, sourceId, sk });
+const pos = (keys: Position['keys'], patientId = 1, sourceId = 0, place = 'Condition#2024#a'): Position => ({ keys, patientId, sourceId, place });
 
 describe('comparePositions', () => {
   it('orders by the sort keys (rows without a value last both ways), then patient, source, newest first', () => {
@@ -13,7 +13,7 @@ describe('comparePositions', () => {
     expect([...rows].sort((a, b) => comparePositions(a, b, asc)).map((p) => p.keys[0])).toEqual([10, 20, null]);
     expect([...rows].sort((a, b) => comparePositions(a, b, desc)).map((p) => p.keys[0])).toEqual([20, 10, null]);
     const plain = [pos([], 2, 0, 'C#2024'), pos([], 1, 0, 'C#2023'), pos([], 1, 0, 'C#2025'), pos([], 1, 3, 'C#2026')];
-    expect([...plain].sort((a, b) => comparePositions(a, b, [])).map((p) => `${p.patientId}/${p.sourceId}/${p.sk}`)).toEqual([
+    expect([...plain].sort((a, b) => comparePositions(a, b, [])).map((p) => `${p.patientId}/${p.sourceId}/${p.place}`)).toEqual([
       '1/0/C#2025',
       '1/0/C#2023',
       '1/3/C#2026',
