@@ -5,10 +5,10 @@
  */
 import { badRequest } from '../http/errors';
 import { getCodes } from './code-table';
-import { MAX_TRANSACTION } from '../store/transact';
 import { now } from './fields';
 import type { Consent, Id } from './model';
 import { directoryStore } from './store/current';
+import { fitsOneWrite } from './store/port';
 
 export interface ConsentDecision {
   studyId: Id;
@@ -26,8 +26,7 @@ export async function recordConsents(patientId: Id, decisions: readonly ConsentD
     if (!code) throw badRequest(`Code ${decision.codeId} not found.`, 'not-found', { fields: { codingCode: [`Unknown code ${decision.codeId}.`] } });
     return { patientId, studyId: decision.studyId, code: { id: code.id, system: code.system, code: code.code }, consented: decision.consented, consentedAt: at };
   });
-  // One transaction writes each decision with its code's check, and checks each study's enrolment once.
-  if (2 * consents.length + new Set(consents.map((c) => c.studyId)).size > MAX_TRANSACTION) {
+  if (!fitsOneWrite.consents(consents.length, new Set(consents.map((c) => c.studyId)).size)) {
     throw badRequest('Too many consent decisions in one request.', 'too-costly');
   }
   await directoryStore().consents.record(patientId, consents);

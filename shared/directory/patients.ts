@@ -4,11 +4,10 @@
  * study's lists, at once) and an optional login account.
  */
 import { badRequest, fieldErrors, notFound } from '../http/errors';
-import { MAX_TRANSACTION } from '../store/transact';
 import { assertKeyText, now } from './fields';
 import type { Id, Identifier, Patient, User } from './model';
 import { directoryStore } from './store/current';
-import { identifierChanges, patientHasAccount } from './store/port';
+import { fitsOneWrite, identifierChanges, patientHasAccount } from './store/port';
 import { newUser } from './users';
 
 export { identifierTaken, patientNotFound } from './store/port';
@@ -94,8 +93,7 @@ export async function createPatient(input: PatientInput): Promise<Patient> {
     createdAt: at,
     updatedAt: at,
   };
-  // One transaction writes the patient, a claim per identifier, two actions per organization and two for the login.
-  if (1 + identifiers.length + 2 * organizationIds.length + (account ? 2 : 0) > MAX_TRANSACTION) {
+  if (!fitsOneWrite.newPatient(identifiers.length, organizationIds.length, account !== undefined)) {
     throw badRequest('Too many identifiers or organizations for one patient.', 'too-costly');
   }
   await patients.insert(patient, account);
@@ -130,8 +128,7 @@ export async function updatePatient(id: Id, patch: PatientPatch): Promise<Patien
     updatedAt: now(),
   };
   const { claimed, released } = identifierChanges(current.identifiers, identifiers);
-  // One transaction writes the patient and a claim per identifier taken or freed.
-  if (1 + claimed.length + released.length > MAX_TRANSACTION) throw badRequest('Too many identifiers for one patient.', 'too-costly');
+  if (!fitsOneWrite.identifierChange(claimed.length + released.length)) throw badRequest('Too many identifiers for one patient.', 'too-costly');
   await patients.update(read, next);
   return next;
 }

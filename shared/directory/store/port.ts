@@ -267,6 +267,19 @@ export interface StudyRecords {
 /** Patients one `StudyRecords.enrol` call takes: one DynamoDB transaction holds 3 actions each, plus the study's check. */
 export const MAX_ENROLMENTS = Math.floor((MAX_TRANSACTION - 1) / 3);
 
+/**
+ * What one all-or-nothing call holds (one DynamoDB transaction; the twin takes what the table
+ * would): the domain asks before it calls, and refuses a request that does not fit.
+ */
+export const fitsOneWrite = {
+  /** `ConsentRecords.record`: each decision with its code's check, each study's enrolment check once. */
+  consents: (decisions: number, studies: number): boolean => 2 * decisions + studies <= MAX_TRANSACTION,
+  /** `PatientRecords.insert`: the patient, a claim per identifier, two actions per organization and two for a login. */
+  newPatient: (identifiers: number, organizations: number, login: boolean): boolean => 1 + identifiers + 2 * organizations + (login ? 2 : 0) <= MAX_TRANSACTION,
+  /** `PatientRecords.update`: the patient and a claim per identifier taken or freed. */
+  identifierChange: (claimsChanged: number): boolean => 1 + claimsChanged <= MAX_TRANSACTION,
+};
+
 export interface ConsentRecords {
   /**
    * Stores the patient's decisions (each replaces an earlier one for its study and code), all or
