@@ -7,7 +7,7 @@
  * the other way round: a route the isolation table refuses to every patient while letting some
  * practitioner further is declared for practitioners, so no such refusal is left to the domain.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/api/handler';
 import { resetConfig } from '../../shared/config';
 import { everyStoredRow } from '../support/store';
@@ -46,6 +46,7 @@ function requestsTo(name: string, w: World): Array<{ about: string; probe: Probe
 
 let world: World;
 let tokens: Tokens;
+let sent = 0;
 
 beforeAll(async () => {
   process.env.EXPORT_MAX_JOBS = '100';
@@ -53,6 +54,8 @@ beforeAll(async () => {
   world = await buildWorld();
   tokens = await callerTokens(world);
 });
+
+afterAll(() => console.log(`routes for practitioners: ${FOR_PRACTITIONERS.length} routes, ${sent} requests by patients`));
 
 describe("the api family's routes for practitioners", () => {
   it('include the writes of records a patient may read, and the routes a patient is always refused', () => {
@@ -74,6 +77,7 @@ describe("the api family's routes for practitioners", () => {
       PATIENTS.flatMap((patient) =>
         requests.map(async ({ about, probe }) => {
           const res = await sendProbe(method, probe.path, probe, tokens[patient]);
+          sent += 1;
           return { about: `${patient}, ${about}: ${method} ${probe.path}`, answer: [res.status, res.json] };
         }),
       ),
