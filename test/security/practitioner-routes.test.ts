@@ -9,14 +9,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/api/handler';
-import { resetConfig } from '../../shared/config';
 import { everyStoredRow } from '../support/store';
-import { callerTokens, type Caller, type Tokens } from './callers';
+import { worldOfCallers, type Caller, type Tokens } from './callers';
 import { TABLE } from './isolation-table';
 import { routeName } from './route-inventory';
 import { storeChanges } from './store-changes';
 import { JSON_HEADERS, sendProbe, type Probe } from './table-model';
-import { buildWorld, type World } from './world';
+import type { World } from './world';
 
 const FOR_PRACTITIONERS = routes.filter((route) => route.auth === 'practitioner').map(routeName);
 
@@ -49,10 +48,7 @@ let tokens: Tokens;
 let sent = 0;
 
 beforeAll(async () => {
-  process.env.EXPORT_MAX_JOBS = '100';
-  resetConfig();
-  world = await buildWorld();
-  tokens = await callerTokens(world);
+  ({ world, tokens } = await worldOfCallers());
 });
 
 afterAll(() => console.log(`routes for practitioners: ${FOR_PRACTITIONERS.length} routes, ${sent} requests by patients`));
