@@ -16,7 +16,7 @@ function limitOf(raw: string | undefined): number {
 }
 
 export const brandRoutes: Route[] = [
-  authed('GET', '/api/v1/portal/brands', async (req) => {
+  authed('GET', '/api/v1/portal/brands', async (_caller, req) => {
     const { q, state, postal, limit } = parseQuery(brandQuery, req.query);
     return json(200, { results: await searchBrands({ ...(q ? { q } : {}), ...(state ? { state } : {}), ...(postal ? { postal } : {}), limit: limitOf(limit) }) });
   }),

@@ -25,20 +25,20 @@ const dataSourceChanges = strict({ name: optional(requiredName()), type: optiona
 const scopeCode = strict({ scope_code_id: id() });
 
 export const dataSourceRoutes: Route[] = [
-  listRoute(BASE, CUSTOM_PAGING, (_req, caller, paging) => listDataSourcesFor(caller, paging)),
-  authed('POST', BASE, async (req, caller) => json(201, await createDataSourceBy(caller, parseBody(newDataSource, req.body)))),
+  listRoute(BASE, CUSTOM_PAGING, listDataSourcesFor),
+  authed('POST', BASE, { forPractitioners: async (caller, req) => json(201, await createDataSourceBy(caller, parseBody(newDataSource, req.body))) }),
   authed('GET', `${BASE}/all_scopes`, async () => json(200, await allScopes())),
   ...itemRoutes(`${BASE}/{id}`, {
     read: readDataSource,
     replace: newDataSource,
     change: dataSourceChanges,
-    update: updateDataSourceBy,
-    remove: deleteDataSourceBy,
+    update: { forPractitioners: updateDataSourceBy },
+    remove: { forPractitioners: deleteDataSourceBy },
   }),
   ...linkRoutes(`${BASE}/{id}/supported_scopes`, {
     link: scopeCode,
     list: listSupportedScopes,
-    add: (caller, id, body) => addSupportedScope(caller, id, body.scope_code_id),
-    remove: (caller, id, body) => removeSupportedScope(caller, id, body.scope_code_id),
+    add: { forPractitioners: (caller, id, body) => addSupportedScope(caller, id, body.scope_code_id) },
+    remove: { forPractitioners: (caller, id, body) => removeSupportedScope(caller, id, body.scope_code_id) },
   }),
 ];

@@ -33,8 +33,8 @@ function fieldsOf(body: Output<typeof sourceChanges>) {
 }
 
 export const fhirSourceRoutes: Route[] = [
-  listRoute(BASE, CUSTOM_PAGING, (_req, caller, paging) => listOwnFhirSources(caller, paging)),
-  authed('POST', BASE, async (req, caller) => {
+  listRoute(BASE, CUSTOM_PAGING, listOwnFhirSources),
+  authed('POST', BASE, async (caller, req) => {
     const body = parseBody(newSource, req.body);
     return json(201, await registerFhirSource(caller, { ...fieldsOf(body), dataSourceId: body.data_source }));
   }),

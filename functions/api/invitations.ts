@@ -13,6 +13,7 @@ import { ensureServiceClients } from '../../shared/oauth/service-clients';
 import { parseBody } from '../../shared/api/body';
 import { id } from '../../shared/api/fields';
 import { listOf } from '../../shared/api/list';
+import { authed } from '../../shared/api/route';
 
 const CreateInvitation = z.strictObject({
   patient_id: id(),
@@ -34,57 +35,39 @@ function invitationView(invitation: Invitation) {
 
 export function invitationRoutes(): Route[] {
   return [
-    {
-      method: 'POST',
-      path: '/api/v1/invitation',
-      auth: 'practitioner',
-      handler: async (req) => {
-        const { caller } = req;
-        const body = parseBody(CreateInvitation, req.body);
-        const patient = await assertCanWriteForPatient(caller, body.patient_id);
-        await ensureServiceClients();
-        const client = await invitationClient(body.client_id);
-        const issued = await issueInvitation({ patient, client, sendEmail: body.send_email ?? false, createdBy: caller.userId });
-        req.audit.touched([patient.id]);
-        return json(201, { ...invitationView(issued.invitation), token: issued.token, invitationLink: issued.invitationLink });
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/v1/invitation',
-      auth: 'practitioner',
-      handler: async (req) => {
-        const { caller } = req;
-        const raw = req.query.get('patient_id') ?? req.query.get('patientId');
-        if (raw === null) throw fieldErrors({ patientId: ['This field is required.'] });
-        const patientId = parseId(raw);
-        if (patientId === undefined) throw fieldErrors({ patientId: ['A valid integer is required.'] });
-        await assertCanReadPatient(caller, patientId);
-        req.audit.touched([patientId]);
-        return json(200, listOf(req, (await listInvitations(patientId)).map(invitationView)));
-      },
-    },
+    authed('POST', '/api/v1/invitation', { forPractitioners: async (caller, req) => {
+      const body = parseBody(CreateInvitation, req.body);
+      const patient = await assertCanWriteForPatient(caller, body.patient_id);
+      await ensureServiceClients();
+      const client = await invitationClient(body.client_id);
+      const issued = await issueInvitation({ patient, client, sendEmail: body.send_email ?? false, createdBy: caller.userId });
+      req.audit.touched([patient.id]);
+      return json(201, { ...invitationView(issued.invitation), token: issued.token, invitationLink: issued.invitationLink });
+    } }),
+    authed('GET', '/api/v1/invitation', { forPractitioners: async (caller, req) => {
+      const raw = req.query.get('patient_id') ?? req.query.get('patientId');
+      if (raw === null) throw fieldErrors({ patientId: ['This field is required.'] });
+      const patientId = parseId(raw);
+      if (patientId === undefined) throw fieldErrors({ patientId: ['A valid integer is required.'] });
+      await assertCanReadPatient(caller, patientId);
+      req.audit.touched([patientId]);
+      return json(200, listOf(req, (await listInvitations(patientId)).map(invitationView)));
+    } }),
     {
       method: 'POST',
       path: '/api/v1/invitation/{ref}',
       auth: 'none',
       handler: async (req) => json(200, await redeemInvitation(req.params.ref!), { 'Cache-Control': 'no-store' }),
     },
-    {
-      method: 'DELETE',
-      path: '/api/v1/invitation/{ref}',
-      auth: 'practitioner',
-      handler: async (req) => {
-        const { caller } = req;
-        const id = parseId(req.params.ref);
-        const invitation = id === undefined ? undefined : await getInvitation(id);
-        if (!invitation) throw notFound(`Invitation ${req.params.ref} not found.`);
-        await assertCanReadPatient(caller, invitation.patientId);
-        await assertCanWriteForPatient(caller, invitation.patientId);
-        await cancelInvitation(invitation.id);
-        req.audit.touched([invitation.patientId]);
-        return noContent();
-      },
-    },
+    authed('DELETE', '/api/v1/invitation/{ref}', { forPractitioners: async (caller, req) => {
+      const id = parseId(req.params.ref);
+      const invitation = id === undefined ? undefined : await getInvitation(id);
+      if (!invitation) throw notFound(`Invitation ${req.params.ref} not found.`);
+      await assertCanReadPatient(caller, invitation.patientId);
+      await assertCanWriteForPatient(caller, invitation.patientId);
+      await cancelInvitation(invitation.id);
+      req.audit.touched([invitation.patientId]);
+      return noContent();
+    } }),
   ];
 }

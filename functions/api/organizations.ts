@@ -53,33 +53,33 @@ function userIdOf(body: { user_id?: number | undefined; jhe_user_id?: number | u
 }
 
 export const organizationRoutes: Route[] = [
-  listRoute(BASE, CUSTOM_PAGING, (req, caller, paging) =>
+  listRoute(BASE, CUSTOM_PAGING, (caller, paging, req) =>
     listOrganizationsFor(caller, parseQuery(strict({ part_of: optional(id()) }), req.query).part_of, paging),
   ),
-  authed('POST', BASE, async (req, caller) => {
+  authed('POST', BASE, { forPractitioners: async (caller, req) => {
     const body = parseBody(newOrganization, req.body);
     return json(201, await createOrganizationBy(caller, { name: body.name, type: body.type, ...(body.part_of ? { partOf: body.part_of } : {}) }));
-  }),
+  } }),
   authed('GET', `${BASE}/types`, async () => json(200, organizationTypes())),
   ...itemRoutes(`${BASE}/{id}`, {
     read: readOrganization,
     replace: newOrganization,
     change: organizationChanges,
-    update: (caller, id, body) => updateOrganizationBy(caller, id, { name: body.name, type: body.type, partOf: body.part_of }),
-    remove: deleteOrganizationBy,
+    update: { forPractitioners: (caller, id, body) => updateOrganizationBy(caller, id, { name: body.name, type: body.type, partOf: body.part_of }) },
+    remove: { forPractitioners: deleteOrganizationBy },
   }),
-  authed('GET', `${BASE}/{id}/tree`, async (req, caller) => json(200, await organizationTreeFor(caller, pathId(req)))),
-  authed('GET', `${BASE}/{id}/users`, async (req, caller) => json(200, await listMembers(caller, pathId(req)))),
-  authed('GET', `${BASE}/{id}/studies`, async (req, caller) => json(200, await listOrganizationStudies(caller, pathId(req)))),
-  authed('POST', `${BASE}/{id}/user`, async (req, caller) => {
+  authed('GET', `${BASE}/{id}/tree`, async (caller, req) => json(200, await organizationTreeFor(caller, pathId(req)))),
+  authed('GET', `${BASE}/{id}/users`, { forPractitioners: async (caller, req) => json(200, await listMembers(caller, pathId(req))) }),
+  authed('GET', `${BASE}/{id}/studies`, async (caller, req) => json(200, await listOrganizationStudies(caller, pathId(req)))),
+  authed('POST', `${BASE}/{id}/user`, { forPractitioners: async (caller, req) => {
     const body = parseBody(membership, req.body);
     const role = body.role ?? body.organization_partitioner_role;
     if (role === undefined) throw fieldErrors({ role: ['This field is required.'] });
     const { created, member: view } = await setMemberRole(caller, pathId(req), userIdOf(body), role);
     return json(created ? 201 : 200, view);
-  }),
-  authed('DELETE', `${BASE}/{id}/remove_user`, async (req, caller) => {
+  } }),
+  authed('DELETE', `${BASE}/{id}/remove_user`, { forPractitioners: async (caller, req) => {
     await removeMember(caller, pathId(req), userIdOf(parseBodyOrQuery(member, req)));
     return noContent();
-  }),
+  } }),
 ];

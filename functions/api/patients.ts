@@ -76,43 +76,43 @@ function decisionsOf(body: Output<typeof consentDecisions>) {
 }
 
 export const patientRoutes: Route[] = [
-  listRoute(BASE, CUSTOM_PAGING, async (req, caller, paging) => {
+  listRoute(BASE, CUSTOM_PAGING, async (caller, paging, req) => {
     const q = parseQuery(listQuery, req.query);
     const filter = { organizationId: q.organization_id, studyId: q.study_id, patientId: q.patient_id, identifierValue: q.patient_identifier_value };
     const page = await listPatients(caller, filter, paging);
     req.audit.touched(page.items.map((p) => p.id));
     return page;
   }),
-  authed('POST', BASE, async (req, caller) => {
+  authed('POST', BASE, { forPractitioners: async (caller, req) => {
     const body = parseBody(newPatient, req.body);
     const created = await createPatientIn(caller, camelFields(body));
     req.audit.touched([created.id]);
     return json(201, created);
-  }),
-  authed('GET', `${BASE}/me`, async (_req, caller) => json(200, await ownPatient(caller))),
-  authed('GET', `${BASE}/{id}`, async (req, caller) => json(200, await readPatient(caller, pathId(req)))),
+  } }),
+  authed('GET', `${BASE}/me`, async (caller) => json(200, await ownPatient(caller))),
+  authed('GET', `${BASE}/{id}`, async (caller, req) => json(200, await readPatient(caller, pathId(req)))),
   ...(['PUT', 'PATCH'] as const).map((method) =>
-    authed(method, `${BASE}/{id}`, async (req, caller) => {
+    authed(method, `${BASE}/{id}`, { forPractitioners: async (caller, req) => {
       const body = parseBody(method === 'PUT' ? patientReplacement : patientChanges, req.body);
       const { organization_id } = parseQuery(organizationQuery, req.query);
       return json(200, await updatePatientBy(caller, pathId(req), camelFields(body), organization_id));
-    }),
+    } }),
   ),
-  authed('DELETE', `${BASE}/{id}`, async (req, caller) => {
+  authed('DELETE', `${BASE}/{id}`, { forPractitioners: async (caller, req) => {
     await removePatientFrom(caller, pathId(req), requiredOrganization(req.query));
     return noContent();
-  }),
-  authed('PATCH', `${BASE}/{id}/global_add_organization`, async (req, caller) => {
+  } }),
+  authed('PATCH', `${BASE}/{id}/global_add_organization`, { forPractitioners: async (caller, req) => {
     return json(200, await addPatientToOrganizationBy(caller, pathId(req), requiredOrganization(req.query)));
-  }),
-  authed('GET', `${BASE}/{id}/consents`, async (req, caller) => json(200, await consentOverview(caller, pathId(req)))),
+  } }),
+  authed('GET', `${BASE}/{id}/consents`, async (caller, req) => json(200, await consentOverview(caller, pathId(req)))),
   ...(['POST', 'PATCH'] as const).map((method) =>
-    authed(method, `${BASE}/{id}/consents`, async (req, caller) => {
+    authed(method, `${BASE}/{id}/consents`, async (caller, req) => {
       const body = parseBody(consentDecisions, req.body);
       return json(method === 'POST' ? 201 : 200, await recordConsentsBy(caller, pathId(req), decisionsOf(body)));
     }),
   ),
-  authed('DELETE', `${BASE}/{id}/consents`, async (req, caller) => {
+  authed('DELETE', `${BASE}/{id}/consents`, async (caller, req) => {
     const body = parseBody(consentRemovals, req.body);
     await deleteConsentsBy(
       caller,

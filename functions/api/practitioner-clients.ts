@@ -11,6 +11,7 @@ import { createApiKey, createBackendClient, deleteApiKey, listApiKeys } from '..
 import { parseBody } from '../../shared/api/body';
 import { url } from '../../shared/api/fields';
 import { listOf } from '../../shared/api/list';
+import { authed } from '../../shared/api/route';
 
 const CreateClient = z.strictObject({
   name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(/^[^\u0000-\u001f\u007f]*$/, 'Control characters are not allowed.'))),
@@ -21,42 +22,22 @@ const CreateClient = z.strictObject({
 
 export function practitionerClientRoutes(): Route[] {
   return [
-    {
-      method: 'GET',
-      path: '/api/v1/practitioner_clients',
-      auth: 'practitioner',
-      handler: async (req) => {
-        const { caller } = req;
-        return json(200, listOf(req, await listApiKeys(caller.userId)));
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/practitioner_clients',
-      auth: 'practitioner',
-      handler: async (req) => {
-        const { caller } = req;
-        // A key that could mint keys would outlive its own deletion: new keys need a signed-in practitioner.
-        if (caller.viaApiKey) throw forbidden('An API key cannot create API keys: sign in to create one.');
-        const body = parseBody(CreateClient, req.body);
-        const created =
-          body.jwks === undefined && body.jwks_uri === undefined
-            ? await createApiKey(caller.userId, body.name)
-            : await createBackendClient(caller.userId, { name: body.name, jwks: body.jwks, jwksUri: body.jwks_uri });
-        return json(201, created, { 'Cache-Control': 'no-store' });
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/api/v1/practitioner_clients/{id}',
-      auth: 'practitioner',
-      handler: async (req) => {
-        const { caller } = req;
-        const id = parseId(req.params.id);
-        if (id === undefined) throw notFound(`API key ${req.params.id} not found.`);
-        await deleteApiKey(caller.userId, id);
-        return noContent();
-      },
-    },
+    authed('GET', '/api/v1/practitioner_clients', { forPractitioners: async (caller, req) => json(200, listOf(req, await listApiKeys(caller.userId))) }),
+    authed('POST', '/api/v1/practitioner_clients', { forPractitioners: async (caller, req) => {
+      // A key that could mint keys would outlive its own deletion: new keys need a signed-in practitioner.
+      if (caller.viaApiKey) throw forbidden('An API key cannot create API keys: sign in to create one.');
+      const body = parseBody(CreateClient, req.body);
+      const created =
+        body.jwks === undefined && body.jwks_uri === undefined
+          ? await createApiKey(caller.userId, body.name)
+          : await createBackendClient(caller.userId, { name: body.name, jwks: body.jwks, jwksUri: body.jwks_uri });
+      return json(201, created, { 'Cache-Control': 'no-store' });
+    } }),
+    authed('DELETE', '/api/v1/practitioner_clients/{id}', { forPractitioners: async (caller, req) => {
+      const id = parseId(req.params.id);
+      if (id === undefined) throw notFound(`API key ${req.params.id} not found.`);
+      await deleteApiKey(caller.userId, id);
+      return noContent();
+    } }),
   ];
 }

@@ -39,15 +39,15 @@ const practitionerChanges = strict({
 });
 
 export const practitionerRoutes: Route[] = [
-  listRoute(BASE, LARGE_PAGING, (_req, caller, paging) => listPractitionersFor(caller, paging)),
-  authed('POST', BASE, async (req, caller) => {
+  listRoute(BASE, LARGE_PAGING, { forPractitioners: listPractitionersFor }),
+  authed('POST', BASE, { forPractitioners: async (caller, req) => {
     const body = parseBody(newPractitioner, req.body);
     return json(201, await createPractitionerBy(caller, camelFields(body)));
-  }),
+  } }),
   ...itemRoutes(`${BASE}/{id}`, {
-    read: readPractitionerFor,
+    read: { forPractitioners: readPractitionerFor },
     change: practitionerChanges,
-    update: (caller, id, body) => updatePractitionerBy(caller, id, camelFields(body)),
-    remove: deletePractitionerBy,
+    update: { forPractitioners: (caller, id, body) => updatePractitionerBy(caller, id, camelFields(body)) },
+    remove: { forPractitioners: deletePractitionerBy },
   }),
 ];

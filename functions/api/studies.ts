@@ -51,44 +51,44 @@ function changesOf(body: Output<typeof studyChanges>) {
 }
 
 export const studyRoutes: Route[] = [
-  listRoute(BASE, CUSTOM_PAGING, (req, caller, paging) =>
+  listRoute(BASE, CUSTOM_PAGING, (caller, paging, req) =>
     listStudies(caller, parseQuery(strict({ organization_id: optional(id()) }), req.query).organization_id, paging),
   ),
-  authed('POST', BASE, async (req, caller) => {
+  authed('POST', BASE, { forPractitioners: async (caller, req) => {
     const body = parseBody(newStudy, req.body);
     const study = { name: body.name, organizationId: body.organization, description: body.description, iconUrl: body.icon_url || undefined };
     return json(201, await createStudyBy(caller, study));
-  }),
+  } }),
   ...itemRoutes(`${BASE}/{id}`, {
     read: readStudy,
     replace: newStudy,
     change: studyChanges,
-    update: (caller, id, body) => updateStudyBy(caller, id, changesOf(body)),
-    remove: deleteStudyBy,
+    update: { forPractitioners: (caller, id, body) => updateStudyBy(caller, id, changesOf(body)) },
+    remove: { forPractitioners: deleteStudyBy },
   }),
 
-  listRoute(`${BASE}/{id}/patients`, CUSTOM_PAGING, (req, caller, paging) => listStudyPatients(caller, pathId(req), paging)),
-  authed('POST', `${BASE}/{id}/patients`, async (req, caller) => {
+  listRoute(`${BASE}/{id}/patients`, CUSTOM_PAGING, { forPractitioners: (caller, paging, req) => listStudyPatients(caller, pathId(req), paging) }),
+  authed('POST', `${BASE}/{id}/patients`, { forPractitioners: async (caller, req) => {
     const body = parseBody(patientIds, req.body);
     return json(201, await enrollPatientsBy(caller, pathId(req), body.patient_ids));
-  }),
-  authed('DELETE', `${BASE}/{id}/patients`, async (req, caller) => {
+  } }),
+  authed('DELETE', `${BASE}/{id}/patients`, { forPractitioners: async (caller, req) => {
     const body = parseBody(patientIds, req.body);
     await unenrollPatientsBy(caller, pathId(req), body.patient_ids);
     return noContent();
-  }),
+  } }),
 
   ...linkRoutes(`${BASE}/{id}/scope_requests`, {
     link: scopeCode,
     list: listScopeRequests,
-    add: (caller, id, body) => addScopeRequest(caller, id, body.scope_code_id),
-    remove: (caller, id, body) => removeScopeRequest(caller, id, body.scope_code_id),
+    add: { forPractitioners: (caller, id, body) => addScopeRequest(caller, id, body.scope_code_id) },
+    remove: { forPractitioners: (caller, id, body) => removeScopeRequest(caller, id, body.scope_code_id) },
   }),
   ...linkRoutes(`${BASE}/{id}/data_sources`, {
     link: dataSource,
     list: listStudyDataSources,
-    add: (caller, id, body) => addStudyDataSourceBy(caller, id, body.data_source_id),
-    remove: (caller, id, body) => removeStudyDataSourceBy(caller, id, body.data_source_id),
+    add: { forPractitioners: (caller, id, body) => addStudyDataSourceBy(caller, id, body.data_source_id) },
+    remove: { forPractitioners: (caller, id, body) => removeStudyDataSourceBy(caller, id, body.data_source_id) },
   }),
 ];
 

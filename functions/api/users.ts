@@ -23,9 +23,9 @@ function parseIdentifier(body: unknown) {
 }
 
 export const userRoutes: Route[] = [
-  authed('GET', '/api/v1/users/profile', async (_req, caller) => json(200, await profileOf(caller))),
-  authed('GET', '/api/v1/users/organizations', async (_req, caller) => json(200, await ownOrganizations(caller))),
-  authed('POST', '/api/v1/portal/identifier', async (req, caller) => {
+  authed('GET', '/api/v1/users/profile', async (caller) => json(200, await profileOf(caller))),
+  authed('GET', '/api/v1/users/organizations', async (caller) => json(200, await ownOrganizations(caller))),
+  authed('POST', '/api/v1/portal/identifier', async (caller, req) => {
     const patient = requirePortalPatient(caller);
     return json(200, await storePortalIdentifier(patient, parseIdentifier(req.body)));
   }),

@@ -8,8 +8,7 @@ import { forbidden, unauthorized } from '../http/errors';
 import type { Authenticator, CallerNeeds, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import { accountCaller } from './account-caller';
-import type { Caller, PatientCaller, PractitionerCaller } from './caller';
-import { requirePractitioner } from './scope';
+import { isPatient, type Caller, type PatientCaller, type PractitionerCaller } from './caller';
 import { apiKeyGrantId, scopesCover } from './claims';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
@@ -108,7 +107,9 @@ export async function authenticate(req: Credentials, needs: CallerNeeds = {}): P
 
 /** The caller of a request, who must be a practitioner: 401 without one, 403 for a patient. */
 async function authenticatePractitioner(req: Credentials, needs: CallerNeeds = {}): Promise<PractitionerCaller> {
-  return requirePractitioner(await authenticate(req, needs));
+  const caller = await authenticate(req, needs);
+  if (isPatient(caller)) throw forbidden('Only practitioners may do this.');
+  return caller;
 }
 
 /** The patient caller a signed patient token names, before the account is looked up. */

@@ -393,23 +393,18 @@ export async function assertCanReadDataSource(caller: Caller, dataSourceId: Id):
 }
 
 // --- roles for management writes ----------------------------------------------------------------------------
+// Asked of practitioners only: a route only practitioners may use declares it (`auth: 'practitioner'`),
+// and a patient is refused where it is dispatched (shared/auth/authenticate.ts), before its handler runs.
 
-export function requirePractitioner(caller: Caller): PractitionerCaller {
-  if (isPatient(caller)) throw forbidden('Only practitioners may do this.');
+export function requireSuperuser(caller: PractitionerCaller): PractitionerCaller {
+  if (!caller.superuser) throw forbidden('Only superusers may do this.');
   return caller;
 }
 
-export function requireSuperuser(caller: Caller): PractitionerCaller {
-  const practitioner = requirePractitioner(caller);
-  if (!practitioner.superuser) throw forbidden('Only superusers may do this.');
-  return practitioner;
-}
-
 /** 403 unless the caller holds at least `minimum` in the organization (direct membership). */
-export function requireRole(caller: Caller, organizationId: Id, minimum: OrgRole): PractitionerCaller {
-  const practitioner = requirePractitioner(caller);
-  if (!roleAtLeast(practitioner.roles.get(organizationId), minimum)) {
+export function requireRole(caller: PractitionerCaller, organizationId: Id, minimum: OrgRole): PractitionerCaller {
+  if (!roleAtLeast(caller.roles.get(organizationId), minimum)) {
     throw forbidden(`This needs the ${minimum} role in organization ${organizationId}.`);
   }
-  return practitioner;
+  return caller;
 }

@@ -11,8 +11,8 @@
  * itself is visible below each organization a practitioner belongs to, so a manager can find the
  * sub-organizations they may be given roles in; a patient sees only their own organizations.
  */
-import { isPatient, type Caller } from '../auth/caller';
-import { assertCanReadPatient, requirePractitioner, requireRole } from '../auth/scope';
+import { isPatient, type Caller, type PractitionerCaller } from '../auth/caller';
+import { assertCanReadPatient, requireRole } from '../auth/scope';
 import { roleAtLeast, type Id, type Organization, type OrgRole, type Patient } from '../directory/model';
 import { getOrganization, listChildOrganizations } from '../directory/organizations';
 import { getPatient } from '../directory/patients';
@@ -44,17 +44,16 @@ export async function assertCanSeeOrganization(caller: Caller, organizationId: I
  * least `minimum` in one of the patient's organizations (in `organizationId` when given, which the
  * patient must belong to). 404 for a patient out of sight; 403 for a role too weak.
  */
-export async function assertCanManagePatient(caller: Caller, patientId: Id, organizationId?: Id, minimum: OrgRole = 'member'): Promise<Patient> {
-  const practitioner = requirePractitioner(caller);
-  const patient = await assertCanReadPatient(practitioner, patientId);
+export async function assertCanManagePatient(caller: PractitionerCaller, patientId: Id, organizationId?: Id, minimum: OrgRole = 'member'): Promise<Patient> {
+  const patient = await assertCanReadPatient(caller, patientId);
   if (organizationId !== undefined) {
     if (!patient.organizationIds.includes(organizationId)) {
       throw fieldErrors({ organizationId: [`Patient ${patientId} is not a member of organization ${organizationId}.`] });
     }
-    requireRole(practitioner, organizationId, minimum);
+    requireRole(caller, organizationId, minimum);
     return patient;
   }
-  if (!patient.organizationIds.some((org) => roleAtLeast(practitioner.roles.get(org), minimum))) {
+  if (!patient.organizationIds.some((org) => roleAtLeast(caller.roles.get(org), minimum))) {
     throw forbidden(`Changing this patient needs the ${minimum} role in one of their organizations.`);
   }
   return patient;

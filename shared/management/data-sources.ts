@@ -3,7 +3,7 @@
  * may read (a patient needs one to register a FHIR Source, a practitioner to add one to a study);
  * only superusers change it. `all_scopes` is the code table.
  */
-import type { Caller } from '../auth/caller';
+import type { Caller, PractitionerCaller } from '../auth/caller';
 import { requireSuperuser } from '../auth/scope';
 import { listCodes } from '../directory/code-table';
 import {
@@ -51,17 +51,17 @@ export async function readDataSource(_caller: Caller, id: Id) {
   return (await dataSourceViews([await existing(id)]))[0]!;
 }
 
-export async function createDataSourceBy(caller: Caller, input: DataSourceInput) {
+export async function createDataSourceBy(caller: PractitionerCaller, input: DataSourceInput) {
   requireSuperuser(caller);
   return (await dataSourceViews([await createDataSource(input)]))[0]!;
 }
 
-export async function updateDataSourceBy(caller: Caller, id: Id, patch: Partial<DataSourceInput>) {
+export async function updateDataSourceBy(caller: PractitionerCaller, id: Id, patch: Partial<DataSourceInput>) {
   requireSuperuser(caller);
   return (await dataSourceViews([await updateDataSource(id, patch)]))[0]!;
 }
 
-export async function deleteDataSourceBy(caller: Caller, id: Id): Promise<void> {
+export async function deleteDataSourceBy(caller: PractitionerCaller, id: Id): Promise<void> {
   requireSuperuser(caller);
   await deleteDataSource(id);
 }
@@ -76,13 +76,13 @@ export async function listSupportedScopes(_caller: Caller, id: Id): Promise<Code
   return supportedScopes(id, await codeTable());
 }
 
-export async function addSupportedScope(caller: Caller, id: Id, codeId: Id): Promise<CodeView> {
+export async function addSupportedScope(caller: PractitionerCaller, id: Id, codeId: Id): Promise<CodeView> {
   requireSuperuser(caller);
   const ref = await addSupportedCode(id, codeId);
   return codeRefView(ref, await codeTable());
 }
 
-export async function removeSupportedScope(caller: Caller, id: Id, codeId: Id): Promise<void> {
+export async function removeSupportedScope(caller: PractitionerCaller, id: Id, codeId: Id): Promise<void> {
   requireSuperuser(caller);
   await removeSupportedCode(id, codeId);
 }

@@ -6,7 +6,7 @@
  * shown to its own practitioners only.
  */
 import { isPatient, type Caller, type PractitionerCaller } from '../auth/caller';
-import { requirePractitioner, requireRole, requireSuperuser, studyScope } from '../auth/scope';
+import { requireRole, requireSuperuser, studyScope } from '../auth/scope';
 import { listOrganizationMembers, removeOrganizationMember, setOrganizationRole } from '../directory/memberships';
 import { ORGANIZATION_TYPES, type Id, type Organization, type OrganizationType, type OrgRole, type Paging } from '../directory/model';
 import {
@@ -58,24 +58,24 @@ export interface NewOrganization {
 }
 
 /** A top-level organization needs a superuser; a sub-organization the manager role in its parent. */
-function requireParentAuthority(caller: Caller, parent: Id | undefined): PractitionerCaller {
+function requireParentAuthority(caller: PractitionerCaller, parent: Id | undefined): PractitionerCaller {
   return parent === undefined ? requireSuperuser(caller) : requireRole(caller, parent, 'manager');
 }
 
-export async function createOrganizationBy(caller: Caller, input: NewOrganization): Promise<OrganizationView> {
+export async function createOrganizationBy(caller: PractitionerCaller, input: NewOrganization): Promise<OrganizationView> {
   const practitioner = requireParentAuthority(caller, input.partOf);
   const org = await createOrganization(input, { manager: practitioner.userId });
   return organizationView(org, 'manager');
 }
 
 /** The organization, if the caller may change it: manager there (404 when out of reach). */
-async function organizationToManage(caller: Caller, organizationId: Id): Promise<Organization> {
-  const org = await assertCanSeeOrganization(requirePractitioner(caller), organizationId);
+async function organizationToManage(caller: PractitionerCaller, organizationId: Id): Promise<Organization> {
+  const org = await assertCanSeeOrganization(caller, organizationId);
   requireRole(caller, organizationId, 'manager');
   return org;
 }
 
-export async function updateOrganizationBy(caller: Caller, organizationId: Id, patch: OrganizationPatch): Promise<OrganizationView> {
+export async function updateOrganizationBy(caller: PractitionerCaller, organizationId: Id, patch: OrganizationPatch): Promise<OrganizationView> {
   const org = await organizationToManage(caller, organizationId);
   if (patch.partOf !== undefined && (patch.partOf ?? undefined) !== org.partOf) requireParentAuthority(caller, patch.partOf ?? undefined);
   const next = await updateOrganization(organizationId, patch);
@@ -86,14 +86,13 @@ export async function updateOrganizationBy(caller: Caller, organizationId: Id, p
  * Deletes an organization: a sub-organization by a manager of it or of its parent, a top-level one
  * by a superuser who manages it. 409 while it still holds sub-organizations, studies or patients.
  */
-export async function deleteOrganizationBy(caller: Caller, organizationId: Id): Promise<void> {
-  const practitioner = requirePractitioner(caller);
-  const org = await assertCanSeeOrganization(practitioner, organizationId);
+export async function deleteOrganizationBy(caller: PractitionerCaller, organizationId: Id): Promise<void> {
+  const org = await assertCanSeeOrganization(caller, organizationId);
   if (org.partOf === undefined) {
-    requireSuperuser(practitioner);
-    requireRole(practitioner, org.id, 'manager');
-  } else if (practitioner.roles.get(org.id) !== 'manager') {
-    requireRole(practitioner, org.partOf, 'manager');
+    requireSuperuser(caller);
+    requireRole(caller, org.id, 'manager');
+  } else if (caller.roles.get(org.id) !== 'manager') {
+    requireRole(caller, org.partOf, 'manager');
   }
   await deleteOrganization(organizationId);
 }
@@ -101,13 +100,11 @@ export async function deleteOrganizationBy(caller: Caller, organizationId: Id): 
 // --- members and studies ---------------------------------------------------------------------------
 
 /** The organization's own practitioners (any role) may see who else belongs to it. */
-function requireMembership(caller: Caller, organizationId: Id): PractitionerCaller {
-  const practitioner = requirePractitioner(caller);
-  if (!practitioner.roles.has(organizationId)) throw forbidden(`You are not a member of organization ${organizationId}.`);
-  return practitioner;
+function requireMembership(caller: PractitionerCaller, organizationId: Id): void {
+  if (!caller.roles.has(organizationId)) throw forbidden(`You are not a member of organization ${organizationId}.`);
 }
 
-export async function listMembers(caller: Caller, organizationId: Id) {
+export async function listMembers(caller: PractitionerCaller, organizationId: Id) {
   await assertCanSeeOrganization(caller, organizationId);
   requireMembership(caller, organizationId);
   const members = await listOrganizationMembers(organizationId);
@@ -125,7 +122,7 @@ export async function listOrganizationStudies(caller: Caller, organizationId: Id
 }
 
 /** Gives a practitioner a role in the organization (manager only); `created` tells a new membership from a changed role. */
-export async function setMemberRole(caller: Caller, organizationId: Id, userId: Id, role: OrgRole) {
+export async function setMemberRole(caller: PractitionerCaller, organizationId: Id, userId: Id, role: OrgRole) {
   await organizationToManage(caller, organizationId);
   const user = await getUser(userId);
   if (!user || user.kind !== 'practitioner') throw fieldErrors({ userId: [`Invalid pk "${userId}" - object does not exist.`] });
@@ -133,7 +130,7 @@ export async function setMemberRole(caller: Caller, organizationId: Id, userId: 
   return { created, member: memberView(user, role) };
 }
 
-export async function removeMember(caller: Caller, organizationId: Id, userId: Id): Promise<void> {
+export async function removeMember(caller: PractitionerCaller, organizationId: Id, userId: Id): Promise<void> {
   await organizationToManage(caller, organizationId);
   await removeOrganizationMember(organizationId, userId);
 }

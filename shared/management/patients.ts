@@ -3,8 +3,8 @@
  * a patient's organizations may make. Deleting a patient from their last organization erases the
  * patient: their FHIR Sources, observations and auxiliary rows, record, identifiers and login.
  */
-import { isPatient, type Caller } from '../auth/caller';
-import { assertCanReadPatient, patientScope, requirePractitioner, requireRole, type ScopeFilter } from '../auth/scope';
+import { isPatient, type Caller, type PractitionerCaller } from '../auth/caller';
+import { assertCanReadPatient, patientScope, requireRole, type ScopeFilter } from '../auth/scope';
 import { deleteFhirSource, listFhirSourcesOfPatient } from '../directory/fhir-sources';
 import type { Id, Identifier, Organization, Page, Paging, Patient } from '../directory/model';
 import { getOrganizations } from '../directory/organizations';
@@ -72,7 +72,7 @@ export async function listPatients(caller: Caller, filter: PatientListFilter, pa
 }
 
 /** Creates a patient in an organization (member role there), with a login account for the email. */
-export async function createPatientIn(caller: Caller, input: NewPatient): Promise<PatientView> {
+export async function createPatientIn(caller: PractitionerCaller, input: NewPatient): Promise<PatientView> {
   requireRole(caller, input.organizationId, 'member');
   const { organizationId, ...fields } = input;
   const patient = await createPatient({ ...fields, organizationIds: [organizationId], account: { email: input.telecomEmail } }).catch(asTelecomEmail);
@@ -89,7 +89,7 @@ export async function ownPatient(caller: Caller): Promise<PatientView> {
   return readPatient(caller, caller.patientId);
 }
 
-export async function updatePatientBy(caller: Caller, patientId: Id, patch: PatientPatch, organizationId?: Id): Promise<PatientView> {
+export async function updatePatientBy(caller: PractitionerCaller, patientId: Id, patch: PatientPatch, organizationId?: Id): Promise<PatientView> {
   await assertCanManagePatient(caller, patientId, organizationId);
   return patientViewFor(caller, await updatePatient(patientId, patch));
 }
@@ -98,10 +98,9 @@ export async function updatePatientBy(caller: Caller, patientId: Id, patch: Pati
  * Adds a patient the caller can see to another organization the caller is a member of (with the
  * member role); 400 when the patient is already there.
  */
-export async function addPatientToOrganizationBy(caller: Caller, patientId: Id, organizationId: Id): Promise<PatientView> {
-  const practitioner = requirePractitioner(caller);
-  const patient = await assertCanReadPatient(practitioner, patientId);
-  requireRole(practitioner, organizationId, 'member');
+export async function addPatientToOrganizationBy(caller: PractitionerCaller, patientId: Id, organizationId: Id): Promise<PatientView> {
+  const patient = await assertCanReadPatient(caller, patientId);
+  requireRole(caller, organizationId, 'member');
   if (patient.organizationIds.includes(organizationId)) {
     throw badRequest(`Patient ${patientId} is already a member of organization ${organizationId}.`, 'duplicate', {
       fields: { organizationId: ['The patient is already a member of this organization.'] },
@@ -115,7 +114,7 @@ export async function addPatientToOrganizationBy(caller: Caller, patientId: Id, 
  * Removes the patient from the organization (member role there); when it was their last one, the
  * patient is erased with all their data.
  */
-export async function removePatientFrom(caller: Caller, patientId: Id, organizationId: Id): Promise<{ erased: boolean }> {
+export async function removePatientFrom(caller: PractitionerCaller, patientId: Id, organizationId: Id): Promise<{ erased: boolean }> {
   const patient = await assertCanManagePatient(caller, patientId, organizationId);
   if (patient.organizationIds.length > 1) {
     await removePatientFromOrganization(patientId, organizationId);

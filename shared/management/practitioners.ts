@@ -2,9 +2,9 @@
  * Practitioner accounts through `/api/v1/practitioners`: superusers only (a practitioner may read
  * their own record). Organization memberships after creation are managed per organization.
  */
-import type { Caller } from '../auth/caller';
+import type { PractitionerCaller } from '../auth/caller';
 import { hashPassword } from '../auth/passwords';
-import { requirePractitioner, requireSuperuser } from '../auth/scope';
+import { requireSuperuser } from '../auth/scope';
 import type { Id, OrgRole, Paging, Practitioner } from '../directory/model';
 import { getOrganizations } from '../directory/organizations';
 import { pageOfIds } from '../directory/paging';
@@ -37,21 +37,20 @@ async function practitionerViews(practitioners: readonly Practitioner[]) {
   return practitioners.map((p) => practitionerView(p, orgs));
 }
 
-export async function listPractitionersFor(caller: Caller, paging: Paging) {
+export async function listPractitionersFor(caller: PractitionerCaller, paging: Paging) {
   requireSuperuser(caller);
   const page = await pageOfIds(await listPractitionerIds(), paging, getPractitioners);
   return { count: page.count, items: await practitionerViews(page.items) };
 }
 
-export async function readPractitionerFor(caller: Caller, id: Id) {
-  const practitioner = requirePractitioner(caller);
-  if (practitioner.userId !== id) requireSuperuser(caller);
+export async function readPractitionerFor(caller: PractitionerCaller, id: Id) {
+  if (caller.userId !== id) requireSuperuser(caller);
   const found = await getPractitioner(id);
   if (!found) throw notFound(`Practitioner ${id} not found.`);
   return (await practitionerViews([found]))[0]!;
 }
 
-export async function createPractitionerBy(caller: Caller, input: NewPractitioner) {
+export async function createPractitionerBy(caller: PractitionerCaller, input: NewPractitioner) {
   requireSuperuser(caller);
   const created = await createPractitioner({
     email: input.telecomEmail,
@@ -64,10 +63,10 @@ export async function createPractitionerBy(caller: Caller, input: NewPractitione
   return (await practitionerViews([created]))[0]!;
 }
 
-export async function updatePractitionerBy(caller: Caller, id: Id, changes: PractitionerChanges) {
-  const admin = requireSuperuser(caller);
+export async function updatePractitionerBy(caller: PractitionerCaller, id: Id, changes: PractitionerChanges) {
+  requireSuperuser(caller);
   if (!(await getPractitioner(id))) throw notFound(`Practitioner ${id} not found.`);
-  if (id === admin.userId && (changes.isSuperuser === false || changes.isActive === false)) {
+  if (id === caller.userId && (changes.isSuperuser === false || changes.isActive === false)) {
     throw badRequest('You cannot remove your own superuser status or deactivate yourself.', 'business-rule');
   }
   // Absent (undefined) fields are left as they are.
@@ -82,9 +81,9 @@ export async function updatePractitionerBy(caller: Caller, id: Id, changes: Prac
   return readPractitionerFor(caller, id);
 }
 
-export async function deletePractitionerBy(caller: Caller, id: Id): Promise<void> {
-  const admin = requireSuperuser(caller);
-  if (id === admin.userId) throw badRequest('You cannot delete your own account.', 'business-rule');
+export async function deletePractitionerBy(caller: PractitionerCaller, id: Id): Promise<void> {
+  requireSuperuser(caller);
+  if (id === caller.userId) throw badRequest('You cannot delete your own account.', 'business-rule');
   if (!(await getPractitioner(id))) throw notFound(`Practitioner ${id} not found.`);
   await deleteUser(id);
 }

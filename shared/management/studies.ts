@@ -3,8 +3,8 @@
  * organization, enrolled patients); written by practitioners with the member role in the study's
  * organization, including its patients, requested codes ("scope requests") and data sources.
  */
-import type { Caller } from '../auth/caller';
-import { assertCanReadStudy, requirePractitioner, requireRole, studyScope } from '../auth/scope';
+import type { Caller, PractitionerCaller } from '../auth/caller';
+import { assertCanReadStudy, requireRole, studyScope } from '../auth/scope';
 import { getCodes } from '../directory/code-table';
 import { getDataSources } from '../directory/data-sources';
 import type { Code, Id, Page, Paging, Study } from '../directory/model';
@@ -44,7 +44,7 @@ export async function listStudies(caller: Caller, organizationId: Id | undefined
   return { count: page.count, items: await studyViews(page.items) };
 }
 
-export async function createStudyBy(caller: Caller, input: StudyInput) {
+export async function createStudyBy(caller: PractitionerCaller, input: StudyInput) {
   requireRole(caller, input.organizationId, 'member');
   return studyWriteView(await createStudy(input));
 }
@@ -54,28 +54,28 @@ export async function readStudy(caller: Caller, studyId: Id) {
 }
 
 /** The study, if the caller may change it (member role in its organization); 404 when out of sight. */
-async function studyToManage(caller: Caller, studyId: Id): Promise<Study> {
-  const study = await assertCanReadStudy(requirePractitioner(caller), studyId);
+async function studyToManage(caller: PractitionerCaller, studyId: Id): Promise<Study> {
+  const study = await assertCanReadStudy(caller, studyId);
   requireRole(caller, study.organizationId, 'member');
   return study;
 }
 
-export async function updateStudyBy(caller: Caller, studyId: Id, patch: StudyPatch) {
+export async function updateStudyBy(caller: PractitionerCaller, studyId: Id, patch: StudyPatch) {
   await studyToManage(caller, studyId);
   if (patch.organizationId !== undefined) requireRole(caller, patch.organizationId, 'member');
   return studyWriteView(await updateStudy(studyId, patch));
 }
 
-export async function deleteStudyBy(caller: Caller, studyId: Id): Promise<void> {
+export async function deleteStudyBy(caller: PractitionerCaller, studyId: Id): Promise<void> {
   await studyToManage(caller, studyId);
   await deleteStudy(studyId);
 }
 
 // --- enrolled patients ------------------------------------------------------------------------
 
-export async function listStudyPatients(caller: Caller, studyId: Id, paging: Paging): Promise<Page<PatientView>> {
-  // Patients never see who else takes part.
-  await assertCanReadStudy(requirePractitioner(caller), studyId);
+/** For practitioners only: patients never see who else takes part. */
+export async function listStudyPatients(caller: PractitionerCaller, studyId: Id, paging: Paging): Promise<Page<PatientView>> {
+  await assertCanReadStudy(caller, studyId);
   const page = await pageOfIds(await listStudyPatientIds(studyId), paging, getPatients);
   return { count: page.count, items: await patientViews(caller, page.items) };
 }
@@ -92,7 +92,7 @@ async function assertOrganizationMembers(study: Study, patientIds: readonly Id[]
   }
 }
 
-export async function enrollPatientsBy(caller: Caller, studyId: Id, patientIds: readonly Id[]) {
+export async function enrollPatientsBy(caller: PractitionerCaller, studyId: Id, patientIds: readonly Id[]) {
   const study = await studyToManage(caller, studyId);
   const unique = [...new Set(patientIds)];
   await assertOrganizationMembers(study, unique);
@@ -101,7 +101,7 @@ export async function enrollPatientsBy(caller: Caller, studyId: Id, patientIds: 
 }
 
 /** Ends enrolments; patients not enrolled are skipped (deleting twice is harmless). */
-export async function unenrollPatientsBy(caller: Caller, studyId: Id, patientIds: readonly Id[]): Promise<void> {
+export async function unenrollPatientsBy(caller: PractitionerCaller, studyId: Id, patientIds: readonly Id[]): Promise<void> {
   const study = await studyToManage(caller, studyId);
   const unique = [...new Set(patientIds)];
   await assertOrganizationMembers(study, unique);
@@ -121,14 +121,14 @@ export async function listScopeRequests(caller: Caller, studyId: Id) {
   return (await listStudyCodes(studyId)).map((ref) => ({ study: studyId, scopeCode: codeRefView(ref, table) }));
 }
 
-export async function addScopeRequest(caller: Caller, studyId: Id, codeId: Id) {
+export async function addScopeRequest(caller: PractitionerCaller, studyId: Id, codeId: Id) {
   await studyToManage(caller, studyId);
   await addStudyCode(studyId, codeId);
   const [code] = await getCodes([codeId]);
   return scopeRequestView(studyId, code!);
 }
 
-export async function removeScopeRequest(caller: Caller, studyId: Id, codeId: Id): Promise<void> {
+export async function removeScopeRequest(caller: PractitionerCaller, studyId: Id, codeId: Id): Promise<void> {
   await studyToManage(caller, studyId);
   await removeStudyCode(studyId, codeId);
 }
@@ -138,12 +138,12 @@ export async function listStudyDataSources(caller: Caller, studyId: Id) {
   return (await getDataSources(await listStudyDataSourceIds(studyId))).map(dataSourceSummary);
 }
 
-export async function addStudyDataSourceBy(caller: Caller, studyId: Id, dataSourceId: Id): Promise<void> {
+export async function addStudyDataSourceBy(caller: PractitionerCaller, studyId: Id, dataSourceId: Id): Promise<void> {
   await studyToManage(caller, studyId);
   await addStudyDataSource(studyId, dataSourceId);
 }
 
-export async function removeStudyDataSourceBy(caller: Caller, studyId: Id, dataSourceId: Id): Promise<void> {
+export async function removeStudyDataSourceBy(caller: PractitionerCaller, studyId: Id, dataSourceId: Id): Promise<void> {
   await studyToManage(caller, studyId);
   await removeStudyDataSource(studyId, dataSourceId);
 }

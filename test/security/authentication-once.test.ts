@@ -9,15 +9,14 @@
  * (planted imports in test/unit/eslint.config.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { resetConfig } from '../../shared/config';
 import { authenticate } from '../../shared/auth/authenticate';
 import { createHandler } from '../../shared/http/handler';
 import { json } from '../../shared/http/response';
 import { call } from '../support/invoke';
-import { callerTokens, type Caller, type Tokens } from './callers';
+import { worldOfCallers, type Caller, type Tokens } from './callers';
 import { TABLE } from './isolation-table';
 import { sendProbe, type Row } from './table-model';
-import { buildWorld, type World } from './world';
+import type { World } from './world';
 
 const authentications = vi.hoisted(() => ({ count: 0 }));
 
@@ -45,10 +44,7 @@ let tokens: Tokens;
 let sent = 0;
 
 beforeAll(async () => {
-  process.env.EXPORT_MAX_JOBS = '100';
-  resetConfig();
-  world = await buildWorld();
-  tokens = await callerTokens(world);
+  ({ world, tokens } = await worldOfCallers());
 });
 
 afterAll(() => console.log(`authentication once: ${sent} requests of ${TABLE.length} table rows`));

@@ -4,8 +4,9 @@
  */
 import type { JWTPayload } from 'jose';
 import { signingKeys } from '../../shared/auth/signing-keys';
+import { resetConfig } from '../../shared/config';
 import { ACCESS_TOKEN_TYPE, issueAccessToken } from '../../shared/auth/tokens';
-import type { PatientSide, World } from './world';
+import { buildWorld, type PatientSide, type World } from './world';
 
 export const CALLERS = [
   'anonymous',
@@ -37,6 +38,18 @@ async function foreignAudienceToken(userId: number): Promise<string> {
 }
 
 export type Tokens = Readonly<Record<Caller, string | undefined>>;
+
+/**
+ * The world and every caller's token, for a file that sends the table's requests as each caller:
+ * every caller starts a handful of exports (each kick-off row, under both bases), and no worker
+ * runs them here, so the per-caller limit of running exports is lifted.
+ */
+export async function worldOfCallers(): Promise<{ world: World; tokens: Tokens }> {
+  process.env.EXPORT_MAX_JOBS = '100';
+  resetConfig();
+  const world = await buildWorld();
+  return { world, tokens: await callerTokens(world) };
+}
 
 export async function callerTokens(w: World): Promise<Tokens> {
   return {

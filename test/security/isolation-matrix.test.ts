@@ -7,19 +7,18 @@
 import pMap from 'p-map';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../functions/fhir/handler';
-import { resetConfig } from '../../shared/config';
 import { auxiliaryHandlers } from '../../shared/auxiliary/http';
 import { familyForPath } from '../../shared/http/families';
 import type { Route } from '../../shared/http/router';
 import { call } from '../support/invoke';
 import { everyStoredRow } from '../support/store';
-import { CALLERS, callerTokens, hiddenFrom, type Caller, type Tokens } from './callers';
+import { CALLERS, hiddenFrom, worldOfCallers, type Caller, type Tokens } from './callers';
 import { AUXILIARY_STAND_IN, TABLE } from './isolation-table';
 import { leaked, markersOf } from './leaks';
 import { FAMILY_ROUTES, FHIR_ALIASES, FHIR_BASE, owedRows, REGISTERED_TYPES, routeName, routeReached, servedRoutes, typeFamilyOf } from './route-inventory';
 import { storeChanges } from './store-changes';
 import { sendProbe, type Probe, type Row } from './table-model';
-import { buildWorld, type World } from './world';
+import type { World } from './world';
 
 const keyOf = (row: Row) => (row.type ? `${row.route} ${row.type}` : row.route);
 const methodOf = (row: Row) => row.route.split(' ')[0]!;
@@ -73,11 +72,7 @@ let cases = 0;
 let otherMethodCases = 0;
 
 beforeAll(async () => {
-  // Every caller starts a handful of exports (each kick-off row, under both bases); no worker runs them here.
-  process.env.EXPORT_MAX_JOBS = '100';
-  resetConfig();
-  world = await buildWorld();
-  tokens = await callerTokens(world);
+  ({ world, tokens } = await worldOfCallers());
 });
 
 afterAll(() => {
