@@ -9,6 +9,7 @@ import {
   deleteOwnFhirSource,
   listOwnFhirSources,
   readOwnFhirSource,
+  onlyPatientsRegister,
   registerFhirSource,
   updateOwnFhirSource,
 } from '../../shared/management/fhir-sources';
@@ -34,9 +35,12 @@ function fieldsOf(body: Output<typeof sourceChanges>) {
 
 export const fhirSourceRoutes: Route[] = [
   listRoute(BASE, CUSTOM_PAGING, listOwnFhirSources),
-  authed('POST', BASE, async (caller, req) => {
-    const body = parseBody(newSource, req.body);
-    return json(201, await registerFhirSource(caller, { ...fieldsOf(body), dataSourceId: body.data_source }));
+  authed('POST', BASE, {
+    forPatients: async (caller, req) => {
+      const body = parseBody(newSource, req.body);
+      return json(201, await registerFhirSource(caller, { ...fieldsOf(body), dataSourceId: body.data_source }));
+    },
+    refusal: onlyPatientsRegister,
   }),
   ...itemRoutes(`${BASE}/{id}`, {
     read: readOwnFhirSource,

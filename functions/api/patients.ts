@@ -12,6 +12,7 @@ import {
   addPatientToOrganizationBy,
   createPatientIn,
   listPatients,
+  notAPatient,
   ownPatient,
   readPatient,
   removePatientFrom,
@@ -89,7 +90,7 @@ export const patientRoutes: Route[] = [
     req.audit.touched([created.id]);
     return json(201, created);
   } }),
-  authed('GET', `${BASE}/me`, async (caller) => json(200, await ownPatient(caller))),
+  authed('GET', `${BASE}/me`, { forPatients: async (caller) => json(200, await ownPatient(caller)), refusal: notAPatient }),
   authed('GET', `${BASE}/{id}`, async (caller, req) => json(200, await readPatient(caller, pathId(req)))),
   ...(['PUT', 'PATCH'] as const).map((method) =>
     authed(method, `${BASE}/{id}`, { forPractitioners: async (caller, req) => {

@@ -6,7 +6,7 @@ import { authed } from '../../shared/api/route';
 import { fieldErrors } from '../../shared/http/errors';
 import { json } from '../../shared/http/response';
 import type { Route } from '../../shared/http/router';
-import { IDENTIFIER_REQUIRED, portalError, requirePortalPatient, storePortalIdentifier } from '../../shared/management/portal';
+import { IDENTIFIER_REQUIRED, notAPatient, portalError, storePortalIdentifier } from '../../shared/management/portal';
 import { ownOrganizations, profileOf } from '../../shared/management/profile';
 
 const portalIdentifier = strict({ system: identifierSystem(), value: identifierValue() });
@@ -25,8 +25,8 @@ function parseIdentifier(body: unknown) {
 export const userRoutes: Route[] = [
   authed('GET', '/api/v1/users/profile', async (caller) => json(200, await profileOf(caller))),
   authed('GET', '/api/v1/users/organizations', async (caller) => json(200, await ownOrganizations(caller))),
-  authed('POST', '/api/v1/portal/identifier', async (caller, req) => {
-    const patient = requirePortalPatient(caller);
-    return json(200, await storePortalIdentifier(patient, parseIdentifier(req.body)));
+  authed('POST', '/api/v1/portal/identifier', {
+    forPatients: async (caller, req) => json(200, await storePortalIdentifier(caller, parseIdentifier(req.body))),
+    refusal: notAPatient,
   }),
 ];

@@ -3,10 +3,10 @@
  * data it served, read ids from the path (a malformed id is a 404, as for a missing one), and parse
  * the query string.
  */
-import { isPatient, type Caller, type PractitionerCaller } from '../auth/caller';
+import { isPatient, type Caller, type PatientCaller, type PractitionerCaller } from '../auth/caller';
 import { parseId } from '../directory/ids';
 import type { Id, Page, Paging } from '../directory/model';
-import { fieldErrors, notFound } from '../http/errors';
+import { fieldErrors, notFound, type HttpError } from '../http/errors';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import { json, noContent, type HttpResponse } from '../http/response';
 import type { Method, Route } from '../http/router';
@@ -25,18 +25,31 @@ export interface ForPractitioners<F> {
 }
 
 /**
+ * An operation only patients may call, written `{ forPatients: run, refusal }`: its route declares
+ * `auth: 'patient'`, so a practitioner gets `refusal()` where the route is dispatched, before the
+ * request is read, and `run` receives the caller typed as a patient.
+ */
+export interface ForPatients<F> {
+  readonly forPatients: F;
+  readonly refusal: () => HttpError;
+}
+
+/**
  * What a route runs for its caller (the caller first, as the domain's functions take it): a function
- * for any authenticated caller, or one for practitioners only (`ForPractitioners`).
+ * for any authenticated caller, or one for practitioners only (`ForPractitioners`) or patients only
+ * (`ForPatients`).
  */
 export type Operation<A extends unknown[], R> =
   | ((caller: Caller, ...args: A) => Promise<R>)
-  | ForPractitioners<(caller: PractitionerCaller, ...args: A) => Promise<R>>;
+  | ForPractitioners<(caller: PractitionerCaller, ...args: A) => Promise<R>>
+  | ForPatients<(caller: PatientCaller, ...args: A) => Promise<R>>;
 
 const PATIENTS = '/api/v1/patients';
 
 /**
  * The route of `op` at `path`, declared for the callers `op` is for (401 for anyone else where the
- * route is dispatched, and 403 for a patient on a practitioner's); `answer` makes the response,
+ * route is dispatched, 403 for a patient on a practitioner's, the route's refusal for a practitioner
+ * on a patient's); `answer` makes the response,
  * calling `op` with the caller given. What it served is audited here: a patient's requests concern
  * their own data, and a route under `/api/v1/patients/{id}` the patient it names.
  */
@@ -53,11 +66,15 @@ function operationRoute<A extends unknown[], R>(
     return res;
   };
   if (typeof op === 'function') return { method, path, auth: 'caller', handler: (req) => audited(req, answer(req, (...args) => op(req.caller, ...args))) };
+  if ('forPatients' in op) {
+    const run = op.forPatients;
+    return { method, path, auth: 'patient', refusal: op.refusal, handler: (req) => audited(req, answer(req, (...args) => run(req.caller, ...args))) };
+  }
   const run = op.forPractitioners;
   return { method, path, auth: 'practitioner', handler: (req) => audited(req, answer(req, (...args) => run(req.caller, ...args))) };
 }
 
-/** A route whose handler runs for an authenticated caller (`{ forPractitioners: handler }`: a practitioner only). */
+/** A route whose handler runs for an authenticated caller (`{ forPractitioners: handler }`: a practitioner only; `{ forPatients: handler, refusal }`: a patient only). */
 export function authed(method: Method, path: string, handler: Operation<[HttpRequest], HttpResponse>): Route {
   return operationRoute(method, path, handler, (req, run) => run(req));
 }

@@ -24,6 +24,10 @@ async function run(route: Route, req: HttpRequest, callers: Callers): Promise<Ht
   if (access.auth === 'practitioner') return access.handler({ ...req, caller: await authenticator.practitioner(req, needs) });
   if (access.auth === 'caller-early') return authenticator.authorizedRead(req, needs, (caller, prepared) => access.handler({ ...req, caller }, prepared), access.prepare);
   const caller = await authenticator.authenticate(req, needs);
+  if (access.auth === 'patient') {
+    if (caller.kind !== 'patient') throw access.refusal();
+    return access.handler({ ...req, caller });
+  }
   return access.handler({ ...req, caller });
 }
 

@@ -41,7 +41,7 @@ export interface HttpRequest {
   readonly deadline: Deadline;
 }
 
-/** A request whose caller was authenticated before its handler ran (a route with `auth: 'caller'`, or `'practitioner'`). */
+/** A request whose caller was authenticated before its handler ran (a route with `auth: 'caller'`, `'practitioner'` or `'patient'`). */
 export interface AuthedRequest<C extends Caller = Caller> extends HttpRequest {
   readonly caller: C;
 }

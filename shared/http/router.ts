@@ -2,7 +2,8 @@
  * A small path router: `{name}` matches one segment, `{name+}` the rest of the path. A path that
  * matches with another method is a 405 with `Allow`; a path that matches nothing is a 404.
  */
-import type { PractitionerCaller } from '../auth/caller';
+import type { PatientCaller, PractitionerCaller } from '../auth/caller';
+import type { HttpError } from './errors';
 import type { AuthedRequest, CallerNeeds, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 
@@ -31,6 +32,8 @@ export interface EarlyRead<P = unknown> {
  *   other way.
  * - `'practitioner'`: the same, and the caller a practitioner (a patient gets a 403 before the
  *   handler runs), whom the handler receives typed as one.
+ * - `'patient'`: the same for a patient; a practitioner gets the route's own `refusal` (the answers
+ *   existing clients know differ between routes) before the handler runs.
  * - `'caller-early'`: any caller, for a read that may start before the account is confirmed
  *   (`EarlyRead`).
  * - `'none'`: anyone (health, discovery, sign-in, the token endpoints, metadata).
@@ -41,6 +44,7 @@ export interface EarlyRead<P = unknown> {
 export type Access =
   | { auth: 'caller'; handler: CallerRouteHandler; needs?: CallerNeeds }
   | { auth: 'practitioner'; handler: (req: AuthedRequest<PractitionerCaller>) => Promise<HttpResponse>; needs?: CallerNeeds }
+  | { auth: 'patient'; handler: (req: AuthedRequest<PatientCaller>) => Promise<HttpResponse>; refusal: () => HttpError; needs?: CallerNeeds }
   | ({ auth: 'caller-early'; needs?: CallerNeeds } & EarlyRead)
   | { auth: 'none'; handler: RouteHandler };
 

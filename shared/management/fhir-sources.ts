@@ -19,10 +19,8 @@ export interface NewFhirSource {
   fhirBaseUrl?: string;
 }
 
-function requirePatient(caller: Caller): PatientCaller {
-  if (!isPatient(caller)) throw forbidden('Only patients may register FHIR Sources.');
-  return caller;
-}
+/** What a caller who is not a patient gets from a registration (the route's refusal). */
+export const onlyPatientsRegister = () => forbidden('Only patients may register FHIR Sources.');
 
 async function ownSource(caller: Caller, id: Id): Promise<FhirSource> {
   const source = isPatient(caller) ? await getFhirSource(id) : undefined;
@@ -30,8 +28,7 @@ async function ownSource(caller: Caller, id: Id): Promise<FhirSource> {
   return source;
 }
 
-export async function registerFhirSource(caller: Caller, input: NewFhirSource) {
-  const patient = requirePatient(caller);
+export async function registerFhirSource(patient: PatientCaller, input: NewFhirSource) {
   return fhirSourceView(
     await createFhirSource({
       patientId: patient.patientId,

@@ -3,7 +3,7 @@
  * a patient's organizations may make. Deleting a patient from their last organization erases the
  * patient: their FHIR Sources, observations and auxiliary rows, record, identifiers and login.
  */
-import { isPatient, type Caller, type PractitionerCaller } from '../auth/caller';
+import type { Caller, PatientCaller, PractitionerCaller } from '../auth/caller';
 import { assertCanReadPatient, patientScope, requireRole, type ScopeFilter } from '../auth/scope';
 import { deleteFhirSource, listFhirSourcesOfPatient } from '../directory/fhir-sources';
 import type { Id, Identifier, Organization, Page, Paging, Patient } from '../directory/model';
@@ -83,11 +83,13 @@ export async function readPatient(caller: Caller, patientId: Id): Promise<Patien
   return patientViewFor(caller, await assertCanReadPatient(caller, patientId));
 }
 
-/** The caller's own patient record (patients only). */
-export async function ownPatient(caller: Caller): Promise<PatientView> {
-  if (!isPatient(caller)) throw forbidden('Authenticated user is not a patient.');
+/** The caller's own patient record. */
+export async function ownPatient(caller: PatientCaller): Promise<PatientView> {
   return readPatient(caller, caller.patientId);
 }
+
+/** What a caller who is not a patient gets from `patients/me` (the route's refusal). */
+export const notAPatient = () => forbidden('Authenticated user is not a patient.');
 
 export async function updatePatientBy(caller: PractitionerCaller, patientId: Id, patch: PatientPatch, organizationId?: Id): Promise<PatientView> {
   await assertCanManagePatient(caller, patientId, organizationId);

@@ -3,7 +3,7 @@
  * on the signed-in patient. Idempotent; other identifiers are never touched; an identifier that
  * belongs to another patient is a 409. Error bodies are the `{error}` shapes the portal reads.
  */
-import { isPatient, type Caller, type PatientCaller } from '../auth/caller';
+import type { PatientCaller } from '../auth/caller';
 import type { Identifier } from '../directory/model';
 import { addPatientIdentifier } from '../directory/patients';
 import { HttpError, isHttpError } from '../http/errors';
@@ -14,10 +14,8 @@ export const IDENTIFIER_TAKEN = 'Identifier is already assigned to another patie
 
 export const portalError = (status: 400 | 409, error: string) => new HttpError(status, `${error}.`, undefined, { apiBody: { error } });
 
-export function requirePortalPatient(caller: Caller): PatientCaller {
-  if (!isPatient(caller)) throw portalError(400, NOT_A_PATIENT);
-  return caller;
-}
+/** What a caller who is not a patient gets from the identifier call (the route's refusal). */
+export const notAPatient = () => portalError(400, NOT_A_PATIENT);
 
 export async function storePortalIdentifier(caller: PatientCaller, identifier: Identifier): Promise<Identifier> {
   try {
