@@ -8,7 +8,7 @@ import { forbidden, unauthorized } from '../http/errors';
 import type { Authenticator, CallerNeeds, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import { accountCaller } from './account-caller';
-import { isPatient, type Caller, type PatientCaller, type PractitionerCaller } from './caller';
+import type { Caller, PatientCaller } from './caller';
 import { apiKeyGrantId, scopesCover } from './claims';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
@@ -105,13 +105,6 @@ export async function authenticate(req: Credentials, needs: CallerNeeds = {}): P
   return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), needs);
 }
 
-/** The caller of a request, who must be a practitioner: 401 without one, 403 for a patient. */
-async function authenticatePractitioner(req: Credentials, needs: CallerNeeds = {}): Promise<PractitionerCaller> {
-  const caller = await authenticate(req, needs);
-  if (isPatient(caller)) throw forbidden('Only practitioners may do this.');
-  return caller;
-}
-
 /** The patient caller a signed patient token names, before the account is looked up. */
 function claimedPatient(claims: AccessTokenClaims): PatientCaller | undefined {
   if (claims.kind !== 'patient' || claims.patient === undefined) return undefined;
@@ -162,4 +155,4 @@ export async function authorizedRead<T, P = never>(
  * calls it once a request, from the route's declared access. Nothing else authenticates a request
  * (eslint.config.mjs refuses the import elsewhere; test/security/authentication-once.test.ts counts).
  */
-export const authenticator: Authenticator = { authenticate, practitioner: authenticatePractitioner, authorizedRead };
+export const authenticator: Authenticator = { authenticate, authorizedRead };

@@ -4,7 +4,7 @@
  * (401 with its challenge, and the audit line records the refusal) and never looks for one itself;
  * the route's own headers go on every answer, refusals included.
  */
-import { isHttpError } from './errors';
+import { forbidden, isHttpError } from './errors';
 import type { Authenticator, CallerNeeds, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 import type { Access, Route } from './router';
@@ -15,15 +15,22 @@ export interface Callers {
   needs?: CallerNeeds;
 }
 
+/** What a route for practitioners answers a patient (a route for patients names its own refusal). */
+const onlyPractitioners = () => forbidden('Only practitioners may do this.');
+
 async function run(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
   // A per-request route answers what needs no caller (404, 405) here, before anyone is asked.
   const access: Access = route.auth === 'per-request' ? route.choose(req) : route;
   if (access.auth === 'none') return access.handler(req);
   const { authenticator } = callers;
   const needs = { ...callers.needs, ...access.needs };
-  if (access.auth === 'practitioner') return access.handler({ ...req, caller: await authenticator.practitioner(req, needs) });
   if (access.auth === 'caller-early') return authenticator.authorizedRead(req, needs, (caller, prepared) => access.handler({ ...req, caller }, prepared), access.prepare);
   const caller = await authenticator.authenticate(req, needs);
+  // A route for one kind of caller refuses the other kind here, before its handler runs.
+  if (access.auth === 'practitioner') {
+    if (caller.kind !== 'practitioner') throw onlyPractitioners();
+    return access.handler({ ...req, caller });
+  }
   if (access.auth === 'patient') {
     if (caller.kind !== 'patient') throw access.refusal();
     return access.handler({ ...req, caller });

@@ -1,6 +1,6 @@
 /** The transport-free request every route handler receives, parsed once from the API Gateway event. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Caller, PractitionerCaller } from '../auth/caller';
+import type { Caller } from '../auth/caller';
 import type { Deadline } from './deadline';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Logger } from '../telemetry/logger';
@@ -65,8 +65,6 @@ export interface CallerNeeds {
 export interface Authenticator {
   /** The caller of a request, or its 401 (403 for a token that does not hold what the route needs). */
   authenticate(req: HttpRequest, needs?: CallerNeeds): Promise<Caller>;
-  /** The same, for a caller who must be a practitioner: 403 for a patient. */
-  practitioner(req: HttpRequest, needs?: CallerNeeds): Promise<PractitionerCaller>;
   /**
    * Runs a read for the request's caller, which may start before the account is confirmed and is
    * released only once it is (`EarlyRead` in router.ts).

@@ -33,7 +33,6 @@ vi.mock('../../shared/auth/authenticate', async (importOriginal) => {
     callerFromToken: counted(actual.callerFromToken),
     authenticator: {
       authenticate: counted(actual.authenticator.authenticate),
-      practitioner: counted(actual.authenticator.practitioner),
       authorizedRead: counted(actual.authenticator.authorizedRead),
     },
   };
