@@ -48,7 +48,7 @@ export function indexKeyOf(head: RowHead): Key {
 export function indexItem(head: RowHead, index: SearchIndex): Item {
   return {
     ...indexKeyOf(head),
-    srcSk: auxiliaryKeys.sourceSk(head.sourceId, head.type, head.lastUpdated, head.id),
+    srcSk: auxiliaryKeys.onSource(head.sourceId, auxiliaryKeys.indexSk(head.type, head.lastUpdated, head.id)),
     ...headFields(head),
     idx: JSON.stringify(index),
   };

@@ -30,13 +30,10 @@ export const auxiliaryKeys = {
   patientPartition: (patientId: Id) => `P#${patientId}`,
   /** Sort key of an index item; `lastUpdated` is an ISO instant in UTC, so keys sort by time. */
   indexSk: (type: string, lastUpdated: string, id: string) => `${type}#${lastUpdated}#${id}`,
-  sourceSk: (sourceId: Id, type: string, lastUpdated: string, id: string) => `${sourceId}#${type}#${lastUpdated}#${id}`,
+  /** A key (or key prefix) of the patient partition as the `bySource` index has it: the source first. */
+  onSource: (sourceId: Id, key: string) => `${sourceId}#${key}`,
   /** Prefix of a type's index items in a patient partition. */
   typePrefix: (type: string) => `${type}#`,
-  /** Prefix of a source's index items of a type in the `bySource` index. */
-  sourceTypePrefix: (sourceId: Id, type: string) => `${sourceId}#${type}#`,
-  /** Prefix of all of a source's index items in the `bySource` index. */
-  sourcePrefix: (sourceId: Id) => `${sourceId}#`,
   pendingPartition: (patientId: Id) => `B#${patientId}`,
   pendingBody: (patientId: Id, bodyKey: string): Key => ({ pk: auxiliaryKeys.pendingPartition(patientId), sk: bodyKey }),
   upstreamClaim: (sourceId: Id, type: string, upstreamId: string): Key => ({

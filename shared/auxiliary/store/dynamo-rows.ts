@@ -22,13 +22,9 @@ const table = () => config().auxTable;
 async function page(q: SegmentQuery): Promise<IndexPage> {
   const pk = auxiliaryKeys.patientPartition(q.segment.patientId);
   const { sourceId } = q.segment;
-  const prefix =
-    sourceId === undefined
-      ? q.type && auxiliaryKeys.typePrefix(q.type)
-      : q.type
-        ? auxiliaryKeys.sourceTypePrefix(sourceId, q.type)
-        : auxiliaryKeys.sourcePrefix(sourceId);
-  const start = q.after === undefined ? undefined : { pk, sk: q.after, ...(sourceId === undefined ? {} : { srcSk: `${auxiliaryKeys.sourcePrefix(sourceId)}${q.after}` }) };
+  const ordering = (key: string) => (sourceId === undefined ? key : auxiliaryKeys.onSource(sourceId, key));
+  const prefix = ordering(q.type === undefined ? '' : auxiliaryKeys.typePrefix(q.type));
+  const start = q.after === undefined ? undefined : { pk, sk: q.after, ...(sourceId === undefined ? {} : { srcSk: ordering(q.after) }) };
   const out = await queryPage(
     { table: table(), pk, ...(prefix ? { skPrefix: prefix } : {}), ...(sourceId === undefined ? {} : { index: SOURCE_INDEX, skName: 'srcSk' }), descending: q.descending },
     { ...(q.limit ? { limit: q.limit } : {}), ...(start ? { start } : {}) },
