@@ -11,7 +11,7 @@
  * reused), so these checks share each start instead of paying for one each.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -22,6 +22,7 @@ import { resetConfig } from '../../shared/config';
 import { freePort } from '../../local/engines';
 import { REPO_ROOT } from '../../local/runtime';
 import { launchBrowser } from '../support/browser';
+import { docsPythonExamples, pythonRequired, pythonWithPandas } from '../support/docs-python';
 import { counts, phonePage, pickHospital } from '../support/portal';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cdx-npm-start-'));
@@ -34,6 +35,8 @@ let output = '';
 /** Whether the current start's output pipes have closed. */
 let closed = false;
 let browser: Browser | undefined;
+/** Made (or found) while the service starts: the docs' Python examples run once it is up. */
+const docsPython = pythonWithPandas();
 
 /** A new user's shell: none of the test run's engine endpoints, table prefixes or settings. */
 function userEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -257,6 +260,31 @@ describe('npm start, as the README says', () => {
     expect(file.headers.get('content-type')).toBe('application/fhir+ndjson');
     expect((await file.text()).trim().split('\n')).toHaveLength(readings[0]!.count);
   }, 120_000);
+
+  it('runs the Python examples of docs/ as written (the port and the token the example names substituted), with pandas 3 and requests', async (test) => {
+    const { python, why } = await docsPython;
+    if (!python && !pythonRequired()) {
+      console.warn(`The docs' Python examples are SKIPPED (${why}); under CI=true they fail instead.`);
+      test.skip();
+    }
+    expect(python, why).toBeDefined();
+    const examples = docsPythonExamples();
+    expect(examples.map((e) => e.name)).toContain('docs/export.md "Reading the files with pandas"');
+    for (const [i, { name, code }] of examples.entries()) {
+      // A reader pastes the token the example's comment names: `TOKEN = "..."  # npm run --silent token -- <who>`.
+      const who = /^TOKEN = "\.\.\."\s+# npm run --silent token -- ([\w@.-]+)/m.exec(code)?.[1];
+      const script = code
+        .replaceAll('localhost:8000', `localhost:${port}`)
+        .replace(/^TOKEN = "\.\.\."/m, () => `TOKEN = ${JSON.stringify(token(who ?? 'practitioner').stdout.trim())}`);
+      const file = join(shellDir, `example-${i}.py`);
+      writeFileSync(file, script);
+      const out = spawnSync(python!, [file], { cwd: shellDir, encoding: 'utf8', timeout: 90_000 });
+      // Python's traceback, each line cut short (pandas quotes whole files in its messages).
+      const traceback = out.stderr.split('\n').map((line) => line.slice(0, 300)).join('\n');
+      expect(out.status, `${name} failed:\n${traceback}`).toBe(0);
+      expect(out.stdout.trim(), `${name} printed nothing`).not.toBe('');
+    }
+  }, 180_000);
 
   it('stops cleanly on Ctrl-C', async () => {
     expect(await ctrlC()).toBe(true);
