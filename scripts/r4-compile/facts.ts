@@ -87,7 +87,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'CarePlan.activity.detail',
     to: null,
-    reason: 'R5 removed the inline activity detail; planned activities are separate request resources (plannedActivityReference).',
+    reason: 'R5 removed the inline activity detail; planned activities are separate request resources (plannedActivityReference), which an import of one CarePlan cannot create.',
   },
   {
     from: 'CarePlan.activity.outcomeCodeableConcept',
@@ -201,8 +201,16 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     to: 'DocumentReference.practiceSetting',
     reason: 'R5 moved context.practiceSetting to the root.',
   },
-  { from: 'DocumentReference.context.related', to: null, reason: 'R5 has no counterpart for context.related.' },
-  { from: 'DocumentReference.context.sourcePatientInfo', to: null, reason: 'R5 has no counterpart for context.sourcePatientInfo.' },
+  {
+    from: 'DocumentReference.context.related',
+    to: null,
+    reason: "R5 has no counterpart for context.related: R5's context takes only Appointment, Encounter and EpisodeOfCare references, and related may point at any resource.",
+  },
+  {
+    from: 'DocumentReference.context.sourcePatientInfo',
+    to: null,
+    reason: "R5 has no counterpart for context.sourcePatientInfo (the patient record at the source system); R5's subject is who the document is about, another meaning.",
+  },
   {
     from: 'DocumentReference.masterIdentifier',
     to: 'DocumentReference.identifier',
@@ -292,7 +300,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     from: 'Immunization.programEligibility',
     to: null,
     hl7: 'carries',
-    reason: 'R5 made programEligibility a backbone whose programStatus is required, which R4 cannot supply: the maps put the concept in program, which would leave the entry invalid, so the value is dropped and reported.',
+    reason: "R5 made programEligibility a backbone that requires both program (the funding program) and programStatus (the patient's eligibility); R4 holds only the eligibility (its codes are those R5 binds to programStatus). The maps put it in program, which misplaces it and leaves the required programStatus missing (invalid R5), so the value is dropped and reported.",
   },
   {
     from: 'Immunization.reaction.detail',
@@ -343,7 +351,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Medication.amount.numerator',
     to: 'Medication.totalVolume',
-    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity: the numerator is carried; the denominator (the package the amount is of) has no counterpart.',
+    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity: the numerator is carried, as in the maps; the denominator (the package the amount is of) has no counterpart, and the maps drop it too.',
   },
   { from: 'Medication.form', to: 'Medication.doseForm', reason: 'R5 renamed form to doseForm.' },
   {
@@ -413,7 +421,11 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 moved telecom into contact, an ExtendedContactDetail: the telecoms become those of one contact.',
   },
   // Procedure: reason, used and complication merged into CodeableReferences, performed renamed, asserter removed.
-  { from: 'Procedure.asserter', to: null, reason: 'R5 removed asserter.' },
+  {
+    from: 'Procedure.asserter',
+    to: null,
+    reason: 'R5 removed asserter; reported[x] (a secondhand record, or who reported it) and recorder (who entered it) have other meanings.',
+  },
   {
     from: 'Procedure.complicationDetail',
     to: 'Procedure.complication',

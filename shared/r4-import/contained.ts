@@ -1,6 +1,9 @@
 /** Which contained resources an R5 resource keeps: those something in it refers to (R5 refuses the rest). */
 import { isObject, type JsonObject } from '../json';
 
+/** The element a dropped unreferenced contained resource is reported under (the loss report's and the docs' one name for it). */
+export const CONTAINED_ELEMENT = 'Resource.contained';
+
 /**
  * The contained resources of `resource` nothing refers to: not the resource itself, not a contained
  * resource it reaches, and none referring to its container (`#`). Any string `#<id>` counts as a

@@ -9,7 +9,7 @@
  */
 import { targetTypeOf, type Conversion, type JsonKind } from './conversions';
 import type { ConversionRule, R4Element, RuleCondition } from './model';
-import { unreferencedContained } from './contained';
+import { CONTAINED_ELEMENT, unreferencedContained } from './contained';
 import { isObject, type JsonObject } from '../json';
 import { place, type Frame } from './place';
 import { conversionTable, typeKinds, type ConversionTable } from './tables';
@@ -86,7 +86,7 @@ class Converter {
     for (const node of unreferenced) {
       const path = this.containedAt.get(node);
       if (path !== undefined) {
-        this.record(path, 'no-place', 'Resource.contained', 'nothing in the R5 resource refers to this contained resource any more (what referred to it was dropped), and R5 keeps a contained resource only where something refers to it');
+        this.record(path, 'no-place', CONTAINED_ELEMENT, 'nothing in the R5 resource refers to this contained resource any more (what referred to it was dropped), and R5 keeps a contained resource only where something refers to it');
       }
     }
   }
