@@ -8,6 +8,9 @@
  * datatype (`Location.contact.telecom`, contact being an ExtendedContactDetail); a backbone R5 has
  * no node for may be lifted (its children go where their own facts say, under the node its parent
  * went to); a fact may take one part of an R4 datatype value (`Medication.amount.numerator`).
+ * An element R5 removed may go into HL7's standard cross-version extension, where a fact says so
+ * (`inExtensionOf`): the compiler places the extension on the R5 node the extension's element's parent
+ * went to and checks that R5's Extension.value[x] takes every type the value holds.
  * Every fact is checked here: its R4 path and its R5 path must exist, the types must convert, and it
  * must be reachable (a fact under a backbone that goes nowhere could never apply).
  */
@@ -60,6 +63,27 @@ export function r5ElementAt(def: TypeDefinition, path: string): R5Element | unde
   return found ? { el: found, canonical } : undefined;
 }
 
+/** The types R5's Extension.value[x] takes. */
+function extensionValueTypes(): ReadonlySet<string> {
+  const extension = typeDefinition('Extension');
+  const value = extension ? r5ElementAt(extension, 'Extension.value') : undefined;
+  return new Set(value?.el.types?.map((t) => t.code) ?? []);
+}
+
+/**
+ * The types of an R4 value (a backbone: of its children, recursively) that R5's Extension.value[x]
+ * does not take, as `path: type`. A backbone's own id and extensions become the extension's; a
+ * modifierExtension has no place in one and is reported when met.
+ */
+function typesNoExtensionTakes(el: ElementDef, path: string): string[] {
+  if (el.contentRef) return [`${path}: a contentReference`];
+  if (el.children) {
+    return el.children.filter((c) => !ELEMENT_CHILDREN.has(c.name)).flatMap((c) => typesNoExtensionTakes(c, `${path}.${c.name}`));
+  }
+  const takes = extensionValueTypes();
+  return (el.types ?? []).filter((t) => !takes.has(t.code)).map((t) => `${path}: ${t.code}`);
+}
+
 function typesOf(el: ElementDef, def: TypeDefinition): string[] {
   if (el.types) return el.types.map((t) => t.code);
   return el.contentRef ? typesOf(elementAtPath(def, el.contentRef)!, def) : [];
@@ -83,6 +107,9 @@ export interface CorrespondenceInput {
   seenPaths: Set<string>;
 }
 
+/** HL7's standard cross-version extensions for R4 elements: this, then the R4 element path (`Encounter.statusHistory`). */
+export const CROSS_VERSION_EXTENSION_BASE = 'http://hl7.org/fhir/4.0/StructureDefinition/extension-';
+
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const BACKBONE_TYPES = new Set(['BackboneElement', 'Element']);
 /**
@@ -96,6 +123,17 @@ export function correspondence(input: CorrespondenceInput): R4TypeTable {
   const table: R4TypeTable = { type: r4.name, kind: r4.kind, keys: {}, elements: {}, r5Lists: [] };
   if (r5) table.r5 = r5.name;
   const r5Lists = new Set<string>();
+  /** Each R4 element walked, with the R5 path its parent went to (where its cross-version extension goes). */
+  const walked = new Map<string, { el: ElementDef; parentGoesTo: string | undefined }>();
+
+  /** The R5 lists on the way to `path`: where a rule into a deeper path may have to build a node. */
+  const noteListsOnTheWay = (def: TypeDefinition, path: string) => {
+    const segments = path.split('.');
+    for (let i = 2; i < segments.length; i += 1) {
+      const at = r5ElementAt(def, segments.slice(0, i).join('.'));
+      if (at && at.el.max !== 1) r5Lists.add(at.canonical);
+    }
+  };
 
   const ruleTo = (path: string, fromType: string | undefined, r4Types: string[]): ConversionRule | undefined => {
     if (!r5) return undefined;
@@ -104,12 +142,7 @@ export function correspondence(input: CorrespondenceInput): R4TypeTable {
     const toTypes = typesOf(target.el, r5);
     const candidates = fromType ? [fromType] : r4Types;
     if (!candidates.some((t) => toTypes.some((u) => conversionOf(t, u, input.kinds)))) return undefined;
-    // The R5 lists on the way are where a rule into a deeper path may have to build a node.
-    const segments = path.split('.');
-    for (let i = 2; i < segments.length; i += 1) {
-      const at = r5ElementAt(r5, segments.slice(0, i).join('.'));
-      if (at && at.el.max !== 1) r5Lists.add(at.canonical);
-    }
+    noteListsOnTheWay(r5, path);
     const rule: ConversionRule = { to: path, toTypes };
     if (target.el.choice) rule.toChoice = true;
     if (target.el.max !== 1) rule.toList = true;
@@ -165,6 +198,32 @@ export function correspondence(input: CorrespondenceInput): R4TypeTable {
     return rules.length > 0 ? { rules, ...(why ? { why } : {}) } : undefined;
   };
 
+  /**
+   * The rule of a fact that keeps an R4 element in a cross-version extension, checked: the named
+   * element is this one or an ancestor (single, with single elements down to this one, so that the one
+   * extension holds one R4 value), R5 has an extension list where its parent went, and R5's
+   * Extension.value[x] takes every type the value holds.
+   */
+  const extensionRule = (path: string, fact: ConversionFact, el: ElementDef): ConversionRule => {
+    const owner = fact.inExtensionOf!;
+    const refuse = (why: string) => new Error(`conversion fact ${path}: cross-version extension of ${owner}: ${why}`);
+    if (fact.to !== null) throw refuse('only an element with no R5 element (to: null) goes into a cross-version extension');
+    if (owner !== path && !path.startsWith(`${owner}.`)) throw refuse('not this element or an ancestor of it');
+    const within = owner === path ? undefined : path.slice(owner.length + 1).split('.');
+    for (let i = 0; within && i < within.length; i += 1) {
+      const on = [owner, ...within.slice(0, i)].join('.');
+      if (walked.get(on)?.el.max !== 1) throw refuse(`${on} repeats, so one extension would not say which of its values this belongs to`);
+    }
+    const under = walked.get(owner)?.parentGoesTo;
+    const to = `${under}.extension`;
+    const at = r5 && under !== undefined ? r5ElementAt(r5, to) : undefined;
+    if (!r5 || !at || !typesOf(at.el, r5).includes('Extension')) throw refuse(`R5 has no extension list at ${to}`);
+    const untaken = typesNoExtensionTakes(el, path);
+    if (untaken.length > 0) throw refuse(`R5's Extension.value[x] takes no ${untaken.join(', ')}`);
+    noteListsOnTheWay(r5, to);
+    return { to, toTypes: ['Extension'], toList: true, extension: { url: `${CROSS_VERSION_EXTENSION_BASE}${owner}`, ...(within ? { within } : {}) } };
+  };
+
   /** Why an element with no rule is not carried, when no fact says: what R5 has at that path. */
   const foundWhy = (r5Path: string | undefined, r4Types: string[]): string => {
     const at = r5 && r5Path ? r5ElementAt(r5, r5Path) : undefined;
@@ -182,6 +241,7 @@ export function correspondence(input: CorrespondenceInput): R4TypeTable {
     for (const el of elements) {
       const path = `${parentPath}.${el.name}`;
       input.seenPaths.add(path);
+      walked.set(path, { el, parentGoesTo: mappedParent });
       const r4Types = el.contentRef ? ['BackboneElement'] : (el.types ?? []).map((t) => t.code);
       if (el.choice) for (const t of r4Types) keys[`${el.name}${capitalised(t)}`] = [path, t];
       else keys[el.name] = [path, r4Types[0] ?? 'BackboneElement'];
@@ -194,6 +254,7 @@ export function correspondence(input: CorrespondenceInput): R4TypeTable {
       }
       if (facts) {
         for (const fact of facts) {
+          if (fact.inExtensionOf !== undefined) element.rules.push(extensionRule(path, fact, el));
           if (fact.to === null) element.why = fact.reason;
           else if (fact.to === mappedParent && isBackbone) {
             element.lift = true;

@@ -4,6 +4,7 @@
  * and the list of what HL7's maps carry that the import drops, with why (`hl7-maps.ts`, the list the
  * corpus test checks against every drop on the standard's R4 examples).
  */
+import { CROSS_VERSION_EXTENSION_BASE } from './correspondence';
 import { CONVERSION_FACTS, type ConversionFact } from './facts';
 import { mapsCarriedDrops } from './hl7-maps';
 
@@ -14,8 +15,14 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (text: string) => `\`${text}\``;
 const typeOf = (path: string) => path.slice(0, path.indexOf('.'));
 
+/** Where a fact's cross-version extension goes, in words: its own, or a sub-extension of an ancestor's. */
+function extensionTarget(fact: ConversionFact, owner: string): string {
+  const url = code(`${CROSS_VERSION_EXTENSION_BASE}${owner}`);
+  return owner === fact.from ? `extension ${url}` : `sub-extension ${code(fact.from.slice(owner.length + 1))} of extension ${url}`;
+}
+
 function target(fact: ConversionFact): string {
-  if (fact.to === null) return 'dropped';
+  if (fact.to === null) return fact.inExtensionOf === undefined ? 'dropped' : extensionTarget(fact, fact.inExtensionOf);
   if (!fact.to.includes('.')) return `${code(fact.to)} (lifted: its children move up)`;
   const extras = [
     fact.fromType ? `the ${fact.fromType} form` : undefined,
@@ -28,8 +35,14 @@ function target(fact: ConversionFact): string {
 
 const HL7: Record<NonNullable<ConversionFact['hl7']> | 'same', string> = { same: 'same', drops: 'drops it', carries: 'carries it' };
 
-/** The "HL7 map" cell: a dropped element the maps drop as well says so in words, so no reader takes "same" for "carried". */
-const hl7Cell = (fact: ConversionFact) => (fact.hl7 === undefined && fact.to === null ? 'drops it too' : HL7[fact.hl7 ?? 'same']);
+/**
+ * The "HL7 map" cell: a dropped element the maps drop as well says so in words, so no reader takes
+ * "same" for "carried"; one kept in a cross-version extension says where HL7 keeps it.
+ */
+function hl7Cell(fact: ConversionFact): string {
+  if (fact.inExtensionOf !== undefined) return 'cross-version extension';
+  return fact.hl7 === undefined && fact.to === null ? 'drops it too' : HL7[fact.hl7 ?? 'same'];
+}
 
 /** The generated part of docs/r4-import.md, markers included. */
 export function factsSection(): string {
@@ -38,7 +51,7 @@ export function factsSection(): string {
   const lines = [
     DOCS_START,
     '',
-    `${CONVERSION_FACTS.length} facts over ${byType.size} types. "HL7 map": whether HL7's R4 -> R5 map does the same (drops it too, for a dropped element), carries a value the fact drops, or drops one the fact carries.`,
+    `${CONVERSION_FACTS.length} facts over ${byType.size} types. "HL7 map": whether HL7's R4 -> R5 map does the same (drops it too, for a dropped element), carries a value the fact drops, or drops one the fact carries; "cross-version extension": an element R5 removed that HL7's cross-version definitions keep in their standard extension, as the import does ([cross-version extensions](#cross-version-extensions)).`,
     '',
   ];
   for (const [type, facts] of [...byType].sort(([a], [b]) => a.localeCompare(b))) {

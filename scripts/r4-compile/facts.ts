@@ -19,7 +19,8 @@ export interface ConversionFact {
   fromType?: string;
   /**
    * R5 element path from the type's root (a choice element without `[x]`; it may run through an R5
-   * datatype: `Location.contact.telecom`), or null: no R5 counterpart, dropped. On a backbone, the
+   * datatype: `Location.contact.telecom`), or null: no R5 element, so dropped unless `inExtensionOf`
+   * carries it in a cross-version extension. On a backbone, the
    * R5 node its parent went to (`Condition.evidence` -> `Condition`) lifts it: R5 has no node for it,
    * and its children go where their own rows say.
    */
@@ -44,6 +45,16 @@ export interface ConversionFact {
    * fact converts a value, unless a value is there already.
    */
   set?: ReadonlyArray<{ to: string; value: string | number | boolean | Record<string, unknown> }>;
+  /**
+   * On a `to: null` row: HL7's cross-version definitions (the `hl7.fhir.uv.xver` extensions; their
+   * R4-for-R5 lookup says UseExtension) keep this R4-only element in the standard cross-version
+   * extension `http://hl7.org/fhir/4.0/StructureDefinition/extension-<R4 path>` of the element named
+   * here: itself, or an ancestor whose extension holds it as a sub-extension (UseExtensionFromAncestor,
+   * where R5 kept the ancestor's other children). The extension goes on the R5 node the named
+   * element's parent went to; its value is the R4 value converted as any value is, a backbone a
+   * complex extension whose sub-extensions are named by its children (docs/r4-import.md#cross-version-extensions).
+   */
+  inExtensionOf?: string;
   reason: string;
 }
 
@@ -87,7 +98,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'CarePlan.activity.detail',
     to: null,
-    reason: 'R5 removed the inline activity detail; planned activities are separate request resources (plannedActivityReference), which an import of one CarePlan cannot create.',
+    inExtensionOf: 'CarePlan.activity.detail',
+    reason: 'R5 removed the inline activity detail (planned activities are separate request resources, which an import of one CarePlan cannot create); the cross-version extension keeps it on the activity.',
   },
   {
     from: 'CarePlan.activity.outcomeCodeableConcept',
@@ -106,7 +118,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   },
   { from: 'CarePlan.author', to: 'CarePlan.custodian', reason: 'R5 renamed author to custodian (the responsible party).' },
   // CareTeam: reason merged, participant.period renamed, encounter removed.
-  { from: 'CareTeam.encounter', to: null, reason: 'R5 removed CareTeam.encounter.' },
+  { from: 'CareTeam.encounter', to: null, inExtensionOf: 'CareTeam.encounter', reason: 'R5 removed CareTeam.encounter; the cross-version extension keeps it.' },
   {
     from: 'CareTeam.participant.period',
     to: 'CareTeam.participant.coverage',
@@ -204,12 +216,14 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'DocumentReference.context.related',
     to: null,
-    reason: "R5 has no counterpart for context.related: R5's context takes only Appointment, Encounter and EpisodeOfCare references, and related may point at any resource.",
+    inExtensionOf: 'DocumentReference.context',
+    reason: "R5 has no counterpart for context.related (R5's context takes only Appointment, Encounter and EpisodeOfCare references, and related may point at any resource); it goes into the cross-version extension of the context, whose other children R5 kept.",
   },
   {
     from: 'DocumentReference.context.sourcePatientInfo',
     to: null,
-    reason: "R5 has no counterpart for context.sourcePatientInfo (the patient record at the source system); R5's subject is who the document is about, another meaning.",
+    inExtensionOf: 'DocumentReference.context',
+    reason: "R5 has no counterpart for context.sourcePatientInfo (the patient record at the source system; R5's subject is who the document is about, another meaning); it goes into the cross-version extension of the context, whose other children R5 kept.",
   },
   {
     from: 'DocumentReference.masterIdentifier',
@@ -223,8 +237,13 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 made relatesTo.code a CodeableConcept; the R4 code keeps its code system.',
   },
   // Encounter: period/individual/physicalType renamed, hospitalization became admission, reason a backbone, histories removed.
-  { from: 'Encounter.classHistory', to: null, reason: 'R5 removed classHistory (history is kept in EncounterHistory resources).' },
-  { from: 'Encounter.diagnosis.rank', to: null, reason: 'R5 removed diagnosis.rank.' },
+  {
+    from: 'Encounter.classHistory',
+    to: null,
+    inExtensionOf: 'Encounter.classHistory',
+    reason: 'R5 removed classHistory (history is kept in EncounterHistory resources); the cross-version extension keeps it.',
+  },
+  { from: 'Encounter.diagnosis.rank', to: null, inExtensionOf: 'Encounter.diagnosis.rank', reason: 'R5 removed diagnosis.rank; the cross-version extension keeps it.' },
   {
     from: 'Encounter.hospitalization',
     to: 'Encounter.admission',
@@ -267,7 +286,12 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     hl7: 'drops',
     reason: 'R5 made reason a backbone whose value is a CodeableReference list.',
   },
-  { from: 'Encounter.statusHistory', to: null, reason: 'R5 removed statusHistory (history is kept in EncounterHistory resources).' },
+  {
+    from: 'Encounter.statusHistory',
+    to: null,
+    inExtensionOf: 'Encounter.statusHistory',
+    reason: 'R5 removed statusHistory (history is kept in EncounterHistory resources); the cross-version extension keeps it.',
+  },
   // FamilyMemberHistory: reason merged.
   {
     from: 'FamilyMemberHistory.reasonCode',
@@ -295,7 +319,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   // Immunization: reason merged, reaction.detail renamed, programEligibility became a backbone, recorded/education removed.
   // No row: protocolApplied.doseNumber[x] / seriesDoses[x] go by path to R5's string, the positiveInt form as its decimal text
   // (the integer-to-string conversion; the HL7 map drops that form, but R5 requires doseNumber).
-  { from: 'Immunization.education', to: null, reason: 'R5 removed education.' },
+  { from: 'Immunization.education', to: null, inExtensionOf: 'Immunization.education', reason: 'R5 removed education; the cross-version extension keeps it.' },
   {
     from: 'Immunization.programEligibility',
     to: null,
@@ -317,7 +341,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     to: 'Immunization.reason',
     reason: 'R5 merged reasonCode and reasonReference into one CodeableReference list.',
   },
-  { from: 'Immunization.recorded', to: null, reason: 'R5 removed recorded.' },
+  { from: 'Immunization.recorded', to: null, inExtensionOf: 'Immunization.recorded', reason: 'R5 removed recorded; the cross-version extension keeps it.' },
   {
     from: 'Immunization.reportOrigin',
     to: 'Immunization.informationSource',
@@ -351,7 +375,7 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Medication.amount.numerator',
     to: 'Medication.totalVolume',
-    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity: the numerator is carried, as in the maps; the denominator (the package the amount is of) has no counterpart, and the maps drop it too.',
+    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity: the numerator is carried, as in the maps; the denominator (the package the amount is of) has no counterpart, and the maps drop it too (their cross-version lookup renames amount to totalVolume and names no extension for the Ratio).',
   },
   { from: 'Medication.form', to: 'Medication.doseForm', reason: 'R5 renamed form to doseForm.' },
   {
@@ -364,7 +388,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'MedicationDispense.detectedIssue',
     to: null,
-    reason: 'R5 removed detectedIssue (DetectedIssue points at the dispense instead).',
+    inExtensionOf: 'MedicationDispense.detectedIssue',
+    reason: 'R5 removed detectedIssue (DetectedIssue points at the dispense instead); the cross-version extension keeps it.',
   },
   {
     from: 'MedicationDispense.statusReason',
@@ -372,14 +397,29 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 renamed statusReason[x] to notPerformedReason, a CodeableReference.',
   },
   // MedicationRequest: reason merged, dispenser renamed, reported split, instantiates/detectedIssue removed.
-  { from: 'MedicationRequest.detectedIssue', to: null, reason: 'R5 removed detectedIssue (DetectedIssue points at the request instead).' },
+  {
+    from: 'MedicationRequest.detectedIssue',
+    to: null,
+    inExtensionOf: 'MedicationRequest.detectedIssue',
+    reason: 'R5 removed detectedIssue (DetectedIssue points at the request instead); the cross-version extension keeps it.',
+  },
   {
     from: 'MedicationRequest.dispenseRequest.performer',
     to: 'MedicationRequest.dispenseRequest.dispenser',
     reason: 'R5 renamed dispenseRequest.performer to dispenser.',
   },
-  { from: 'MedicationRequest.instantiatesCanonical', to: null, reason: 'R5 removed instantiatesCanonical from MedicationRequest.' },
-  { from: 'MedicationRequest.instantiatesUri', to: null, reason: 'R5 removed instantiatesUri from MedicationRequest.' },
+  {
+    from: 'MedicationRequest.instantiatesCanonical',
+    to: null,
+    inExtensionOf: 'MedicationRequest.instantiatesCanonical',
+    reason: 'R5 removed instantiatesCanonical from MedicationRequest; the cross-version extension keeps it.',
+  },
+  {
+    from: 'MedicationRequest.instantiatesUri',
+    to: null,
+    inExtensionOf: 'MedicationRequest.instantiatesUri',
+    reason: 'R5 removed instantiatesUri from MedicationRequest; the cross-version extension keeps it.',
+  },
   {
     from: 'MedicationRequest.reasonCode',
     to: 'MedicationRequest.reason',
@@ -404,7 +444,12 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
     reason: 'R5 kept reported as a boolean only.',
   },
   // PractitionerRole: telecom and availability moved into R5 datatypes.
-  { from: 'PractitionerRole.availabilityExceptions', to: null, reason: 'R5 has no free-text availability exceptions on PractitionerRole.' },
+  {
+    from: 'PractitionerRole.availabilityExceptions',
+    to: null,
+    inExtensionOf: 'PractitionerRole.availabilityExceptions',
+    reason: 'R5 has no free-text availability exceptions on PractitionerRole; the cross-version extension keeps them.',
+  },
   {
     from: 'PractitionerRole.availableTime',
     to: 'PractitionerRole.availability.availableTime',
@@ -424,7 +469,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Procedure.asserter',
     to: null,
-    reason: 'R5 removed asserter; reported[x] (a secondhand record, or who reported it) and recorder (who entered it) have other meanings.',
+    inExtensionOf: 'Procedure.asserter',
+    reason: 'R5 removed asserter (reported[x], a secondhand record or who reported it, and recorder, who entered it, have other meanings); the cross-version extension keeps it.',
   },
   {
     from: 'Procedure.complicationDetail',
@@ -470,8 +516,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'ServiceRequest.orderDetail',
     to: null,
-    hl7: 'carries',
-    reason: 'R5 made orderDetail a backbone whose parameter (code and value, 1..*) R4 cannot supply; the maps put the concept in parameterFocus, which leaves the required parameter missing.',
+    inExtensionOf: 'ServiceRequest.orderDetail',
+    reason: 'R5 made orderDetail a backbone whose parameter (code and value, 1..*) R4 cannot supply, so the concept cannot go into it (the StructureMap puts it in parameterFocus, leaving the required parameter missing); the cross-version lookup keeps it in the extension instead.',
   },
   {
     from: 'ServiceRequest.patientInstruction',

@@ -55,7 +55,8 @@ export function mapsCarriedDrops(facts: readonly ConversionFact[] = CONVERSION_F
 /**
  * What HL7's maps do with what one drop lost: the list item it is (they carry it), `'maps drop it
  * too'` (a fact drops the element, or keeps only the parts of a value the maps keep, in agreement
- * with them), `'not R4'` (a key R4 does not define or a value of the wrong shape: no map reads
+ * with them; an element a fact keeps in a cross-version extension is not dropped, so a drop of it is
+ * undecided), `'not R4'` (a key R4 does not define or a value of the wrong shape: no map reads
  * it), or undefined: no fact says, so whoever meets it decides and adds the fact.
  */
 export function mapsVerdict(
@@ -69,7 +70,7 @@ export function mapsVerdict(
   if (drop.kind !== 'removed' || drop.element === undefined) return undefined;
   const element = drop.element;
   const own = facts.filter((f) => f.from === element);
-  if (own.length > 0) return own.every((f) => f.to === null && f.hl7 === undefined) ? 'maps drop it too' : undefined;
+  if (own.length > 0) return own.every((f) => f.to === null && f.hl7 === undefined && f.inExtensionOf === undefined) ? 'maps drop it too' : undefined;
   // A value of which facts take parts (`Medication.amount.numerator`): the other parts go nowhere, as in the maps when no part's fact disagrees.
   const parts = facts.filter((f) => f.from.startsWith(`${element}.`));
   return parts.length > 0 && parts.every((f) => f.to !== null && f.hl7 === undefined) ? 'maps drop it too' : undefined;

@@ -4,14 +4,14 @@
  * the datatype when R5 changed it. What it does not carry it records, with why (`Skip`): a key R4
  * does not define, a value whose JSON shape does not fit its R4 type, an element R5 removed, a value
  * R5 has no place for, a primitive extension (`_field`), a contained resource nothing refers to any
- * more. A rule that fails on a value is skipped and the rest still converts; empty containers are
+ * more. An element R5 removed goes into HL7's cross-version extension where its rule says so. A rule that fails on a value is skipped and the rest still converts; empty containers are
  * pruned. The loss report (`loss.ts`) then says what was lost, and these records why.
  */
 import { targetTypeOf, type Conversion, type JsonKind } from './conversions';
 import type { ConversionRule, R4Element, RuleCondition } from './model';
 import { CONTAINED_ELEMENT, unreferencedContained } from './contained';
 import { isObject, type JsonObject } from '../json';
-import { place, type Frame } from './place';
+import { place, placeInExtension, type Frame } from './place';
 import { conversionTable, typeKinds, type ConversionTable } from './tables';
 import { pathOf, type Skip, type SkipKind } from './why';
 
@@ -44,6 +44,8 @@ function shapeOf(value: unknown): JsonKind | 'object' | 'list' | 'null' {
   const t = typeof value;
   return t === 'string' || t === 'number' || t === 'boolean' ? t : 'object';
 }
+
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 const SHAPE_WORDS: Record<ReturnType<typeof shapeOf>, string> = {
   string: 'a JSON string',
@@ -100,6 +102,15 @@ class Converter {
     if (!this.skips.has(path)) this.skips.set(path, { kind, why, ...(element ? { element } : {}) });
   }
 
+  /** Records a key R4 does not define at `r4Path`: a primitive's extensions (`_field`), or an unknown element. */
+  private skipUndefined(key: string, keys: ReadonlyMap<string, unknown>, r4Path: string): void {
+    if (key.startsWith('_') && keys.has(key.slice(1))) {
+      this.skip('primitive-extension', undefined, "it holds the extensions of a primitive value (R4 JSON's sibling object), which this import does not carry", key);
+    } else {
+      this.skip('unknown-element', undefined, `R4's ${r4Path} has no ${key}`, key);
+    }
+  }
+
   /** Converts the children of an R4 node (at `r4Path` of `table`) into the frames' R5 nodes. */
   private into(src: JsonObject, table: ConversionTable, r4Path: string, frames: Frame[], depth: number): void {
     if (depth > MAX_IMPORT_DEPTH) throw new Error('nested too deeply');
@@ -110,11 +121,7 @@ class Converter {
       if (value === null || value === undefined || (isRoot && key === 'resourceType')) continue;
       const hit = keys.get(key);
       if (!hit) {
-        if (key.startsWith('_') && keys.has(key.slice(1))) {
-          this.skip('primitive-extension', undefined, "it holds the extensions of a primitive value (R4 JSON's sibling object), which this import does not carry", key);
-        } else {
-          this.skip('unknown-element', undefined, `R4's ${r4Path} has no ${key}`, key);
-        }
+        this.skipUndefined(key, keys, r4Path);
         continue;
       }
       const [elementPath, r4Type] = hit;
@@ -211,6 +218,7 @@ class Converter {
   }
 
   private apply(rule: ConversionRule, r4Type: string, item: unknown, element: R4Element, table: ConversionTable, frames: Frame[], depth: number): true | Miss {
+    if (rule.extension) return this.crossVersion(rule, rule.extension, r4Type, item, element, table, frames, depth);
     const target = targetTypeOf(r4Type, rule.toTypes, typeKinds);
     if (!target) {
       const takes = rule.toTypes.length <= 3 ? ` (it takes ${rule.toTypes.join(' or ')})` : '';
@@ -269,6 +277,91 @@ class Converter {
         return converted;
       }
     }
+  }
+
+  /**
+   * A value of an element R5 removed, into HL7's cross-version extension (docs/r4-import.md#cross-version-extensions):
+   * an extension of its own, or a sub-extension of the one extension of an ancestor (`within`).
+   */
+  private crossVersion(
+    rule: ConversionRule,
+    { url, within }: NonNullable<ConversionRule['extension']>,
+    r4Type: string,
+    item: unknown,
+    element: R4Element,
+    table: ConversionTable,
+    frames: Frame[],
+    depth: number,
+  ): true | Miss {
+    const content = this.extensionContent(r4Type, item, element, table, depth);
+    if (content instanceof NoValue) return { kind: 'no-place', why: content.why };
+    if (!within) place(rule, 'Extension', { url, ...content }, frames, table);
+    else placeInExtension(rule, [url, ...within.slice(0, -1)], { url: within[within.length - 1]!, ...content }, frames, table);
+    return true;
+  }
+
+  /** What an extension holds for an R4 value: `value[x]` (the value converted as any is), or a backbone's children as sub-extensions. */
+  private extensionContent(r4Type: string, item: unknown, element: R4Element, table: ConversionTable, depth: number): JsonObject | NoValue {
+    if (depth > MAX_IMPORT_DEPTH) throw new Error('nested too deeply');
+    if (element.childrenAt) return this.subExtensions(item as JsonObject, table, element.childrenAt, depth + 1);
+    const value = typeKinds.r4Primitive(r4Type) !== undefined ? item : this.datatype(item as JsonObject, r4Type, depth);
+    if (value instanceof NoValue) return value;
+    // An extension must hold a value: a datatype none of whose children converted is none.
+    if (pruned(value) === undefined) return new NoValue('none of its values converts');
+    return { [`value${capitalised(r4Type)}`]: value };
+  }
+
+  /**
+   * The children of an R4 backbone as sub-extensions named by the child elements (one per value of a
+   * list); its id and extensions become the extension's own. A modifier extension has no place in
+   * an extension and is reported.
+   */
+  private subExtensions(item: JsonObject, table: ConversionTable, childrenAt: string, depth: number): JsonObject | NoValue {
+    const keys = table.keys.get(childrenAt) ?? new Map<string, readonly [string, string]>();
+    const out: JsonObject = {};
+    const extension: unknown[] = [];
+    for (const [key, value] of Object.entries(item)) {
+      if (value === null || value === undefined) continue;
+      const hit = keys.get(key);
+      if (!hit) {
+        this.skipUndefined(key, keys, childrenAt);
+        continue;
+      }
+      const [childPath, childType] = hit;
+      const child = table.elements.get(childPath);
+      if (!child) continue;
+      const name = childPath.slice(childPath.lastIndexOf('.') + 1);
+      this.at.push(key);
+      if (Array.isArray(value) && !child.list) {
+        this.skip('wrong-shape', childPath, `R4's ${childPath} holds one ${childType}, and the value is a list`);
+      } else {
+        const list = Array.isArray(value);
+        const expected: JsonKind | 'object' = typeKinds.r4Primitive(childType) ?? 'object';
+        const items: unknown[] = list ? value : [value];
+        for (let i = 0; i < items.length; i += 1) {
+          const childItem = items[i];
+          if (childItem === null || childItem === undefined) continue;
+          if (list) this.at.push(i);
+          const shape = shapeOf(childItem);
+          if (shape !== expected) {
+            this.skip('wrong-shape', childPath, `R4's ${childPath} is a ${childType}, ${SHAPE_WORDS[expected]}, and the value is ${SHAPE_WORDS[shape]}`);
+          } else if (name === 'id') {
+            out.id = childItem;
+          } else if (name === 'modifierExtension') {
+            this.skip('no-place', childPath, 'a cross-version extension has no place for a modifier extension');
+          } else {
+            const content = name === 'extension' ? this.datatype(childItem as JsonObject, 'Extension', depth) : this.extensionContent(childType, childItem, child, table, depth);
+            if (content instanceof NoValue) this.skip('no-place', childPath, content.why);
+            else extension.push(name === 'extension' ? content : { url: name, ...content });
+          }
+          if (list) this.at.pop();
+        }
+      }
+      this.at.pop();
+    }
+    if (extension.length === 0) return new NoValue('none of its values converts');
+    out.extension = extension;
+    return out;
   }
 
   /** A datatype value, converted by its own table into the R5 datatype of the same name. */

@@ -36,6 +36,12 @@ export interface ConversionRule {
    * Quantity) of `Medication.amount` (a Ratio). The value's other children are not carried.
    */
   part?: { key: string; type: string };
+  /**
+   * The value goes into HL7's standard cross-version extension of this `url` on the R5 extension
+   * list `to`: one extension per value, or, with `within` (the element names from the extension's
+   * R4 element down to this one), a sub-extension of the one extension of that url there.
+   */
+  extension?: { url: string; within?: string[] };
 }
 
 export interface R4Element {

@@ -54,20 +54,42 @@ function isTaken(node: JsonObject, rule: ConversionRule, name: string, key: stri
   return false;
 }
 
+/** The innermost frame the rule's R5 path lies in, the segments from it to the target's parent, and the target's name. */
+function slotOf(rule: ConversionRule, frames: readonly Frame[]): { frame: Frame; on: readonly string[]; name: string } {
+  let frame: Frame | undefined;
+  for (let i = frames.length - 1; i >= 0 && !frame; i -= 1) if (isUnder(rule.to, frames[i]!.path)) frame = frames[i];
+  if (!frame) throw new Error(`no R5 node for ${rule.to}`);
+  const rest = rule.to.slice(frame.path.length + 1);
+  const last = rest.lastIndexOf('.');
+  return { frame, on: last < 0 ? NO_SEGMENTS : rest.slice(0, last).split('.'), name: last < 0 ? rest : rest.slice(last + 1) };
+}
+
+/**
+ * Writes a sub-extension into the extension list at the rule's R5 path: into the extension whose url
+ * is `chain[0]`, then its sub-extensions named by the rest of `chain`, each found by its url or
+ * added. Several R4 children of one R4 value (`DocumentReference.context.related` and
+ * `.sourcePatientInfo`) so share the one cross-version extension of that value.
+ */
+export function placeInExtension(rule: ConversionRule, chain: readonly string[], value: JsonObject, frames: readonly Frame[], table: ConversionTable): void {
+  const { frame, on, name } = slotOf(rule, frames);
+  const { node } = on.length === 0 ? { node: frame.node } : nodeFor(frame, on, table);
+  let list = Array.isArray(node[name]) ? (node[name] as unknown[]) : (node[name] = [] as unknown[]);
+  for (const url of chain) {
+    let extension = list.find((e): e is JsonObject => isObject(e) && e.url === url);
+    if (!extension) list.push((extension = { url }));
+    list = Array.isArray(extension.extension) ? extension.extension : (extension.extension = [] as unknown[]);
+  }
+  list.push(value);
+}
+
 /**
  * Writes a converted value at the rule's R5 path; false when it has no place there (a single R5
  * element already holding a value). A value that would land on a taken element of the last entry of
  * a list on the way starts a new entry instead (an asserter after a recorder: a second participant).
  */
 export function place(rule: ConversionRule, type: string, value: unknown, frames: readonly Frame[], table: ConversionTable, unlessPresent = false): boolean {
-  let frame: Frame | undefined;
-  for (let i = frames.length - 1; i >= 0 && !frame; i -= 1) if (isUnder(rule.to, frames[i]!.path)) frame = frames[i];
-  if (!frame) throw new Error(`no R5 node for ${rule.to}`);
-  const rest = rule.to.slice(frame.path.length + 1);
-  const last = rest.lastIndexOf('.');
-  const name = last < 0 ? rest : rest.slice(last + 1);
+  const { frame, on, name } = slotOf(rule, frames);
   const key = rule.toChoice ? `${name}${capitalised(type)}` : name;
-  const on = last < 0 ? NO_SEGMENTS : rest.slice(0, last).split('.');
   const first = on.length === 0 ? { node: frame.node } : nodeFor(frame, on, table);
   let node = first.node;
   if (unlessPresent) {

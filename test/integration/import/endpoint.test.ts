@@ -118,7 +118,25 @@ describe('outcome table', () => {
     expect(read.json.code.text).toBe('Asthma');
   });
 
-  it('success with loss: 201 and one warning per dropped path (CarePlan.activity.detail)', async () => {
+  it('success with loss: 201 and one warning per dropped path (Immunization.programEligibility)', async () => {
+    const immunization = {
+      resourceType: 'Immunization',
+      status: 'completed',
+      vaccineCode: { text: 'Flu' },
+      patient: { reference: 'Patient/p1' },
+      occurrenceDateTime: '2024-01-01',
+      programEligibility: [{ text: 'VFC eligible' }],
+    };
+    const res = await importOne('Immunization', immunization);
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('201 Created');
+    expect(entry.resource.programEligibility).toBeUndefined();
+    expect(entry.response.outcome.issue).toEqual([
+      { severity: 'warning', code: 'not-supported', diagnostics: expect.stringContaining('Immunization.programEligibility'), expression: ['Immunization.programEligibility'] },
+    ]);
+  });
+
+  it("an element R5 removed is stored in HL7's cross-version extension and nothing is lost (CarePlan.activity.detail)", async () => {
     const carePlan = {
       resourceType: 'CarePlan',
       status: 'active',
@@ -129,9 +147,20 @@ describe('outcome table', () => {
     const res = await importOne('CarePlan', carePlan);
     const [entry] = res.json.entry;
     expect(entry.response.status).toBe('201 Created');
-    expect(entry.resource.activity).toBeUndefined();
-    expect(entry.response.outcome.issue).toEqual([
-      { severity: 'warning', code: 'not-supported', diagnostics: expect.stringContaining('CarePlan.activity'), expression: ['CarePlan.activity'] },
+    expect(entry.response.outcome.issue).toEqual([{ severity: 'information', code: 'informational', diagnostics: 'The conversion from R4 to R5 lost no field.' }]);
+    const read = await call('GET', `/FHIR/R5/CarePlan/${entry.resource.id}`, { token: world.alice.token });
+    expect(read.json.activity).toEqual([
+      {
+        extension: [
+          {
+            url: 'http://hl7.org/fhir/4.0/StructureDefinition/extension-CarePlan.activity.detail',
+            extension: [
+              { url: 'status', valueCode: 'in-progress' },
+              { url: 'code', valueCodeableConcept: { text: 'Walk daily' } },
+            ],
+          },
+        ],
+      },
     ]);
   });
 
@@ -396,9 +425,16 @@ describe('logs', () => {
   it('writes one structured warn line per dropped path, with the request id, the type, the path and the kind of cause, never the value', async () => {
     const log = new Logger({ serviceName: 'fhir-import', logLevel: 'INFO' });
     log.setCorrelationId('req-import-1');
-    const carePlan = { resourceType: 'CarePlan', status: 'active', intent: 'plan', subject: { reference: 'Patient/p1' }, activity: [{ detail: { description: 'SECRET-VALUE' } }] };
+    const immunization = {
+      resourceType: 'Immunization',
+      status: 'completed',
+      vaccineCode: { text: 'Flu' },
+      patient: { reference: 'Patient/p1' },
+      occurrenceDateTime: '2024-01-01',
+      programEligibility: [{ text: 'SECRET-VALUE' }],
+    };
     const coverage = { resourceType: 'Coverage', status: 'active', beneficiary: { reference: 'Patient/p1' }, payor: [{ reference: 'Organization/SECRET-PAYOR' }] };
-    const prepared = [prepareImport(carePlan, 'CarePlan'), prepareImport(coverage, 'Coverage')];
+    const prepared = [prepareImport(immunization, 'Immunization'), prepareImport(coverage, 'Coverage')];
     const caller = { kind: 'patient' as const, userId: world.alice.userId!, patientId: world.alice.id, scopes: [] };
     const { result: results, lines } = await capturedLines(() =>
       importPrepared(
@@ -410,7 +446,7 @@ describe('logs', () => {
     expect(results.map((r) => r.status)).toEqual([201, 400]);
     const drops = lines.filter((l) => l.event === 'r4-import-drop');
     expect(drops).toEqual([
-      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'CarePlan', path: 'CarePlan.activity', kind: 'removed', message: 'R4 import dropped a field' }),
+      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'Immunization', path: 'Immunization.programEligibility', kind: 'removed', message: 'R4 import dropped a field' }),
       expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'Coverage', path: 'Coverage.payor', kind: 'removed', message: 'R4 import dropped a field' }),
     ]);
     expect(JSON.stringify(lines)).not.toMatch(/SECRET/);

@@ -144,14 +144,15 @@ describe('conditions, codes, primitive extensions, failing rules, pruning', () =
     expect(droppedPaths(r4, out)).toEqual(['Condition.recordedDate', 'Condition.severity']);
   });
 
-  it('drops what R5 has no place for: Coverage.payor always, CarePlan.activity.detail', () => {
+  it('drops what R5 has no place for (Coverage.payor always); keeps what R5 removed in the cross-version extension where HL7 does (CarePlan.activity.detail)', () => {
     const coverage = { resourceType: 'Coverage', status: 'active', beneficiary: ref('Patient/1'), payor: [ref('Organization/1')] };
     expect(convert(coverage).payor).toBeUndefined();
     expect(droppedPaths(coverage, convert(coverage))).toEqual(['Coverage.payor']);
     const plan = { resourceType: 'CarePlan', status: 'active', intent: 'plan', subject: ref('Patient/1'), activity: [{ detail: { status: 'scheduled' } }, { reference: ref('ServiceRequest/1'), detail: { status: 'completed' } }] };
     const out = convert(plan);
-    expect(out.activity).toEqual([{ plannedActivityReference: ref('ServiceRequest/1') }]);
-    expect(droppedPaths(plan, out)).toEqual(['CarePlan.activity[0]', 'CarePlan.activity[1].detail']);
+    const detail = (status: string) => ({ url: 'http://hl7.org/fhir/4.0/StructureDefinition/extension-CarePlan.activity.detail', extension: [{ url: 'status', valueCode: status }] });
+    expect(out.activity).toEqual([{ extension: [detail('scheduled')] }, { plannedActivityReference: ref('ServiceRequest/1'), extension: [detail('completed')] }]);
+    expect(droppedPaths(plan, out)).toEqual([]);
   });
 
   it('makes strings R5 turned into identifiers their value, and numbers R5 widened to integer64 its string', () => {

@@ -2,8 +2,9 @@
  * The structural conversion facts, one by one: values moved into R5 datatypes (a new wrapper),
  * backbones lifted (their children up a level, several R4 elements into one CodeableReference
  * list), a part of a datatype value taken, a second value starting a new list entry, contained
- * resources kept while something refers to them, and what is dropped because carrying it would make
- * the entry invalid. Each result is valid R5 and its loss report exact. Then the compiler's refusals.
+ * resources kept while something refers to them, elements R5 removed kept in HL7's cross-version
+ * extensions, and what is dropped because carrying it would make the entry invalid. Each result is
+ * valid R5 and its loss report exact. Then the compiler's refusals.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileConversion } from '../../../scripts/r4-compile';
@@ -78,7 +79,7 @@ describe('lifted backbones (children up a level; several R4 elements into one Co
     expect(drops).toEqual([]);
   });
 
-  it('DocumentReference.context: encounter, event, period, facilityType, practiceSetting to the resource; related reported', async () => {
+  it('DocumentReference.context: encounter, event, period, facilityType, practiceSetting to the resource; related and sourcePatientInfo in the context\'s cross-version extension', async () => {
     const { out, drops } = await imported({
       resourceType: 'DocumentReference',
       status: 'current',
@@ -89,7 +90,8 @@ describe('lifted backbones (children up a level; several R4 elements into one Co
         period: { start: '2024-01-01' },
         facilityType: cc('fac'),
         practiceSetting: cc('ps'),
-        related: [ref('Patient/9')],
+        sourcePatientInfo: ref('Patient/source'),
+        related: [ref('Patient/9'), { identifier: { value: 'order-1' } }],
       },
     });
     expect(out.context).toEqual([ref('Encounter/1')]);
@@ -97,7 +99,17 @@ describe('lifted backbones (children up a level; several R4 elements into one Co
     expect(out.period).toEqual({ start: '2024-01-01' });
     expect(out.facilityType).toEqual(cc('fac'));
     expect(out.practiceSetting).toEqual(cc('ps'));
-    expect(drops).toEqual([{ path: 'DocumentReference.context.related', kind: 'removed', why: expect.stringMatching(/^R5 has no counterpart for context.related: /) }]);
+    expect(out.extension).toEqual([
+      {
+        url: `${XVER}DocumentReference.context`,
+        extension: [
+          { url: 'sourcePatientInfo', valueReference: ref('Patient/source') },
+          { url: 'related', valueReference: ref('Patient/9') },
+          { url: 'related', valueReference: { identifier: { value: 'order-1' } } },
+        ],
+      },
+    ]);
+    expect(drops).toEqual([]);
   });
 
   it('Substance.instance (not a stored type, the same fact kind): expiry and quantity to the resource; a second instance has no place', () => {
@@ -140,31 +152,172 @@ describe('a second value for a single element of a list entry starts a new entry
 });
 
 describe('contained resources stay while something refers to them', () => {
-  const plan = (contained: Json[], extra: Json = {}) => ({
-    resourceType: 'CarePlan',
-    status: 'active',
-    intent: 'plan',
-    subject: ref('Patient/1'),
+  const specimen = (contained: Json[], extra: Json = {}) => ({
+    resourceType: 'Specimen',
     contained,
-    activity: [{ detail: { status: 'scheduled', productReference: ref('#only-detail') } }],
+    subject: ref('Patient/1'),
+    container: [{ description: 'tube', additiveReference: ref('#only-container') }],
     ...extra,
   });
 
-  it('drops one only the dropped detail referred to, and one only it referred to; keeps the rest', async () => {
+  it('drops one only the dropped container referred to, and one only it referred to; keeps the rest', async () => {
     const contained = [
-      { resourceType: 'Medication', id: 'only-detail', ingredient: [{ itemReference: ref('#ingredient') }] },
-      { resourceType: 'Medication', id: 'ingredient', code: cc('i') },
-      { resourceType: 'Goal', id: 'kept', lifecycleStatus: 'active', description: cc('g'), subject: ref('Patient/1') },
+      { resourceType: 'Substance', id: 'only-container', code: cc('s'), ingredient: [{ substanceReference: ref('#ingredient') }] },
+      { resourceType: 'Substance', id: 'ingredient', code: cc('i') },
+      { resourceType: 'Patient', id: 'kept', active: true },
       { resourceType: 'Condition', id: 'points-back', clinicalStatus: active, subject: ref('Patient/1'), evidence: [{ detail: [ref('#')] }] },
     ];
-    const { out, drops } = await imported(plan(contained, { goal: [ref('#kept')] }));
+    const { out, drops } = await imported(specimen(contained, { subject: ref('#kept') }));
     expect(out.contained.map((c: Json) => c.id)).toEqual(['kept', 'points-back']);
     expect(drops.map((d) => [d.path, d.kind])).toEqual([
-      ['CarePlan.contained[0]', 'no-place'],
-      ['CarePlan.contained[1]', 'no-place'],
-      ['CarePlan.activity', 'removed'],
+      ['Specimen.contained[0]', 'no-place'],
+      ['Specimen.contained[1]', 'no-place'],
+      ['Specimen.container', 'removed'],
     ]);
     expect(drops[0]!.why).toMatch(/nothing in the R5 resource refers to this contained resource/);
+  });
+
+  it('keeps one a value in a cross-version extension refers to (the CarePlan activity detail\'s product)', async () => {
+    const { out, drops } = await imported({
+      resourceType: 'CarePlan',
+      status: 'active',
+      intent: 'plan',
+      subject: ref('Patient/1'),
+      contained: [{ resourceType: 'Medication', id: 'in-detail', code: cc('m') }],
+      activity: [{ detail: { status: 'scheduled', productReference: ref('#in-detail') } }],
+    });
+    expect(out.contained.map((c: Json) => c.id)).toEqual(['in-detail']);
+    expect(drops).toEqual([]);
+  });
+});
+
+/** The standard cross-version extensions' url before the R4 element path. */
+const XVER = 'http://hl7.org/fhir/4.0/StructureDefinition/extension-';
+
+/** An R4 backbone back from its complex extension: each sub-extension's value under its name (a choice element's key gets the type). */
+function backFromExtension(extension: Json, choices: ReadonlySet<string> = new Set()): Json {
+  const out: Json = {};
+  for (const sub of extension.extension as Json[]) {
+    const valueKey = Object.keys(sub).find((k) => k.startsWith('value'))!;
+    const key = choices.has(sub.url) ? `${sub.url}${valueKey.slice('value'.length)}` : sub.url;
+    out[key] = out[key] === undefined ? sub[valueKey] : [out[key], sub[valueKey]].flat();
+  }
+  return out;
+}
+
+describe("elements R5 removed go into HL7's cross-version extensions, and nothing is reported lost", () => {
+  it('Encounter.statusHistory and classHistory: one complex extension per entry, on the Encounter; diagnosis.rank on its diagnosis', async () => {
+    const period = { start: '2017-02-01T07:15:00+10:00', end: '2017-02-01T07:35:00+10:00' };
+    const { out, drops } = await imported({
+      resourceType: 'Encounter',
+      status: 'in-progress',
+      statusHistory: [{ status: 'arrived', period }, { status: 'in-progress', period: { start: '2017-02-01T07:35:00+10:00' } }],
+      class: { system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'IMP' },
+      classHistory: [{ class: { system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'EMER' }, period }],
+      diagnosis: [{ condition: ref('Condition/1'), rank: 1 }],
+    });
+    expect(out).toEqual({
+      resourceType: 'Encounter',
+      status: 'in-progress',
+      extension: [
+        { url: `${XVER}Encounter.statusHistory`, extension: [{ url: 'status', valueCode: 'arrived' }, { url: 'period', valuePeriod: period }] },
+        { url: `${XVER}Encounter.statusHistory`, extension: [{ url: 'status', valueCode: 'in-progress' }, { url: 'period', valuePeriod: { start: '2017-02-01T07:35:00+10:00' } }] },
+        {
+          url: `${XVER}Encounter.classHistory`,
+          extension: [{ url: 'class', valueCoding: { system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'EMER' } }, { url: 'period', valuePeriod: period }],
+        },
+      ],
+      class: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'IMP' }] }],
+      diagnosis: [{ condition: [{ reference: ref('Condition/1') }], extension: [{ url: `${XVER}Encounter.diagnosis.rank`, valuePositiveInt: 1 }] }],
+    });
+    expect(drops).toEqual([]);
+  });
+
+  it('CarePlan.activity.detail: on its activity, every child a sub-extension, and back again to the R4 detail', async () => {
+    const detail = {
+      kind: 'ServiceRequest',
+      code: cc('walk'),
+      reasonReference: [ref('Condition/1'), ref('Condition/2')],
+      status: 'in-progress',
+      doNotPerform: false,
+      scheduledPeriod: { start: '2024-01-01' },
+      performer: [ref('Practitioner/1')],
+      productCodeableConcept: cc('shoes'),
+      dailyAmount: { value: 3, unit: 'km' },
+      description: 'Walk daily',
+    };
+    const { out, drops } = await imported({ resourceType: 'CarePlan', status: 'active', intent: 'plan', subject: ref('Patient/1'), activity: [{ detail }, { reference: ref('ServiceRequest/1') }] });
+    expect(out.activity).toEqual([
+      {
+        extension: [
+          {
+            url: `${XVER}CarePlan.activity.detail`,
+            extension: [
+              { url: 'kind', valueCode: 'ServiceRequest' },
+              { url: 'code', valueCodeableConcept: cc('walk') },
+              { url: 'reasonReference', valueReference: ref('Condition/1') },
+              { url: 'reasonReference', valueReference: ref('Condition/2') },
+              { url: 'status', valueCode: 'in-progress' },
+              { url: 'doNotPerform', valueBoolean: false },
+              { url: 'scheduled', valuePeriod: { start: '2024-01-01' } },
+              { url: 'performer', valueReference: ref('Practitioner/1') },
+              { url: 'product', valueCodeableConcept: cc('shoes') },
+              { url: 'dailyAmount', valueQuantity: { value: 3, unit: 'km' } },
+              { url: 'description', valueString: 'Walk daily' },
+            ],
+          },
+        ],
+      },
+      { plannedActivityReference: ref('ServiceRequest/1') },
+    ]);
+    const back = backFromExtension(out.activity[0].extension[0], new Set(['scheduled', 'product']));
+    expect({ ...back, performer: [back.performer].flat() }).toEqual(detail);
+    expect(drops).toEqual([]);
+  });
+
+  it('Procedure.asserter, MedicationDispense.detectedIssue, Immunization.education: a value, a list, a backbone', async () => {
+    const procedure = await imported({ resourceType: 'Procedure', status: 'completed', subject: ref('Patient/1'), asserter: { reference: 'Practitioner/1', display: 'Dr A' } });
+    expect(procedure.out.extension).toEqual([{ url: `${XVER}Procedure.asserter`, valueReference: { reference: 'Practitioner/1', display: 'Dr A' } }]);
+    expect(procedure.drops).toEqual([]);
+    const dispense = await imported({ resourceType: 'MedicationDispense', status: 'completed', medicationCodeableConcept: cc('m'), subject: ref('Patient/1'), detectedIssue: [ref('DetectedIssue/1'), ref('DetectedIssue/2')] });
+    expect(dispense.out.extension).toEqual([
+      { url: `${XVER}MedicationDispense.detectedIssue`, valueReference: ref('DetectedIssue/1') },
+      { url: `${XVER}MedicationDispense.detectedIssue`, valueReference: ref('DetectedIssue/2') },
+    ]);
+    expect(dispense.drops).toEqual([]);
+    const immunization = await imported({
+      resourceType: 'Immunization',
+      status: 'completed',
+      vaccineCode: cc('v'),
+      patient: ref('Patient/1'),
+      occurrenceDateTime: '2024-01-01',
+      education: [{ documentType: '253088698300010311120702', publicationDate: '2012-07-02', presentationDate: '2013-01-10' }],
+    });
+    expect(immunization.out.extension).toEqual([
+      {
+        url: `${XVER}Immunization.education`,
+        extension: [
+          { url: 'documentType', valueString: '253088698300010311120702' },
+          { url: 'publicationDate', valueDateTime: '2012-07-02' },
+          { url: 'presentationDate', valueDateTime: '2013-01-10' },
+        ],
+      },
+    ]);
+    expect(immunization.drops).toEqual([]);
+  });
+
+  it('what a backbone holds that an extension cannot is reported: a modifier extension, a key R4 does not define', async () => {
+    const { out, drops } = await imported({
+      resourceType: 'Encounter',
+      status: 'in-progress',
+      class: { code: 'IMP' },
+      statusHistory: [{ status: 'arrived', period: { start: '2024-01-01' }, modifierExtension: [{ url: 'http://x.example/m', valueBoolean: true }], nonsense: 1 }],
+    });
+    expect(out.extension).toEqual([{ url: `${XVER}Encounter.statusHistory`, extension: [{ url: 'status', valueCode: 'arrived' }, { url: 'period', valuePeriod: { start: '2024-01-01' } }] }]);
+    expect(drops.map((d) => [d.path, d.kind])).toEqual([
+      ['Encounter.statusHistory[0].modifierExtension', 'no-place'],
+      ['Encounter.statusHistory[0].nonsense', 'unknown-element'],
+    ]);
   });
 });
 
@@ -226,6 +379,14 @@ describe('the compiler refuses a fact whose paths or types do not exist, that ca
 
   it('a fact under a backbone that goes nowhere', () => {
     expect(add({ from: 'Specimen.container.description', to: 'Specimen.note', reason: 'x' })).toThrow(/can never apply: its parent Specimen.container goes nowhere/);
+  });
+
+  it('a cross-version extension of an element that is not this one or an ancestor, of a repeating ancestor, or of a value an extension cannot hold', () => {
+    const replaced = (from: string, change: Partial<ConversionFact>) => compiledWith((facts) => facts.map((f) => (f.from === from ? { ...f, ...change } : f)));
+    expect(replaced('Encounter.diagnosis.rank', { inExtensionOf: 'Encounter.status' })).toThrow(/not this element or an ancestor/);
+    expect(replaced('Encounter.diagnosis.rank', { inExtensionOf: 'Encounter.diagnosis' })).toThrow(/Encounter.diagnosis repeats/);
+    expect(replaced('Medication.form', { inExtensionOf: 'Medication.form' })).toThrow(/only an element with no R5 element/);
+    expect(add({ from: 'CarePlan.contained', to: null, inExtensionOf: 'CarePlan.contained', reason: 'x' })).toThrow(/Extension.value\[x\] takes no CarePlan.contained: Resource/);
   });
 
   it('a stored type\'s element with no rule and no fact saying why', () => {

@@ -49,11 +49,11 @@ describe('drop warnings name the real cause', () => {
   });
 
   it('an element R4 has and R5 removed (not-supported), with the team\'s reason; a type of a choice R5 removed', () => {
-    expect(warningAt({ resourceType: 'Encounter', status: 'planned', class: { code: 'AMB' }, classHistory: [{ class: { code: 'IMP' }, period: { start: '2024-01-01' } }] }, 'Encounter.classHistory')).toEqual({
+    expect(warningAt({ resourceType: 'Coverage', status: 'active', beneficiary: ref('Patient/1'), payor: [ref('Organization/1')] }, 'Coverage.payor')).toEqual({
       severity: 'warning',
       code: 'not-supported',
-      diagnostics: 'Encounter.classHistory is an R4 element R5 removed (R5 removed classHistory (history is kept in EncounterHistory resources)); it was dropped.',
-      expression: ['Encounter.classHistory'],
+      diagnostics: 'Coverage.payor is an R4 element R5 removed (R5 has no payor; the payer is split into insurer and paymentBy.party with narrower meanings, so the value is dropped and reported); it was dropped.',
+      expression: ['Coverage.payor'],
     });
     const contributor = { resourceType: 'Condition', subject: ref('Patient/1'), extension: [{ url: 'http://x.example/e', valueContributor: { type: 'author', name: 'A' } }] };
     expect(warningAt(contributor, 'Condition.extension[0].valueContributor')!.diagnostics).toBe(
