@@ -1,27 +1,33 @@
 /**
  * A stored reading as a FHIR R5 Observation (docs/api.md#effective-time-and-rendering): id, meta (lastUpdated, the native source),
- * identifiers, status as uploaded, the code with its display, subject, device, the lifted
- * effective time, and the payload attachment byte for byte.
+ * identifiers, status as uploaded, the code with its display and, after it, the schema's standard
+ * coding (LOINC), subject, device, the lifted effective time, the payload attachment byte for byte,
+ * and the lifted values as components.
  */
 import type { Code } from '../directory/model';
 import { nativeSourceUri } from '../fhir/constants';
 import { fhirEffective } from '../omh/effective-time';
+import { schemaQuantities } from '../omh/quantities';
 import type { StoredObservation } from './model';
+import { componentsOf, readingValues } from './values';
 
 export type FhirObservation = Record<string, unknown> & { resourceType: 'Observation'; id: string };
 
 export function toFhirObservation(o: StoredObservation, code: Code): FhirObservation {
+  const quantities = schemaQuantities(code.code);
+  const components = quantities ? componentsOf(readingValues(o, code.code), quantities) : [];
   return {
     resourceType: 'Observation',
     id: String(o.id),
     meta: { lastUpdated: o.lastUpdated, source: nativeSourceUri() },
     ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
     status: o.status,
-    code: { coding: [{ system: code.system, code: code.code, display: code.display }] },
+    code: { coding: [{ system: code.system, code: code.code, display: code.display }, ...(quantities?.coding ? [{ ...quantities.coding }] : [])] },
     subject: { reference: `Patient/${o.patientId}` },
     ...fhirEffective(o.effective),
     device: { reference: `Device/${o.deviceId}` },
     valueAttachment: { contentType: 'application/json', data: o.data },
+    ...(components.length > 0 ? { component: components } : {}),
   };
 }
 

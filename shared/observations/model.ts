@@ -28,6 +28,23 @@ export interface NewObservation {
   uuid: string;
   /** Undefined when the payload has no time frame. */
   effective: EffectiveTime | undefined;
+  /**
+   * The payload's `{value, unit}` members, lifted on upload as the effective time is
+   * (docs/payloads.md#the-values-inside-a-payload). Undefined only for a reading stored before
+   * values were lifted and not yet migrated (`npm run migrate:observations -- values`).
+   */
+  values?: KeptValue[];
+}
+
+/**
+ * A lifted value as a reading keeps it: the member (an index into the schema's quantities), the
+ * number as uploaded, and the unit as uploaded only when it is not the member's first allowed
+ * unit (most readings are in it), so a heart rate adds four bytes to its row.
+ */
+export interface KeptValue {
+  member: number;
+  value: number;
+  unit?: string;
 }
 
 /** A reading's identity: its patient and `header.uuid` (a re-post is the same reading). */

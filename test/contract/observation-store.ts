@@ -275,6 +275,26 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         expect(tested).toEqual(stored.map(({ data: _data, uuid: _uuid, ...facts }) => facts));
       });
 
+      it("keeps a reading's lifted values (units that need escaping too) and gives them back with the reading and its facts", async () => {
+        const patient = newPatient();
+        const values = [
+          { member: 0, value: 58 },
+          { member: 1, value: 154.3, unit: 'lb' },
+          { member: 2, value: -0.25, unit: 'odd;unit:with%,signs' },
+          { member: 3, value: 1e21, unit: 'g' },
+        ];
+        const kept = await storeOne(reading(patient, { values }));
+        const before = await storeOne(reading(patient, { at: 1 })); // stored before values were lifted: none kept
+        expect(kept.values).toEqual(values);
+        expect(await readObservation(kept.id)).toEqual(kept);
+        expect((await readObservation(before.id))?.values).toBeUndefined();
+        const q: ReadingsQuery = { patientId: patient, order: 'effective', ascending: true, time: {} };
+        expect(await allRows(q)).toEqual([kept, before]);
+        const facts: unknown[] = [];
+        await countReadings(q, (f) => facts.push(f) > 0);
+        expect(facts).toEqual([kept, before].map(({ data: _data, uuid: _uuid, ...f }) => f));
+      });
+
       it('refuses a reading too large to keep, and an identifier too long to claim, before anything is written', async () => {
         const small = { ...reading(newPatient()), id: 1, lastUpdated: new Date(T0).toISOString() };
         expect(observationStore().tooLarge(small)).toBeUndefined();

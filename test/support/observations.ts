@@ -8,7 +8,7 @@
  */
 import { OMH_SYSTEM } from '../../shared/fhir/constants';
 import { DEMO_CODES, IEEE_SYSTEM, SEEDED_CODES } from '../../shared/directory/codes';
-import { sampleAttachment, type EffectiveForm } from '../../shared/omh/samples';
+import { encodePayload, sampleAttachment, samplePayload, type EffectiveForm } from '../../shared/omh/samples';
 import { schemaForCode } from '../../shared/omh/schemas/index';
 import type { DataSource, Organization, Patient, Practitioner } from '../../shared/directory/model';
 import { call, type TestResponse } from './invoke';
@@ -47,6 +47,8 @@ export interface ObservationOptions {
   deviceId?: number;
   identifiers?: Array<{ system?: string; value: string }>;
   status?: string;
+  /** Body members to set (`{ heart_rate: { value: 134, unit: 'beats/min' } }`) over the sample's. */
+  members?: Record<string, unknown>;
 }
 
 /** An Observation resource as a device uploads it. */
@@ -59,13 +61,20 @@ export function observation(world: Pick<ObservationWorld, 'patient' | 'device'>,
     code: { coding: [{ system: systemOf(code), code }] },
     subject: { reference: `Patient/${o.patientId ?? world.patient.id}` },
     device: { reference: `Device/${o.deviceId ?? world.device.id}` },
-    valueAttachment: sampleAttachment(code, {
-      ...(o.at !== undefined ? { at: o.at } : {}),
-      ...(o.form ? { form: o.form } : {}),
-      ...(o.spanMinutes !== undefined ? { spanMinutes: o.spanMinutes } : {}),
-      ...(o.uuid ? { uuid: o.uuid } : {}),
-    }),
+    valueAttachment: attachmentOf(code, o),
   };
+}
+
+function attachmentOf(code: string, o: ObservationOptions): { contentType: string; data: string } {
+  const options = {
+    ...(o.at !== undefined ? { at: o.at } : {}),
+    ...(o.form ? { form: o.form } : {}),
+    ...(o.spanMinutes !== undefined ? { spanMinutes: o.spanMinutes } : {}),
+    ...(o.uuid ? { uuid: o.uuid } : {}),
+  };
+  if (!o.members) return sampleAttachment(code, options);
+  const payload = samplePayload(code, options);
+  return { contentType: 'application/json', data: encodePayload({ ...payload, body: { ...payload.body, ...o.members } }) };
 }
 
 /** An Observation that is not mobile-health coded (a lab result): the native store hands it to the auxiliary store. */

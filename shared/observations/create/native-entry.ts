@@ -2,10 +2,12 @@
  * The checks of one mobile-health Observation before it is stored, in the order clients know
  * (each failure is the entry's answer):
  *
- * 1. a valid R5 Observation (400; `id`, `meta` and `effective[x]` sent by the client are ignored);
+ * 1. a valid R5 Observation (400; `id`, `meta`, `effective[x]` and `component` sent by the client
+ *    are ignored: the service lifts the effective time and the values from the payload);
  * 2. `subject` a patient the caller may write for (403, also for an unknown patient);
  * 3. `device` a data source of type `personal_device` (400);
- * 4. exactly one coding, whose (system, code) is in the code table (400);
+ * 4. one coding in the code table, first (400); the schema's standard coding the service shows
+ *    beside it may follow it (a reading read back and posted again), nothing else;
  * 5. the code consented by the patient in a study (403);
  * 6. the payload: Base64 of UTF-8 JSON, header and body valid for the code (400 / 422).
  *
@@ -25,6 +27,8 @@ import { checkPayload } from '../../omh/check';
 import { codeByCoding } from '../code-table-cache';
 import { observationStore } from '../store/current';
 import type { NewObservation, ObservationIdentifier } from '../model';
+import { schemaQuantities } from '../../omh/quantities';
+import { keptValues } from '../values';
 
 export type EntryCheck =
   | { ok: true; observation: NewObservation; code: Code; warnings: OutcomeIssue[] }
@@ -52,7 +56,7 @@ function memo<K, V>(map: Map<K, Promise<V>>, key: K, load: () => Promise<V>): Pr
 }
 
 /** Elements the service sets itself; a client's values are ignored. */
-const IGNORED = ['id', 'meta', 'effectiveDateTime', 'effectivePeriod', 'effectiveInstant', 'effectiveTiming'];
+const IGNORED = ['id', 'meta', 'effectiveDateTime', 'effectivePeriod', 'effectiveInstant', 'effectiveTiming', 'component'];
 
 /** Elements a native Observation keeps; others are valid R5 but not stored (the entry says so). */
 const STORED = new Set(['resourceType', 'identifier', 'status', 'code', 'subject', 'device', 'valueAttachment', ...IGNORED]);
@@ -119,6 +123,7 @@ async function check(resource: unknown, ctx: UploadContext): Promise<EntryCheck>
       data: (kept.valueAttachment as Json).data as string,
       uuid: payload.uuid,
       effective: payload.effective,
+      values: keptValues(code.code, payload.payload.body),
     },
   };
 }
@@ -167,11 +172,19 @@ function identifiersOf(resource: Json): ObservationIdentifier[] {
 
 async function codeOf(resource: Json): Promise<Code> {
   const coding = ((resource.code as { coding?: Array<{ system?: string; code?: string }> }).coding ?? []);
-  if (coding.length !== 1) {
-    fail(400, 'value', `A mobile-health Observation has exactly one code.coding (found ${coding.length}).`, 'Observation.code.coding');
+  if (coding.length === 0 || coding.length > 2) {
+    fail(400, 'value', `A mobile-health Observation has one code.coding from the code table, optionally followed by its standard coding (found ${coding.length}).`, 'Observation.code.coding');
   }
   const { system, code } = coding[0]!;
   const found = system && code ? await codeByCoding(system, code) : undefined;
   if (!found) return fail(400, 'code-invalid', `Code not found: ${system ?? '(no system)'}|${code ?? '(no code)'} is not in the code table.`, 'Observation.code.coding[0]');
+  const second = coding[1];
+  if (second !== undefined) {
+    const standard = schemaQuantities(found.code)?.coding;
+    if (!standard || second.system !== standard.system || second.code !== standard.code) {
+      const expected = standard ? `${standard.system}|${standard.code}` : 'none';
+      fail(400, 'value', `Observation.code.coding[1] may only be the standard coding of ${found.code} (${expected}), found ${second.system ?? '(no system)'}|${second.code ?? '(no code)'}.`, 'Observation.code.coding[1]');
+    }
+  }
   return found;
 }

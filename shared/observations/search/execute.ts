@@ -18,6 +18,7 @@ import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '..
 import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './filters';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
+import { resolveQueryUnits, valueTest } from './values';
 import { patientQueries, type PatientRead } from './segments';
 import { ArrayStream, orderedRows, runsOf, type RowStream } from './streams';
 
@@ -42,6 +43,14 @@ interface Plan {
   codes: Map<Id, Set<Id> | undefined>;
   ids: Set<number> | undefined;
   spans: Map<Id, number>;
+  /** The test of a row's values, when the query has value criteria. */
+  values: ((o: ReadingFacts) => boolean) | undefined;
+}
+
+/** The test of the query's value criteria (their units resolved once), or undefined when it has none. */
+async function valuesTestOf(query: NativeQuery, table: readonly Code[]): Promise<Plan['values']> {
+  if (query.values.length === 0) return undefined;
+  return valueTest(query.values, new Map(table.map((c) => [c.id, c])), await resolveQueryUnits(query.values));
 }
 
 /** The patients in reach under every scoping filter (AND), and the study codes each may show. */
@@ -92,7 +101,8 @@ async function planOf(
   const filter = codeFilter(query, table);
   const codes = new Map(patients.map((p) => [p, allowedCodes(filter, studyCodes?.get(p))]));
   const reachable = patients.filter((p) => codes.get(p)?.size !== 0);
-  return { patients: reachable, codes, ids: idFilter(query), spans: await spansOf(reachable) };
+  const [spans, values] = await Promise.all([spansOf(reachable), valuesTestOf(query, table)]);
+  return { patients: reachable, codes, ids: idFilter(query), spans, values };
 }
 
 /**
@@ -107,7 +117,7 @@ export async function* matchingRows(queries: readonly NativeQuery[], patients: r
   const earlier: Array<(o: StoredObservation) => boolean> = [];
   for (const query of queries) {
     const p = await planOf(query, table, patients, studyMap, (reachable) => spansFor(query, reachable));
-    const test = rowTest(query, p.codes, now);
+    const test = rowTest(query, p.codes, now, p.values);
     const before = [...earlier];
     const keep = (o: StoredObservation) => test(o) && !before.some((matched) => matched(o));
     earlier.push(test);
@@ -162,7 +172,8 @@ export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Pos
   const cursor = cursorOf(search, query.cursor);
   const t: Traversal = { order: query.order, backward: cursor?.direction === 'previous' };
   const table = await allCodes();
-  const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(likelyPatient, query, table);
+  const values = await valuesTestOf(query, table);
+  const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(likelyPatient, query, table, values);
   const early = guess && pageOf(query, guess, t, cursor, now);
   early?.catch(() => undefined); // settled below, or abandoned when the scope refuses
   return { cursor, t, table, guess, early };
@@ -182,14 +193,14 @@ export async function searchObservations(
   const result: SearchPage = { rows: page.rows };
   if (page.next) result.next = page.next;
   if (page.previous) result.previous = page.previous;
-  if (query.summaryCount || query.totalAccurate) result.total = await countMatches(query, p, rowTest(query, p.codes, now), now);
+  if (query.summaryCount || query.totalAccurate) result.total = await countMatches(query, p, rowTest(query, p.codes, now, p.values), now);
   else if (!cursor && !page.more) result.total = page.rows.length;
   return result;
 }
 
 async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor<Position> | undefined, now: number): Promise<RowPage> {
   if (query.summaryCount) return { rows: [], more: false };
-  const test = rowTest(query, p.codes, now);
+  const test = rowTest(query, p.codes, now, p.values);
   const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
   const follows = (o: StoredObservation) => !cursor || compareIn(t, positionOf(t.order, o), cursor.at) > 0;
   const keep = (o: StoredObservation) => test(o) && follows(o);
@@ -215,9 +226,9 @@ export function likelyPatientOf(query: NativeQuery, caller: Pick<Caller, 'kind'>
   return undefined;
 }
 
-function likelyPlan(patientId: Id | undefined, query: NativeQuery, table: readonly Code[]): Plan | undefined {
+function likelyPlan(patientId: Id | undefined, query: NativeQuery, table: readonly Code[], values: Plan['values']): Plan | undefined {
   if (patientId === undefined) return undefined;
-  return { patients: [patientId], codes: new Map([[patientId, codeFilter(query, table)]]), ids: undefined, spans: new Map([[patientId, knownSpan(patientId)]]) };
+  return { patients: [patientId], codes: new Map([[patientId, codeFilter(query, table)]]), ids: undefined, spans: new Map([[patientId, knownSpan(patientId)]]), values };
 }
 
 const list = <T>(v: T | readonly T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? [...(v as readonly T[])] : [v as T]);

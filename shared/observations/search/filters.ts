@@ -13,6 +13,7 @@ import type { TimeRange } from '../../fhir/search/dates';
 import { dateMatches, tokenMatches } from '../../fhir/search/match';
 import { normaliseText } from '../../fhir/search/text';
 import type { ReadingFacts } from '../model';
+import { schemaQuantities } from '../../omh/quantities';
 import type { NativeQuery } from './query';
 
 /** Codes a `code` parameter selects: its alternatives (OR), or the codes not selected (`:not`). */
@@ -23,7 +24,9 @@ function codesOf(criterion: NativeQuery['codes'][number], table: readonly Code[]
         const text = normaliseText(c.display);
         return q.text !== undefined && (text.startsWith(q.text) || text.includes(` ${q.text}`));
       }
-      return tokenMatches({ s: c.system, c: c.code }, q);
+      // The schema's standard coding (LOINC) names the code too: `code=http://loinc.org|8867-4` finds heart rates.
+      const standard = schemaQuantities(c.code)?.coding;
+      return tokenMatches({ s: c.system, c: c.code }, q) || (standard !== undefined && tokenMatches({ s: standard.system, c: standard.code }, q));
     }),
   );
   const ids = new Set(hits.map((c) => c.id));
@@ -60,11 +63,14 @@ const allOf = <T>(criteria: readonly T[][], test: (value: T) => boolean) => crit
 
 /** True when the query tests more than a row's code, so counting must read the rows. */
 export function testsBeyondCode(query: NativeQuery): boolean {
-  return query.ids.length + query.dates.length + query.lastUpdated.length + query.statuses.length + query.identifiers.length + query.devices.length > 0;
+  return query.ids.length + query.dates.length + query.lastUpdated.length + query.statuses.length + query.identifiers.length + query.devices.length + query.values.length > 0;
 }
 
-/** The exact test of a row; `codes` gives each patient's allowed codes (absent: any code). */
-export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | undefined>, now = Date.now()): (o: ReadingFacts) => boolean {
+/**
+ * The exact test of a row; `codes` gives each patient's allowed codes (absent: any code), `values`
+ * the test of its values when the query has value criteria (./values.ts, made once per search).
+ */
+export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | undefined>, now = Date.now(), values?: (o: ReadingFacts) => boolean): (o: ReadingFacts) => boolean {
   const ids = idFilter(query);
   const dates = (q: DateQuery[][], range: TimeRange | undefined) => q.length === 0 || (range !== undefined && allOf(q, (d) => dateMatches(range, d, now)));
   return (o) => {
@@ -77,6 +83,7 @@ export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | und
     if (!query.statuses.every((s) => s.values.includes(o.status) !== s.not)) return false;
     const identifiers = o.identifiers.map((i) => ({ ...(i.system !== undefined ? { s: i.system } : {}), c: i.value }));
     if (!allOf(query.identifiers, (q: TokenQuery) => identifiers.some((i) => tokenMatches(i, q)))) return false;
-    return allOf(query.devices, (d) => d === String(o.deviceId));
+    if (!allOf(query.devices, (d) => d === String(o.deviceId))) return false;
+    return values === undefined || values(o);
   };
 }

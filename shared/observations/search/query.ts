@@ -12,6 +12,7 @@ import { parseSearch, type DateQuery, type TokenQuery, type UnknownParam } from 
 import { CURSOR_PARAM, readPageRequest } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
 import type { Order } from './order';
+import { isValueParam, type ValueCriterion } from './values';
 
 export interface NativeQuery {
   /** All must hold; each is one repetition of the scoping parameters (values within a field are OR). */
@@ -27,6 +28,8 @@ export interface NativeQuery {
   identifiers: TokenQuery[][];
   /** `device`: each an OR of data source ids (text as sent). */
   devices: string[][];
+  /** `value-quantity`, `component-code`, the composites, ...: each must hold (./values.ts). */
+  values: ValueCriterion[];
   order: Order;
   count: number;
   /** `_summary=count` or `_count=0`: the total only. */
@@ -67,6 +70,7 @@ export function parseNativeQuery(params: URLSearchParams): NativeQuery {
     statuses: [],
     identifiers: [],
     devices: [],
+    values: [],
     order: DEFAULT_ORDER,
     count: paging.count,
     summaryCount: paging.countOnly,
@@ -97,6 +101,8 @@ export function parseNativeQuery(params: URLSearchParams): NativeQuery {
       q.statuses.push({ not: c.modifier === 'not', values: c.values.map((v) => v.code ?? '') });
     } else if (code === 'identifier' && c.kind === 'token' && !c.modifier) {
       q.identifiers.push(c.values);
+    } else if (isValueParam(code) && (c.kind === 'quantity' || c.kind === 'composite' || (c.kind === 'token' && c.modifier !== 'text'))) {
+      q.values.push(c);
     } else if (code === 'device' && c.kind === 'reference') {
       q.devices.push(c.values.filter((v) => v.type === undefined || v.type === 'Device').map((v) => v.id ?? ''));
     } else {

@@ -2,7 +2,7 @@
 import type { EffectiveTime } from '../../omh/effective-time';
 import { itemSize, type StoredItem } from '../../store/capacity';
 import { codeEffectiveSortKey, codeShard, effectiveSortKey, observationKeys, updatedSortKey } from './dynamo-keys';
-import type { ObservationIdentifier, ReadingFacts, StoredObservation } from '../model';
+import type { KeptValue, ObservationIdentifier, ReadingFacts, StoredObservation } from '../model';
 
 export type ObservationItem = Record<string, unknown>;
 
@@ -39,6 +39,7 @@ export function toItem(o: StoredObservation): ObservationItem {
     ...(o.status !== FINAL ? { status: o.status } : {}),
     ...(o.identifiers.length > 0 ? { identifiers: o.identifiers } : {}),
     data: storedPayload(o.data),
+    ...(o.values !== undefined ? { q: encodeValues(o.values) } : {}),
     // Only what differs from an instant is stored: a period's kind, an end after the start.
     ...(o.effective
       ? {
@@ -65,7 +66,24 @@ export const uuidOf = (item: ObservationItem): string => String(item.sk).slice(2
  * decode. A field added to `toItem` and read back must be named here too (a unit test reads a
  * row of every shape through this list).
  */
-export const ROW_FIELDS: readonly string[] = ['sk', 'id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'data', 'effKind', 'effStart', 'effEnd', 'updatedSk'];
+export const ROW_FIELDS: readonly string[] = ['sk', 'id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'data', 'effKind', 'effStart', 'effEnd', 'updatedSk', 'q'];
+
+/**
+ * A reading's kept values as one short text: `member:value[:unit]` joined by `;`, the unit
+ * percent-encoded (a heart rate is `0:58`, a weight in pounds `0:154.3:lb`): a few bytes instead of
+ * a list of maps, so the row and the index that copies it stay within the write unit they had.
+ */
+export function encodeValues(values: readonly KeptValue[]): string {
+  return values.map((v) => (v.unit === undefined ? `${v.member}:${v.value}` : `${v.member}:${v.value}:${encodeURIComponent(v.unit)}`)).join(';');
+}
+
+export function decodeValues(text: string): KeptValue[] {
+  if (text === '') return [];
+  return text.split(';').map((entry) => {
+    const [member, value, unit] = entry.split(':');
+    return unit === undefined ? { member: Number(member), value: Number(value) } : { member: Number(member), value: Number(value), unit: decodeURIComponent(unit) };
+  });
+}
 
 /** What a count tests of a row (`ReadingFacts`): everything but the payload and `header.uuid`. */
 export function factsOf(item: ObservationItem): ReadingFacts {
@@ -82,6 +100,7 @@ export function factsOf(item: ObservationItem): ReadingFacts {
     identifiers: (item.identifiers as ObservationIdentifier[] | undefined) ?? [],
     effective,
     lastUpdated: lastUpdatedOf(item),
+    ...(item.q !== undefined ? { values: decodeValues(item.q as string) } : {}),
   };
 }
 

@@ -95,7 +95,7 @@ export async function readings(q: ReadingsQuery, limit: number | undefined, star
 }
 
 /** The fields a count tests (`ReadingFacts`): no payload, no key. */
-const COUNT_FIELDS = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'effKind', 'effStart', 'effEnd', 'updatedSk'];
+const COUNT_FIELDS = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'effKind', 'effStart', 'effEnd', 'updatedSk', 'q'];
 
 /** A count: with Select COUNT when nothing is tested, else reading only the fields tested. */
 export async function countReadings(q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean): Promise<number> {

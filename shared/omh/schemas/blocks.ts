@@ -12,7 +12,9 @@ import { DURATION_UNITS, PARTS_OF_DAY } from './vocabulary';
 
 /** `{value: number, unit}`, both required; `unit` one of `units`, or any string when omitted. */
 export function unitValue(units?: readonly string[]): Validator {
-  return object({ value: req(number), unit: req(units ? enumOf(units) : string) });
+  const validate = object({ value: req(number), unit: req(units ? enumOf(units) : string) });
+  validate.unitValue = { units };
+  return validate;
 }
 
 /** A duration-unit-value, optionally narrowed to some of the duration units. */
@@ -55,7 +57,9 @@ const intervalOnly: ObjectRule = (v: JsonObject, path, issues) => {
 };
 
 function timeFrame(interval: Validator, onlyIntervals: boolean): Validator {
-  return object({ date_time: opt(dateTime), time_interval: opt(interval) }, onlyIntervals ? intervalOnly : dateTimeOrInterval);
+  const validate = object({ date_time: opt(dateTime), time_interval: opt(interval) }, onlyIntervals ? intervalOnly : dateTimeOrInterval);
+  validate.timeFrame = true;
+  return validate;
 }
 
 /** Open mHealth time frame 1.x: a date_time or any of the four interval forms. */

@@ -20,6 +20,20 @@ export interface PayloadIssue {
 export type Validator = ((value: unknown, path: string, issues: PayloadIssue[]) => void) & {
   /** The members an object validator declares: tells `exactlyOneOf` which branch a value aims at. */
   members?: readonly string[];
+  /*
+   * What a validator is made of, for walks over a schema that read it as a declaration (the table of
+   * a body's unit-values, shared/omh/quantities/): never consulted while validating.
+   */
+  /** An object validator's declared members, in declaration order. */
+  declared?: readonly (readonly [name: string, member: Member])[];
+  /** An `arrayOf` validator's item validator. */
+  items?: Validator;
+  /** An `exactlyOneOf` validator's branches. */
+  branches?: readonly Validator[];
+  /** A `{value, unit}` pair (`unitValue` in blocks.ts): the units it allows; `units` undefined: any string. */
+  unitValue?: { units: readonly string[] | undefined };
+  /** A time frame (blocks.ts): the reading's time, lifted by effective-time.ts, not one of its values. */
+  timeFrame?: true;
 };
 
 /** A check on an object that is already known to be one (e.g. which members may appear together). */
@@ -99,6 +113,7 @@ export function object(members: Record<string, Member>, ...rules: ObjectRule[]):
     for (const rule of rules) rule(v, path, issues);
   };
   validate.members = Object.keys(members);
+  validate.declared = entries;
   return validate;
 }
 
@@ -131,10 +146,12 @@ function hasAll(v: JsonObject, keys: readonly string[]): boolean {
 }
 
 export function arrayOf(item: Validator): Validator {
-  return (v, path, issues) => {
+  const validate: Validator = (v, path, issues) => {
     if (!Array.isArray(v)) return fail(issues, path, 'must be an array', 'structure');
     for (let i = 0; i < v.length; i++) item(v[i], `${path}[${i}]`, issues);
   };
+  validate.items = item;
+  return validate;
 }
 
 /**
@@ -145,7 +162,7 @@ export function arrayOf(item: Validator): Validator {
 export function exactlyOneOf(branches: Record<string, Validator>): Validator {
   const entries = Object.entries(branches);
   const alternatives = entries.map(([label]) => label).join('; ');
-  return (v, path, issues) => {
+  const validate: Validator = (v, path, issues) => {
     const matched: string[] = [];
     let closest: PayloadIssue[][] = [];
     let closestScore = -Infinity;
@@ -166,6 +183,8 @@ export function exactlyOneOf(branches: Record<string, Validator>): Validator {
     if (closest.length === 1) issues.push(...closest[0]!);
     else fail(issues, path, `must be exactly one of: ${alternatives}`, 'structure');
   };
+  validate.branches = entries.map(([, branch]) => branch);
+  return validate;
 }
 
 function membersPresent(validate: Validator, v: unknown): number {

@@ -76,7 +76,9 @@ describe('a bad entry fails alone, leaves nothing behind, and the valid entries 
     ['a date-time without an offset', () => ({ resource: withData(good(), payloadWith((p) => (p.body.effective_time_frame = { date_time: '2025-02-03T10:00:00' }))) }), '422 Unprocessable Entity'],
     ['a duration with an unknown unit', () => ({ resource: withData(good(), payloadWith((p) => (p.body.effective_time_frame = { time_interval: { start_date_time: '2025-02-03T10:00:00Z', duration: { value: 3, unit: 'fortnight' } } }))) }), '422 Unprocessable Entity'],
     ['an unknown code', () => ({ resource: recoded(good(), { system: 'https://w3id.org/openmhealth', code: 'omh:heart-rate:9.0' }) }), '400 Bad Request', 'Observation.code.coding[0]'],
-    ['two codings', () => ({ resource: recoded(good(), { system: 'https://w3id.org/openmhealth', code: 'omh:heart-rate:2.0' }, { system: 'http://loinc.org', code: '8867-4' }) }), '400 Bad Request', 'Observation.code.coding'],
+    // The reading's standard coding may follow its omh: coding (a reading read back and posted again); nothing else may.
+    ['a second coding that is not the standard one', () => ({ resource: recoded(good(), { system: 'https://w3id.org/openmhealth', code: 'omh:heart-rate:2.0' }, { system: 'http://loinc.org', code: '8480-6' }) }), '400 Bad Request', 'Observation.code.coding[1]'],
+    ['three codings', () => ({ resource: recoded(good(), { system: 'https://w3id.org/openmhealth', code: 'omh:heart-rate:2.0' }, { system: 'http://loinc.org', code: '8867-4' }, { system: 'http://loinc.org', code: '8867-4' }) }), '400 Bad Request', 'Observation.code.coding'],
     ['an unknown patient', () => ({ resource: observation(world, { patientId: 999_999 }) }), '403 Forbidden'],
     ['a subject that is not a Patient', () => ({ resource: { ...good(), subject: { reference: 'Group/1' } } }), '400 Bad Request', 'Observation.subject.reference'],
     ['no subject', () => ({ resource: { ...good(), subject: undefined } }), '400 Bad Request', 'Observation.subject'],

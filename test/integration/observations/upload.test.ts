@@ -41,12 +41,23 @@ describe('batch upload', () => {
       resourceType: 'Observation',
       status: 'preliminary',
       meta: { source: nativeSourceUri() },
-      code: { coding: [{ system: 'https://w3id.org/openmhealth', code: 'omh:blood-pressure:4.0', display: 'Blood pressure' }] },
+      code: {
+        coding: [
+          { system: 'https://w3id.org/openmhealth', code: 'omh:blood-pressure:4.0', display: 'Blood pressure' },
+          { system: 'http://loinc.org', code: '85354-9' },
+        ],
+      },
       subject: { reference: `Patient/${world.patient.id}` },
       device: { reference: `Device/${world.device.id}` },
       effectiveDateTime: '2025-01-02T08:00:00Z',
       valueAttachment: { contentType: 'application/json' },
     });
+    // The payload's numbers as components, copied from it: systolic and diastolic in mm[Hg].
+    const body = JSON.parse(Buffer.from(resource.valueAttachment.data, 'base64').toString('utf8')).body;
+    expect(resource.component).toEqual([
+      { code: { coding: [expect.objectContaining({ system: 'http://loinc.org', code: '8480-6' })] }, valueQuantity: { value: body.systolic_blood_pressure.value, unit: 'mmHg', system: 'http://unitsofmeasure.org', code: 'mm[Hg]' } },
+      { code: { coding: [expect.objectContaining({ system: 'http://loinc.org', code: '8462-4' })] }, valueQuantity: { value: body.diastolic_blood_pressure.value, unit: 'mmHg', system: 'http://unitsofmeasure.org', code: 'mm[Hg]' } },
+    ]);
     expect(resource.meta.lastUpdated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const read = await call('GET', `/FHIR/R5/Observation/${resource.id}`, { token: world.practitioner.token });
     expect(read.status).toBe(200);
@@ -54,14 +65,16 @@ describe('batch upload', () => {
     expect(read.headers['etag']).toBe('W/"1"');
   });
 
-  it('ignores an id, meta and effective[x] sent by the client, and says which elements it does not keep', async () => {
-    const sent = { ...observation(world, { at: Date.UTC(2025, 0, 3) }), id: 'client-id', meta: { versionId: '7', lastUpdated: '2000-01-01T00:00:00Z' }, effectiveDateTime: '1999-01-01T00:00:00Z', note: [{ text: 'hello' }] };
+  it('ignores an id, meta, effective[x] and components sent by the client, and says which elements it does not keep', async () => {
+    const component = [{ code: { coding: [{ system: 'http://loinc.org', code: '8867-4' }] }, valueQuantity: { value: 999, unit: '/min' } }];
+    const sent = { ...observation(world, { at: Date.UTC(2025, 0, 3) }), id: 'client-id', meta: { versionId: '7', lastUpdated: '2000-01-01T00:00:00Z' }, effectiveDateTime: '1999-01-01T00:00:00Z', component, note: [{ text: 'hello' }] };
     const res = await upload(world.patient.token, [sent]);
     const entry = res.json.entry[0];
     expect(entry.response.status).toBe('201 Created');
     expect(entry.resource.id).not.toBe('client-id');
     expect(entry.resource.meta.lastUpdated).not.toBe('2000-01-01T00:00:00Z');
     expect(entry.resource.effectivePeriod.start).toBe('2025-01-03T00:00:00Z');
+    expect(entry.resource.component.map((c: { valueQuantity: { value: number } }) => c.valueQuantity.value)).not.toContain(999);
     expect(entry.resource.note).toBeUndefined();
     expect(entry.response.outcome.issue).toEqual([expect.objectContaining({ severity: 'warning', expression: ['Observation.note'] })]);
   });
@@ -103,10 +116,19 @@ describe('single create', () => {
   it('answers 201 with the resource, Location, ETag and Last-Modified', async () => {
     const res = await call('POST', '/FHIR/R5/Observation', { token: world.patient.token, body: observation(world, { code: 'omh:step-count:3.0' }) });
     expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ resourceType: 'Observation', code: { coding: [{ code: 'omh:step-count:3.0' }] } });
+    expect(res.json).toMatchObject({ resourceType: 'Observation', code: { coding: [{ code: 'omh:step-count:3.0' }, { system: 'http://loinc.org', code: '55423-8' }] } });
     expect(res.headers['location']).toBe(`http://localhost:8000/FHIR/R5/Observation/${res.json.id}`);
     expect(res.headers['etag']).toBe('W/"1"');
     expect(new Date(res.headers['last-modified']!).getTime()).toBeGreaterThan(0);
+  });
+
+  it('takes a reading read back and posted again (the standard coding beside the omh: one, components) as the same reading', async () => {
+    const first = await call('POST', '/FHIR/R5/Observation', { token: world.patient.token, body: observation(world, { code: 'omh:heart-rate:2.0' }) });
+    expect(first.status).toBe(201);
+    const { id: _id, meta: _meta, ...again } = first.json;
+    const second = await call('POST', '/FHIR/R5/Observation', { token: world.patient.token, body: again });
+    expect(second.status).toBe(200);
+    expect(second.json).toEqual(first.json);
   });
 
   it('answers a failed check with its status and an OperationOutcome', async () => {

@@ -71,7 +71,8 @@ describe('metric lines', () => {
       code: { text: 'Asthma' },
       subject: { reference: 'Patient/p1' },
     };
-    const lossy = { resourceType: 'CarePlan', status: 'active', intent: 'plan', subject: { reference: 'Patient/p1' }, activity: [{ detail: { description: 'walk' } }] };
+    // Extensions of a primitive value are not carried (docs/r4-import.md): one field dropped.
+    const lossy = { ...r4Condition, recordedDate: '2020-01-01', _recordedDate: { extension: [{ url: 'http://example.org/source', valueString: 'paper chart' }] } };
     const coverage = { resourceType: 'Coverage', status: 'active', beneficiary: { reference: 'Patient/p1' }, payor: [{ reference: 'Organization/o1' }] };
     const bundle = { resourceType: 'Bundle', type: 'batch', entry: [r4Condition, lossy, coverage].map((resource) => ({ resource })) };
     const { res, metrics } = await observed(() =>

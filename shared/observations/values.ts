@@ -1,0 +1,64 @@
+/**
+ * The numbers inside a reading (docs/payloads.md#the-values-inside-a-payload): lifted from the
+ * payload on upload, kept with the row in a compact form, shown as `component` entries with their
+ * standard codes and UCUM units, and searched. The payload stays the source of truth: every value
+ * here is a copy of one of its `{value, unit}` members.
+ */
+import { decodePayload } from '../omh/payload';
+import { liftQuantities, omhMemberSystem, schemaQuantities, UCUM_SYSTEM, ucumOf, type LiftedQuantity, type SchemaQuantities, type StandardCoding } from '../omh/quantities';
+import type { KeptValue, StoredObservation } from './model';
+
+/** The unit a member's values are in unless a reading says otherwise: its first allowed unit. */
+const defaultUnit = (quantities: SchemaQuantities, member: number): string | undefined => quantities.members[member]?.units?.[0];
+
+/** What a new reading keeps of its payload's values (the unit only where it is not the member's default). */
+export function keptValues(schemaCode: string, body: unknown): KeptValue[] {
+  const quantities = schemaQuantities(schemaCode);
+  if (!quantities) return [];
+  return liftQuantities(schemaCode, body).map(({ member, value, unit }) => (unit === defaultUnit(quantities, member) ? { member, value } : { member, value, unit }));
+}
+
+/**
+ * A reading's values with their units. A reading stored before values were lifted (and not yet
+ * migrated) has them lifted from its payload here, so what it shows does not wait for the migration.
+ */
+export function readingValues(reading: Pick<StoredObservation, 'values' | 'data'>, schemaCode: string): LiftedQuantity[] {
+  const quantities = schemaQuantities(schemaCode);
+  if (!quantities) return [];
+  if (reading.values === undefined) {
+    const decoded = decodePayload({ contentType: 'application/json', data: reading.data });
+    return decoded.ok ? liftQuantities(schemaCode, decoded.payload.body) : [];
+  }
+  return reading.values.map(({ member, value, unit }) => ({ member, value, unit: unit ?? defaultUnit(quantities, member) ?? '' }));
+}
+
+export interface FhirQuantity {
+  value: number;
+  unit: string;
+  system?: string;
+  code?: string;
+}
+
+/** A lifted value as a FHIR Quantity: the number and the human unit as uploaded, with its UCUM code where it has one. */
+export function fhirQuantity({ value, unit }: Pick<LiftedQuantity, 'value' | 'unit'>): FhirQuantity {
+  const ucum = ucumOf(unit);
+  return ucum === undefined ? { value, unit } : { value, unit, system: UCUM_SYSTEM, code: ucum };
+}
+
+/**
+ * The code of a value's component: the member's standard coding, except where that is the
+ * reading's own (a heart rate's `heart_rate` is 8867-4, like the reading): R5 forbids a component
+ * coded as the Observation while `value[x]` is present (obs-7), and `value[x]` holds the payload,
+ * so that one component is coded by its member in the service's own system.
+ */
+export function componentCoding(quantities: SchemaQuantities, member: number): StandardCoding {
+  const { coding, path } = quantities.members[member]!;
+  const own = quantities.coding;
+  const sameAsReading = own !== undefined && own.system === coding.system && own.code === coding.code;
+  return sameAsReading ? { system: omhMemberSystem(), code: path, display: coding.display } : { ...coding };
+}
+
+/** `Observation.component`: one entry per lifted value, coded by `componentCoding`. */
+export function componentsOf(values: readonly LiftedQuantity[], quantities: SchemaQuantities): Array<Record<string, unknown>> {
+  return values.map((v) => ({ code: { coding: [componentCoding(quantities, v.member)] }, valueQuantity: fhirQuantity(v) }));
+}

@@ -1,0 +1,169 @@
+/**
+ * The values inside a payload: every `{value, unit}` member of every supported body schema, with
+ * its standard code (LOINC, else SNOMED CT, else the service's own `<namespace>/omh-member`), the
+ * UCUM code of every OMH unit string, and each unit's canonical form for comparing values across
+ * units. All of it comes from `generated/quantities.json` (written by `npm run omh:quantities` from
+ * quantities/standard-codes.ts, quantities/ucum-units.ts and the schemas; docs/payloads.md#the-values-inside-a-payload),
+ * so the hot path never loads the UCUM library: only `canonicalOfAny`, for a unit a client names
+ * that the table lacks, imports it on first use.
+ *
+ * Client text (a unit in a search) is only ever a Map key, never a plain object's, and is bounded
+ * before it reaches the library.
+ */
+import { config } from '../config';
+import { isObject } from '../json';
+import generated from './generated/quantities.json';
+import type { CanonicalUnit, StandardCoding } from './quantities/types';
+
+export type { CanonicalUnit, StandardCoding } from './quantities/types';
+
+export const UCUM_SYSTEM = 'http://unitsofmeasure.org';
+
+/**
+ * Code system of members without a standard code: the member's dotted path is the code. Under the
+ * deployment's namespace, like every URI of the service's own (shared/fhir/constants.ts), so it is
+ * read at run time.
+ */
+export const omhMemberSystem = (): string => `${config().namespace}/omh-member`;
+
+export interface QuantityMember {
+  /** Dotted member path inside the body: 'heart_rate', 'systolic_blood_pressure', 'sleep_stage_summary.total_sleep_time'. */
+  path: string;
+  coding: StandardCoding;
+  /** The units the schema allows here (OMH strings); undefined: any string. */
+  units: readonly string[] | undefined;
+}
+
+export interface SchemaQuantities {
+  /** 'omh:heart-rate:2.0' */
+  code: string;
+  /** The observation's standard code (LOINC 8867-4), added to Observation.code after the omh coding; undefined when there is none. */
+  coding: StandardCoding | undefined;
+  /** In a stable order (the order stored readings index into: never reorder, only append). */
+  members: readonly QuantityMember[];
+  /**
+   * Index of the member that is the reading's principal value (heart_rate), whose coding is the
+   * observation's own when it has one; undefined when no member is (blood pressure: two).
+   */
+  principal: number | undefined;
+}
+
+export interface LiftedQuantity {
+  member: number;
+  value: number;
+  /** As in the payload. */
+  unit: string;
+}
+
+interface GeneratedCoding {
+  /** null: no standard code; the member is coded in `omhMemberSystem()`. */
+  system: string | null;
+  code: string;
+  display: string;
+}
+
+interface GeneratedQuantities {
+  schemas: {
+    code: string;
+    coding: GeneratedCoding | null;
+    principal: number | null;
+    members: { path: string; coding: GeneratedCoding; units: string[] | null }[];
+  }[];
+  units: [omh: string, ucum: string][];
+  canonical: [ucum: string, CanonicalUnit][];
+}
+
+const table = generated as GeneratedQuantities;
+
+/** A coding of the service's own system: `system` follows the namespace setting each time it is read. */
+function memberCoding({ system, code, display }: GeneratedCoding): StandardCoding {
+  if (system !== null) return { system, code, display };
+  return {
+    get system() {
+      return omhMemberSystem();
+    },
+    code,
+    display,
+  };
+}
+
+/** Every schema's quantities (for reverse lookups: which schema codes and members a standard coding names). */
+export const SCHEMA_QUANTITIES: readonly SchemaQuantities[] = table.schemas.map((schema) => ({
+  code: schema.code,
+  coding: schema.coding ? memberCoding(schema.coding) : undefined,
+  members: schema.members.map((member) => ({ path: member.path, coding: memberCoding(member.coding), units: member.units ?? undefined })),
+  principal: schema.principal ?? undefined,
+}));
+
+const BY_CODE = new Map(SCHEMA_QUANTITIES.map((schema) => [schema.code, schema]));
+const PATHS = new Map(SCHEMA_QUANTITIES.map((schema) => [schema.code, schema.members.map((member) => member.path.split('.'))]));
+const UCUM_OF = new Map(table.units);
+const CANONICAL = new Map(table.canonical);
+
+export function schemaQuantities(schemaCode: string): SchemaQuantities | undefined {
+  return BY_CODE.get(schemaCode);
+}
+
+/**
+ * The unit-value members present in a validated body, in member order. A member that is absent, or
+ * not a `{value: number, unit: string}` pair (the food entry's unitless count), is left out.
+ */
+export function liftQuantities(schemaCode: string, body: unknown): LiftedQuantity[] {
+  const paths = PATHS.get(schemaCode);
+  if (!paths) return [];
+  const lifted: LiftedQuantity[] = [];
+  paths.forEach((path, member) => {
+    const pair = memberAt(body, path);
+    if (!isObject(pair)) return;
+    const { value, unit } = pair;
+    if (typeof value === 'number' && Number.isFinite(value) && typeof unit === 'string') lifted.push({ member, value, unit });
+  });
+  return lifted;
+}
+
+function memberAt(body: unknown, path: readonly string[]): unknown {
+  let at = body;
+  for (const key of path) {
+    if (!isObject(at) || !Object.hasOwn(at, key)) return undefined;
+    at = at[key];
+  }
+  return at;
+}
+
+/**
+ * UCUM code of an OMH unit string; undefined for a free-text unit that is not UCUM. Text that is
+ * no OMH label but a UCUM code of the table (`kcal` in a free-text member) is its own code.
+ */
+export function ucumOf(omhUnit: string): string | undefined {
+  return UCUM_OF.get(omhUnit) ?? (CANONICAL.has(omhUnit) ? omhUnit : undefined);
+}
+
+/** A unit's canonical form, from the generated table only (synchronous: the hot path). */
+export function canonicalOf(ucum: string): CanonicalUnit | undefined {
+  return CANONICAL.get(ucum);
+}
+
+/** Longest unit text handed to the UCUM library: ample for any real unit, bounded for hostile text. */
+const MAX_UCUM_LENGTH = 64;
+/** UCUM codes are printable ASCII without spaces. */
+const UCUM_TEXT = /^[!-~]+$/;
+/** Units looked up through the library, kept so a repeated search does not parse again; forgotten when full. */
+const LOOKED_UP = new Map<string, CanonicalUnit | undefined>();
+const MAX_LOOKED_UP = 1000;
+
+/**
+ * A unit's canonical form, also for units outside the generated table (`[stone_av]`), through the
+ * UCUM library loaded lazily; invalid or unknown text, or a unit with no linear canonical form
+ * (decibels), gives undefined.
+ */
+export async function canonicalOfAny(ucum: string): Promise<CanonicalUnit | undefined> {
+  const known = canonicalOf(ucum);
+  if (known) return known;
+  if (ucum.length > MAX_UCUM_LENGTH || !UCUM_TEXT.test(ucum)) return undefined;
+  if (LOOKED_UP.has(ucum)) return LOOKED_UP.get(ucum);
+  const { canonicalFromLibrary } = await import('./quantities/ucum-library');
+  const found = canonicalFromLibrary(ucum);
+  if (LOOKED_UP.size >= MAX_LOOKED_UP) LOOKED_UP.clear();
+  LOOKED_UP.set(ucum, found);
+  return found;
+}
