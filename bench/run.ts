@@ -20,6 +20,7 @@ import { validationBench } from './validation';
 import { observationsBench } from './observations';
 import { repostBench } from './repost';
 import { storageBench } from './storage';
+import { valuesBench } from './values';
 
 const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['cold-start', coldStart],
@@ -36,6 +37,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['export', exportBench],
   ['repost', repostBench],
   ['storage', storageBench],
+  ['values', valuesBench],
   ['import', importBench],
   ['portal', portalBench],
   ['fuzz', fuzzBench],

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { config, resetConfig } from '../shared/config';
 import { resetClients, s3 } from '../shared/store/clients';
 import { ensureBucket, ensureTables } from '../shared/store/provision';
-import { upgradeObservationsTable } from './upgrade-tables';
+import { liftStoredValues, upgradeObservationsTable } from './upgrade-tables';
 import { startDynamoDbLocal, startS3Local, type Engine } from './engines';
 import { startGateway, type Gateway } from './gateway';
 import { loadHandlers, loadWorker } from './handlers';
@@ -132,6 +132,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     await upgradeObservationsTable(raw, created);
     raw.destroy();
     await ensureBucket(await s3());
+    await liftStoredValues();
 
     const seed = options.seed === false ? { seeded: false, notes: [] } : await seedDemoData();
 

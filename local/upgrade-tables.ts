@@ -9,6 +9,8 @@ import { toLayout2 } from '../shared/observations/store/dynamo-layout-migration'
 import { copyTable } from '../shared/store/copy-table';
 import { tableExists } from '../shared/store/provision';
 import { OBSERVATIONS_LAYOUT_1 } from '../shared/store/tables';
+import { migrateValues, valuesLifted } from '../shared/observations/store/dynamo-values-migration';
+import { valuesMigrationSteps } from '../shared/observations/values-migration';
 
 /** Copies a layout-1 observations table into a layout-2 table created just now; returns the items copied. */
 export async function upgradeObservationsTable(client: DynamoDBClient, created: readonly string[]): Promise<number> {
@@ -17,4 +19,14 @@ export async function upgradeObservationsTable(client: DynamoDBClient, created: 
   if (!created.includes(cfg.observationsTable) || previous === cfg.observationsTable || !(await tableExists(client, previous))) return 0;
   const done = await copyTable({ from: previous, to: cfg.observationsTable, transform: toLayout2 });
   return done.copied;
+}
+
+/**
+ * Readings stored before values were lifted get them once (the migration the runbook runs on AWS):
+ * a data folder whose observations table carries the marker is left alone, a new one is marked.
+ */
+export async function liftStoredValues(): Promise<number> {
+  if (await valuesLifted()) return 0;
+  const done = await migrateValues(await valuesMigrationSteps());
+  return done.lifted;
 }

@@ -11,6 +11,7 @@ import { memoryDirectoryStore } from './directory/store/memory';
 import { memoryExportStore, type MemoryExportStore } from './export/store/memory';
 import { memoryOAuthStore } from './oauth/store/memory';
 import { memoryObservationStore } from './observations/store/memory';
+import { memorySummaryStore } from './observations/store/memory-summaries';
 import { heldLines } from './store/memory';
 import type { Stores } from './stores';
 
@@ -31,6 +32,7 @@ export function memoryStores(): MemoryStores {
     directory,
     oauth: memoryOAuthStore(),
     observations: memoryObservationStore(),
+    summaries: memorySummaryStore(),
     auxiliary: memoryAuxiliaryStore({ exists }),
     brands: memoryBrandStore(),
     exports: memoryExportStore(),
@@ -40,7 +42,8 @@ export function memoryStores(): MemoryStores {
     return {
       directory: heldLines(stores.directory),
       oauth: heldLines(stores.oauth),
-      observations: heldLines(stores.observations),
+      // The day summaries live in the observations table, beside the readings.
+      observations: [...heldLines(stores.observations), ...heldLines(stores.summaries)].sort(),
       auxiliary: heldLines(auxiliary),
       bodies: heldLines(bodies),
       brands: heldLines(stores.brands),

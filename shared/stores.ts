@@ -24,12 +24,17 @@ import type { ExportStore } from './export/store/port';
 import { useObservationStore } from './observations/store/current';
 import { dynamoObservationStore } from './observations/store/dynamo';
 import type { ObservationStore } from './observations/store/port';
+import { useSummaryStore } from './observations/store/summary-current';
+import { dynamoSummaryStore } from './observations/store/dynamo-summaries';
+import type { SummaryStore } from './observations/store/summary-port';
 import type { LambdaHandler } from './http/handler';
 
 export interface Stores {
   directory: DirectoryStore;
   oauth: OAuthStore;
   observations: ObservationStore;
+  /** The observations' day summaries (`Observation/$stats`). */
+  summaries: SummaryStore;
   auxiliary: AuxiliaryStore;
   brands: BrandStore;
   exports: ExportStore;
@@ -40,6 +45,7 @@ export const dynamoStores: Stores = {
   directory: dynamoDirectoryStore,
   oauth: dynamoOAuthStore,
   observations: dynamoObservationStore,
+  summaries: dynamoSummaryStore,
   auxiliary: dynamoAuxiliaryStore,
   brands: dynamoBrandStore,
   exports: dynamoExportStore,
@@ -51,6 +57,7 @@ export function useStores(stores: Stores): Stores {
     directory: useDirectoryStore(stores.directory),
     oauth: useOAuthStore(stores.oauth),
     observations: useObservationStore(stores.observations),
+    summaries: useSummaryStore(stores.summaries),
     auxiliary: useAuxiliaryStore(stores.auxiliary),
     brands: useBrandStore(stores.brands),
     exports: useExportStore(stores.exports),

@@ -9,7 +9,8 @@ import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
 import { createHandler } from '../../shared/http/handler';
 import { handlerBuilder } from '../../shared/stores';
-import { observationEndpoints } from '../../shared/observations/http';
+import { lastnOperation, observationEndpoints } from '../../shared/observations/http';
+import { statsOperations } from '../../shared/observations/stats/http';
 import { smartConfigurationRoutes } from '../../shared/oauth/fhir-base-discovery';
 
 /** Mobile-health Observations natively; other Observations (and UUID ids, `_source` searches) in the auxiliary store. */
@@ -25,7 +26,7 @@ export const registry = createRegistry(
     ...auxiliaryTypeEntries(),
     observations.entry,
   ],
-  { batch: observations.batch, operations: exportOperations, instantiates: [BULK_DATA_CAPABILITY] },
+  { batch: observations.batch, operations: [...exportOperations, ...statsOperations, lastnOperation], instantiates: [BULK_DATA_CAPABILITY] },
 );
 
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */

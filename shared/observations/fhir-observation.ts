@@ -1,12 +1,13 @@
 /**
  * A stored reading as a FHIR R5 Observation (docs/api.md#effective-time-and-rendering): id, meta (lastUpdated, the native source),
- * identifiers, status as uploaded, the code with its display and, after it, the schema's standard
+ * identifiers, status as uploaded, the category (vital signs, activity), the code with its display and, after it, the schema's standard
  * coding (LOINC), subject, device, the lifted effective time, the payload attachment byte for byte,
  * and the lifted values as components.
  */
 import type { Code } from '../directory/model';
 import { nativeSourceUri } from '../fhir/constants';
 import { fhirEffective } from '../omh/effective-time';
+import { categoryOf, OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
 import { schemaQuantities } from '../omh/quantities';
 import type { StoredObservation } from './model';
 import { componentsOf, readingValues } from './values';
@@ -16,12 +17,14 @@ export type FhirObservation = Record<string, unknown> & { resourceType: 'Observa
 export function toFhirObservation(o: StoredObservation, code: Code): FhirObservation {
   const quantities = schemaQuantities(code.code);
   const components = quantities ? componentsOf(readingValues(o, code.code), quantities) : [];
+  const category = categoryOf(code.code);
   return {
     resourceType: 'Observation',
     id: String(o.id),
     meta: { lastUpdated: o.lastUpdated, source: nativeSourceUri() },
     ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
     status: o.status,
+    ...(category ? { category: [{ coding: [{ system: OBSERVATION_CATEGORY_SYSTEM, ...category }] }] } : {}),
     code: { coding: [{ system: code.system, code: code.code, display: code.display }, ...(quantities?.coding ? [{ ...quantities.coding }] : [])] },
     subject: { reference: `Patient/${o.patientId}` },
     ...fhirEffective(o.effective),

@@ -10,7 +10,7 @@ import { assertCanReadPatient } from '../auth/scope';
 import { nativeSourceUri, SOURCE_HEADER } from '../fhir/constants';
 import { versionHeaders } from '../fhir/version-headers';
 import { batchResponse, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
-import type { FhirTypeEntry, FhirTypeHandlers, InteractionArgs, SearchParamCapability } from '../fhir/registry';
+import type { FhirOperation, FhirTypeEntry, FhirTypeHandlers, InteractionArgs, SearchParamCapability } from '../fhir/registry';
 import { fhirSiteOf } from '../fhir/router';
 import { badRequest, methodNotAllowed, notFound } from '../http/errors';
 import type { AuthedRequest, HttpRequest } from '../http/request';
@@ -24,6 +24,8 @@ import { enforceHandling, linkedSearch, searchsetBundle } from '../fhir/searchse
 import { observationPositions } from './search/cursor';
 import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
 import { parseNativeQuery, type NativeQuery } from './search/query';
+import { lastn, parseLastn } from './lastn';
+import { operationParameters, parameterText } from '../fhir/parameters';
 import { parseBatchBundle } from './create/bundle';
 import { processEntries, type UploadRequest } from './create/process';
 import { recordUpload } from './create/record';
@@ -164,6 +166,32 @@ const SEARCH_PARAMS: readonly SearchParamCapability[] = [
   { name: '_lastUpdated', type: 'date' },
   { name: '_source', type: 'uri', documentation: 'Absent or the native source: mobile-health store; a FHIR Source URI: the auxiliary store.' },
 ];
+
+/** `GET`/`POST Observation/$lastn`: each code's newest readings of a patient (`./lastn.ts`); a POST takes the same parameters as a Parameters body. */
+export const lastnOperation: FhirOperation = {
+  level: 'type',
+  type: 'Observation',
+  name: 'lastn',
+  definition: 'http://hl7.org/fhir/OperationDefinition/Observation-lastn',
+  documentation: "Each code's newest max readings of the patient (patient or subject required; code, category, max, and every search parameter).",
+  handler: async (req) => {
+    const params = new URLSearchParams(operationParameters(req.method, req.query, req.body, 'A POST $lastn').map((p) => [p.name, parameterText(p)]));
+    const request = parseLastn(params);
+    enforceHandling(req.headers['prefer'], request.query.ignored);
+    const rows = await lastn(req.caller, request);
+    req.audit.touched(rows.map((r) => r.patientId));
+    const codes = await codesById(rows.map((r) => r.codeId));
+    const site = fhirSiteOf(req);
+    const bundle = searchsetBundle(linkedSearch(site, 'Observation', params, observationPositions(request.query.order)), {
+      resources: rows.map((o) => toFhirObservation(o, codes.get(o.codeId)!)),
+      total: rows.length,
+      ignored: request.query.ignored,
+    });
+    const query = params.toString();
+    bundle.link = [{ relation: 'self', url: `${site.origin}${site.base}/Observation/$lastn${query ? `?${query}` : ''}` }];
+    return fhirJson(200, bundle);
+  },
+};
 
 /** The Observation type of the FHIR registry and the batch upload, over an auxiliary store. */
 export function observationEndpoints(auxiliary: AuxiliaryHandover = AUXILIARY_NOT_AVAILABLE): {

@@ -18,17 +18,27 @@ export function keptValues(schemaCode: string, body: unknown): KeptValue[] {
   return liftQuantities(schemaCode, body).map(({ member, value, unit }) => (unit === defaultUnit(quantities, member) ? { member, value } : { member, value, unit }));
 }
 
+/** The body of a stored payload (validated when it was uploaded). */
+function storedBody(data: string): unknown {
+  const decoded = decodePayload({ contentType: 'application/json', data });
+  return decoded.ok ? decoded.payload.body : undefined;
+}
+
+/** What a reading stored before values were lifted keeps of its payload's values (the values migration). */
+export function keptValuesOfStored(reading: Pick<StoredObservation, 'data'>, schemaCode: string): KeptValue[] {
+  return keptValues(schemaCode, storedBody(reading.data));
+}
+
 /**
  * A reading's values with their units. A reading stored before values were lifted (and not yet
- * migrated) has them lifted from its payload here, so what it shows does not wait for the migration.
+ * migrated) has them lifted from its payload when `data` is given (what it shows does not wait for
+ * the migration), and none otherwise (what a search tests: a count reads no payloads, so a page
+ * must not either, or the two would disagree until the migration has run).
  */
-export function readingValues(reading: Pick<StoredObservation, 'values' | 'data'>, schemaCode: string): LiftedQuantity[] {
+export function readingValues(reading: Pick<StoredObservation, 'values'> & { data?: string }, schemaCode: string): LiftedQuantity[] {
   const quantities = schemaQuantities(schemaCode);
   if (!quantities) return [];
-  if (reading.values === undefined) {
-    const decoded = decodePayload({ contentType: 'application/json', data: reading.data });
-    return decoded.ok ? liftQuantities(schemaCode, decoded.payload.body) : [];
-  }
+  if (reading.values === undefined) return reading.data === undefined ? [] : liftQuantities(schemaCode, storedBody(reading.data));
   return reading.values.map(({ member, value, unit }) => ({ member, value, unit: unit ?? defaultUnit(quantities, member) ?? '' }));
 }
 

@@ -18,10 +18,14 @@
  * 5. Every reading answered as already stored is made readable by id: its first upload may have
  *    stopped between row and pointer. That row is found by the lookup of step 0, or by the failed
  *    condition of this request's own write when the first upload's row landed in between.
+ * 6. The day summaries of every day a stored reading of the batch belongs to are recomputed from
+ *    the rows and kept (`stats/keep.ts`); a day whose summary could not be kept answers its
+ *    readings 503, so the device's re-send puts it right.
  */
 import { rootLogger } from '../telemetry/logger';
 import { readingKeyText, type NewObservation, type StoredObservation } from './model';
 import { raiseSpans, spanOf } from './span-stats';
+import { keepDaySummaries } from './stats/keep';
 import { observationStore } from './store/current';
 import { failed, storeBusy, type WriteOutcome } from './store/port';
 
@@ -38,7 +42,7 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
     if (row) outcomes[index] = { kind: 'existing', observation: row };
     else fresh.push(index);
   });
-  if (fresh.length === 0) return readableById(outcomes);
+  if (fresh.length === 0) return keepDaySummaries(await readableById(outcomes));
 
   const ids = await observationStore().newIds(fresh.length);
   const lastUpdated = new Date().toISOString();
@@ -56,7 +60,7 @@ export async function storeObservations(inputs: readonly NewObservation[]): Prom
 
   const written = await observationStore().insert(pending.map((p) => p.observation));
   pending.forEach((p, n) => (outcomes[p.index] = written[n]!));
-  return readableById(outcomes);
+  return keepDaySummaries(await readableById(outcomes));
 }
 
 /** Step 5 of the header: the outcomes, once every reading answered as already stored is readable by id. */

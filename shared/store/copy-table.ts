@@ -11,16 +11,15 @@
  * skipped silently), and the next run picks up from the last saved page.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
 import { dynamo } from './clients';
 import { retryWhileBusy } from './retry';
+import { freshSegments, scanInSegments, type Item, type ScanProgress } from './scan-segments';
 
-export type Item = Record<string, unknown>;
+export type { Item } from './scan-segments';
 
-export interface CopyProgress {
-  /** Per Scan segment: where it stopped (undefined before its first page), and whether it is done. */
-  segments: Array<{ start?: Item; done: boolean }>;
+export interface CopyProgress extends ScanProgress {
   copied: number;
   /** Items whose key the target already held (copied by an earlier run, or written since). */
   present: number;
@@ -41,7 +40,7 @@ export interface CopyOptions {
 }
 
 export function freshProgress(segments: number): CopyProgress {
-  return { segments: Array.from({ length: segments }, () => ({ done: false })), copied: 0, present: 0 };
+  return { segments: freshSegments(segments), copied: 0, present: 0 };
 }
 
 /** Puts an item where its key is free; false when the target already holds the key. */
@@ -57,33 +56,18 @@ async function putIfAbsent(table: string, item: Item): Promise<boolean> {
 
 export async function copyTable(options: CopyOptions): Promise<CopyProgress> {
   const progress = options.progress ?? freshProgress(Math.max(1, Math.min(64, options.segments ?? 4)));
-  const total = progress.segments.length;
   const save = async () => options.saveProgress?.(structuredClone(progress));
-  await Promise.all(
-    progress.segments.map(async (segment, index) => {
-      while (!segment.done) {
-        const page = await dynamo().send(
-          new ScanCommand({
-            TableName: options.from,
-            Segment: index,
-            TotalSegments: total,
-            Limit: options.pageSize ?? 500,
-            ConsistentRead: true,
-            ...(segment.start ? { ExclusiveStartKey: segment.start } : {}),
-          }),
-        );
-        const targets = (page.Items ?? []).flatMap((item) => options.transform(item));
-        const written = await pMap(targets, (item) => putIfAbsent(options.to, item), { concurrency: options.putConcurrency ?? 16 });
-        progress.copied += written.filter(Boolean).length;
-        progress.present += written.filter((w) => !w).length;
-        if (page.LastEvaluatedKey) segment.start = page.LastEvaluatedKey;
-        else {
-          delete segment.start;
-          segment.done = true;
-        }
-        await save();
-      }
-    }),
-  );
+  await scanInSegments({
+    table: options.from,
+    progress,
+    ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+    onPage: async (items) => {
+      const targets = items.flatMap((item) => options.transform(item));
+      const written = await pMap(targets, (item) => putIfAbsent(options.to, item), { concurrency: options.putConcurrency ?? 16 });
+      progress.copied += written.filter(Boolean).length;
+      progress.present += written.filter((w) => !w).length;
+    },
+    save,
+  });
   return progress;
 }

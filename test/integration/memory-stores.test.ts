@@ -76,7 +76,7 @@ describe('the twins snapshot', () => {
         'users',
       ],
       oauth: ['clientAssertions', 'codes', 'currentInvitations', 'grants', 'invitationNumbers', 'invitations', 'refreshTokens', 'signIns'],
-      observations: ['identifierClaims', 'readingIds', 'readings', 'spans'],
+      observations: ['daySummaries', 'identifierClaims', 'readingIds', 'readings', 'spans'],
       auxiliary: ['indexRows', 'pendingBodies', 'resources', 'upstreamClaims'],
       bodies: ['objects'],
       brands: ['head', 'versions'],

@@ -45,7 +45,8 @@ const pathOf = (row: Row) => row.route.split(' ')[1]!;
 const isPublic = (row: Row) => row.expect.anonymous !== 401;
 const isManagement = (row: Row) => pathOf(row).startsWith(`${API_BASE}/`);
 /** A read: GET, or a search by POST. */
-const isRead = (row: Row) => methodOf(row) === 'GET' || pathOf(row).endsWith('/_search');
+/** A read: a GET, a search by POST, or an operation that only reads (`$lastn`, `$stats`, by GET or POST). */
+const isRead = (row: Row) => methodOf(row) === 'GET' || /\/(_search|\$lastn|\$stats)$/.test(pathOf(row));
 
 /** What an answer shows, to compare two callers' answers: the resources of a Bundle, else the resource's id, else the status alone. */
 function shown(res: { status: number; json: any }): unknown {

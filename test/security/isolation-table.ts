@@ -104,6 +104,15 @@ const exportKickOff = (method: 'GET' | 'POST', path: string, patient?: number): 
         body: { resourceType: 'Parameters', parameter: [{ name: '_type', valueString: 'Patient,Observation' }, ...(patient ? [{ name: 'patient', valueReference: { reference: `Patient/${patient}` } }] : [])] },
       };
 
+/** `Observation/$stats` of a patient's heart rates over the last day: a GET, or a POST with a Parameters body. */
+const statsOf = (method: 'GET' | 'POST', patient: number): Probe =>
+  method === 'GET'
+    ? { path: fhir(`/Observation/$stats?subject=Patient/${patient}&code=omh:heart-rate:2.0&duration=24&statistic=count`) }
+    : {
+        path: fhir('/Observation/$stats'),
+        body: { resourceType: 'Parameters', parameter: [{ name: 'subject', valueReference: { reference: `Patient/${patient}` } }, { name: 'code', valueString: 'omh:heart-rate:2.0' }, { name: 'duration', valueDecimal: 24 }, { name: 'statistic', valueCode: 'count' }] },
+      };
+
 /** A's consent to the heart-rate code in A's study, as the consents endpoints take it. */
 const consentBody = (w: World, consented?: boolean) => ({
   study_scope_consents: [
@@ -269,6 +278,18 @@ export const TABLE: readonly Row[] = [
     },
   ]),
   { route: 'POST /FHIR/R5/Patient/$export', does: 'start an export naming patient A', send: (w) => exportKickOff('POST', '/Patient/$export', w.A.patient.id), expect: signedIn({ patientA: 202, patientB: 202, inOrg: 202, outOrg: 403, admin: 202, apiKey: 202 }) },
+  // Statistics: who may ask is a search's rule for patient=<A> (patient B hears of no readings, not a refusal).
+  ...(['GET', 'POST'] as const).map(
+    (method): Row => ({ route: `${method} /FHIR/R5/Observation/$stats`, does: `statistics of A's heart rates (${method})`, send: (w) => statsOf(method, w.A.patient.id), expect: SEARCH_NAMING_A }),
+  ),
+  // The latest readings: a search's rule for patient=<A> too.
+  { route: 'GET /FHIR/R5/Observation/$lastn', does: "the latest of A's readings", send: (w) => get(fhir(`/Observation/$lastn?patient=${w.A.patient.id}&max=2`)), expect: SEARCH_NAMING_A },
+  {
+    route: 'POST /FHIR/R5/Observation/$lastn',
+    does: "the latest of A's heart rates (POST)",
+    send: (w) => ({ path: fhir('/Observation/$lastn'), body: { resourceType: 'Parameters', parameter: [{ name: 'patient', valueReference: { reference: `Patient/${w.A.patient.id}` } }, { name: 'code', valueString: 'omh:heart-rate:2.0' }] } }),
+    expect: SEARCH_NAMING_A,
+  },
   { route: 'GET /FHIR/R5/$export-status/{job}', does: "poll A's export", send: (w) => get(w.A.exportJob.status), expect: OWN_EXPORT(200) },
   { route: 'DELETE /FHIR/R5/$export-status/{job}', does: "cancel A's export", send: (w) => get(w.A.exportJob.status), expect: OWN_EXPORT(202), fresh: freshExport },
   { route: 'GET /FHIR/R5/$export-file/{job}/{file}', does: "download a file of A's export", send: (w) => get(w.A.exportJob.file), expect: OWN_EXPORT(307) },

@@ -82,6 +82,16 @@ async function scopeOf(caller: Caller, query: NativeQuery): Promise<{ patients: 
 
 const spansFor = (query: NativeQuery, ids: Id[]) => (needsSpans(query) && ids.length > 0 ? storedSpans(ids) : Promise.resolve(new Map<Id, number>()));
 
+/**
+ * What a query reaches for a caller, for the operations that read readings their own way
+ * (`$lastn`): the patients in scope, each one's allowed codes (undefined: any), and the exact
+ * test of a row (the query's filters, values included).
+ */
+export async function reachOf(caller: Caller, query: NativeQuery, now = Date.now()): Promise<{ patients: Id[]; codes: Map<Id, Set<Id> | undefined>; test: (o: ReadingFacts) => boolean }> {
+  const p = await plan(caller, query, await allCodes());
+  return { patients: p.patients, codes: p.codes, test: rowTest(query, p.codes, now, p.values) };
+}
+
 /** The patients to read and how; the spans of a likely patient are read while the scope is resolved. */
 async function plan(caller: Caller, query: NativeQuery, table: readonly Code[], likely?: Id): Promise<Plan> {
   const early = likely === undefined ? undefined : spansFor(query, [likely]);

@@ -19,7 +19,7 @@ import type { ComponentQuery, Criterion, QuantityQuery, TokenQuery } from '../..
 import { numberMatches, tokenMatches } from '../../fhir/search/match';
 import { normaliseText } from '../../fhir/search/text';
 import { canonicalOf, canonicalOfAny, schemaQuantities, UCUM_SYSTEM, ucumOf, type CanonicalUnit, type LiftedQuantity } from '../../omh/quantities';
-import type { ReadingFacts, StoredObservation } from '../model';
+import type { ReadingFacts } from '../model';
 import { componentCoding, readingValues } from '../values';
 
 /** The parameters this module answers, and which measures of a reading each looks at. */
@@ -125,9 +125,11 @@ function criterionMatches(measures: { reading: Measure; components: Measure[] },
 
 const codingOf = (system: string, code: string, display?: string): Coding => ({ s: system, c: code, ...(display ? { t: normaliseText(display) } : {}) });
 
-function measuresOf(reading: ReadingFacts & Partial<Pick<StoredObservation, 'data'>>, code: Code): { reading: Measure; components: Measure[] } {
+function measuresOf(reading: ReadingFacts, code: Code): { reading: Measure; components: Measure[] } {
   const quantities = schemaQuantities(code.code);
-  const values = quantities && (reading.values !== undefined || reading.data !== undefined) ? readingValues({ values: reading.values, data: reading.data ?? '' }, code.code) : [];
+  // The kept values only, never the payload: a page and a count must agree (a reading stored before
+  // values were lifted has none until the migration gives them).
+  const values = quantities ? readingValues({ values: reading.values }, code.code) : [];
   const standard = quantities?.coding;
   const principal = quantities?.principal === undefined ? undefined : values.find((v) => v.member === quantities.principal);
   return {

@@ -3,6 +3,7 @@ import { deletePatient } from './dynamo-delete';
 import { tooLarge } from './dynamo-items';
 import { countReadings, findReadings, readById, readByIds, readings } from './dynamo-reads';
 import { raiseSpan, spans } from './dynamo-spans';
+import { keepValues } from './dynamo-values';
 import { insert, makeReadableById, newIds } from './dynamo-write';
 import type { ObservationStore } from './port';
 import { canClaim } from './rounds';
@@ -20,5 +21,6 @@ export const dynamoObservationStore: ObservationStore = {
   canClaim,
   raiseSpan,
   spans,
+  keepValues,
   deletePatient,
 };

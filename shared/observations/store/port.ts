@@ -13,7 +13,7 @@
  * The outcomes a store reports for a refused reading are the same values from either adapter, built here.
  */
 import { STORE_BUSY } from '../../http/errors';
-import type { ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
+import type { KeptValue, ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
 
 export type WriteOutcome =
   /** Stored now. */
@@ -94,6 +94,12 @@ export interface ObservationStore {
   raiseSpan(patientId: number, span: number): Promise<number>;
   /** The stored span of each of these patients that has one. */
   spans(patientIds: readonly number[]): Promise<Map<number, number>>;
+  /**
+   * Keeps values lifted from a stored reading's payload on it, when it has none (a reading stored
+   * before values were lifted); true when they were kept now, false when it had some or is gone.
+   * The one change a stored reading takes: what it adds is derived from its own payload.
+   */
+  keepValues(reading: ReadingKey, values: readonly KeptValue[]): Promise<boolean>;
   /** Deletes the patient's readings with everything that leads to them (ids, identifiers, span); returns how many. */
   deletePatient(patientId: number): Promise<number>;
 }

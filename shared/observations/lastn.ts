@@ -1,0 +1,97 @@
+/**
+ * `Observation/$lastn` (R5, http://hl7.org/fhir/OperationDefinition/Observation-lastn;
+ * docs/api.md#the-latest-readings-observationlastn): for each patient in reach and each code, the
+ * `max` newest readings (by effective start) that match the search parameters, grouped by code
+ * (code-table order), newest first; readings tied with the last one kept are kept too. Each
+ * (patient, code) is one read of the code index from the newest end, stopping once `max` readings
+ * and their ties are found: the cost grows with the codes asked for, not with the readings stored.
+ */
+import pMap from 'p-map';
+import type { Caller } from '../auth/caller';
+import type { Code, Id } from '../directory/model';
+import type { TokenQuery } from '../fhir/search';
+import { parseToken } from '../fhir/search/parse';
+import { splitUnescaped } from '../fhir/search/values';
+import { tokenMatches } from '../fhir/search/match';
+import { badRequest } from '../http/errors';
+import { categoryOf, OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
+import { schemaForCode } from '../omh/schemas/index';
+import { allCodes } from './code-table-cache';
+import type { ReadingFacts, StoredObservation } from './model';
+import { readReadings } from './read';
+import { reachOf } from './search/execute';
+import { parseNativeQuery, type NativeQuery } from './search/query';
+
+/** At most this many readings per code (R5 leaves it to the server). */
+export const MAX_LASTN = 100;
+/** (patient, code) reads at once. */
+const CONCURRENCY = 8;
+
+export interface LastnRequest {
+  max: number;
+  /** `category`: each an OR of categories; all must hold. */
+  categories: TokenQuery[][];
+  query: NativeQuery;
+}
+
+/** The operation's own parameters (`max`, `category`); the rest are the search's, parsed as a search parses them. */
+export function parseLastn(params: URLSearchParams): LastnRequest {
+  const rest = new URLSearchParams();
+  let max = 1;
+  const categories: TokenQuery[][] = [];
+  let maxSeen = false;
+  for (const [name, value] of params) {
+    if (name === 'max') {
+      if (maxSeen) throw badRequest('Give max once.').at('max');
+      maxSeen = true;
+      if (!/^[1-9][0-9]{0,5}$/.test(value) || Number(value) > MAX_LASTN) throw badRequest(`max must be a whole number from 1 to ${MAX_LASTN}.`).at('max');
+      max = Number(value);
+    } else if (name === 'category') {
+      categories.push(splitUnescaped(value, ',').map(parseToken));
+    } else if (name === '_count' || name === '_sort' || name.startsWith('_cursor')) {
+      throw badRequest(`${name} does not apply to $lastn: it returns every code's newest readings in one page.`).at(name);
+    } else {
+      rest.append(name, value);
+    }
+  }
+  const query = parseNativeQuery(rest);
+  if (!query.scope.some((f) => f.patient !== undefined)) throw badRequest('$lastn needs patient or subject: the patient whose latest readings to return.', 'required').at('patient');
+  return { max, categories, query };
+}
+
+/** Whether a code's category is one each `category` parameter allows. */
+function inCategories(code: Code, categories: readonly TokenQuery[][]): boolean {
+  if (categories.length === 0) return true;
+  const category = categoryOf(code.code);
+  if (!category) return false;
+  return categories.every((alternatives) => alternatives.some((q) => tokenMatches({ s: OBSERVATION_CATEGORY_SYSTEM, c: category.code }, q)));
+}
+
+/** The newest `max` readings of one patient's code that pass `test`, and the ones tied with the last of them. */
+async function newestOf(patientId: Id, codeId: Id, max: number, test: (o: ReadingFacts) => boolean): Promise<StoredObservation[]> {
+  const found: StoredObservation[] = [];
+  let start: Awaited<ReturnType<typeof readReadings>>['next'];
+  do {
+    // One more than wanted: it tells whether the last one kept has a tie.
+    const page = await readReadings({ patientId, order: 'effective', codeId, ascending: false, time: {} }, max + 1, start);
+    for (const reading of page.readings) {
+      if (!test(reading)) continue;
+      if (found.length >= max && reading.effective!.start !== found[max - 1]!.effective!.start) return found;
+      found.push(reading);
+    }
+    start = page.next;
+  } while (start);
+  return found;
+}
+
+/** The readings `$lastn` answers, grouped by patient, then code (code-table order), newest first. */
+export async function lastn(caller: Caller, request: LastnRequest, now = Date.now()): Promise<StoredObservation[]> {
+  const { patients, codes, test } = await reachOf(caller, request.query, now);
+  const table = (await allCodes()).filter((c) => schemaForCode(c.code) && inCategories(c, request.categories));
+  const reads = patients.flatMap((patientId) => {
+    const allowed = codes.get(patientId);
+    return table.filter((c) => !allowed || allowed.has(c.id)).map((c) => ({ patientId, codeId: c.id }));
+  });
+  const groups = await pMap(reads, ({ patientId, codeId }) => newestOf(patientId, codeId, request.max, test), { concurrency: CONCURRENCY });
+  return groups.flat();
+}

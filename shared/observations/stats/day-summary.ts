@@ -1,0 +1,164 @@
+/**
+ * What a day of a patient's readings of one code comes to, value by value (docs/api.md#statistics-observationstats):
+ * per member of the schema's quantities and per unit group, the count, sum, spread (Welford's M2),
+ * minimum, maximum and an exact histogram (value -> how many times), so medians and quartiles over
+ * any run of days are exact. Summaries merge (days into a period); nothing here reads a store.
+ *
+ * Decisions:
+ * - Values are kept in their dimension's canonical unit (`canonicalOf(ucumOf(unit))`: kilograms and
+ *   pounds of one day are one group in grams). A unit with no UCUM form keeps its values as
+ *   uploaded, in a group of its own per unit text: such units are never mixed with each other or
+ *   with converted values (a member may then have several groups, each answered on its own).
+ * - The spread is kept as M2 (the sum of squared deviations from the mean) rather than a sum of
+ *   squares, which loses every digit to cancellation when values are large and close together.
+ * - A reading with status `entered-in-error` counts as a reading of the day (the summary's
+ *   `readings` orders summaries by the rows they saw) but gives no values, as the R5 operation says.
+ * - The day is the UTC day of the effective start; an undated reading belongs to no day.
+ */
+import type { StoredObservation } from '../model';
+import { canonicalOf, ucumOf } from '../../omh/quantities';
+import { readingValues } from '../values';
+
+export const DAY_MS = 86_400_000;
+
+/** The values of one member in one unit group, over a day or merged over many. */
+export interface ValueGroup {
+  /** Index into the schema's quantities' members. */
+  member: number;
+  /** A canonical UCUM unit the values were converted to, or a unit with no UCUM form as uploaded. */
+  unit: string;
+  /** Whether `unit` is a canonical UCUM unit (values converted), or raw text (values as uploaded). */
+  converted: boolean;
+  count: number;
+  sum: number;
+  /** Sum of squared deviations from the mean: the variance is `m2 / count`. */
+  m2: number;
+  min: number;
+  max: number;
+  /**
+   * How many times each value occurs. Absent when the store could not keep it (a day of more
+   * distinct values than its bound, see the adapter): quantiles then read that day's readings.
+   */
+  histogram?: Map<number, number>;
+}
+
+/** A day's summary of a patient's readings of one code. */
+export interface DaySummary {
+  patientId: number;
+  codeId: number;
+  /** The UTC day, `yyyy-mm-dd`. */
+  day: string;
+  /** How many readings of the code the day held when it was computed: rows are only ever added, so more means later. */
+  readings: number;
+  groups: ValueGroup[];
+}
+
+/** The UTC day (`yyyy-mm-dd`) of an instant. */
+export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** The first millisecond of a UTC day. */
+export const dayStart = (day: string): number => Date.parse(`${day}T00:00:00.000Z`);
+
+/** A value in its group's terms: converted to the canonical unit, or kept as uploaded with its unit. */
+export function groupValue(value: number, unit: string): { unit: string; converted: boolean; value: number } {
+  const ucum = ucumOf(unit);
+  const canonical = ucum === undefined ? undefined : canonicalOf(ucum);
+  return canonical ? { unit: canonical.canonical, converted: true, value: value * canonical.factor + canonical.offset } : { unit, converted: false, value };
+}
+
+const groupKey = (member: number, unit: string, converted: boolean) => `${member}\u0000${converted ? 'c' : 'r'}\u0000${unit}`;
+
+/** The group of these values (at least one). */
+export function groupOf(member: number, unit: string, converted: boolean, values: readonly number[]): ValueGroup {
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  const histogram = new Map<number, number>();
+  for (const v of values) {
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    histogram.set(v, (histogram.get(v) ?? 0) + 1);
+  }
+  const mean = sum / values.length;
+  let m2 = 0;
+  for (const v of values) m2 += (v - mean) ** 2;
+  return { member, unit, converted, count: values.length, sum, m2, min, max, histogram };
+}
+
+/**
+ * The value groups of readings (all of one code): each reading's lifted values, in their group's
+ * terms; `members`, when given, keeps only those members (a coding naming one of them).
+ */
+export function valueGroups(readings: readonly StoredObservation[], schemaCode: string, members?: ReadonlySet<number>): ValueGroup[] {
+  const values = new Map<string, { member: number; unit: string; converted: boolean; values: number[] }>();
+  for (const reading of readings) {
+    if (reading.status === 'entered-in-error') continue;
+    for (const lifted of readingValues(reading, schemaCode)) {
+      if (members && !members.has(lifted.member)) continue;
+      if (!Number.isFinite(lifted.value)) continue;
+      const v = groupValue(lifted.value, lifted.unit);
+      const key = groupKey(lifted.member, v.unit, v.converted);
+      let group = values.get(key);
+      if (!group) values.set(key, (group = { member: lifted.member, unit: v.unit, converted: v.converted, values: [] }));
+      group.values.push(v.value);
+    }
+  }
+  return [...values.values()].map((g) => groupOf(g.member, g.unit, g.converted, g.values)).sort(byGroup);
+}
+
+/** Groups in a stable order: by member, then unit. */
+export function byGroup(a: ValueGroup, b: ValueGroup): number {
+  return a.member - b.member || (a.converted === b.converted ? 0 : a.converted ? -1 : 1) || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0);
+}
+
+/** A day's summary from every reading of the code that day. */
+export function summariseDay(key: Pick<DaySummary, 'patientId' | 'codeId' | 'day'>, readings: readonly StoredObservation[], schemaCode: string): DaySummary {
+  return { ...key, readings: readings.length, groups: valueGroups(readings, schemaCode) };
+}
+
+/** Two groups of the same member and unit as one (Chan's merge of the spread); the histogram only when both have one. */
+export function mergeGroup(a: ValueGroup, b: ValueGroup): ValueGroup {
+  const count = a.count + b.count;
+  const delta = b.sum / b.count - a.sum / a.count;
+  const merged: ValueGroup = {
+    member: a.member,
+    unit: a.unit,
+    converted: a.converted,
+    count,
+    sum: a.sum + b.sum,
+    m2: a.m2 + b.m2 + (delta * delta * a.count * b.count) / count,
+    min: Math.min(a.min, b.min),
+    max: Math.max(a.max, b.max),
+  };
+  if (a.histogram && b.histogram) {
+    const histogram = new Map(a.histogram);
+    for (const [value, n] of b.histogram) histogram.set(value, (histogram.get(value) ?? 0) + n);
+    merged.histogram = histogram;
+  }
+  return merged;
+}
+
+/** Groups of many days (or edges) merged per member and unit, in `byGroup` order. */
+export function mergeGroups(groups: Iterable<ValueGroup>): ValueGroup[] {
+  const merged = new Map<string, ValueGroup>();
+  for (const g of groups) {
+    const key = groupKey(g.member, g.unit, g.converted);
+    const seen = merged.get(key);
+    merged.set(key, seen ? mergeGroup(seen, g) : g);
+  }
+  return [...merged.values()].sort(byGroup);
+}
+
+/** Whether two summaries say the same (the kept one is right). */
+export function sameSummary(a: DaySummary, b: DaySummary): boolean {
+  return a.readings === b.readings && a.groups.length === b.groups.length && a.groups.every((g, i) => sameGroup(g, b.groups[i]!));
+}
+
+function sameGroup(a: ValueGroup, b: ValueGroup): boolean {
+  const fields = ['member', 'unit', 'converted', 'count', 'sum', 'm2', 'min', 'max'] as const;
+  if (fields.some((f) => a[f] !== b[f])) return false;
+  // A histogram the store could not keep is no difference: the rest says the same readings.
+  if (!a.histogram || !b.histogram) return true;
+  return a.histogram.size === b.histogram.size && [...a.histogram].every(([v, n]) => b.histogram!.get(v) === n);
+}

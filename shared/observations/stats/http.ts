@@ -1,0 +1,32 @@
+/**
+ * `Observation/$stats` on the FHIR family, as a registry operation (GET and POST; the
+ * CapabilityStatement lists it on Observation): a thin handler over the parameters' parser and the
+ * domain function (docs/api.md#statistics-observationstats).
+ */
+import type { FhirOperation } from '../../fhir/registry';
+import type { AuthedRequest } from '../../http/request';
+import { fhirJson, type HttpResponse } from '../../http/response';
+import { observationStats } from './operation';
+import { parseStatsRequest } from './params';
+
+/** R5's definition of the operation. */
+export const STATS_DEFINITION = 'http://hl7.org/fhir/OperationDefinition/Observation-stats';
+
+async function stats(req: AuthedRequest): Promise<HttpResponse> {
+  const request = parseStatsRequest(req.method, req.query, req.body);
+  const answer = await observationStats(req.caller, request);
+  if (answer.patientId !== undefined) req.audit.touched([answer.patientId]);
+  return fhirJson(200, answer.parameters);
+}
+
+export const statsOperations: readonly FhirOperation[] = [
+  {
+    level: 'type',
+    type: 'Observation',
+    name: 'stats',
+    definition: STATS_DEFINITION,
+    documentation:
+      "Statistics of a patient's mobile-health readings over a period (count, minimum, maximum, average, sum, variance, std-dev, median, percentiles, quartiles), exact; interval=hour|day|week for a series (docs/api.md#statistics-observationstats).",
+    handler: (req) => stats(req),
+  },
+];

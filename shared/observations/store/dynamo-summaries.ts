@@ -1,0 +1,159 @@
+/**
+ * The day summaries in the observations table, in the patient's partition beside the readings:
+ * `pk = P#<patientId>`, `sk = #DAY#<codeId, zero-padded>#<yyyy-mm-dd>`, so the days of a code are
+ * one key-condition Query in day order (strongly consistent, as every read of this table). The
+ * item carries no index attribute, so it lands in no index: a summary costs its own size only.
+ *
+ * Compact text: `readings` (a number), `g` (one text per value group:
+ * `<member>;<c|r>;<unit, percent-encoded>;<count>;<sum>;<m2>;<min>;<max>`, numbers as JavaScript's
+ * shortest exact text) and `h` (the groups' histograms in the same order: `<value>[*<times>],...`,
+ * values ascending). A day of minute heart rates (about 100 distinct values) is under 1 KB.
+ *
+ * Bound: an item holds at most HISTOGRAM_BUDGET characters of histograms (far below DynamoDB's
+ * 400 KB item limit, and a year's Query stays small); past it the largest histograms are left out
+ * (an empty text), and a quantile over that day reads the day's readings instead.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll } from '../../store/batch';
+import { dynamo } from '../../store/clients';
+import { pad } from '../../store/directory-keys';
+import { queryAll } from '../../store/reads';
+import { retryWhileBusy } from '../../store/retry';
+import type { DaySummary, ValueGroup } from '../stats/day-summary';
+import { observationKeys } from './dynamo-keys';
+import { table } from './dynamo-table';
+import type { KeepRule, SummaryStore } from './summary-port';
+
+/** Characters of histogram text an item keeps at most. */
+export const HISTOGRAM_BUDGET = 64_000;
+
+const DAYS = '#DAY#';
+const codeDays = (codeId: number) => `${DAYS}${pad(codeId)}#`;
+const summaryKey = (patientId: number, codeId: number, day: string) => ({ pk: observationKeys.patientPk(patientId), sk: `${codeDays(codeId)}${day}` });
+
+function histogramText(histogram: ReadonlyMap<number, number>): string {
+  return [...histogram.keys()]
+    .sort((a, b) => a - b)
+    .map((v) => {
+      const n = histogram.get(v)!;
+      return n === 1 ? String(v) : `${v}*${n}`;
+    })
+    .join(',');
+}
+
+function histogramOf(text: string): Map<number, number> {
+  const histogram = new Map<number, number>();
+  for (const entry of text.split(',')) {
+    const star = entry.indexOf('*');
+    histogram.set(Number(star < 0 ? entry : entry.slice(0, star)), star < 0 ? 1 : Number(entry.slice(star + 1)));
+  }
+  return histogram;
+}
+
+/** The histograms' texts an item keeps: the largest left out (empty) until the rest fit the budget. */
+function keptHistogramTexts(groups: readonly ValueGroup[]): string[] {
+  const texts = groups.map((g) => (g.histogram && g.histogram.size > 0 ? histogramText(g.histogram) : ''));
+  let total = texts.reduce((n, t) => n + t.length, 0);
+  const largestFirst = texts.map((t, i) => i).sort((a, b) => texts[b]!.length - texts[a]!.length);
+  for (const i of largestFirst) {
+    if (total <= HISTOGRAM_BUDGET) break;
+    total -= texts[i]!.length;
+    texts[i] = '';
+  }
+  return texts;
+}
+
+/** A summary as the table keeps it: histograms past the bound left out (what the twin keeps too). */
+export function asKept(summary: DaySummary): DaySummary {
+  const texts = keptHistogramTexts(summary.groups);
+  return {
+    ...summary,
+    groups: summary.groups.map((g, i) => {
+      const { histogram: _histogram, ...figures } = g;
+      return texts[i] ? { ...figures, histogram: new Map(g.histogram) } : figures;
+    }),
+  };
+}
+
+const groupText = (g: ValueGroup) => [g.member, g.converted ? 'c' : 'r', encodeURIComponent(g.unit), g.count, g.sum, g.m2, g.min, g.max].join(';');
+
+function groupOf(text: string, histogram: string | undefined): ValueGroup {
+  const [member, converted, unit, count, sum, m2, min, max] = text.split(';');
+  return {
+    member: Number(member),
+    unit: decodeURIComponent(unit!),
+    converted: converted === 'c',
+    count: Number(count),
+    sum: Number(sum),
+    m2: Number(m2),
+    min: Number(min),
+    max: Number(max),
+    ...(histogram ? { histogram: histogramOf(histogram) } : {}),
+  };
+}
+
+function fromItem(item: Record<string, unknown>, patientId: number): DaySummary {
+  const sk = String(item.sk);
+  const [codeId, day] = sk.slice(DAYS.length).split('#');
+  const histograms = item.h as string[] | undefined;
+  return { patientId, codeId: Number(codeId), day: day!, readings: Number(item.readings), groups: ((item.g as string[] | undefined) ?? []).map((g, i) => groupOf(g, histograms?.[i])) };
+}
+
+const CONDITIONS: Record<KeepRule, string> = {
+  'from-more-readings': 'attribute_not_exists(readings) OR readings < :readings',
+  repair: 'attribute_not_exists(readings) OR readings <= :readings',
+};
+
+async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
+  const item = {
+    ...summaryKey(summary.patientId, summary.codeId, summary.day),
+    readings: summary.readings,
+    g: summary.groups.map(groupText),
+    h: keptHistogramTexts(summary.groups),
+  };
+  try {
+    await retryWhileBusy(() =>
+      dynamo().send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: CONDITIONS[rule], ExpressionAttributeValues: { ':readings': summary.readings } })),
+    );
+    return true;
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return false;
+    throw e;
+  }
+}
+
+async function day(patientId: number, codeId: number, day: string): Promise<DaySummary | undefined> {
+  const [summary] = await days(patientId, codeId, { from: day, to: day }, true);
+  return summary;
+}
+
+async function days(patientId: number, codeId: number, range: { from: string; to: string }, histograms: boolean): Promise<DaySummary[]> {
+  const out: DaySummary[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': observationKeys.patientPk(patientId), ':from': `${codeDays(codeId)}${range.from}`, ':to': `${codeDays(codeId)}${range.to}` },
+        // Without histograms a year of days is a few kilobytes to send and decode.
+        ProjectionExpression: histograms ? 'sk, readings, g, h' : 'sk, readings, g',
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    out.push(...(page.Items ?? []).map((item) => fromItem(item, patientId)));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+async function deletePatient(patientId: number): Promise<number> {
+  const keys = await queryAll({ table: table(), pk: observationKeys.patientPk(patientId), skPrefix: DAYS, attributes: ['pk', 'sk'] });
+  const failed = await batchWriteAll(table(), keys.map((Key) => ({ DeleteRequest: { Key } })));
+  if (failed.length > 0) throw new Error(`could not delete ${failed.length} day summaries of patient ${patientId}; run the deletion again`);
+  return keys.length;
+}
+
+export const dynamoSummaryStore: SummaryStore = { keep, day, days, deletePatient };

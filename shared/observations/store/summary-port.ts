@@ -1,0 +1,37 @@
+/**
+ * The day summaries' store port (docs/store.md): a day's summary of a patient's code, the days of
+ * a code within a range, and removing a patient's. Two adapters implement it, DynamoDB
+ * (`dynamo-summaries.ts`, in the observations table beside the patient's readings) and in memory
+ * (`memory-summaries.ts`); one contract suite (test/contract/summary-store.ts) runs against both.
+ *
+ * What a summary says is decided in the domain (`../stats/`); a store only keeps it, with the one
+ * rule that makes keeping idempotent and safe under concurrent uploads: a day's readings are only
+ * ever added, so a summary computed from more readings is the later one, and is never replaced by
+ * one computed from fewer.
+ */
+import type { DaySummary } from '../stats/day-summary';
+
+/**
+ * When a summary replaces the one kept for its day:
+ * - `from-more-readings`: only one computed from fewer readings (equal counts are the same readings:
+ *   nothing to write). What every upload writes.
+ * - `repair`: also one computed from as many readings (its figures may be damaged). What a rebuild writes.
+ */
+export type KeepRule = 'from-more-readings' | 'repair';
+
+export interface SummaryStore {
+  /**
+   * Keeps the day's summary under the rule; returns whether it was written. A store may leave out
+   * histograms it cannot hold (the DynamoDB item's bound): they come back absent.
+   */
+  keep(summary: DaySummary, rule: KeepRule): Promise<boolean>;
+  /** The day's summary as kept (strongly consistent), or undefined. */
+  day(patientId: number, codeId: number, day: string): Promise<DaySummary | undefined>;
+  /**
+   * The kept summaries of a code from day `from` to day `to` (both `yyyy-mm-dd`, inclusive), in
+   * day order; with their histograms only when asked (a quantile needs them, nothing else does).
+   */
+  days(patientId: number, codeId: number, range: { from: string; to: string }, histograms: boolean): Promise<DaySummary[]>;
+  /** Removes every summary of the patient; returns how many. */
+  deletePatient(patientId: number): Promise<number>;
+}

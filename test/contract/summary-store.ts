@@ -1,0 +1,91 @@
+/**
+ * THE contract of the day summaries' store port (shared/observations/store/summary-port.ts), run
+ * against every adapter: keeping under the rule (never a summary of fewer readings over one of
+ * more; a repair also over one of as many), reading a day and a range of days (with or without
+ * histograms), the histogram bound, and deleting a patient's. With the observation store on the
+ * same adapter, the domain's keeping (`keepDaySummaries` through `storeObservations`) and
+ * `rebuildSummaries` too. Each test makes its own patients.
+ */
+import { randomInt } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DaySummary, ValueGroup } from '../../shared/observations/stats/day-summary';
+import { groupOf } from '../../shared/observations/stats/day-summary';
+import { HISTOGRAM_BUDGET } from '../../shared/observations/store/dynamo-summaries';
+import { useSummaryStore, summaryStore } from '../../shared/observations/store/summary-current';
+import type { SummaryStore } from '../../shared/observations/store/summary-port';
+
+export type SummaryAdapter = [name: string, make: () => SummaryStore];
+
+const newPatient = () => 700_000_000 + randomInt(100_000_000);
+const heartRates = (values: number[]): ValueGroup => groupOf(0, 's-1', true, values);
+
+function summary(patientId: number, day: string, values: number[], codeId = 4): DaySummary {
+  return { patientId, codeId, day, readings: values.length, groups: [heartRates(values)] };
+}
+
+export function summaryStoreContract(adapters: readonly SummaryAdapter[]): void {
+  describe.each(adapters)('summary store: %s', (_name, make) => {
+    let previous: SummaryStore | undefined;
+    beforeEach(() => void (previous = useSummaryStore(make())));
+    afterEach(() => void useSummaryStore(previous!));
+
+    it('keeps a summary and gives it back as kept, histogram included', async () => {
+      const patient = newPatient();
+      const kept = summary(patient, '2025-06-01', [1.2, 1.2, 1.25, 0.1 + 0.2]);
+      expect(await summaryStore().keep(kept, 'from-more-readings')).toBe(true);
+      expect(await summaryStore().day(patient, 4, '2025-06-01')).toEqual(kept);
+      expect(await summaryStore().day(patient, 4, '2025-06-02')).toBeUndefined();
+      expect(await summaryStore().day(patient, 5, '2025-06-01')).toBeUndefined();
+    });
+
+    it('never replaces a summary of more readings with one of fewer; a repair replaces one of as many', async () => {
+      const patient = newPatient();
+      const three = summary(patient, '2025-06-01', [1, 2, 3]);
+      expect(await summaryStore().keep(three, 'from-more-readings')).toBe(true);
+      expect(await summaryStore().keep(summary(patient, '2025-06-01', [1, 2]), 'from-more-readings')).toBe(false);
+      expect(await summaryStore().keep(summary(patient, '2025-06-01', [1, 2]), 'repair')).toBe(false);
+      expect(await summaryStore().keep(summary(patient, '2025-06-01', [7, 8, 9]), 'from-more-readings')).toBe(false);
+      expect(await summaryStore().day(patient, 4, '2025-06-01')).toEqual(three);
+      const repaired = summary(patient, '2025-06-01', [7, 8, 9]);
+      expect(await summaryStore().keep(repaired, 'repair')).toBe(true);
+      expect(await summaryStore().day(patient, 4, '2025-06-01')).toEqual(repaired);
+      const four = summary(patient, '2025-06-01', [1, 2, 3, 4]);
+      expect(await summaryStore().keep(four, 'from-more-readings')).toBe(true);
+      expect(await summaryStore().day(patient, 4, '2025-06-01')).toEqual(four);
+    });
+
+    it('reads the days of a code within a range, in day order, with histograms only when asked', async () => {
+      const patient = newPatient();
+      for (const day of ['2025-06-03', '2025-05-31', '2025-06-01', '2025-06-30', '2025-07-01']) await summaryStore().keep(summary(patient, day, [1, 2]), 'from-more-readings');
+      await summaryStore().keep(summary(patient, '2025-06-02', [5], 9), 'from-more-readings');
+      const days = await summaryStore().days(patient, 4, { from: '2025-06-01', to: '2025-06-30' }, true);
+      expect(days.map((d) => d.day)).toEqual(['2025-06-01', '2025-06-03', '2025-06-30']);
+      expect(days[0]!.groups[0]!.histogram).toEqual(new Map([[1, 1], [2, 1]]));
+      const bare = await summaryStore().days(patient, 4, { from: '2025-06-01', to: '2025-06-30' }, false);
+      expect(bare.map((d) => d.groups[0]!.histogram)).toEqual([undefined, undefined, undefined]);
+      expect(bare[0]!.groups[0]!.count).toBe(2);
+    });
+
+    it('leaves out a histogram past the bound, keeping the figures', async () => {
+      const patient = newPatient();
+      const many = Array.from({ length: Math.ceil(HISTOGRAM_BUDGET / 8) + 10 }, (_, i) => 1000 + i / 1000);
+      const kept = { patientId: patient, codeId: 4, day: '2025-06-01', readings: many.length, groups: [heartRates(many), groupOf(1, 'K', true, [310, 311])] };
+      await summaryStore().keep(kept, 'from-more-readings');
+      const back = (await summaryStore().day(patient, 4, '2025-06-01'))!;
+      expect(back.groups[0]!.histogram).toBeUndefined();
+      expect(back.groups[0]!.count).toBe(many.length);
+      expect(back.groups[1]!.histogram).toEqual(new Map([[310, 1], [311, 1]]));
+    });
+
+    it("deletes a patient's summaries, and only theirs", async () => {
+      const [patient, other] = [newPatient(), newPatient()];
+      await summaryStore().keep(summary(patient, '2025-06-01', [1]), 'from-more-readings');
+      await summaryStore().keep(summary(patient, '2025-06-02', [1], 9), 'from-more-readings');
+      await summaryStore().keep(summary(other, '2025-06-01', [1]), 'from-more-readings');
+      expect(await summaryStore().deletePatient(patient)).toBe(2);
+      expect(await summaryStore().day(patient, 4, '2025-06-01')).toBeUndefined();
+      expect(await summaryStore().day(other, 4, '2025-06-01')).toBeDefined();
+      expect(await summaryStore().deletePatient(patient)).toBe(0);
+    });
+  });
+}
