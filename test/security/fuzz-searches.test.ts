@@ -50,10 +50,14 @@ interface Search {
 
 const PAGING = ['_count', '_cursor', '_sort', '_summary', '_total', '_elements', '_format', '_include', '_revinclude', '_id', '_lastUpdated', '_source', '_source:below'];
 const SCOPING = ['patient', 'subject', 'patient.organization', 'patient.identifier', 'patient._has:Group:member:_id', '_has:Group:member:_id', 'patient:missing', 'patient.name'];
+/** The value parameters of the native readings (docs/api.md#search-by-value). */
+const VALUES = ['value-quantity', 'component-value-quantity', 'combo-value-quantity', 'component-code', 'combo-code', 'code-value-quantity', 'component-code-value-quantity', 'combo-code-value-quantity', 'value-quantity:missing'];
 const PROJECTION = [...SCOPING, 'identifier', 'name', 'family', 'given', 'birthdate', 'name:exact', 'birthdate:missing', ...PAGING];
 
 const SEARCHES: Search[] = [
-  { name: 'Observation', path: '/FHIR/R5/Observation', dialect: 'fhir', params: [...SCOPING, 'code', 'code:not', 'code:text', 'date', 'date:missing', 'status', 'identifier', 'category', ...PAGING] },
+  { name: 'Observation', path: '/FHIR/R5/Observation', dialect: 'fhir', params: [...SCOPING, 'code', 'code:not', 'code:text', 'date', 'date:missing', 'status', 'identifier', 'category', ...VALUES, ...PAGING] },
+  // $lastn answers a searchset too; its patient is fixed so most cases get past the first refusal.
+  { name: 'Observation/$lastn', path: '/FHIR/R5/Observation/$lastn', dialect: 'fhir', params: [...SCOPING, 'code', 'category', 'max', 'date', ...VALUES, ...PAGING], fixed: () => `patient=${world.patient.id}` },
   {
     name: 'Observation _source',
     path: '/FHIR/R5/Observation',
@@ -84,6 +88,13 @@ const value = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(...DATES)).map(([p, d]) => p + d) },
   { weight: 2, arbitrary: fc.constantFrom('https://w3id.org/openmhealth|omh:heart-rate:2.0', 'omh:heart-rate:2.0', '|x', 'x|', '|', 'a,b,,c', 'date', '-date', '_lastUpdated', '-_lastUpdated', 'count', 'true', 'false') },
   { weight: 1, arbitrary: fc.oneof(fc.integer({ min: -5, max: 2000 }).map(String), fc.constantFrom('1e99', '0x10', '007', '9007199254740993')) },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(
+      fc.tuple(fc.constantFrom(...PREFIXES), fc.constantFrom('120', '119.5', '-0', '1e308', '1e-320', 'NaN', 'Infinity'), fc.constantFrom('', '|http://unitsofmeasure.org|kg', '||lb', '||[degF]', '|http://unitsofmeasure.org|[stone_av]', '||__proto__', '||constructor', '|x|', `||${'m/'.repeat(200)}`, '||(((((', '|http://loinc.org|8867-4')).map((parts) => parts.join('')),
+      fc.constantFrom('http://loinc.org|8867-4$gt120', 'http://loinc.org|8480-6$ge140||mm[Hg]', 'omh:heart-rate:2.0$lt60', '$', '$$', 'x$', '$gt1', 'http://loinc.org|8867-4$gt120$x', 'vital-signs', 'activity', '101', '0'),
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(() => `Patient/${world.patient.id}`, () => String(world.patient.id), () => String(world.organization.id), () => String(study.id), () => sourceUri(source.id)).map((f) => f()) },
 );
 
@@ -167,6 +178,22 @@ describe('cursors', () => {
     });
     await fuzz(QUICK * 4, edited, async ([s, cursor, extra]) => {
       await searched(s, [`_cursor=${encodeURIComponent(cursor)}`, extra].filter(Boolean).join('&'), world.practitioner.token);
+    });
+  });
+});
+
+describe('Observation/$stats', () => {
+  const PARAMS = ['subject', 'patient', 'code', 'system', 'coding', 'duration', 'period', 'statistic', 'include', 'limit', 'interval', ...VALUES];
+  const STATISTICS = fc.constantFrom('count', 'minimum,maximum', 'median,4-lower,4-upper', 'std-dev', 'skew', 'nope', '');
+  const query = fc.tuple(queryOf(PARAMS), STATISTICS, fc.constantFrom('duration=24', 'duration=1e9', 'period=2025-01-01/2025-01-31', 'period=2025/2024', 'duration=-1', ''));
+
+  it('answers any parameters well (a Parameters or a 4xx OperationOutcome, never a 5xx), as a patient and as a practitioner', async () => {
+    await fuzz(QUICK * 2, fc.tuple(query, caller), async ([[extra, statistic, period], token]) => {
+      cases.tried('Observation/$stats');
+      const url = `/FHIR/R5/Observation/$stats?${[`subject=Patient/${world.patient.id}`, 'code=omh:heart-rate:2.0', `statistic=${statistic}`, period, extra].filter(Boolean).join('&')}`;
+      const res = await call('GET', url, { token: token() });
+      expectWellFormed(res, 'fhir', `GET ${url}`);
+      if (res.status === 200) expect(res.json.resourceType, url).toBe('Parameters');
     });
   });
 });
