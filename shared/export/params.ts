@@ -10,6 +10,7 @@ import { AUXILIARY_TYPES, isAuxiliaryType } from '../auxiliary/accepted-types';
 import { parseAuxiliarySearch } from '../auxiliary/search/params';
 import { referenceId } from '../auth/scope';
 import type { Id } from '../directory/model';
+import { operationParameters } from '../fhir/parameters';
 import { parsePrefer } from '../fhir/prefer';
 import { badRequest } from '../http/errors';
 import { parseNativeQuery } from '../observations/search/query';
@@ -42,31 +43,17 @@ export interface ExportRequest {
   patients?: Id[];
 }
 
-type Raw = Array<{ name: string; value: string }>;
-
 const PARAMETER_NAMES: ReadonlySet<string> = new Set(['_outputFormat', '_since', '_type', '_typeFilter', 'patient']);
 
-/** The raw name/value pairs of a kick-off (query string or Parameters body); anything malformed is a 400. */
-function rawParameters(method: string, query: URLSearchParams, body: unknown): Raw {
-  const fromQuery = [...query].map(([name, value]) => ({ name, value }));
-  if (method !== 'POST') return fromQuery;
-  if (fromQuery.length > 0) throw badRequest('A POST kick-off takes its parameters in the Parameters body, not the query string.', 'not-supported');
-  if (body === undefined || body === null || body === '') return [];
-  if (typeof body !== 'object' || Array.isArray(body) || (body as { resourceType?: unknown }).resourceType !== 'Parameters') {
-    throw badRequest('The body of a POST kick-off must be a FHIR Parameters resource.', 'structure');
-  }
-  const parameter = (body as { parameter?: unknown }).parameter;
-  if (parameter === undefined) return [];
-  if (!Array.isArray(parameter)) throw badRequest('Parameters.parameter must be a list.', 'structure').at('Parameters.parameter');
-  if (parameter.length > MAX_VALUES) throw badRequest(`At most ${MAX_VALUES} parameters.`, 'too-long').at('Parameters.parameter');
-  return parameter.map((p: unknown, i) => {
-    const at = `Parameters.parameter[${i}]`;
-    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw badRequest('A parameter must be an object.', 'structure').at(at);
-    const entry = p as Record<string, unknown>;
-    if (typeof entry.name !== 'string') throw badRequest('A parameter needs a name.', 'required').at(`${at}.name`);
-    const value = Object.hasOwn(entry, 'valueReference') ? (entry.valueReference as { reference?: unknown } | null)?.reference : [entry.valueString, entry.valueInstant, entry.valueCode, entry.valueDateTime].find((v) => v !== undefined);
-    if (typeof value !== 'string') throw badRequest(`Parameter ${entry.name} needs a value (valueString, valueInstant or, for patient, valueReference).`, 'required').at(at);
-    return { name: entry.name, value };
+/** The types a kick-off parameter's value may have in a Parameters body: text, or for `patient` a reference. */
+const TEXT_VALUES: ReadonlySet<string> = new Set(['query', 'valueString', 'valueInstant', 'valueCode', 'valueDateTime']);
+
+/** The name/value pairs of a kick-off (query string or Parameters body); anything malformed is a 400. */
+function rawParameters(method: string, query: URLSearchParams, body: unknown): Array<{ name: string; value: string }> {
+  return operationParameters(method, query, body, 'A POST kick-off').map((p) => {
+    const value = p.type === 'valueReference' ? (p.value as { reference?: unknown } | null)?.reference : TEXT_VALUES.has(p.type) ? p.value : undefined;
+    if (typeof value !== 'string') throw badRequest(`Parameter ${p.name} needs a value (valueString, valueInstant or, for patient, valueReference).`, 'required').at(p.at);
+    return { name: p.name, value };
   });
 }
 

@@ -46,6 +46,16 @@ const r4Condition = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** An R4 Immunization whose programEligibility the import drops (R5 requires a programStatus R4 cannot supply). */
+const immunizationWithEligibility = (eligibility: string) => ({
+  resourceType: 'Immunization',
+  status: 'completed',
+  vaccineCode: { text: 'Flu' },
+  patient: { reference: 'Patient/p1' },
+  occurrenceDateTime: '2024-01-01',
+  programEligibility: [{ text: eligibility }],
+});
+
 describe('request-level gates', () => {
   it('answers 405 with Allow: POST to GET, PUT, PATCH and DELETE on both paths', async () => {
     for (const path of ['/fhir-import/R4', '/fhir-import/R4/Condition']) {
@@ -119,14 +129,7 @@ describe('outcome table', () => {
   });
 
   it('success with loss: 201 and one warning per dropped path (Immunization.programEligibility)', async () => {
-    const immunization = {
-      resourceType: 'Immunization',
-      status: 'completed',
-      vaccineCode: { text: 'Flu' },
-      patient: { reference: 'Patient/p1' },
-      occurrenceDateTime: '2024-01-01',
-      programEligibility: [{ text: 'VFC eligible' }],
-    };
+    const immunization = immunizationWithEligibility('VFC eligible');
     const res = await importOne('Immunization', immunization);
     const [entry] = res.json.entry;
     expect(entry.response.status).toBe('201 Created');
@@ -425,14 +428,7 @@ describe('logs', () => {
   it('writes one structured warn line per dropped path, with the request id, the type, the path and the kind of cause, never the value', async () => {
     const log = new Logger({ serviceName: 'fhir-import', logLevel: 'INFO' });
     log.setCorrelationId('req-import-1');
-    const immunization = {
-      resourceType: 'Immunization',
-      status: 'completed',
-      vaccineCode: { text: 'Flu' },
-      patient: { reference: 'Patient/p1' },
-      occurrenceDateTime: '2024-01-01',
-      programEligibility: [{ text: 'SECRET-VALUE' }],
-    };
+    const immunization = immunizationWithEligibility('SECRET-VALUE');
     const coverage = { resourceType: 'Coverage', status: 'active', beneficiary: { reference: 'Patient/p1' }, payor: [{ reference: 'Organization/SECRET-PAYOR' }] };
     const prepared = [prepareImport(immunization, 'Immunization'), prepareImport(coverage, 'Coverage')];
     const caller = { kind: 'patient' as const, userId: world.alice.userId!, patientId: world.alice.id, scopes: [] };
