@@ -15,9 +15,10 @@ import { listStudyCodes, listStudyDataSourceIds } from '../directory/studies';
 import { forbidden, HttpError } from '../http/errors';
 import { chunksOf } from '../lists';
 import { failJob, ownerOf } from './jobs';
-import type { ExportJob, ExportLevel, ExportPart } from './model';
+import type { ExportJob, ExportLevel, ExportMessage, ExportPart } from './model';
 import type { ExportRequest } from './params';
 import { exportStore } from './store/current';
+import { QUEUE_BATCH } from './store/port';
 
 /** Types that come from the patients' own data (one part per few patients); Group and Device come from part 0. */
 const PATIENT_TYPES = (types: readonly string[]) => types.filter((t) => t !== 'Group' && t !== 'Device');
@@ -76,6 +77,17 @@ function withinScopes(caller: Caller, request: KickOff['request']): KickOff['req
   return { ...request, types: allowed, typeFilters: request.typeFilters.filter(([t]) => covered(t)) };
 }
 
+/**
+ * What the kick-off hands the worker: a job of a few parts, its parts themselves (one send, as one
+ * message would be), so a small export starts at once instead of after a fan-out's own delivery;
+ * a larger job, one message that the worker fans out, so the kick-off stays one send however many
+ * parts there are.
+ */
+function firstMessages(job: ExportJob, parts: readonly ExportPart[]): ExportMessage[] {
+  if (parts.length === 0 || parts.length > QUEUE_BATCH) return [{ kind: 'start', jobId: job.id }];
+  return parts.map((p) => ({ kind: 'part', jobId: job.id, part: p.index }));
+}
+
 /** Starts the export; the job as recorded. 429 (with `Retry-After`) when the caller runs too many. */
 export async function startExport(caller: Caller, asked: KickOff, now = Date.now()): Promise<ExportJob> {
   const settings = config().exports;
@@ -114,7 +126,7 @@ export async function startExport(caller: Caller, asked: KickOff, now = Date.now
     });
   }
   try {
-    await exportStore().queue.send([{ kind: 'start', jobId: id }]);
+    await exportStore().queue.send(firstMessages(job, parts));
   } catch (error) {
     await failJob(id, now, 'The export could not be handed to the worker.');
     throw new HttpError(503, 'The export could not be started just now; please retry.', 'transient', { cause: error });

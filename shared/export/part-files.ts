@@ -81,9 +81,12 @@ export class PartFiles {
     this.done.push(current.file);
   }
 
-  /** Completes every open file; the part's files, in the order they were begun. */
+  /** Completes every open file, all at once (each its own upload); the part's files, in the order they were begun. */
   async close(): Promise<ExportFile[]> {
-    for (const [type, current] of [...this.open]) await this.closeFile(type, current);
+    // Every upload settled before a failure is thrown: none of them lands after the part runs again.
+    const closed = await Promise.allSettled([...this.open].map(([type, current]) => this.closeFile(type, current)));
+    const failed = closed.find((c) => c.status === 'rejected');
+    if (failed) throw failed.reason;
     return [...this.done].sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
   }
 

@@ -19,7 +19,7 @@ import { loadResource } from '../auxiliary/persist';
 import { parseIndex, type IndexRow } from '../auxiliary/rows';
 import { isAuxiliaryType } from '../auxiliary/accepted-types';
 import { getDataSources } from '../directory/data-sources';
-import type { Patient } from '../directory/model';
+import type { Id, Patient } from '../directory/model';
 import { getStudies, getStudy } from '../directory/studies';
 import { issue, operationOutcome } from '../fhir/outcome';
 import { deviceResource, groupResource, patientResource } from '../fhir/projections/resources';
@@ -27,6 +27,7 @@ import { matchesAll, type Criterion } from '../fhir/search';
 import { chunksOf } from '../lists';
 import { codesById } from '../observations/code-table-cache';
 import { toFhirObservation } from '../observations/fhir-observation';
+import type { StoredObservation } from '../observations/model';
 import { matchingRows } from '../observations/search/execute';
 import { parseNativeQuery } from '../observations/search/query';
 import { failJob, expiryFrom, jobCaller } from './jobs';
@@ -60,16 +61,20 @@ const notExported = (diagnostics: string, expression?: string) => operationOutco
 /** Runs the part; a failure is thrown (the queue runs it again, and the job fails after the last try). */
 export async function runPart(jobId: string, index: number, now = Date.now): Promise<PartOutcome> {
   const store = exportStore();
-  const job = await store.jobs.get(jobId);
-  const part = job?.status === 'in-progress' ? await store.jobs.part(jobId, index) : undefined;
-  if (!job || !part) return { recorded: false };
+  // Read together: a part of a job that is no longer running is left alone whatever it holds.
+  const [job, part] = await Promise.all([store.jobs.get(jobId), store.jobs.part(jobId, index)]);
+  if (job?.status !== 'in-progress' || !part) return { recorded: false };
   // Done before: make sure it is counted (a run that stopped between recording and counting it).
   if (part.done) {
     await counted(jobId, index, part.files, part.patientIds.length, now);
     return { recorded: false };
   }
+  // The readings' first page is read while the owner and the patients are checked again: rows of
+  // a patient the checks leave out are dropped unwritten, and nothing is written before the checks.
+  const readings = index > 0 && job.types.includes('Observation') ? readingsOf(job, part.patientIds) : undefined;
   const caller = await jobCaller(job);
   if (!caller) {
+    await readings?.drop();
     await failJob(jobId, now(), 'The account that started this export can no longer read data; nothing more is exported.', 403);
     return { recorded: false };
   }
@@ -78,7 +83,7 @@ export async function runPart(jobId: string, index: number, now = Date.now): Pro
   let exported: number[] = [];
   try {
     if (index === 0) await exportDirectory(job, part, files);
-    else exported = await exportPatients(job, part, caller, files);
+    else exported = await exportPatients(job, part, caller, files, readings);
     const written = await files.close();
     if (!(await counted(jobId, index, written, part.patientIds.length, now))) {
       // Done by another run, or the job stopped meanwhile: a cancelled job's files must not come back.
@@ -87,6 +92,7 @@ export async function runPart(jobId: string, index: number, now = Date.now): Pro
     }
     return { recorded: true, owner: job.owner, patients: exported };
   } catch (error) {
+    await readings?.drop();
     await files.abort();
     throw error;
   } finally {
@@ -112,7 +118,7 @@ async function exportDirectory(job: ExportJob, part: ExportPart, files: PartFile
 }
 
 /** Parts 1 and on: the patients' own data. Returns the patients whose data it exported. */
-async function exportPatients(job: ExportJob, part: ExportPart, caller: Caller, files: PartFiles): Promise<number[]> {
+async function exportPatients(job: ExportJob, part: ExportPart, caller: Caller, files: PartFiles, readings: Readings | undefined): Promise<number[]> {
   const study = job.groupId === undefined ? undefined : await getStudy(job.groupId);
   const visible = job.groupId !== undefined && !study ? [] : await stillVisiblePatients(caller, part.patientIds, study);
   const kept = new Set(visible.map((p) => p.id));
@@ -122,15 +128,28 @@ async function exportPatients(job: ExportJob, part: ExportPart, caller: Caller, 
   if (job.types.includes('Patient')) {
     for (const patient of visible) if (inWindow(job, patient.updatedAt)) await files.add(patientResource(patient));
   }
-  if (job.types.includes('Observation')) await exportReadings(job, visible, files);
-  const auxiliaryTypes = job.types.filter(isAuxiliaryType);
-  if (auxiliaryTypes.length > 0) for (const patient of visible) await exportAuxiliary(job, patient, new Set(auxiliaryTypes), files);
+  const auxiliaryTypes = new Set(job.types.filter(isAuxiliaryType));
+  const auxiliary = async () => {
+    if (auxiliaryTypes.size > 0) for (const patient of visible) await exportAuxiliary(job, patient, auxiliaryTypes, files);
+  };
+  // Readings and auxiliary resources fill files of their own types: read side by side, both settled
+  // before a failure is thrown (nothing is still writing when the part gives its files up).
+  const done = await Promise.allSettled([readings ? exportReadings(readings, kept, files) : Promise.resolve(), auxiliary()]);
+  const failed = done.find((d) => d.status === 'rejected');
+  if (failed) throw failed.reason;
   return visible.map((p) => p.id);
 }
 
-/** The mobile-health Observations, exactly as a read renders them (the payload untouched). */
-async function exportReadings(job: ExportJob, patients: readonly Patient[], files: PartFiles): Promise<void> {
-  if (patients.length === 0) return;
+/** A part's mobile-health readings as they are read, run by run: begun before they are wanted. */
+interface Readings {
+  /** The next run of rows (the first already on its way). */
+  next(): Promise<IteratorResult<StoredObservation[]>>;
+  /** Stops reading (a part that ends without them). */
+  drop(): Promise<void>;
+}
+
+/** Starts reading the patients' readings the job exports: its window (`_since`, kick-off), its filters, a study's codes. */
+function readingsOf(job: ExportJob, patientIds: readonly Id[]): Readings {
   const window = [`le${job.transactionTime}`, ...(job.since ? [`gt${job.since}`] : [])];
   const queries = (filtersOf(job, 'Observation').length > 0 ? filtersOf(job, 'Observation') : ['']).map((text) => {
     const params = new URLSearchParams(text);
@@ -138,9 +157,29 @@ async function exportReadings(job: ExportJob, patients: readonly Patient[], file
     return parseNativeQuery(params);
   });
   const studyCodes = job.codeIds?.map((id) => ({ id }));
-  for await (const run of matchingRows(queries, patients.map((p) => p.id), studyCodes)) {
-    const codes = await codesById(run.map((o) => o.codeId));
-    for (const reading of run) await files.add(toFhirObservation(reading, codes.get(reading.codeId)!));
+  const runs = matchingRows(queries, patientIds, studyCodes);
+  let first: Promise<IteratorResult<StoredObservation[]>> | undefined = runs.next();
+  first.catch(() => undefined); // awaited by `next`, or dropped with the part
+  return {
+    next() {
+      const next = first ?? runs.next();
+      first = undefined;
+      return next;
+    },
+    async drop() {
+      await first?.catch(() => undefined);
+      await runs.return(undefined).catch(() => undefined);
+    },
+  };
+}
+
+/** The mobile-health Observations of the patients kept, exactly as a read renders them (the payload untouched). */
+async function exportReadings(readings: Readings, kept: ReadonlySet<Id>, files: PartFiles): Promise<void> {
+  if (kept.size === 0) return readings.drop();
+  for (let run = await readings.next(); !run.done; run = await readings.next()) {
+    const rows = run.value.filter((o) => kept.has(o.patientId));
+    const codes = await codesById(rows.map((o) => o.codeId));
+    for (const reading of rows) await files.add(toFhirObservation(reading, codes.get(reading.codeId)!));
   }
 }
 

@@ -44,10 +44,20 @@ function progressOf(job: ExportJob): string {
   return job.patientsTotal > 0 ? `patients ${job.patientsDone} of ${job.patientsTotal}` : `parts ${job.partsDone} of ${job.partsTotal}`;
 }
 
+/**
+ * When to poll a running job again (seconds): half the time it has run so far, at least a second and
+ * at most the setting. A small export is asked about again while it is still young, so its client
+ * sees the manifest within a second or so of it being ready; a long one is polled less and less often.
+ */
+export function retryAfterOf(job: Pick<ExportJob, 'createdAt'>, now: number): number {
+  const ranSeconds = Math.max(0, (now - Date.parse(job.createdAt)) / 1000);
+  return Math.min(config().exports.retryAfterSeconds, Math.max(1, Math.ceil(ranSeconds / 2)));
+}
+
 /** `GET <status URL>`. */
 export async function exportStatus(caller: Caller, jobId: string, site: Site, now = Date.now()): Promise<HttpResponse> {
   const job = await settle(await ownJob(caller, jobId, now), now);
-  const retryAfter = config().exports.retryAfterSeconds;
+  const retryAfter = retryAfterOf(job, now);
   switch (job.status) {
     case 'in-progress': {
       // Polling well before `Retry-After` is a 429 (half the interval is allowed, for clock slack).

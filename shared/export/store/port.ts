@@ -67,6 +67,9 @@ export interface ExportFiles {
   removeAll(jobId: string): Promise<number>;
 }
 
+/** The most messages the queue takes in one call (an SQS batch): a send of up to this many costs what one message does. */
+export const QUEUE_BATCH = 10;
+
 export interface ExportQueue {
   send(messages: readonly ExportMessage[]): Promise<void>;
 }

@@ -1,6 +1,6 @@
 /**
  * Export files in their own S3 bucket, under the job's id. Each file is a multipart upload fed as
- * lines are made (`@aws-sdk/lib-storage`, one 5 MiB part in memory at a time), so a worker's memory
+ * lines are made (`@aws-sdk/lib-storage`, one 16 MiB part in memory at a time), so a worker's memory
  * stays flat however large the file; the object is stored as `application/fhir+ndjson`. Downloads
  * are pre-signed GETs, so no file byte passes through a Lambda or the HTTP API.
  */
@@ -12,8 +12,14 @@ import { deleteObjectsUnder } from '../../store/objects';
 import { NDJSON } from '../model';
 import type { ExportFiles, FileWriter } from './port';
 
-/** S3's smallest part: the most a file holds in memory before it is sent. */
-const PART_BYTES = 5 * 1024 * 1024;
+/**
+ * The part of a multipart upload, and about what a file holds in memory before it is sent. A file
+ * that ends within its first part is one PutObject: a small export's file (10,000 readings make
+ * 15 MB) is written at its close in one request, not as a multipart upload created,
+ * fed and completed (which on the local store also copies every part once more), and a larger
+ * file streams in parts of this size, well within S3's 10,000 parts.
+ */
+const PART_BYTES = 16 * 1024 * 1024;
 
 const objectKey = (jobId: string, name: string) => `${jobId}/${name}`;
 

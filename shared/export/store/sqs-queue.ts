@@ -1,7 +1,7 @@
-/** The worker's queue on AWS: SQS, ten messages a call. Locally `npm start` installs its own (local/export-worker.ts). */
+/** The worker's queue on AWS: SQS, a batch of messages a call. Locally `npm start` installs its own (local/export-worker.ts). */
 import { config } from '../../config';
 import { chunksOf } from '../../lists';
-import type { ExportQueue } from './port';
+import { QUEUE_BATCH, type ExportQueue } from './port';
 
 type SqsClient = import('@aws-sdk/client-sqs').SQSClient;
 let client: Promise<SqsClient> | undefined;
@@ -17,7 +17,7 @@ export const sqsQueue: ExportQueue = {
     const url = config().exports.queueUrl;
     if (!url) throw new Error('No export queue is configured (EXPORT_QUEUE_URL).');
     const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
-    for (const batch of chunksOf(messages, 10)) {
+    for (const batch of chunksOf(messages, QUEUE_BATCH)) {
       const out = await (await sqs()).send(
         new SendMessageBatchCommand({ QueueUrl: url, Entries: batch.map((m, i) => ({ Id: String(i), MessageBody: JSON.stringify(m) })) }),
       );

@@ -79,7 +79,7 @@ const searchIds = async () => (await allPages(doctor.token, `patient._has:Group:
 describe('a worker stopped half-way', () => {
   it('resumes after a restart: every part once, the files whole, nothing twice', async () => {
     const kicked = await kickOff(doctor.token, `/FHIR/R5/Group/${study.id}/$export`);
-    // The fan-out and two parts run; then the process stops and its queue is lost with it.
+    // Three of its four parts run; then the process stops and its queue is lost with it.
     expect((await runExportWork(3)).length).toBe(3);
     twinsInUse()!.exports.queue.take();
     expect((await statusOf(doctor.token, kicked)).headers['x-progress']).toMatch(/^patients [24] of 6$/);
@@ -97,9 +97,9 @@ describe('a worker stopped half-way', () => {
   it('a part delivered twice counts once', async () => {
     const kicked = await kickOff(doctor.token, `/FHIR/R5/Group/${study.id}/$export?_type=Observation`);
     const jobId = pathOf(kicked.headers['content-location']!).split('/').pop()!;
-    await runExportWork(1);
     // Every part message delivered twice, as SQS may.
     const messages = twinsInUse()!.exports.queue.take();
+    expect(messages.map((m) => m.kind)).toEqual(['part', 'part', 'part']);
     await twinsInUse()!.exports.queue.send([...messages, ...messages]);
     await runExportWork();
     const job = await twinsInUse()!.exports.jobs.get(jobId);
@@ -147,6 +147,31 @@ describe('reading ahead', () => {
       expect(ids.sort()).toEqual((await searchIds()).sort());
     } finally {
       delete process.env.MAX_PAGE_SIZE;
+      resetConfig();
+    }
+  });
+});
+
+describe('the hand-off to the worker', () => {
+  it('a job of a few parts queues its parts at the kick-off; a larger one queues one message the worker fans out', async () => {
+    const small = await kickOff(doctor.token, `/FHIR/R5/Group/${study.id}/$export`);
+    expect(small.status).toBe(202);
+    expect(twinsInUse()!.exports.queue.take()).toEqual([0, 1, 2, 3].map((part) => ({ kind: 'part', jobId: expect.any(String), part })));
+    const clinic = await makeOrganization();
+    const manager = await makePractitioner({ organizations: [clinic] });
+    for (let i = 0; i < 12; i++) await makePatient({ organizations: [clinic] });
+    // One patient a part: the manager's twelve patients are twelve parts, more than one send carries.
+    process.env.EXPORT_PATIENTS_PER_PART = '1';
+    resetConfig();
+    try {
+      const large = await kickOff(manager.token, '/FHIR/R5/$export?_type=Patient');
+      const jobId = pathOf(large.headers['content-location']!).split('/').pop()!;
+      expect(twinsInUse()!.exports.queue.take()).toEqual([{ kind: 'start', jobId }]);
+      await twinsInUse()!.exports.queue.send([{ kind: 'start', jobId }]);
+      expect((await runExportWork()).filter((m) => m.kind === 'part')).toHaveLength(12);
+      expect((await downloadAll(manager.token, await finished(manager.token, large), 'Patient')).length).toBe(12);
+    } finally {
+      process.env.EXPORT_PATIENTS_PER_PART = '2';
       resetConfig();
     }
   });
@@ -230,7 +255,7 @@ describe('changes after the kick-off', () => {
 
   it("an owner deactivated meanwhile: the job fails with a 403, nothing more is exported", async () => {
     const nurse = await makePractitioner({ organizations: [org] });
-    const kicked = await kickOff(nurse.token, '/FHIR/R5/$export?_type=Patient');
+    const kicked = await kickOff(nurse.token, '/FHIR/R5/$export?_type=Patient,Observation');
     await updateUser(nurse.id, { active: false });
     await runExportWork();
     await updateUser(nurse.id, { active: true });
