@@ -46,6 +46,7 @@ export const DOMAIN_ORDER = [
   'shared/r4-import',
   'shared/export',
   'shared/management',
+  'shared/mcp',
 ];
 /** Domain folders apart from authentication, which platform code may name the caller type of. */
 const DOMAIN = DOMAIN_ORDER.filter((folder) => folder !== 'shared/auth');

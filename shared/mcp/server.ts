@@ -1,0 +1,116 @@
+/**
+ * The assistants' server (Model Context Protocol): the read-only tools and the schema resources,
+ * registered on the official SDK's `McpServer` for one caller. Stateless: a server is made per
+ * request (or per session) for the caller its token names, so every tool runs as that caller and
+ * sees exactly what the FHIR API shows them; an HTTP endpoint only has to connect a transport
+ * (docs/mcp.md). Nothing here knows of HTTP or tokens.
+ */
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type * as z from 'zod';
+import type { Caller } from '../auth/caller';
+import type { Id } from '../directory/model';
+import { assertTypesCovered } from './access';
+import { allSchemas, describeSchema, SCHEMA_URI_PREFIX, schemaOfCode, schemaUri } from './reading-types';
+import { boundedText, refusalText, type ToolContext, type ToolDefinition } from './tool';
+import { clinicalRecordTool } from './tools/clinical';
+import { getPatientTool, getStudyTool, listStudiesTool, listStudyPatientsTool } from './tools/directory';
+import { countReadingsTool, getReadingsTool, latestReadingsTool, patientReadingDatesTool, searchReadingsByValueTool } from './tools/readings';
+import { getOmhSchemaTool } from './tools/schemas';
+import { readingStatisticsTool, summarizePatientReadingsTool } from './tools/summaries';
+
+export const MCP_SERVER_INFO = { name: 'clinical-data-exchange', version: '0.1.0' };
+
+/** Elements (values, keys, items) in one tool's arguments, at most: every tool takes a handful. */
+export const MAX_ARGUMENT_ELEMENTS = 100;
+
+const INSTRUCTIONS = [
+  'Read-only access to mobile-health readings (Open mHealth: heart rate, blood pressure, steps, sleep, ...) and clinical records, as the signed-in user may see them.',
+  'Start with list_studies and list_study_patients (practitioners) or get_patient (a patient: themselves), then summarize_patient_readings.',
+  'Lists are bounded: when an answer has nextCursor, call the same tool with the same arguments and that cursor to continue.',
+  'Times are UTC. An id the user may not see answers like an unknown one.',
+].join(' ');
+
+/** Every tool, in the order `tools/list` shows them. */
+export const TOOLS: readonly ToolDefinition[] = [
+  listStudiesTool,
+  getStudyTool,
+  listStudyPatientsTool,
+  getPatientTool,
+  patientReadingDatesTool,
+  countReadingsTool,
+  summarizePatientReadingsTool,
+  getReadingsTool,
+  searchReadingsByValueTool,
+  readingStatisticsTool,
+  latestReadingsTool,
+  clinicalRecordTool,
+  getOmhSchemaTool,
+] as unknown as readonly ToolDefinition[];
+
+export interface McpServerOptions {
+  /** The patients a tool read data of, for the audit trail. */
+  onTouched?: (patientIds: readonly Id[]) => void;
+  /** A failure the caller was told only that it happened: for the log. */
+  onError?: (tool: string, error: unknown) => void;
+  /** The clock (tests). */
+  now?: () => number;
+}
+
+/** A tool's answer, or its refusal as a tool error result: a tool never fails the protocol exchange. */
+async function answer(tool: ToolDefinition, args: Record<string, unknown>, caller: Caller, options: McpServerOptions): Promise<CallToolResult> {
+  const touched = new Set<Id>();
+  const context: ToolContext = { caller, now: options.now?.() ?? Date.now(), touched: (ids) => ids.forEach((id) => touched.add(id)) };
+  try {
+    assertTypesCovered(caller, tool.reads);
+    const { structured, text } = await tool.run(args as z.infer<z.ZodObject<z.ZodRawShape>>, context);
+    return { content: [{ type: 'text', text: boundedText(text) }], structuredContent: structured as Record<string, unknown> };
+  } catch (error) {
+    const refusal = refusalText(error);
+    if (refusal.unexpected) options.onError?.(tool.name, error);
+    return { content: [{ type: 'text', text: refusal.text }], isError: true };
+  } finally {
+    if (touched.size > 0) options.onTouched?.([...touched]);
+  }
+}
+
+/** A server holding every tool and the schema resources, each tool run as `caller`. */
+export function createMcpServer(caller: Caller, options: McpServerOptions = {}): McpServer {
+  const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS, maxToolInputElements: MAX_ARGUMENT_ELEMENTS });
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { readOnlyHint: true, openWorldHint: false } },
+      (args: Record<string, unknown>) => answer(tool, args, caller, options),
+    );
+  }
+  registerSchemaResources(server);
+  return server;
+}
+
+/** The 20 schemas as resources `omh://schema/<code>` (the full code: `omh://schema/omh:heart-rate:2.0`), listed and read as JSON. */
+function registerSchemaResources(server: McpServer): void {
+  const list = () => ({
+    resources: allSchemas().map((s) => ({ uri: schemaUri(s), name: s.code, title: s.display, description: `The ${s.display} schema (${s.code}): members, values, units, standard codes.`, mimeType: 'application/json' })),
+  });
+  server.registerResource(
+    'omh-schema',
+    new ResourceTemplate(`${SCHEMA_URI_PREFIX}{code}`, { list }),
+    { title: 'Open mHealth schema', description: 'What readings of a type hold: the description get_omh_schema gives, by the full code.', mimeType: 'application/json' },
+    (uri) => {
+      // The URI's own text, decoded once: a code holds no character that needs encoding, but a client may encode the colons.
+      const code = safeDecode(uri.href.slice(SCHEMA_URI_PREFIX.length));
+      const schema = code === undefined ? undefined : schemaOfCode(code);
+      if (!schema) throw new McpError(ErrorCode.InvalidParams, `No schema at this URI: resources/list gives the ${allSchemas().length} schema URIs.`);
+      return { contents: [{ uri: schemaUri(schema), mimeType: 'application/json', text: JSON.stringify(describeSchema(schema), null, 2) }] };
+    },
+  );
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}

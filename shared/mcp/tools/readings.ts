@@ -1,0 +1,245 @@
+/**
+ * The tools over a patient's (or a study's) mobile-health readings, each through the domain
+ * function the FHIR API runs for the same question: the Observation search (pages, `_summary=count`,
+ * the value search) and `$lastn`. The patient or study is checked first (access.ts), so one out of
+ * reach answers as an unknown id, never as a patient without readings.
+ */
+import pMap from 'p-map';
+import * as z from 'zod';
+import { allCodes, codesById } from '../../observations/code-table-cache';
+import { lastn, parseLastn } from '../../observations/lastn';
+import { schemaQuantities } from '../../omh/quantities';
+import { schemaForCode } from '../../omh/schemas/index';
+import { visiblePatient, visibleStudy } from '../access';
+import { encodeToolCursor, textPosition, toolCursorPosition } from '../cursor';
+import { cursorField, fromField, optionalPatientIdField, pageSizeField, readingTypeField, studyIdField, toField } from '../fields';
+import { countOf, periodParams, readingLine, renderReadings, searchReadings, slimReading, type SlimReading } from '../readings';
+import { resolveReadingType } from '../reading-types';
+import { defineTool, ToolRefusal, type ToolContext } from '../tool';
+
+/** Slim readings in one answer, at most; FHIR resources (each with its payload) at most. */
+export const MAX_SLIM_READINGS = 100;
+export const MAX_FHIR_READINGS = 20;
+const DEFAULT_READINGS = 20;
+/** Newest readings of each type `latest_readings` gives at most (20 types: 200 readings at most). */
+export const MAX_LATEST_PER_TYPE = 10;
+/** Counts made at once (one per reading type). */
+const COUNT_CONCURRENCY = 4;
+
+export const slimReadingShape = z.object({
+  id: z.string(),
+  type: z.string(),
+  display: z.string(),
+  patientId: z.number(),
+  start: z.string().nullable(),
+  end: z.string().nullable(),
+  values: z.array(z.object({ name: z.string(), value: z.number(), unit: z.string() })),
+});
+
+/** The mobile-health types with a schema, in code-table order (the table may hold other codes). */
+export async function readingCodes() {
+  return (await allCodes()).filter((c) => schemaForCode(c.code));
+}
+
+/** The search parameters of one patient's readings, of a type if named, within a period if given. */
+export function patientParams(patientId: number, type: string | undefined, from: string | undefined, to: string | undefined): URLSearchParams {
+  return new URLSearchParams([['patient', String(patientId)], ...(type ? [['code', type] as [string, string]] : []), ...periodParams(from, to)]);
+}
+
+/** The first (`date`) or last (`-date`) dated reading the parameters find. */
+export async function edgeReading(context: Pick<ToolContext, 'caller' | 'now'>, params: URLSearchParams, sort: 'date' | '-date'): Promise<SlimReading | undefined> {
+  const sorted = new URLSearchParams(params);
+  sorted.set('_sort', sort);
+  sorted.set('_count', '1');
+  const [row] = (await searchReadings(context.caller, sorted, undefined, context.now)).rows;
+  // Undated readings come last both ways: the first row is dated whenever any is.
+  if (!row || !row.effective) return undefined;
+  const codes = await codesById([row.codeId]);
+  return slimReading(row, codes.get(row.codeId)!);
+}
+
+export const patientReadingDatesTool = defineTool({
+  name: 'patient_reading_dates',
+  title: 'First and last reading dates',
+  description: "When a patient's readings begin and end: the effective time of the first and the last reading, of every type or of one type. Null when there is none.",
+  input: { patientId: optionalPatientIdField, readingType: readingTypeField.optional() },
+  output: { patientId: z.number(), readingType: z.string().nullable(), first: z.string().nullable(), last: z.string().nullable() },
+  reads: ['Observation'],
+  async run(args, context) {
+    const patient = await visiblePatient(context.caller, args.patientId);
+    const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
+    const params = patientParams(patient.id, type, undefined, undefined);
+    const [first, last] = await Promise.all([edgeReading(context, params, 'date'), edgeReading(context, params, '-date')]);
+    context.touched([patient.id]);
+    const structured = { patientId: patient.id, readingType: type ?? null, first: first?.start ?? null, last: last?.start ?? null };
+    return { structured, text: structured.first ? `Readings of patient ${patient.id}${type ? ` (${type})` : ''} from ${structured.first} to ${structured.last}.` : `Patient ${patient.id} has no dated readings${type ? ` of ${type}` : ''}.` };
+  },
+});
+
+export const countReadingsTool = defineTool({
+  name: 'count_readings',
+  title: 'Count readings by type',
+  description:
+    "How many readings a patient, or a study's patients, have of each type, optionally within a period or of one type: counted where the data is, nothing downloaded. Name patientId or studyId (a signed-in patient may name neither, to mean themselves). A study counts only the types it collects.",
+  input: { patientId: optionalPatientIdField, studyId: studyIdField.optional(), readingType: readingTypeField.optional(), from: fromField, to: toField },
+  output: {
+    patientId: z.number().nullable(),
+    studyId: z.number().nullable(),
+    total: z.number(),
+    byType: z.array(z.object({ type: z.string(), display: z.string(), count: z.number() })).describe('Types with at least one reading, in code-table order'),
+  },
+  reads: ['Observation'],
+  async run(args, context) {
+    const { caller, now } = context;
+    if (args.patientId !== undefined && args.studyId !== undefined) throw new ToolRefusal('Name patientId or studyId, not both.');
+    const scope: Array<[string, string]> = [];
+    let patientId: number | null = null;
+    if (args.studyId !== undefined) {
+      await visibleStudy(caller, args.studyId);
+      scope.push(['_has:Group:member:_id', String(args.studyId)]);
+    } else {
+      patientId = (await visiblePatient(caller, args.patientId)).id;
+      scope.push(['patient', String(patientId)]);
+    }
+    const named = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
+    const codes = (await readingCodes()).filter((c) => named === undefined || c.code === named);
+    const counts = await pMap(codes, async (code) => ({ type: code.code, display: code.display, count: await countOf(caller, new URLSearchParams([...scope, ['code', code.code], ...periodParams(args.from, args.to)]), now) }), {
+      concurrency: COUNT_CONCURRENCY,
+    });
+    if (patientId !== null) context.touched([patientId]);
+    const byType = counts.filter((c) => c.count > 0);
+    const total = byType.reduce((sum, c) => sum + c.count, 0);
+    const who = patientId !== null ? `patient ${patientId}` : `study ${args.studyId}`;
+    return {
+      structured: { patientId, studyId: args.studyId ?? null, total, byType },
+      text: [`${total} readings of ${who}.`, ...byType.map((c) => `- ${c.type}: ${c.count}`)].join('\n'),
+    };
+  },
+});
+
+export const getReadingsTool = defineTool({
+  name: 'get_readings',
+  title: "Get a patient's readings",
+  description: `A page of a patient's readings, newest first, optionally of one type and within a period. format "slim" (the default) gives each reading's time, type and values; "fhir" the FHIR Observation with its Open mHealth payload. At most ${MAX_SLIM_READINGS} slim or ${MAX_FHIR_READINGS} FHIR readings per answer; nextCursor continues.`,
+  input: {
+    patientId: optionalPatientIdField,
+    readingType: readingTypeField.optional(),
+    from: fromField,
+    to: toField,
+    format: z.enum(['slim', 'fhir']).optional().describe('slim (default): time, type, values; fhir: the full FHIR Observation resources'),
+    pageSize: pageSizeField(DEFAULT_READINGS, MAX_SLIM_READINGS),
+    cursor: cursorField,
+  },
+  output: {
+    patientId: z.number(),
+    readings: z.array(slimReadingShape).optional(),
+    resources: z.array(z.record(z.string(), z.unknown())).optional(),
+    nextCursor: z.string().optional(),
+  },
+  reads: ['Observation'],
+  async run(args, context) {
+    const format = args.format ?? 'slim';
+    const size = Math.min(args.pageSize ?? DEFAULT_READINGS, format === 'fhir' ? MAX_FHIR_READINGS : MAX_SLIM_READINGS);
+    const patient = await visiblePatient(context.caller, args.patientId);
+    // The format changes nothing of the search: a cursor continues across formats as across page sizes.
+    const bound = { ...args, format: undefined };
+    const cursor = textPosition(toolCursorPosition('get_readings', bound, args.cursor));
+    const params = patientParams(patient.id, args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code, args.from, args.to);
+    params.set('_sort', '-date');
+    params.set('_count', String(size));
+    const page = await searchReadings(context.caller, params, cursor, context.now);
+    context.touched([patient.id]);
+    const rendered = await renderReadings(page.rows, format);
+    const next = page.next ? { nextCursor: encodeToolCursor('get_readings', bound, page.next) } : {};
+    const summary = `${page.rows.length} readings of patient ${patient.id}${page.next ? ' (more follow: nextCursor)' : ''}.`;
+    if (format === 'fhir') return { structured: { patientId: patient.id, resources: rendered.fhir, ...next }, text: summary };
+    return { structured: { patientId: patient.id, readings: rendered.slim, ...next }, text: [summary, ...rendered.slim.map(readingLine)].join('\n') };
+  },
+});
+
+const COMPARATORS = ['gt', 'ge', 'lt', 'le', 'eq', 'ne', 'ap'] as const;
+/** Largest magnitude of a value searched for: beyond any reading, within what a number prints exactly. */
+const MAX_SEARCHED_VALUE = 1e12;
+
+export const searchReadingsByValueTool = defineTool({
+  name: 'search_readings_by_value',
+  title: 'Find readings by value',
+  description: `A patient's readings of one type whose value compares to a number, e.g. heart rates above 120 this week (readingType heart-rate, comparator gt, value 120, from the week's first day), or blood pressures with a systolic of at least 140 (readingType blood-pressure, member systolic_blood_pressure, comparator ge, value 140). With a unit the value is compared in it (kg finds weights uploaded in pounds); without, as uploaded. Newest first, with the total; at most ${MAX_SLIM_READINGS} per answer; nextCursor continues.`,
+  input: {
+    patientId: optionalPatientIdField,
+    readingType: readingTypeField,
+    member: z.string().min(1).max(120).regex(/^[a-z0-9_.]+$/).optional().describe("Which value of the reading (get_omh_schema lists them, e.g. systolic_blood_pressure); the reading's principal value when left out"),
+    comparator: z.enum(COMPARATORS).describe('gt >, ge >=, lt <, le <=, eq = (within the precision given), ne, ap (within 10%)'),
+    value: z.number().min(-MAX_SEARCHED_VALUE).max(MAX_SEARCHED_VALUE),
+    unit: z.string().min(1).max(40).regex(/^[!-~]+$/).optional().describe('A UCUM code or an Open mHealth unit (kg, lb, beats/min, mmHg, Cel, [degF])'),
+    from: fromField,
+    to: toField,
+    pageSize: pageSizeField(DEFAULT_READINGS, MAX_SLIM_READINGS),
+    cursor: cursorField,
+  },
+  output: { patientId: z.number(), total: z.number(), readings: z.array(slimReadingShape), nextCursor: z.string().optional() },
+  reads: ['Observation'],
+  async run(args, context) {
+    const patient = await visiblePatient(context.caller, args.patientId);
+    const schema = resolveReadingType(args.readingType);
+    const quantities = schemaQuantities(schema.code);
+    const members = quantities?.members ?? [];
+    const index = args.member === undefined ? quantities?.principal : members.findIndex((m) => m.path === args.member);
+    const member = index === undefined || index < 0 ? undefined : members[index];
+    if (!member) {
+      const names = members.map((m) => m.path).join(', ');
+      throw new ToolRefusal(names ? `Name the value to compare with member: one of ${names}.` : `${schema.code} readings have no values to compare.`);
+    }
+    const cursor = textPosition(toolCursorPosition('search_readings_by_value', args, args.cursor));
+    // The member's coding and the number, as the FHIR search takes them: `combo-code-value-quantity`
+    // tests the principal value and the components alike.
+    const quantity = `${args.comparator}${numberText(args.value)}${args.unit ? `||${escapeValue(args.unit)}` : ''}`;
+    const params = patientParams(patient.id, schema.code, args.from, args.to);
+    params.append('combo-code-value-quantity', `${escapeValue(member.coding.system)}|${escapeValue(member.coding.code)}$${quantity}`);
+    params.set('_sort', '-date');
+    params.set('_count', String(args.pageSize ?? DEFAULT_READINGS));
+    params.set('_total', 'accurate');
+    const page = await searchReadings(context.caller, params, cursor, context.now);
+    context.touched([patient.id]);
+    const { slim } = await renderReadings(page.rows, 'slim');
+    const total = page.total ?? slim.length;
+    return {
+      structured: { patientId: patient.id, total, readings: slim, ...(page.next ? { nextCursor: encodeToolCursor('search_readings_by_value', args, page.next) } : {}) },
+      text: [`${total} ${schema.code} readings of patient ${patient.id} with ${member.path} ${args.comparator} ${args.value}${args.unit ? ` ${args.unit}` : ''}.`, ...slim.map(readingLine)].join('\n'),
+    };
+  },
+});
+
+/** A number as a search value: plain decimal digits (no exponent, which the search does not read). */
+function numberText(value: number): string {
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  return value.toFixed(20).replace(/\.?0+$/, '');
+}
+
+/** FHIR search escaping of `\`, `,`, `$` and `|` inside a value. */
+const escapeValue = (text: string) => text.replace(/[\\,$|]/g, (c) => `\\${c}`);
+
+export const latestReadingsTool = defineTool({
+  name: 'latest_readings',
+  title: 'Latest readings',
+  description: `The newest readings of each type a patient has (or of one type, or of a category: vital-signs or activity): max per type, 1 by default, at most ${MAX_LATEST_PER_TYPE}. Types without readings are left out.`,
+  input: {
+    patientId: optionalPatientIdField,
+    readingType: readingTypeField.optional(),
+    category: z.enum(['vital-signs', 'activity']).optional(),
+    max: z.number().int().min(1).max(MAX_LATEST_PER_TYPE).optional(),
+  },
+  output: { patientId: z.number(), readings: z.array(slimReadingShape) },
+  reads: ['Observation'],
+  async run(args, context) {
+    const patient = await visiblePatient(context.caller, args.patientId);
+    const params = new URLSearchParams([['patient', String(patient.id)], ['max', String(args.max ?? 1)]]);
+    if (args.readingType !== undefined) params.set('code', resolveReadingType(args.readingType).code);
+    if (args.category !== undefined) params.set('category', args.category);
+    const rows = await lastn(context.caller, parseLastn(params), context.now);
+    context.touched([patient.id]);
+    const { slim } = await renderReadings(rows, 'slim');
+    return { structured: { patientId: patient.id, readings: slim }, text: [`Latest readings of patient ${patient.id}:`, ...slim.map(readingLine)].join('\n') };
+  },
+});
