@@ -38,16 +38,18 @@ export interface Settings {
   signingKeyGeneration: number;
   /** Bulk export: hours a finished job's files are kept, jobs one caller may run at once. */
   exports: { expiryHours: number; maxJobsPerCaller: number };
+  /** Origins a browser page may call `/mcp` from (`MCP_ALLOWED_ORIGINS`); empty: none. */
+  mcpAllowedOrigins: string[];
 }
 
 /**
  * Reserved concurrency by default. It caps what one family can take from the account's pool (a
  * flood of uploads cannot starve sign-ins, and bounds what a flood costs) and guarantees each its
  * share. `fhir` carries the uploads: 100,000 patients uploading a reading a minute are about 1,700
- * requests a second, about 50 at once at 30 ms each, so 100 leaves twice that. Together 160 of the
+ * requests a second, about 50 at once at 30 ms each, so 100 leaves twice that. Together 180 of the
  * default account quota of 1,000 (Lambda keeps at least 100 unreserved).
  */
-export const DEFAULT_RESERVED_CONCURRENCY: Record<Family, number> = { fhir: 100, 'fhir-import': 20, api: 20, oauth: 20 };
+export const DEFAULT_RESERVED_CONCURRENCY: Record<Family, number> = { fhir: 100, 'fhir-import': 20, api: 20, oauth: 20, mcp: 20 };
 
 /** Lambda's default quota of concurrent executions per account and region. */
 export const DEFAULT_LAMBDA_CONCURRENCY_QUOTA = 1000;
@@ -107,6 +109,16 @@ function reservedConcurrency(node: Node): Record<Family, number> | undefined {
   return result;
 }
 
+/** A comma list of http(s) origins (scheme://host[:port], no path), e.g. `https://assistant.example.org`. */
+function origins(node: Node, key: string): string[] {
+  const raw = text(node, key);
+  if (raw === undefined) return [];
+  const list = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  const origin = /^https?:\/\/[a-z0-9.-]+(:\d+)?$/i;
+  if (!list.every((o) => origin.test(o))) throw new SettingError(key, raw, 'http(s) origins (scheme://host[:port], no path) separated by commas');
+  return list;
+}
+
 function logRetention(node: Node): logs.RetentionDays {
   const raw = text(node, 'logRetentionDays');
   if (raw === undefined) return DEFAULT_LOG_RETENTION;
@@ -150,6 +162,7 @@ export function readSettings(node: Node): Settings {
       expiryHours: positiveInteger(node, 'exportExpiryHours', DEFAULT_EXPORTS.expiryHours),
       maxJobsPerCaller: positiveInteger(node, 'exportMaxJobs', DEFAULT_EXPORTS.maxJobsPerCaller),
     },
+    mcpAllowedOrigins: origins(node, 'mcpAllowedOrigins'),
     ...(siteUrl ? { siteUrl: siteUrl.replace(/\/$/, '') } : {}),
     ...(namePrefix ? { namePrefix } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),

@@ -31,6 +31,8 @@ export const FAMILY_ASSETS: Record<BundleName, ReadonlyArray<{ from: string; to:
   'fhir-import': [FHIR_R5_DEFINITIONS, R4_CONVERSION_TABLES],
   api: [],
   oauth: [],
+  // The tools search readings as the FHIR API does, with the R5 search parameters.
+  mcp: [FHIR_R5_DEFINITIONS],
   // `_typeFilter` criteria are parsed with the R5 search parameters.
   [EXPORT_WORKER]: [FHIR_R5_DEFINITIONS],
 };

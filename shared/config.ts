@@ -50,6 +50,12 @@ export interface Config {
   readonly jwksUriLoopback: boolean;
   /** Bulk export (`$export`, docs/export.md): where jobs and files live, and their limits. */
   readonly exports: ExportSettings;
+  /**
+   * Origins a browser page may call `/mcp` from (`MCP_ALLOWED_ORIGINS`, comma list): a request with
+   * any other `Origin` is a 403 (the MCP transport's DNS-rebinding rule); none by default. A
+   * request without `Origin` (a desktop client, a CLI) is not a browser's and passes.
+   */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 export interface ExportSettings {
@@ -132,6 +138,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter(Boolean),
     jwksUriLoopback: env.JWKS_URI_LOOPBACK === '1',
+    mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((s) => s.trim().replace(/\/+$/, ''))
+      .filter(Boolean),
     exports: {
       table: env.EXPORTS_TABLE ?? `${prefix}exports`,
       bucket: env.EXPORT_BUCKET ?? `${prefix}exports`,

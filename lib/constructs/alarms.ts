@@ -38,7 +38,7 @@ export const ALARM_THRESHOLDS = {
    * p99 of a family's invocation time (ms). Reads and single writes take tens of ms (docs/benchmarks.md);
    * imports of up to 1,000 entries and patient purges take seconds; every function stops at 29 s.
    */
-  p99LatencyMs: { fhir: 2_000, 'fhir-import': 20_000, api: 5_000, oauth: 2_000 } satisfies Record<Family, number>,
+  p99LatencyMs: { fhir: 2_000, 'fhir-import': 20_000, api: 5_000, oauth: 2_000, mcp: 5_000 } satisfies Record<Family, number>,
   /** Lambda `Errors` counts only timeouts, crashes and out-of-memory (handled errors are answers): any is worth a look. */
   lambdaErrors: 1,
   /** A throttled invocation is a request refused before our code ran. */

@@ -51,6 +51,8 @@ export const FAMILY_ACCESS: Record<Family, FamilyAccess> = {
   // hospital picker only reads the brands directory: the operator's `npm run brands` loads it.
   api: { tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write', brands: 'read' }, bucket: ['get', 'delete', 'list'], signs: false },
   oauth: { tables: { directory: 'read-write' }, bucket: [], signs: true },
+  // The assistants' tools only read: readings, auxiliary records (large bodies in the bucket), the directory.
+  mcp: { tables: { observations: 'read', aux: 'read', directory: 'read' }, bucket: ['get'], signs: false },
 };
 
 /** The keys tokens are signed and verified with: the current one signs, the previous one still verifies. */

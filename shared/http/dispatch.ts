@@ -2,9 +2,10 @@
  * Runs the route a request matched: the one place a route's access is decided and a caller
  * authenticated (once a request), so a handler that needs a caller is never reached without one
  * (401 with its challenge, and the audit line records the refusal) and never looks for one itself;
- * the route's own headers go on every answer, refusals included.
+ * the route's own headers go on every answer, refusals included, and its challenge parameters on
+ * its 401 (where a client learns how to get a token).
  */
-import { forbidden, isHttpError } from './errors';
+import { challengedWith, forbidden, isHttpError } from './errors';
 import type { Authenticator, CallerNeeds, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 import type { Access, Route } from './router';
@@ -39,13 +40,16 @@ async function run(route: Route, req: HttpRequest, callers: Callers): Promise<Ht
 }
 
 export async function dispatch(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
-  const headers = route.headers;
-  if (!headers) return run(route, req, callers);
+  const { headers, challenge } = route;
+  if (!headers && !challenge) return run(route, req, callers);
   try {
     const res = await run(route, req, callers);
-    return { ...res, headers: { ...res.headers, ...headers } };
+    return headers ? { ...res, headers: { ...res.headers, ...headers } } : res;
   } catch (e) {
-    if (isHttpError(e)) Object.assign(e.headers, headers);
+    if (isHttpError(e)) {
+      if (headers) Object.assign(e.headers, headers);
+      if (challenge && e.status === 401) challengedWith(e, challenge());
+    }
     throw e;
   }
 }

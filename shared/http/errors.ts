@@ -91,8 +91,20 @@ export const unauthorized = (message = 'Authentication credentials were not prov
   });
 
 function wwwAuthenticate(error: string, description: string): string {
-  const safe = description.replace(/["\\]/g, "'");
-  return `Bearer realm="cdx", error="${error}", error_description="${safe}"`;
+  return `Bearer realm="cdx", error="${error}", error_description="${quotable(description)}"`;
+}
+
+/** Text that may stand between a challenge parameter's quotes. */
+const quotable = (text: string) => text.replace(/["\\]/g, "'");
+
+/** A 401's `Bearer` challenge with more parameters (after `realm`, before the error, as RFC 6750's examples order them). */
+export function challengedWith(error: HttpError, params: Readonly<Record<string, string>>): HttpError {
+  const challenge = error.headers['WWW-Authenticate'];
+  if (error.status !== 401 || !challenge?.startsWith('Bearer ')) return error;
+  const added = Object.entries(params).map(([name, value]) => `${name}="${quotable(value)}"`);
+  const [realm, ...rest] = challenge.slice('Bearer '.length).split(', ');
+  error.headers['WWW-Authenticate'] = `Bearer ${[realm, ...added, ...rest].join(', ')}`;
+  return error;
 }
 
 export const forbidden = (message = 'You do not have permission to perform this action.', init?: HttpErrorInit) =>

@@ -4,7 +4,7 @@
  */
 import type { Dialect } from './request';
 
-export const FAMILIES = ['fhir', 'fhir-import', 'api', 'oauth'] as const;
+export const FAMILIES = ['fhir', 'fhir-import', 'api', 'oauth', 'mcp'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 export interface GatewayRoute {
@@ -25,6 +25,14 @@ export const OAUTH_PATHS = {
   userinfo: '/o/userinfo/',
 } as const;
 
+/** The assistants' endpoint (MCP over Streamable HTTP, docs/mcp.md). */
+export const MCP_PATH = '/mcp';
+/**
+ * RFC 9728's Protected Resource Metadata: the document of the resource at `/mcp` sits at this path
+ * followed by the resource's path; the service's 401 on `/mcp` names it.
+ */
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
 export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   ...FHIR_BASES.flatMap((base) => [
     { family: 'fhir' as const, path: base },
@@ -37,6 +45,9 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { family: 'oauth', path: '/o/{proxy+}' },
   { family: 'oauth', path: '/.well-known/{proxy+}' },
   { family: 'oauth', path: '/auth/callback' },
+  // Exact routes win over `/.well-known/{proxy+}`: the MCP family answers for its own resource.
+  { family: 'mcp', path: MCP_PATH },
+  { family: 'mcp', path: `${PROTECTED_RESOURCE_PATH}${MCP_PATH}` },
 ];
 
 /**
@@ -48,8 +59,10 @@ export const DEFAULT_ROUTE_FAMILY: Family = 'fhir';
 
 /** CloudFront path patterns that send a request to the API instead of the portal bucket. */
 export function cloudFrontApiPatterns(): string[] {
-  const patterns = GATEWAY_ROUTES.map((r) => r.path.replace(/\/\{proxy\+\}$/, '/*'));
-  return [...new Set(patterns)];
+  const patterns = [...new Set(GATEWAY_ROUTES.map((r) => r.path.replace(/\/\{proxy\+\}$/, '/*')))];
+  // An exact path a wildcard already sends to the API needs no behaviour of its own (CloudFront caps their number).
+  const wildcards = patterns.filter((p) => p.endsWith('/*')).map((p) => p.slice(0, -1));
+  return patterns.filter((p) => p.endsWith('/*') || !wildcards.some((w) => p.startsWith(w)));
 }
 
 /** Whether CloudFront would send this path to the API (else it is a portal file). */

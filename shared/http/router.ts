@@ -67,6 +67,11 @@ export type Route = RouteAccess & {
   path: string;
   /** Headers every answer carries, refusals included (CORS: a browser hides an answer without them from the app). */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Parameters the route's 401 adds to its `Bearer` challenge: where a client learns how to get a
+   * token (RFC 9728's `resource_metadata`, and `scope`). Read per request: the site URL may load late.
+   */
+  challenge?: () => Readonly<Record<string, string>>;
 };
 
 type Segment = { literal: string } | { param: string; rest: boolean };

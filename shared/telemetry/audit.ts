@@ -7,6 +7,8 @@
  * wrote; the request middleware writes the line once the status is known, so a refused request is
  * audited too.
  */
+import { MCP_PATH } from '../http/families';
+
 export type AuditAction = 'read' | 'search' | 'create' | 'update' | 'patch' | 'delete' | 'upload' | 'import' | 'export';
 
 export interface AuditWho {
@@ -25,11 +27,14 @@ export interface AuditLine {
   patients: number[];
   /** The HTTP status answered. */
   result: number;
+  /** What the request asked beyond its route, when it can ask for several things (an MCP request's methods and tools). */
+  operations?: string[];
 }
 
 export class AuditTrail {
   #who: AuditWho | undefined;
   readonly #patients = new Set<number>();
+  readonly #operations: string[] = [];
 
   /** The request's caller (an auth `Caller`: telemetry names only the fields it records), once its token holds. */
   identified(caller: { kind: 'patient' | 'practitioner'; userId: number; clientId?: string }): void {
@@ -46,6 +51,11 @@ export class AuditTrail {
     for (const id of patientIds) if (id !== undefined && Number.isSafeInteger(id)) this.#patients.add(id);
   }
 
+  /** What the request asked for, in order (`tools/call get_readings`). */
+  asked(operation: string): void {
+    this.#operations.push(operation);
+  }
+
   /** The line for a finished request; none for a request that never asked who the caller was. */
   line(request: { method: string; route: string; params: Readonly<Record<string, string>> }, status: number): AuditLine | undefined {
     if (!this.#who) return undefined;
@@ -56,12 +66,15 @@ export class AuditTrail {
       who: this.#who,
       patients: [...this.#patients].sort((a, b) => a - b),
       result: status,
+      ...(this.#operations.length > 0 ? { operations: [...this.#operations] } : {}),
     };
   }
 }
 
 /** What a method on a route template does, in the audit's words. */
 export function actionOf(method: string, route: string): AuditAction {
+  // The assistants' tools only read, whatever the method their requests come by.
+  if (route === MCP_PATH) return 'read';
   // A route that ends in a parameter names one record (`{type}` names a collection).
   const instance = /\{(?!type\})\w+\}$/.test(route);
   switch (method) {

@@ -53,7 +53,13 @@ describe('settings', () => {
     expect(settingsOf({ namespace: 'https://fhir.example.org' }).namespace).toBe('https://fhir.example.org');
   });
 
-  it('keep the API burst at twice the rate unless it is set', () => {
+  it('read the origins that may call /mcp, and refuse anything that is not an origin', () => {
+    expect(settingsOf({}).mcpAllowedOrigins).toEqual([]);
+    expect(settingsOf({ mcpAllowedOrigins: 'https://a.example.org, http://localhost:6274' }).mcpAllowedOrigins).toEqual(['https://a.example.org', 'http://localhost:6274']);
+    expect(() => settingsOf({ mcpAllowedOrigins: 'https://a.example.org/path' })).toThrow(/mcpAllowedOrigins/);
+  });
+
+    it('keep the API burst at twice the rate unless it is set', () => {
     expect(settingsOf({ apiRateLimit: '2000' }).apiThrottle).toEqual({ rate: 2000, burst: 4000 });
     expect(settingsOf({ apiRateLimit: '2000', apiBurstLimit: '2500' }).apiThrottle).toEqual({ rate: 2000, burst: 2500 });
   });

@@ -74,9 +74,9 @@ describe('stack', () => {
     }
   });
 
-  it('runs the four families and the export worker on nodejs22.x arm64', () => {
+  it('runs the five families and the export worker on nodejs22.x arm64', () => {
     const fns = serviceFunctions();
-    expect(familyFunctions()).toHaveLength(4);
+    expect(familyFunctions()).toHaveLength(FAMILIES.length);
     expect(fns).toHaveLength(SERVICE_FUNCTIONS);
     for (const fn of fns) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -190,7 +190,7 @@ describe('stack', () => {
     template.hasResourceProperties('AWS::SSM::Parameter', { Name: '/ClinicalDataExchange/site-url' });
     for (const fn of familyFunctions()) expect(fn.Properties.Environment.Variables.SITE_URL_PARAMETER).toBe('/ClinicalDataExchange/site-url');
     const readers = statementsWith(familyPolicies(), 'ssm:GetParameter');
-    expect(readers).toHaveLength(4);
+    expect(readers).toHaveLength(FAMILIES.length);
     expect(JSON.stringify(readers[0]!.Properties.PolicyDocument)).toContain('parameter/ClinicalDataExchange/site-url');
   });
 
@@ -286,7 +286,11 @@ describe('bulk export', () => {
     const fhir = policy('functionsfhirpolicy');
     expect(actionsOn(fhir, 'exportworkfiles')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket']);
     expect(actionsOn(fhir, 'exportworkqueue')).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
-    for (const other of ['functionsapipolicy', 'functionsoauthpolicy', 'functionsfhirimportpolicy']) expect(JSON.stringify(policy(other)), other).not.toMatch(/exportwork(files|queue)/);
+    for (const other of ['functionsapipolicy', 'functionsoauthpolicy', 'functionsfhirimportpolicy', 'functionsmcppolicy']) expect(JSON.stringify(policy(other)), other).not.toMatch(/exportwork(files|queue)/);
+    // The assistants' tools only read: no write to any table or object, no signing.
+    const mcp = JSON.stringify(policy('functionsmcppolicy'));
+    expect(mcp).toMatch(/dynamodb:GetItem/);
+    expect(mcp).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)|s3:(PutObject|DeleteObject)|kms:Sign/);
   });
 
   it('alarms on the dead-letter queue, on stuck jobs and on worker errors', () => {

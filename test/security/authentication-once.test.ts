@@ -67,7 +67,7 @@ describe('authentication, once a request', () => {
       routes: [{ method: 'GET', path: '/api/v1/twice', auth: 'caller', handler: async (req) => json(200, { again: (await authenticate(req)).userId }) }],
     });
     authentications.count = 0;
-    const res = await call('GET', '/api/v1/twice', { token: tokens.inOrg, handlers: { fhir: twice, 'fhir-import': twice, api: twice, oauth: twice } });
+    const res = await call('GET', '/api/v1/twice', { token: tokens.inOrg, handlers: { fhir: twice, 'fhir-import': twice, api: twice, oauth: twice, mcp: twice } });
     expect(res.status).toBe(200);
     expect(authentications.count).toBe(2);
   });

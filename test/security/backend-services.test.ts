@@ -9,7 +9,7 @@
  * A token with `system/Observation.rs` gets 403 on every FHIR type route but Observation's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { familyForPath, API_BASE } from '../../shared/http/families';
+import { familyForPath, API_BASE, MCP_PATH } from '../../shared/http/families';
 import { assertionGrant, backendKey, registerBackendClient, signAssertion } from '../support/oauth';
 import { everyStoredRow } from '../support/store';
 import { callerTokens, type Tokens } from './callers';
@@ -44,9 +44,8 @@ const pathOf = (row: Row) => row.route.split(' ')[1]!;
 /** The rows whose route takes no token: every caller with a valid token or none is treated alike there. */
 const isPublic = (row: Row) => row.expect.anonymous !== 401;
 const isManagement = (row: Row) => pathOf(row).startsWith(`${API_BASE}/`);
-/** A read: GET, or a search by POST. */
-/** A read: a GET, a search by POST, or an operation that only reads (`$lastn`, `$stats`, by GET or POST). */
-const isRead = (row: Row) => methodOf(row) === 'GET' || /\/(_search|\$lastn|\$stats)$/.test(pathOf(row));
+/** A read: a GET, a search by POST, an operation that only reads (`$lastn`, `$stats`, by GET or POST), or an MCP exchange (the tools only read). */
+const isRead = (row: Row) => methodOf(row) === 'GET' || /\/(_search|\$lastn|\$stats)$/.test(pathOf(row)) || pathOf(row) === MCP_PATH;
 
 /** What an answer shows, to compare two callers' answers: the resources of a Bundle, else the resource's id, else the status alone. */
 function shown(res: { status: number; json: any }): unknown {

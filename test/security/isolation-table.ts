@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { PROJECTION_TYPES } from '../../shared/auxiliary/accepted-types';
 import { OMH_SYSTEM, SOURCE_HEADER, sourceUriPrefix, sourceUri } from '../../shared/fhir/constants';
 import { config } from '../../shared/config';
+import { MCP_PATH, PROTECTED_RESOURCE_PATH } from '../../shared/http/families';
 import { CALLBACK_PATH, WEB_CLIENT_ID } from '../../shared/oauth/service-clients';
 import { condition } from '../support/auxiliary';
 import { batchOf, labObservation, observation } from '../support/observations';
@@ -133,6 +134,20 @@ const PROJECTION_READS: Record<string, { id: (w: World) => number; expect: typeo
   Organization: { id: (w) => w.o1.id, expect: READ_ORGANIZATION },
   Practitioner: { id: (w) => w.inOrg.id, expect: READ_ORGANIZATION },
 };
+
+/** What an MCP client sends with every message (Streamable HTTP). */
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+const MCP_METADATA = `${PROTECTED_RESOURCE_PATH}${MCP_PATH}`;
+
+/** The tools that name a patient or a study, aimed at A's: the tools' own isolation facts (test/integration/mcp/tools.test.ts). */
+const MCP_TOOL_CALLS: ReadonlyArray<[tool: string, does: string, args: (w: World) => Record<string, unknown>]> = [
+  ['get_patient', "A's demographics", (w) => ({ patientId: w.A.patient.id })],
+  ['get_readings', "A's readings as FHIR", (w) => ({ patientId: w.A.patient.id, format: 'fhir' })],
+  ['summarize_patient_readings', "A's readings summarised", (w) => ({ patientId: w.A.patient.id })],
+  ['clinical_record', "A's conditions", (w) => ({ patientId: w.A.patient.id, section: 'conditions' })],
+  ['count_readings', "the readings of A's study", (w) => ({ studyId: w.A.study.id })],
+  ['list_study_patients', "the patients of A's study", (w) => ({ studyId: w.A.study.id })],
+];
 
 /**
  * The FHIR `{type}` templates are expanded over every registered type where it is cheap and says
@@ -506,6 +521,18 @@ export const TABLE: readonly Row[] = [
     expect: everyone(403),
   },
   { route: 'GET /auth/callback', does: 'open the sign-in callback page', send: () => get('/auth/callback'), expect: everyone(200) },
+
+  // /mcp: a tool's refusal is a tool result (200), so the status says little: the leak check reads
+  // each answer (an out-of-reach patient or study answers as an unknown id), and no caller writes.
+  ...MCP_TOOL_CALLS.map(([tool, does, args]): Row => ({
+    route: 'POST /mcp',
+    does: `call ${tool}: ${does}`,
+    send: (w) => ({ path: MCP_PATH, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args(w) } }, headers: MCP_HEADERS }),
+    expect: ANY_SIGNED_IN,
+    writers: [],
+  })),
+  { route: `GET ${MCP_METADATA}`, does: "read /mcp's protected resource metadata", send: () => get(MCP_METADATA), expect: everyone(200) },
+  { route: `OPTIONS ${MCP_METADATA}`, does: "preflight /mcp's protected resource metadata", send: () => get(MCP_METADATA), expect: everyone(204) },
 ];
 
 /** A valid authorization request of the service's web client. */

@@ -1,5 +1,5 @@
 /**
- * Every route the four Lambdas serve, read from their own route lists, and the rows the isolation
+ * Every route the five Lambdas serve, read from their own route lists, and the rows the isolation
  * table therefore owes: one per method and template, and for the FHIR `{type}` templates one per
  * resource type as isolation-table.ts explains. The alias base `/fhir/r5` is the same route list
  * again (shared/fhir/router.ts builds both from one loop): its routes are owed under the canonical
@@ -8,6 +8,7 @@
 import { routes as apiRoutes } from '../../functions/api/handler';
 import { registry, routes as fhirRoutes } from '../../functions/fhir/handler';
 import { routes as importRoutes } from '../../functions/fhir-import/handler';
+import { routes as mcpRoutes } from '../../functions/mcp/handler';
 import { routes as oauthRoutes } from '../../functions/oauth/handler';
 import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES, PROJECTION_TYPES } from '../../shared/auxiliary/accepted-types';
 import { FHIR_BASES, type Family } from '../../shared/http/families';
@@ -18,6 +19,7 @@ export const FAMILY_ROUTES: Readonly<Record<Family, readonly Route[]>> = {
   'fhir-import': importRoutes,
   api: apiRoutes,
   oauth: oauthRoutes,
+  mcp: mcpRoutes,
 };
 
 export const [FHIR_BASE, ...FHIR_ALIASES] = FHIR_BASES;

@@ -19,6 +19,8 @@ const SPEC_PATHS: Array<[string, string]> = [
   ['/.well-known/smart-configuration', 'oauth'],
   ['/auth/callback', 'oauth'],
   ['/health', 'api'],
+  ['/mcp', 'mcp'],
+  ['/.well-known/oauth-protected-resource/mcp', 'mcp'],
 ];
 
 describe('gateway routes', () => {
@@ -43,6 +45,12 @@ describe('gateway routes', () => {
     expect(cloudFrontApiPatterns()).toEqual(
       expect.arrayContaining(['/FHIR/R5', '/FHIR/R5/*', '/fhir/r5/*', '/api/v1/*', '/o/*', '/.well-known/*', '/health', '/auth/callback']),
     );
+  });
+
+  it('adds no CloudFront behaviour for an exact path a wildcard already sends to the API', () => {
+    expect(cloudFrontApiPatterns()).toContain('/mcp');
+    expect(cloudFrontApiPatterns()).not.toContain('/.well-known/oauth-protected-resource/mcp');
+    expect(familyForPath('/.well-known/openid-configuration')).toBe('oauth');
   });
 
   it('renders errors in the dialect of the path', () => {

@@ -1,0 +1,213 @@
+/**
+ * The `/mcp` endpoint (docs/mcp.md) through the local gateway over HTTP, on the in-memory twins:
+ * the SDK's own Client and Streamable HTTP transport as a patient (initialize, tools/list, a tool
+ * call, resources/read), the audit line of a tool call, the older protocol revisions answered
+ * statelessly, the 401 that points at the protected resource metadata and that document, the 405s
+ * of a stateless server, the Origin rule and bodies that are not MCP (never a 5xx).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../local/engines';
+import { startGateway, type Gateway } from '../../../local/gateway';
+import { loadHandlers } from '../../../local/handlers';
+import { resetConfig } from '../../../shared/config';
+import { MCP_SERVER_INFO, TOOLS } from '../../../shared/mcp/server';
+import { resetLoggers } from '../../../shared/telemetry/logger';
+import { LOG_MESSAGE } from '../../../shared/telemetry/names';
+import { capturedLines } from '../../support/logs';
+import { observation, observationWorld, upload, type ObservationWorld } from '../../support/observations';
+
+// The audit lines are read here (set before the handlers load; the other test files keep them quiet).
+process.env.LOG_LEVEL = 'info';
+resetConfig();
+resetLoggers();
+
+const T = Date.UTC(2026, 0, 5, 8);
+const ACCEPT = 'application/json, text/event-stream';
+
+let gateway: Gateway;
+let mcpUrl: string;
+let a: ObservationWorld;
+let b: ObservationWorld;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  // The gateway is the site: the metadata's absolute URLs must name it.
+  const port = await freePort();
+  process.env.SITE_URL = `http://localhost:${port}`;
+  resetConfig();
+  gateway = await startGateway({ handlers: await loadHandlers(), staticDir: mkdtempSync(join(tmpdir(), 'cdx-mcp-site-')), port, host: '127.0.0.1' });
+  mcpUrl = `${gateway.url}/mcp`;
+  a = await observationWorld();
+  b = await observationWorld();
+  const hr = (world: ObservationWorld, value: number, minute: number) =>
+    observation(world, { code: 'omh:heart-rate:2.0', at: T + minute * 60_000, form: 'date_time', members: { heart_rate: { value, unit: 'beats/min' } } });
+  expect((await upload(a.patient.token, [hr(a, 70, 0), hr(a, 130, 1)])).status).toBe(200);
+  expect((await upload(b.patient.token, [hr(b, 150, 0)])).status).toBe(200);
+});
+
+afterEach(() => {
+  delete process.env.MCP_ALLOWED_ORIGINS;
+  resetConfig();
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await gateway.close();
+});
+
+async function connect(token: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: 'endpoint-test', version: '1' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** A raw POST to `/mcp`, for what the SDK's client never sends. */
+function post(body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body });
+}
+
+const initialize = (protocolVersion: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+describe('the SDK client over Streamable HTTP, as a patient', () => {
+  it('initializes on the latest revision the SDK has, lists every tool and calls one', async () => {
+    const client = await connect(a.patient.token);
+    expect(client.getServerVersion()).toEqual(MCP_SERVER_INFO);
+    expect((client.transport as StreamableHTTPClientTransport).protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+    // Stateless: no session to carry from one request to the next.
+    expect((client.transport as StreamableHTTPClientTransport).sessionId).toBeUndefined();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+
+    const result = (await client.callTool({ name: 'search_readings_by_value', arguments: { readingType: 'heart-rate', comparator: 'gt', value: 120 } })) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ patientId: a.patient.id, total: 1, readings: [{ values: [{ name: 'heart_rate', value: 130 }] }] });
+  });
+
+  it('reads a schema resource', async () => {
+    const client = await connect(a.patient.token);
+    const { contents } = await client.readResource({ uri: 'omh://schema/omh:heart-rate:2.0' });
+    expect(contents[0]).toMatchObject({ uri: 'omh://schema/omh:heart-rate:2.0', mimeType: 'application/json' });
+    expect(JSON.parse((contents[0] as { text: string }).text)).toMatchObject({ code: 'omh:heart-rate:2.0' });
+  });
+
+  it("answers another organization's patient exactly as an unknown one", async () => {
+    const client = await connect(a.patient.token);
+    const other = (await client.callTool({ name: 'get_patient', arguments: { patientId: b.patient.id } })) as CallToolResult;
+    const unknown = (await client.callTool({ name: 'get_patient', arguments: { patientId: 987_654_321 } })) as CallToolResult;
+    expect(other.isError).toBe(true);
+    const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
+    expect(text(other).replace(String(b.patient.id), 'N')).toBe(text(unknown).replace('987654321', 'N'));
+    expect(text(other)).not.toContain(b.patient.nameFamily);
+  });
+
+  it('puts each tool call in the audit trail: who, which tool, which patients', async () => {
+    const client = await connect(a.patient.token);
+    const { lines } = await capturedLines(() => client.callTool({ name: 'get_readings', arguments: { readingType: 'heart-rate' } }));
+    const audit = lines.filter((l) => l.message === LOG_MESSAGE.audit).map((l) => l.audit);
+    expect(audit).toEqual([
+      { action: 'read', resourceType: '/mcp', route: 'POST /mcp', who: { kind: 'patient', userId: a.patient.userId }, patients: [a.patient.id], result: 200, operations: ['tools/call get_readings'] },
+    ]);
+  });
+});
+
+describe('the 2025 revisions, answered statelessly', () => {
+  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('initialize at %s answers that revision, with no session id', async (revision) => {
+    const res = await post(initialize(revision), { authorization: `Bearer ${a.patient.token}` });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(res.headers.get('content-type')).toContain('application/json');
+    const body = await res.json();
+    expect(body.result).toMatchObject({ protocolVersion: revision, serverInfo: MCP_SERVER_INFO, capabilities: { tools: {}, resources: {} } });
+  });
+
+  it('answers a tools/list sent with no initialize before it (any instance answers any request)', async () => {
+    const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), { authorization: `Bearer ${a.patient.token}`, 'mcp-protocol-version': '2025-06-18' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.tools).toHaveLength(TOOLS.length);
+  });
+});
+
+describe('discovery for a client without a token', () => {
+  it.each([
+    ['no token', {}],
+    ['an invalid token', { authorization: 'Bearer not-a-token' }],
+  ])('%s is a 401 whose challenge names the protected resource metadata and the scopes', async (_name, headers) => {
+    const res = await post(initialize(LATEST_PROTOCOL_VERSION), headers);
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate')!;
+    expect(challenge).toMatch(/^Bearer realm="cdx", /);
+    expect(challenge).toContain(`resource_metadata="${gateway.url}/.well-known/oauth-protected-resource/mcp"`);
+    expect(challenge).toContain('scope="openid fhirUser patient/*.rs user/*.rs"');
+  });
+
+  it('serves the metadata: the resource, this service as its authorization server, the scopes, header tokens only', async () => {
+    const res = await fetch(`${gateway.url}/.well-known/oauth-protected-resource/mcp`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await res.json()).toEqual({
+      resource: mcpUrl,
+      authorization_servers: [gateway.url],
+      scopes_supported: ['openid', 'fhirUser', 'patient/*.rs', 'user/*.rs', 'system/*.rs'],
+      bearer_methods_supported: ['header'],
+    });
+    // The authorization server it names publishes its own metadata.
+    const issuer = await (await fetch(`${gateway.url}/.well-known/openid-configuration`)).json();
+    expect(issuer.issuer).toBe(gateway.url);
+  });
+
+  it('names the site URL, never the Host the client sent', async () => {
+    const res = await fetch(`${gateway.url}/.well-known/oauth-protected-resource/mcp`, { headers: { 'x-forwarded-host': 'evil.example' } });
+    expect(JSON.stringify(await res.json())).not.toContain('evil');
+  });
+});
+
+describe('what a stateless server refuses', () => {
+  it.each(['GET', 'DELETE'])('%s /mcp is a 405 allowing POST only (no session, no SSE stream)', async (method) => {
+    const res = await fetch(mcpUrl, { method, headers: { authorization: `Bearer ${a.patient.token}`, accept: ACCEPT } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  it('refuses a foreign Origin with 403 before anyone is asked; an allowed one passes', async () => {
+    const foreign = await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${a.patient.token}`, origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('www-authenticate')).toBeNull();
+    expect((await post(initialize(LATEST_PROTOCOL_VERSION), { origin: 'https://evil.example' })).status).toBe(403);
+    process.env.MCP_ALLOWED_ORIGINS = 'https://inspector.example, http://localhost:6274';
+    resetConfig();
+    expect((await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${a.patient.token}`, origin: 'http://localhost:6274' })).status).toBe(200);
+    expect((await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${a.patient.token}`, origin: 'https://other.example' })).status).toBe(403);
+  });
+
+  it('answers bodies that are not MCP with a 4xx, never a 5xx', async () => {
+    const auth = { authorization: `Bearer ${a.patient.token}` };
+    const malformed = await post('{"jsonrpc": "2.0", "id": 1, "method":', auth);
+    expect(malformed.status).toBe(400);
+    // Valid JSON that is no JSON-RPC message: the SDK's own JSON-RPC error.
+    const notRpc = await post(JSON.stringify({ hello: 'world' }), auth);
+    expect(notRpc.status).toBe(400);
+    expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+    const unknownMethod = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'no/such/method' }), auth);
+    expect(unknownMethod.status).toBe(200);
+    expect((await unknownMethod.json()).error.code).toBe(-32601);
+    const empty = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...auth } });
+    expect(empty.status).toBe(400);
+    const text = await post(initialize(LATEST_PROTOCOL_VERSION), { ...auth, 'content-type': 'text/plain' });
+    expect(text.status).toBe(415);
+    const fhirJson = await post(initialize(LATEST_PROTOCOL_VERSION), { ...auth, 'content-type': 'application/fhir+json' });
+    expect(fhirJson.status).toBe(415);
+    const noAccept = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: initialize(LATEST_PROTOCOL_VERSION) });
+    expect(noAccept.status).toBe(406);
+    const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(6 * 1024 * 1024) } }), auth);
+    expect(big.status).toBe(413);
+  });
+});
