@@ -2,7 +2,8 @@
  * THE contract of the day summaries' store port (shared/observations/store/summary-port.ts), run
  * against every adapter: keeping under the rule (never a summary of fewer readings over one of
  * more; a repair also over one of as many), reading a day and a range of days (with or without
- * histograms), the histogram bound, and deleting a patient's. With the observation store on the
+ * histograms), the value bounds by hour (a value search's plan), the histogram bound, and deleting
+ * a patient's. With the observation store on the
  * same adapter, the domain's keeping (`keepDaySummaries` through `storeObservations`) and
  * `rebuildSummaries` too. Each test makes its own patients.
  */
@@ -64,6 +65,29 @@ export function summaryStoreContract(adapters: readonly SummaryAdapter[]): void 
       const bare = await summaryStore().days(patient, 4, { from: '2025-06-01', to: '2025-06-30' }, false);
       expect(bare.map((d) => d.groups[0]!.histogram)).toEqual([undefined, undefined, undefined]);
       expect(bare[0]!.groups[0]!.count).toBe(2);
+    });
+
+    it("keeps each member's value bounds by hour, and reads a code's days' bounds alone", async () => {
+      const patient = newPatient();
+      const bounds = [
+        { member: 0, unit: 'kg', hours: [[0, 70.5, 71] as [number, number, number], [13, 0.1 + 0.2, 0.1 + 0.2] as [number, number, number], [23, -Infinity, Infinity] as [number, number, number]] },
+        { member: 0, unit: 'lb; 100%', hours: [[5, 150, 154.3] as [number, number, number]] },
+      ];
+      const withBounds = { ...summary(patient, '2025-06-01', [1, 2]), bounds };
+      const noValues = { ...summary(patient, '2025-06-02', []), bounds: [] };
+      const before = summary(patient, '2025-06-03', [1]);
+      for (const s of [withBounds, noValues, before]) expect(await summaryStore().keep(s, 'from-more-readings')).toBe(true);
+      expect(await summaryStore().day(patient, 4, '2025-06-01')).toEqual(withBounds);
+      expect((await summaryStore().day(patient, 4, '2025-06-02'))!.bounds).toEqual([]);
+      expect((await summaryStore().day(patient, 4, '2025-06-03'))!.bounds).toBeUndefined();
+      expect(await summaryStore().bounds(patient, 4, { from: '2025-06-01', to: '2025-06-30' })).toEqual([
+        { day: '2025-06-01', bounds },
+        { day: '2025-06-02', bounds: [] },
+        { day: '2025-06-03', bounds: undefined },
+      ]);
+      expect(await summaryStore().bounds(patient, 9, { from: '2025-06-01', to: '2025-06-30' })).toEqual([]);
+      // The statistics' reads leave them out.
+      expect((await summaryStore().days(patient, 4, { from: '2025-06-01', to: '2025-06-01' }, true))[0]!.bounds).toBeUndefined();
     });
 
     it('leaves out a histogram past the bound, keeping the figures', async () => {

@@ -18,7 +18,8 @@ import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '..
 import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './filters';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
-import { resolveQueryUnits, valueTest } from './values';
+import { hourTest, resolveQueryUnits, valueTest } from './values';
+import { candidateRuns, type HourTest } from './hours';
 import { patientQueries, type PatientRead } from './segments';
 import { ArrayStream, orderedRows, runsOf, type RowStream } from './streams';
 
@@ -45,12 +46,26 @@ interface Plan {
   spans: Map<Id, number>;
   /** The test of a row's values, when the query has value criteria. */
   values: ((o: ReadingFacts) => boolean) | undefined;
+  /** The test of an hour of a code's readings by its values' bounds, when the value criteria can rule hours out (./hours.ts). */
+  hours: ((codeId: Id) => HourTest | undefined) | undefined;
 }
 
-/** The test of the query's value criteria (their units resolved once), or undefined when it has none. */
-async function valuesTestOf(query: NativeQuery, table: readonly Code[]): Promise<Plan['values']> {
-  if (query.values.length === 0) return undefined;
-  return valueTest(query.values, new Map(table.map((c) => [c.id, c])), await resolveQueryUnits(query.values));
+/** The tests of the query's value criteria (their units resolved once): of a row, and of an hour by the day summaries; undefined when it has none. */
+async function valueTestsOf(query: NativeQuery, table: readonly Code[]): Promise<Pick<Plan, 'values' | 'hours'>> {
+  if (query.values.length === 0) return { values: undefined, hours: undefined };
+  const codes = new Map(table.map((c) => [c.id, c]));
+  const units = await resolveQueryUnits(query.values);
+  const hours = new Map<Id, HourTest | undefined>();
+  return {
+    values: valueTest(query.values, codes, units),
+    hours: (codeId) => {
+      if (!hours.has(codeId)) {
+        const code = codes.get(codeId);
+        hours.set(codeId, code && hourTest(query.values, code, units));
+      }
+      return hours.get(codeId);
+    },
+  };
 }
 
 /** The patients in reach under every scoping filter (AND), and the study codes each may show. */
@@ -111,8 +126,8 @@ async function planOf(
   const filter = codeFilter(query, table);
   const codes = new Map(patients.map((p) => [p, allowedCodes(filter, studyCodes?.get(p))]));
   const reachable = patients.filter((p) => codes.get(p)?.size !== 0);
-  const [spans, values] = await Promise.all([spansOf(reachable), valuesTestOf(query, table)]);
-  return { patients: reachable, codes, ids: idFilter(query), spans, values };
+  const [spans, tests] = await Promise.all([spansOf(reachable), valueTestsOf(query, table)]);
+  return { patients: reachable, codes, ids: idFilter(query), spans, ...tests };
 }
 
 /**
@@ -150,8 +165,11 @@ function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): S
   return allOfBounds(criteria.map((alternatives) => anyOfBounds(alternatives.map((d) => startBounds(d, width, now)))));
 }
 
-/** The reads of one patient: one per allowed code when few, else one of every code. */
-function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrder = false): PatientRead[] {
+/**
+ * The reads of one patient: one per allowed code when few, else one of every code. A code's read
+ * of a value search takes only the runs of hours its day summaries leave (./hours.ts).
+ */
+async function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrder = false): Promise<PatientRead[]> {
   const base = {
     patientId,
     dates: boundsOf(query.dates, p.spans.get(patientId) ?? 1, now),
@@ -160,7 +178,14 @@ function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrd
     ...(anyOrder ? { anyOrder } : {}),
   };
   const codes = p.codes.get(patientId);
-  if (codes && codes.size <= MAX_INDEXED_CODES && query.order.kind !== 'updated') return [...codes].map((codeId) => ({ ...base, codeId }));
+  if (codes && codes.size <= MAX_INDEXED_CODES && query.order.kind !== 'updated') {
+    return Promise.all(
+      [...codes].map(async (codeId): Promise<PatientRead> => {
+        const hours = p.hours?.(codeId);
+        return hours ? { ...base, codeId, runs: await candidateRuns(patientId, codeId, base.dates, hours) } : { ...base, codeId };
+      }),
+    );
+  }
   return [base];
 }
 
@@ -182,8 +207,8 @@ export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Pos
   const cursor = cursorOf(search, query.cursor);
   const t: Traversal = { order: query.order, backward: cursor?.direction === 'previous' };
   const table = await allCodes();
-  const values = await valuesTestOf(query, table);
-  const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(likelyPatient, query, table, values);
+  const tests = await valueTestsOf(query, table);
+  const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(likelyPatient, query, table, tests);
   const early = guess && pageOf(query, guess, t, cursor, now);
   early?.catch(() => undefined); // settled below, or abandoned when the scope refuses
   return { cursor, t, table, guess, early };
@@ -236,9 +261,9 @@ export function likelyPatientOf(query: NativeQuery, caller: Pick<Caller, 'kind'>
   return undefined;
 }
 
-function likelyPlan(patientId: Id | undefined, query: NativeQuery, table: readonly Code[], values: Plan['values']): Plan | undefined {
+function likelyPlan(patientId: Id | undefined, query: NativeQuery, table: readonly Code[], tests: Pick<Plan, 'values' | 'hours'>): Plan | undefined {
   if (patientId === undefined) return undefined;
-  return { patients: [patientId], codes: new Map([[patientId, codeFilter(query, table)]]), ids: undefined, spans: new Map([[patientId, knownSpan(patientId)]]), values };
+  return { patients: [patientId], codes: new Map([[patientId, codeFilter(query, table)]]), ids: undefined, spans: new Map([[patientId, knownSpan(patientId)]]), ...tests };
 }
 
 const list = <T>(v: T | readonly T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? [...(v as readonly T[])] : [v as T]);
@@ -272,7 +297,7 @@ async function countMatches(query: NativeQuery, p: Plan, test: (o: ReadingFacts)
 
 async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (o: ReadingFacts) => boolean, now: number): Promise<number> {
   let n = 0;
-  for (const read of readsOf(patientId, query, p, now)) {
+  for (const read of await readsOf(patientId, query, p, now)) {
     const exact = !testsBeyondCode(query) && (read.codeId !== undefined || p.codes.get(patientId) === undefined);
     for (const q of patientQueries(read, { order: query.order, backward: false })) n += await countReadings(q, exact ? undefined : test);
   }

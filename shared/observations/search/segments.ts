@@ -16,6 +16,11 @@ export interface PatientRead {
   codeId?: number;
   /** Start bounds of the date filter (date and patient orders). */
   dates: StartBounds;
+  /**
+   * A value search's runs of candidate hours within `dates` (./hours.ts), ascending: the dated
+   * readings read, one read a run, instead of `dates` whole. Absent: `dates` whole.
+   */
+  runs?: StartBounds[];
   /** Bounds on the last update (updated order). */
   updated: StartBounds;
   /** Undated rows can match (no date filter). */
@@ -70,13 +75,14 @@ export function patientQueries(read: PatientRead, t: Traversal, at?: Position): 
     return narrowed && query(narrowed);
   };
 
-  if (read.anyOrder && read.withUndated && !at && t.order.kind !== 'updated') return [{ ...base, time: {}, undated: {} }];
+  if (read.anyOrder && read.withUndated && !read.runs && !at && t.order.kind !== 'updated') return [{ ...base, time: {}, undated: {} }];
   if (t.order.kind === 'updated') {
     return [part(0, instantRange(read.updated), (p) => p.t)].filter((q): q is ReadingsQuery => q !== undefined);
   }
-  const datedPart = part(0, instantRange(read.dates), (p) => p.t);
+  const runs = read.runs ?? [read.dates];
+  const datedParts = (ascending ? runs : [...runs].reverse()).map((run) => part(0, instantRange(run), (p) => p.t));
   const undatedPart = read.withUndated ? part(1, {}, (p) => p.i) : undefined;
   // Dated readings come first in the order, so last when walking it backwards.
-  const parts = t.backward ? [undatedPart, datedPart] : [datedPart, undatedPart];
+  const parts = t.backward ? [undatedPart, ...datedParts] : [...datedParts, undatedPart];
   return parts.filter((q): q is ReadingsQuery => q !== undefined);
 }

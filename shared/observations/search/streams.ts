@@ -31,6 +31,9 @@ export interface RowStream {
  */
 const maxFetch = () => config().maxPageSize + 2;
 
+/** Patients whose reads are planned at once (a value search reads each one's day summaries first). */
+const PLAN_CONCURRENCY = 16;
+
 /**
  * Reads the Queries in turn, `first` rows at first and twice as many each time after. With
  * `readAhead` (a bulk export, which reads every row), each page's Query is sent as soon as the page
@@ -153,10 +156,39 @@ export class ChainStream implements RowStream {
   }
 }
 
+/**
+ * A stream opened on its first use, by an asynchronous plan (a value search's reads wait for the
+ * day summaries that say which hours to read).
+ */
+export class DeferredStream implements RowStream {
+  private opened: Promise<RowStream> | undefined;
+  constructor(private readonly open: () => Promise<RowStream>) {}
+
+  private stream(): Promise<RowStream> {
+    return (this.opened ??= this.open());
+  }
+
+  async peek() {
+    return (await this.stream()).peek();
+  }
+  async next() {
+    return (await this.stream()).next();
+  }
+  async nextRun() {
+    return (await this.stream()).nextRun();
+  }
+
+  /** Opens the stream and starts its first read (a read-ahead). */
+  prefetch(): void {
+    this.stream().then(prefetchOf, () => undefined); // a failure is met again where the stream is read
+  }
+}
+
 /** Starts a stream's first read, if it is one that can read ahead. */
 function prefetchOf(stream: RowStream): void {
   if (stream instanceof QueryStream) stream.prefetch();
   else if (stream instanceof MergeStream) stream.prefetch();
+  else if (stream instanceof DeferredStream) stream.prefetch();
 }
 
 /** Streams merged into one order: the heads of all are read first (bounded concurrency), then a heap. */
@@ -252,7 +284,7 @@ export async function* runsOf(stream: RowStream): AsyncGenerator<StoredObservati
  */
 export function orderedRows(
   patients: readonly number[],
-  readsOf: (patientId: number) => PatientRead[],
+  readsOf: (patientId: number) => PatientRead[] | Promise<PatientRead[]>,
   t: Traversal,
   at: Position | undefined,
   keep: (item: StoredObservation) => boolean,
@@ -261,16 +293,16 @@ export function orderedRows(
   readAhead = false,
 ): RowStream {
   const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-  const streamsOf = (patientId: number, first: number) =>
-    readsOf(patientId)
+  const streamsOf = async (patientId: number, first: number) =>
+    (await readsOf(patientId))
       .map((read) => patientQueries(read, t, at))
       .filter((queries) => queries.length > 0)
       .map((queries) => new QueryStream(queries, keep, first, readAhead));
   const merged = (streams: RowStream[]): RowStream => (streams.length === 1 ? streams[0]! : new MergeStream(streams, byOrder));
   if (t.order.kind === 'patient') {
     const inOrder = [...patients].sort((a, b) => (t.backward ? b - a : a - b));
-    return new ChainStream(inOrder.map((patientId) => () => merged(streamsOf(patientId, want))), readAhead);
+    return new ChainStream(inOrder.map((patientId) => () => new DeferredStream(async () => merged(await streamsOf(patientId, want)))), readAhead);
   }
   const first = Math.min(want, Math.max(10, Math.ceil((2 * want) / Math.max(1, patients.length))));
-  return merged(patients.flatMap((patientId) => streamsOf(patientId, first)));
+  return new DeferredStream(async () => merged((await pMap(patients, (patientId) => streamsOf(patientId, first), { concurrency: PLAN_CONCURRENCY })).flat()));
 }

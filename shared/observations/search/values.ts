@@ -79,23 +79,62 @@ export async function resolveQueryUnits(criteria: readonly ValueCriterion[]): Pr
 
 const canonicalValue = (value: number, unit: CanonicalUnit) => value * unit.factor + unit.offset;
 
-/** Whether a stored value matches a quantity query (docs above: units). */
-function quantityMatches(value: LiftedQuantity, query: QuantityQuery, units: QueryUnits): boolean {
-  if (query.system === undefined && query.code === undefined) return numberMatches({ lo: value.value, hi: value.value }, query);
-  const storedUcum = ucumOf(value.unit);
+/** Whether a number in `[lo, hi]` (one value: `lo === hi`) matches, or may match, a number query. */
+type NumbersTest = (lo: number, hi: number, query: QuantityQuery) => boolean;
+
+const valueMatches: NumbersTest = (lo, hi, query) => numberMatches({ lo, hi }, query);
+
+/**
+ * Whether some value within `[lo, hi]` matches the query (`numberMatches` of that one value): the
+ * test of an hour's least and greatest value, which rules the hour out only when none can match.
+ */
+export const someValueMatches: NumbersTest = (lo, hi, query) => {
+  switch (query.prefix) {
+    case 'eq':
+      return lo < query.hi && hi >= query.lo;
+    case 'ne':
+      return lo < query.lo || hi >= query.hi;
+    case 'gt':
+    case 'sa':
+      return hi > query.value;
+    case 'lt':
+    case 'eb':
+      return lo < query.value;
+    case 'ge':
+      return hi >= query.value;
+    case 'le':
+      return lo <= query.value;
+    case 'ap': {
+      const tolerance = Math.abs(query.value) * 0.1;
+      return lo <= query.value + tolerance && hi >= query.value - tolerance;
+    }
+  }
+};
+
+/**
+ * Whether stored values in `[lo, hi]` of one unit match a quantity query (docs above: units), by
+ * `numbers`. The one place of the unit rules, for a reading's value and for an hour's bounds: a
+ * conversion `v * factor + offset` (factor positive) keeps the order of values, so the bounds
+ * converted bound the values converted.
+ */
+function quantityTest(lo: number, hi: number, unit: string, query: QuantityQuery, units: QueryUnits, numbers: NumbersTest): boolean {
+  if (query.system === undefined && query.code === undefined) return numbers(lo, hi, query);
+  const storedUcum = ucumOf(unit);
   const code = ucumCodeOf(query);
   const target = code === undefined ? undefined : (units.get(code) ?? canonicalOf(code));
   const own = storedUcum === undefined ? undefined : canonicalOf(storedUcum);
   if (target && own && target.canonical === own.canonical) {
-    const v = canonicalValue(value.value, own);
-    const scaled = { prefix: query.prefix, value: canonicalValue(query.value, target), lo: canonicalValue(query.lo, target), hi: canonicalValue(query.hi, target) };
+    const scaled = { ...query, value: canonicalValue(query.value, target), lo: canonicalValue(query.lo, target), hi: canonicalValue(query.hi, target) };
     // A unit whose factor is negative cannot exist in UCUM; the bounds keep their order.
-    return numberMatches({ lo: v, hi: v }, scaled);
+    return numbers(canonicalValue(lo, own), canonicalValue(hi, own), scaled);
   }
   // Not convertible: only a value written in exactly that unit (its UCUM code, or, without a system, the unit as written).
-  const sameUnit = query.system === UCUM_SYSTEM ? storedUcum === query.code : query.system === undefined && (value.unit === query.code || storedUcum === query.code);
-  return sameUnit && numberMatches({ lo: value.value, hi: value.value }, query);
+  const sameUnit = query.system === UCUM_SYSTEM ? storedUcum === query.code : query.system === undefined && (unit === query.code || storedUcum === query.code);
+  return sameUnit && numbers(lo, hi, query);
 }
+
+/** Whether a stored value matches a quantity query. */
+const quantityMatches = (value: LiftedQuantity, query: QuantityQuery, units: QueryUnits): boolean => quantityTest(value.value, value.value, value.unit, query, units, valueMatches);
 
 function codingMatches(codings: readonly Coding[], query: TokenQuery, modifier: 'text' | 'not' | undefined): boolean {
   if (modifier === 'text') return query.text !== undefined && codings.some((c) => c.t !== undefined && (c.t.startsWith(query.text!) || c.t.includes(` ${query.text}`)));
@@ -108,9 +147,14 @@ function partMatches(measure: Measure, part: ComponentQuery, units: QueryUnits):
   return false;
 }
 
-function criterionMatches(measures: { reading: Measure; components: Measure[] }, c: ValueCriterion, units: QueryUnits): boolean {
+/** The measures a criterion looks at. */
+function inScopeOf<T>(c: ValueCriterion, measures: { reading: T; components: readonly T[] }): T[] {
   const scope = VALUE_PARAMS.get(c.param.code)!;
-  const inScope = [...(scope.reading ? [measures.reading] : []), ...(scope.components ? measures.components : [])];
+  return [...(scope.reading ? [measures.reading] : []), ...(scope.components ? measures.components : [])];
+}
+
+function criterionMatches(measures: { reading: Measure; components: Measure[] }, c: ValueCriterion, units: QueryUnits): boolean {
+  const inScope = inScopeOf(c, measures);
   switch (c.kind) {
     case 'quantity':
       return inScope.some((m) => m.value !== undefined && c.values.some((q) => quantityMatches(m.value!, q, units)));
@@ -125,19 +169,33 @@ function criterionMatches(measures: { reading: Measure; components: Measure[] },
 
 const codingOf = (system: string, code: string, display?: string): Coding => ({ s: system, c: code, ...(display ? { t: normaliseText(display) } : {}) });
 
-function measuresOf(reading: ReadingFacts, code: Code): { reading: Measure; components: Measure[] } {
+/** A measure a code's readings can have, before its value: its codings, and the member whose value it takes (none: a blood pressure's reading). */
+interface MeasureShape {
+  codings: Coding[];
+  member: number | undefined;
+}
+
+/** The measures of a code's readings: the reading's, and one per member of its schema (by member index). */
+function shapesOf(code: Code): { reading: MeasureShape; components: MeasureShape[] } {
   const quantities = schemaQuantities(code.code);
+  const standard = quantities?.coding;
+  return {
+    reading: { codings: [codingOf(code.system, code.code, code.display), ...(standard ? [codingOf(standard.system, standard.code, standard.display)] : [])], member: quantities?.principal },
+    components: (quantities?.members ?? []).map((_, member) => {
+      const coding = componentCoding(quantities!, member);
+      return { codings: [codingOf(coding.system, coding.code, coding.display)], member };
+    }),
+  };
+}
+
+function measuresOf(reading: ReadingFacts, code: Code, shapes: ReturnType<typeof shapesOf>): { reading: Measure; components: Measure[] } {
   // The kept values only, never the payload: a page and a count must agree (a reading stored before
   // values were lifted has none until the migration gives them).
-  const values = quantities ? readingValues({ values: reading.values }, code.code) : [];
-  const standard = quantities?.coding;
-  const principal = quantities?.principal === undefined ? undefined : values.find((v) => v.member === quantities.principal);
+  const values = shapes.components.length > 0 ? readingValues({ values: reading.values }, code.code) : [];
+  const principal = shapes.reading.member === undefined ? undefined : values.find((v) => v.member === shapes.reading.member);
   return {
-    reading: { codings: [codingOf(code.system, code.code, code.display), ...(standard ? [codingOf(standard.system, standard.code, standard.display)] : [])], value: principal },
-    components: values.map((v) => {
-      const coding = componentCoding(quantities!, v.member);
-      return { codings: [codingOf(coding.system, coding.code, coding.display)], value: v };
-    }),
+    reading: { codings: shapes.reading.codings, value: principal },
+    components: values.map((v) => ({ codings: shapes.components[v.member]!.codings, value: v })),
   };
 }
 
@@ -147,10 +205,56 @@ function measuresOf(reading: ReadingFacts, code: Code): { reading: Measure; comp
  */
 export function valueTest(criteria: readonly ValueCriterion[], codes: ReadonlyMap<Id, Code>, units: QueryUnits): ((o: ReadingFacts) => boolean) | undefined {
   if (criteria.length === 0) return undefined;
+  const shapes = new Map<Id, ReturnType<typeof shapesOf>>();
   return (o) => {
     const code = codes.get(o.codeId);
     if (!code) return false;
-    const measures = measuresOf(o, code);
+    let shape = shapes.get(o.codeId);
+    if (!shape) shapes.set(o.codeId, (shape = shapesOf(code)));
+    const measures = measuresOf(o, code, shape);
     return criteria.every((c) => criterionMatches(measures, c, units));
+  };
+}
+
+/** One member's values in one unit (as uploaded) over an hour, as a day summary bounds them. */
+export interface HourValues {
+  member: number;
+  unit: string;
+  min: number;
+  max: number;
+}
+
+/**
+ * Whether a criterion constrains a value, so that an hour without a value it can match holds no
+ * reading that matches: a quantity, or a composite whose every alternative has a quantity part.
+ * Tokens never do (`component-code:not` matches readings without values).
+ */
+const constrainsValues = (c: ValueCriterion): boolean => c.kind === 'quantity' || (c.kind === 'composite' && c.values.every((parts) => parts.some((p) => p.kind === 'quantity')));
+
+/**
+ * The test of an hour of a code's readings, by its values' bounds (a day summary's), against the
+ * criteria: false only when some criterion (AND) has no alternative (OR) that any value of the
+ * hour could match, so that no reading of the hour matches; an hour without values then fails
+ * too. Undefined when no criterion constrains a value (nothing rules an hour out). Conservative
+ * where the reading test is finer (a composite's parts are each tried on every value of the
+ * member; a reading's principal value is the member's first): it may keep an hour, never lose one.
+ */
+export function hourTest(criteria: readonly ValueCriterion[], code: Code, units: QueryUnits): ((hour: readonly HourValues[]) => boolean) | undefined {
+  const constraining = criteria.filter(constrainsValues);
+  if (constraining.length === 0) return undefined;
+  const shapes = shapesOf(code);
+  return (hour) => {
+    const mayMatch = (shape: MeasureShape, query: QuantityQuery) =>
+      shape.member !== undefined && hour.some((v) => v.member === shape.member && quantityTest(v.min, v.max, v.unit, query, units, someValueMatches));
+    return constraining.every((c) => {
+      const inScope = inScopeOf(c, shapes);
+      if (c.kind === 'quantity') return inScope.some((shape) => c.values.some((q) => mayMatch(shape, q)));
+      if (c.kind !== 'composite') return true;
+      return inScope.some((shape) =>
+        c.values.some((parts) =>
+          parts.every((part) => (part.kind === 'token' ? codingMatches(shape.codings, part.value, undefined) : part.kind === 'quantity' ? mayMatch(shape, part.value) : false)),
+        ),
+      );
+    });
   };
 }

@@ -14,6 +14,11 @@
  * - A reading with status `entered-in-error` counts as a reading of the day (the summary's
  *   `readings` orders summaries by the rows they saw) but gives no values, as the R5 operation says.
  * - The day is the UTC day of the effective start; an undated reading belongs to no day.
+ * - Beside the figures, each member's least and greatest value per UTC hour of the effective start
+ *   (`bounds`), so a value search can skip the hours whose readings cannot match
+ *   (../search/hours.ts). They are kept in the unit as uploaded (the search's unitless comparison
+ *   is with the value as uploaded; one with a unit converts the bounds exactly as it converts a
+ *   value), and over every reading, `entered-in-error` ones included: the search finds those too.
  */
 import type { StoredObservation } from '../model';
 import { canonicalOf, ucumOf } from '../../omh/quantities';
@@ -42,6 +47,14 @@ export interface ValueGroup {
   histogram?: Map<number, number>;
 }
 
+/** One member's values in one unit as uploaded, by UTC hour of the day: `[hour, least, greatest]`, hours ascending, only those with values. */
+export interface HourBounds {
+  member: number;
+  /** The unit as the search sees it (the member's default when a reading names none). */
+  unit: string;
+  hours: Array<[hour: number, min: number, max: number]>;
+}
+
 /** A day's summary of a patient's readings of one code. */
 export interface DaySummary {
   patientId: number;
@@ -51,7 +64,15 @@ export interface DaySummary {
   /** How many readings of the code the day held when it was computed: rows are only ever added, so more means later. */
   readings: number;
   groups: ValueGroup[];
+  /**
+   * Each member's values by hour, in `byBounds` order (none: the day's readings hold no values).
+   * Absent from a summary kept before the bounds were (a rebuild adds them): a value search then
+   * reads that day whole.
+   */
+  bounds?: HourBounds[];
 }
+
+export const HOUR_MS = 3_600_000;
 
 /** The UTC day (`yyyy-mm-dd`) of an instant. */
 export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
@@ -114,7 +135,37 @@ export function byGroup(a: ValueGroup, b: ValueGroup): number {
 
 /** A day's summary from every reading of the code that day. */
 export function summariseDay(key: Pick<DaySummary, 'patientId' | 'codeId' | 'day'>, readings: readonly StoredObservation[], schemaCode: string): DaySummary {
-  return { ...key, readings: readings.length, groups: valueGroups(readings, schemaCode) };
+  return { ...key, readings: readings.length, groups: valueGroups(readings, schemaCode), bounds: hourBounds(readings, schemaCode, dayStart(key.day)) };
+}
+
+/** Bounds in a stable order: by member, then unit. */
+const byBounds = (a: HourBounds, b: HourBounds) => a.member - b.member || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0);
+
+/**
+ * Each member's least and greatest value per hour of the day (from `start`), over every reading
+ * (whatever its status) and in the unit as uploaded. A value that is not a number (none a payload
+ * can hold) widens its hour to every number, so nothing it could match is skipped.
+ */
+export function hourBounds(readings: readonly StoredObservation[], schemaCode: string, start: number): HourBounds[] {
+  const byMemberUnit = new Map<string, HourBounds>();
+  for (const reading of readings) {
+    if (!reading.effective) continue;
+    const hour = Math.min(23, Math.max(0, Math.floor((reading.effective.start - start) / HOUR_MS)));
+    for (const { member, unit, value } of readingValues(reading, schemaCode)) {
+      const key = `${member}\u0000${unit}`;
+      let bounds = byMemberUnit.get(key);
+      if (!bounds) byMemberUnit.set(key, (bounds = { member, unit, hours: [] }));
+      const [lo, hi] = Number.isNaN(value) ? [-Infinity, Infinity] : [value, value];
+      const at = bounds.hours.find((h) => h[0] === hour);
+      if (at) {
+        at[1] = Math.min(at[1], lo);
+        at[2] = Math.max(at[2], hi);
+      } else bounds.hours.push([hour, lo, hi]);
+    }
+  }
+  const all = [...byMemberUnit.values()].sort(byBounds);
+  for (const b of all) b.hours.sort((x, y) => x[0] - y[0]);
+  return all;
 }
 
 /** Two groups of the same member and unit as one (Chan's merge of the spread); the histogram only when both have one. */
@@ -152,7 +203,19 @@ export function mergeGroups(groups: Iterable<ValueGroup>): ValueGroup[] {
 
 /** Whether two summaries say the same (the kept one is right). */
 export function sameSummary(a: DaySummary, b: DaySummary): boolean {
-  return a.readings === b.readings && a.groups.length === b.groups.length && a.groups.every((g, i) => sameGroup(g, b.groups[i]!));
+  return a.readings === b.readings && a.groups.length === b.groups.length && a.groups.every((g, i) => sameGroup(g, b.groups[i]!)) && sameBounds(a.bounds, b.bounds);
+}
+
+/** A summary without bounds (kept before them) differs from one with: a rebuild adds them. */
+function sameBounds(a: readonly HourBounds[] | undefined, b: readonly HourBounds[] | undefined): boolean {
+  if (!a || !b) return a === b;
+  return (
+    a.length === b.length &&
+    a.every((x, i) => {
+      const y = b[i]!;
+      return x.member === y.member && x.unit === y.unit && x.hours.length === y.hours.length && x.hours.every((h, j) => h.every((n, k) => n === y.hours[j]![k]));
+    })
+  );
 }
 
 function sameGroup(a: ValueGroup, b: ValueGroup): boolean {

@@ -8,6 +8,10 @@
  * `<member>;<c|r>;<unit, percent-encoded>;<count>;<sum>;<m2>;<min>;<max>`, numbers as JavaScript's
  * shortest exact text) and `h` (the groups' histograms in the same order: `<value>[*<times>],...`,
  * values ascending). A day of minute heart rates (about 100 distinct values) is under 1 KB.
+ * `v`: the value bounds by hour (one text per member and unit as uploaded:
+ * `<member>;<unit, percent-encoded>;<hour>:<min>[:<max>],...`, the max left out when it is the
+ * min), about 250 characters for a day of minute heart rates; an empty list when the day holds no
+ * values, absent from an item kept before the bounds were (or from a summary given without them).
  *
  * Bound: an item holds at most HISTOGRAM_BUDGET characters of histograms (far below DynamoDB's
  * 400 KB item limit, and a year's Query stays small); past it the largest histograms are left out
@@ -20,10 +24,10 @@ import { dynamo } from '../../store/clients';
 import { pad } from '../../store/directory-keys';
 import { queryAll } from '../../store/reads';
 import { retryWhileBusy } from '../../store/retry';
-import type { DaySummary, ValueGroup } from '../stats/day-summary';
+import type { DaySummary, HourBounds, ValueGroup } from '../stats/day-summary';
 import { observationKeys } from './dynamo-keys';
 import { table } from './dynamo-table';
-import type { KeepRule, SummaryStore } from './summary-port';
+import type { DayBounds, KeepRule, SummaryStore } from './summary-port';
 
 /** Characters of histogram text an item keeps at most. */
 export const HISTOGRAM_BUDGET = 64_000;
@@ -93,11 +97,35 @@ function groupOf(text: string, histogram: string | undefined): ValueGroup {
   };
 }
 
+const boundsText = (b: HourBounds) => `${b.member};${encodeURIComponent(b.unit)};${b.hours.map(([hour, min, max]) => (min === max ? `${hour}:${min}` : `${hour}:${min}:${max}`)).join(',')}`;
+
+function boundsOf(text: string): HourBounds {
+  const [member, unit, hours] = text.split(';');
+  return {
+    member: Number(member),
+    unit: decodeURIComponent(unit!),
+    hours: hours!.split(',').map((entry) => {
+      const [hour, min, max] = entry.split(':').map(Number);
+      return [hour!, min!, max ?? min!];
+    }),
+  };
+}
+
+const keysOf = (item: Record<string, unknown>) => {
+  const [codeId, day] = String(item.sk).slice(DAYS.length).split('#');
+  return { codeId: Number(codeId), day: day! };
+};
+
 function fromItem(item: Record<string, unknown>, patientId: number): DaySummary {
-  const sk = String(item.sk);
-  const [codeId, day] = sk.slice(DAYS.length).split('#');
   const histograms = item.h as string[] | undefined;
-  return { patientId, codeId: Number(codeId), day: day!, readings: Number(item.readings), groups: ((item.g as string[] | undefined) ?? []).map((g, i) => groupOf(g, histograms?.[i])) };
+  const bounds = item.v as string[] | undefined;
+  return {
+    patientId,
+    ...keysOf(item),
+    readings: Number(item.readings),
+    groups: ((item.g as string[] | undefined) ?? []).map((g, i) => groupOf(g, histograms?.[i])),
+    ...(bounds ? { bounds: bounds.map(boundsOf) } : {}),
+  };
 }
 
 const CONDITIONS: Record<KeepRule, string> = {
@@ -111,6 +139,7 @@ async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
     readings: summary.readings,
     g: summary.groups.map(groupText),
     h: keptHistogramTexts(summary.groups),
+    ...(summary.bounds ? { v: summary.bounds.map(boundsText) } : {}),
   };
   try {
     await retryWhileBusy(() =>
@@ -124,12 +153,22 @@ async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
 }
 
 async function day(patientId: number, codeId: number, day: string): Promise<DaySummary | undefined> {
-  const [summary] = await days(patientId, codeId, { from: day, to: day }, true);
-  return summary;
+  const [item] = await items(patientId, codeId, { from: day, to: day }, 'sk, readings, g, h, v');
+  return item && fromItem(item, patientId);
 }
 
 async function days(patientId: number, codeId: number, range: { from: string; to: string }, histograms: boolean): Promise<DaySummary[]> {
-  const out: DaySummary[] = [];
+  // Without histograms a year of days is a few kilobytes to send and decode.
+  return (await items(patientId, codeId, range, histograms ? 'sk, readings, g, h' : 'sk, readings, g')).map((item) => fromItem(item, patientId));
+}
+
+async function bounds(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayBounds[]> {
+  return (await items(patientId, codeId, range, 'sk, v')).map((item) => ({ day: keysOf(item).day, bounds: (item.v as string[] | undefined)?.map(boundsOf) }));
+}
+
+/** The items of a code's days in the range, in day order, with these attributes. */
+async function items(patientId: number, codeId: number, range: { from: string; to: string }, attributes: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await dynamo().send(
@@ -137,13 +176,12 @@ async function days(patientId: number, codeId: number, range: { from: string; to
         TableName: table(),
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: { ':pk': observationKeys.patientPk(patientId), ':from': `${codeDays(codeId)}${range.from}`, ':to': `${codeDays(codeId)}${range.to}` },
-        // Without histograms a year of days is a few kilobytes to send and decode.
-        ProjectionExpression: histograms ? 'sk, readings, g, h' : 'sk, readings, g',
+        ProjectionExpression: attributes,
         ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    out.push(...(page.Items ?? []).map((item) => fromItem(item, patientId)));
+    out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
   return out;
@@ -156,4 +194,4 @@ async function deletePatient(patientId: number): Promise<number> {
   return keys.length;
 }
 
-export const dynamoSummaryStore: SummaryStore = { keep, day, days, deletePatient };
+export const dynamoSummaryStore: SummaryStore = { keep, day, days, bounds, deletePatient };

@@ -9,7 +9,13 @@
  * ever added, so a summary computed from more readings is the later one, and is never replaced by
  * one computed from fewer.
  */
-import type { DaySummary } from '../stats/day-summary';
+import type { DaySummary, HourBounds } from '../stats/day-summary';
+
+/** A kept day's value bounds by hour: undefined when its summary was kept before bounds were. */
+export interface DayBounds {
+  day: string;
+  bounds: HourBounds[] | undefined;
+}
 
 /**
  * When a summary replaces the one kept for its day:
@@ -29,9 +35,12 @@ export interface SummaryStore {
   day(patientId: number, codeId: number, day: string): Promise<DaySummary | undefined>;
   /**
    * The kept summaries of a code from day `from` to day `to` (both `yyyy-mm-dd`, inclusive), in
-   * day order; with their histograms only when asked (a quantile needs them, nothing else does).
+   * day order; with their histograms only when asked (a quantile needs them, nothing else does);
+   * never with their bounds (`bounds` reads those).
    */
   days(patientId: number, codeId: number, range: { from: string; to: string }, histograms: boolean): Promise<DaySummary[]>;
+  /** The value bounds by hour of the kept days of a code from `from` to `to` (inclusive), in day order: a value search's plan. */
+  bounds(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayBounds[]>;
   /** Removes every summary of the patient; returns how many. */
   deletePatient(patientId: number): Promise<number>;
 }

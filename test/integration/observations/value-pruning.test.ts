@@ -1,0 +1,143 @@
+/**
+ * A value search reads only the hours its day summaries leave (shared/observations/search/hours.ts):
+ * a month of minute heart rates where one hour holds values above 120 is searched by reading that
+ * hour's rows (counted at the observation store's port), for a page, every page and a count; a
+ * day without a summary, or with one kept before the bounds were, is read whole, and its matches
+ * are still found.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { observationStore, useObservationStore } from '../../../shared/observations/store/current';
+import type { ObservationStore, ReadingsQuery } from '../../../shared/observations/store/port';
+import { summaryStore, useSummaryStore } from '../../../shared/observations/store/summary-current';
+import type { SummaryStore } from '../../../shared/observations/store/summary-port';
+import { allPages, matchIds, observation, observationWorld, search, upload, type ObservationWorld } from '../../support/observations';
+
+const MONTH = Date.UTC(2025, 2, 1);
+const DAYS = 30;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** The hour whose readings are above 120: 2025-03-15, 10:00-11:00. */
+const HIGH_HOUR = MONTH + 14 * 24 * HOUR + 10 * HOUR;
+
+let world: ObservationWorld;
+
+/** A resting heart rate (55-90, varying by minute), or 121-140 within the high hour. */
+function beats(at: number): number {
+  const minute = Math.floor(at / MINUTE);
+  return at >= HIGH_HOUR && at < HIGH_HOUR + HOUR ? 121 + (minute % 20) : 55 + ((minute * 7) % 36);
+}
+
+const heartRate = (at: number, value = beats(at)) =>
+  observation(world, { code: 'omh:heart-rate:2.0', at, form: 'date_time', members: { heart_rate: { value, unit: 'beats/min' } } });
+
+async function uploadAll(times: readonly number[], value?: number): Promise<void> {
+  for (let i = 0; i < times.length; i += 1000) {
+    const res = await upload(world.patient.token, times.slice(i, i + 1000).map((at) => heartRate(at, value)));
+    expect(res.status).toBe(200);
+  }
+}
+
+/** What the searches read through the observation store's port from now on. */
+function recordReads(): { rows: () => number; queries: ReadingsQuery[]; counted: ReadingsQuery[] } {
+  const inner = observationStore();
+  let rows = 0;
+  const queries: ReadingsQuery[] = [];
+  const counted: ReadingsQuery[] = [];
+  const recording: ObservationStore = {
+    ...inner,
+    readings: async (query, limit, start) => {
+      const page = await inner.readings(query, limit, start);
+      queries.push(query);
+      rows += page.readings.length;
+      return page;
+    },
+    countReadings: async (query, test) => {
+      counted.push(query);
+      return inner.countReadings(query, test);
+    },
+  };
+  restore.push(() => useObservationStore(inner));
+  useObservationStore(recording);
+  return { rows: () => rows, queries, counted };
+}
+
+const restore: Array<() => void> = [];
+afterEach(() => {
+  for (const undo of restore.splice(0).reverse()) undo();
+});
+
+const MONTH_END = MONTH + DAYS * 24 * HOUR;
+/**
+ * Whether a read reaches no minute of the month but the high hour: it reads within that hour, or
+ * only before or after the month (days without summaries are read, and hold nothing here), or
+ * only undated readings.
+ */
+const onlyTheHour = (q: ReadingsQuery) => {
+  if (q.time === undefined) return true;
+  const from = q.time.from ?? -Infinity;
+  const to = q.time.to ?? Infinity;
+  return (from >= HIGH_HOUR && to < HIGH_HOUR + HOUR) || to < MONTH || from >= MONTH_END;
+};
+
+beforeAll(async () => {
+  world = await observationWorld();
+  await uploadAll(Array.from({ length: DAYS * 24 * 60 }, (_, i) => MONTH + i * MINUTE));
+}, 120_000);
+
+const query = () => `patient=${world.patient.id}&code=omh:heart-rate:2.0&value-quantity=gt120`;
+
+describe('a value search over a month of minute heart rates', () => {
+  it("reads the one hour that holds values above 120, and only that hour's rows", async () => {
+    const reads = recordReads();
+    const res = await search(world.practitioner.token, `${query()}&_count=100`);
+    expect(res.status).toBe(200);
+    expect(matchIds(res)).toHaveLength(60);
+    expect(res.json.total).toBe(60);
+    expect(reads.rows()).toBe(60);
+    expect(reads.queries.every(onlyTheHour)).toBe(true);
+  });
+
+  it('pages through the same rows in either order, each page reading within the hour', async () => {
+    const reads = recordReads();
+    const ids = new Set<string>();
+    for (const sort of ['', '&_sort=date', '&_sort=-date']) {
+      const pages = await allPages(world.practitioner.token, `${query()}&_count=25${sort}`);
+      expect(pages).toHaveLength(3);
+      const found = pages.flatMap(matchIds);
+      expect(new Set(found).size).toBe(60);
+      for (const id of found) ids.add(id);
+    }
+    expect(ids.size).toBe(60);
+    expect(reads.queries.every(onlyTheHour)).toBe(true);
+  });
+
+  it('counts (`_summary=count`) within the hour, and reads nothing where nothing can match', async () => {
+    const reads = recordReads();
+    const count = await search(world.practitioner.token, `${query()}&_summary=count`);
+    expect(count.json.total).toBe(60);
+    expect(reads.counted.length).toBeGreaterThan(0);
+    expect(reads.counted.every(onlyTheHour)).toBe(true);
+    const none = await search(world.practitioner.token, `patient=${world.patient.id}&code=omh:heart-rate:2.0&value-quantity=gt140&date=2025-03`);
+    expect(matchIds(none)).toEqual([]);
+    expect(reads.rows()).toBe(0);
+  });
+
+  it('reads a day kept before the bounds were, or without a summary, whole, and finds its matches', async () => {
+    // The day after the month, uploaded while summaries are not kept (a store not yet migrated).
+    const inner = summaryStore();
+    useSummaryStore({ ...inner, keep: async () => false });
+    await uploadAll([MONTH + DAYS * 24 * HOUR + 5 * HOUR], 150);
+    // And 2025-03-20's summary as one kept before the bounds were.
+    const stale = '2025-03-20';
+    const hiding: SummaryStore = { ...inner, bounds: async (...args) => (await inner.bounds(...args)).map((d) => (d.day === stale ? { day: d.day, bounds: undefined } : d)) };
+    useSummaryStore(hiding);
+    restore.push(() => useSummaryStore(inner));
+    const reads = recordReads();
+    const res = await search(world.practitioner.token, `${query()}&_count=100`);
+    expect(matchIds(res)).toHaveLength(61);
+    // The high hour, 2025-03-20 whole, and the day without a summary (its one reading).
+    expect(reads.rows()).toBe(60 + 24 * 60 + 1);
+    const count = await search(world.practitioner.token, `${query()}&_summary=count`);
+    expect(count.json.total).toBe(61);
+  });
+});
