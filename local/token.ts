@@ -1,7 +1,8 @@
 /**
- * `npm run --silent token -- <who>`: prints an access token for a demo account of the running
- * `npm start` (same DATA_DIR, and PORT when given), and nothing else on stdout. `<who>` is an
- * account's email, or `practitioner` / `patient` for the demo accounts.
+ * `npm run --silent token -- <who> [--mcp]`: prints an access token for a demo account of the
+ * running `npm start` (same DATA_DIR, and PORT when given), and nothing else on stdout. `<who>` is
+ * an account's email, or `practitioner` / `patient` for the demo accounts; `--mcp` issues it for
+ * `/mcp` (RFC 8707: `/mcp` takes no other token, and the APIs take none of those).
  */
 import { issueAccessToken } from '../shared/auth/tokens';
 import { getUserByEmail } from '../shared/directory/users';
@@ -18,8 +19,10 @@ function fail(message: string): never {
 }
 
 async function main() {
-  const who = process.argv[2];
-  if (!who) fail(`usage: npm run --silent token -- <email | ${[...DEMO_ACCOUNTS.keys()].join(' | ')}>`);
+  const args = process.argv.slice(2);
+  const forMcp = args.includes('--mcp');
+  const who = args.find((a) => a !== '--mcp');
+  if (!who) fail(`usage: npm run --silent token -- <email | ${[...DEMO_ACCOUNTS.keys()].join(' | ')}> [--mcp]`);
   const dataDir = process.env.DATA_DIR ?? DEFAULT_DATA_DIR;
   const running = readRuntimeInfo(dataDir);
   if (!running) {
@@ -44,7 +47,7 @@ async function main() {
   const user = await getUserByEmail(email);
   if (!user) fail(`No account with email ${email}.`);
   if (!user.active) fail(`The account ${email} is deactivated.`);
-  const { accessToken } = await issueAccessToken({ userId: user.id, kind: user.kind, scope: 'openid email', ...(user.patientId !== undefined ? { patientId: user.patientId } : {}) });
+  const { accessToken } = await issueAccessToken({ userId: user.id, kind: user.kind, scope: 'openid email', ...(forMcp ? { resource: 'mcp' as const } : {}), ...(user.patientId !== undefined ? { patientId: user.patientId } : {}) });
   process.stdout.write(`${accessToken}\n`);
 }
 

@@ -12,7 +12,7 @@ export function mcpRoutes(): Route[] {
     {
       method: 'POST',
       path: MCP_PATH,
-      // A foreign Origin is refused before anyone is asked; then any caller, with the FHIR API's tokens.
+      // A foreign Origin is refused before anyone is asked; then any caller, with a token issued for /mcp (handler.ts).
       auth: 'per-request',
       choose: (req) => {
         assertAllowedOrigin(req);

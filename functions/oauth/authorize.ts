@@ -118,6 +118,7 @@ export async function submitSignIn(req: HttpRequest): Promise<HttpResponse> {
     scope: grantedScope(request.scope, user.kind),
     codeChallenge: request.codeChallenge,
     ...(request.nonce ? { nonce: request.nonce } : {}),
+    ...(request.resource ? { resource: request.resource } : {}),
   });
   return redirect(redirectWith(request.redirectUri, responseParameters({ code }, request.state)), [csrfCookie('', 0)]);
 }

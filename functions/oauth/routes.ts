@@ -5,7 +5,7 @@ import { json, type HttpResponse } from '../../shared/http/response';
 import type { AuthedRequest } from '../../shared/http/request';
 import type { Route, RouteAccess } from '../../shared/http/router';
 import { OAUTH_PATHS } from '../../shared/http/families';
-import { DISCOVERY_CACHE, jwks, openidConfiguration, smartConfiguration } from '../../shared/oauth/discovery';
+import { authorizationServerMetadata, DISCOVERY_CACHE, jwks, openidConfiguration, smartConfiguration } from '../../shared/oauth/discovery';
 import { formParams } from '../../shared/oauth/form';
 import { callbackPage } from '../../shared/oauth/pages';
 import { handleRevocationRequest } from '../../shared/oauth/revocation';
@@ -50,6 +50,7 @@ export function oauthRoutes(): Route[] {
       },
     }),
     ...corsRoutes(OAUTH_PATHS.userinfo, { GET: { auth: 'caller', handler: userinfo } }),
+    ...corsRoutes('/.well-known/oauth-authorization-server', { GET: discovery(authorizationServerMetadata) }),
     ...corsRoutes('/.well-known/openid-configuration', { GET: discovery(openidConfiguration) }),
     ...corsRoutes('/o/.well-known/openid-configuration', { GET: discovery(openidConfiguration) }),
     ...corsRoutes('/.well-known/smart-configuration', { GET: discovery(smartConfiguration) }),

@@ -9,7 +9,7 @@ import type { Authenticator, CallerNeeds, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import { accountCaller } from './account-caller';
 import type { Caller, PatientCaller } from './caller';
-import { apiKeyGrantId, scopesCover } from './claims';
+import { apiKeyGrantId, resourceOfAudience, resourceUri, scopesCover } from './claims';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */
@@ -73,13 +73,24 @@ export async function callerFromToken(token: string): Promise<Caller> {
   return confirmedCaller(await verifyAccessToken(token));
 }
 
-async function requestClaims(req: Pick<HttpRequest, 'headers'>): Promise<AccessTokenClaims> {
+/**
+ * The claims, if the token was issued for the resource the route is (RFC 8707): an `/mcp` token
+ * does not reach the FHIR or management APIs, nor theirs `/mcp`, so a token handed to an assistant
+ * opens nothing else. A 401 `invalid_token`, as RFC 6750 answers a token for another audience.
+ */
+function forResource(claims: AccessTokenClaims, needs: CallerNeeds): AccessTokenClaims {
+  const wanted = needs.resource ?? 'service';
+  if (wanted === 'any' || resourceOfAudience(claims.aud) === wanted) return claims;
+  throw unauthorized(`The access token was not issued for this resource: ask for one with resource=${resourceUri(wanted)}.`);
+}
+
+async function requestClaims(req: Pick<HttpRequest, 'headers'>, needs: CallerNeeds): Promise<AccessTokenClaims> {
   const token = bearerToken(req.headers);
   if (!token) {
     if (req.headers['authorization']) throw refused();
     throw missing();
   }
-  return verifyAccessToken(token);
+  return forResource(await verifyAccessToken(token), needs);
 }
 
 /** What authentication needs of a request; its audit trail, when it has one, learns the outcome. */
@@ -102,7 +113,7 @@ async function audited(req: Credentials, caller: Promise<Caller>): Promise<Calle
  * token does not hold what the route needs.
  */
 export async function authenticate(req: Credentials, needs: CallerNeeds = {}): Promise<Caller> {
-  return withinReach(await audited(req, requestClaims(req).then(confirmedCaller)), needs);
+  return withinReach(await audited(req, requestClaims(req, needs).then(confirmedCaller)), needs);
 }
 
 /** The patient caller a signed patient token names, before the account is looked up. */
@@ -134,7 +145,7 @@ export async function authorizedRead<T, P = never>(
 ): Promise<T> {
   let claims: AccessTokenClaims;
   try {
-    claims = await requestClaims(req);
+    claims = await requestClaims(req, needs);
   } catch (error) {
     req.audit?.refused();
     throw error;

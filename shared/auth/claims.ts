@@ -1,8 +1,53 @@
 /**
  * What an access token's claims say, shared by the code that issues tokens (`shared/oauth/`) and
- * the code that verifies them (`authenticate.ts`): the grant id an API key's tokens carry, and the
- * resource types a backend service's system scopes name.
+ * the code that verifies them (`authenticate.ts`): the audience of each resource a token is issued
+ * for, the grant id an API key's tokens carry, and the resource types a backend service's system
+ * scopes name.
  */
+import { config } from '../config';
+import { FHIR_BASES, MCP_PATH, type TokenResource } from '../http/families';
+
+export type { TokenResource } from '../http/families';
+
+const TOKEN_RESOURCES: readonly TokenResource[] = ['service', 'mcp'];
+
+/**
+ * The audience (`aud`) of a token issued for `resource`. The service's APIs keep the audience every
+ * token had before resource indicators, the site URL, so the tokens and clients of before keep
+ * working; the assistants' endpoint has its own, its URL (what MCP clients name as `resource`).
+ * Both follow the site-URL setting, so stored codes and grants keep the resource's name, not this.
+ */
+export function audienceOf(resource: TokenResource): string {
+  const site = config().siteUrl;
+  return resource === 'mcp' ? `${site}${MCP_PATH}` : site;
+}
+
+/** Every audience a token of this service may carry. */
+export function audiences(): string[] {
+  return TOKEN_RESOURCES.map(audienceOf);
+}
+
+/** The resource a token's audience names; `undefined` for an audience of no resource here (or a list). */
+export function resourceOfAudience(aud: unknown): TokenResource | undefined {
+  return TOKEN_RESOURCES.find((r) => audienceOf(r) === aud);
+}
+
+/** The URI a client names a resource by (the `resource` parameter, RFC 8707): the FHIR base, or `/mcp`. */
+export function resourceUri(resource: TokenResource): string {
+  return `${config().siteUrl}${resource === 'mcp' ? MCP_PATH : FHIR_BASES[0]}`;
+}
+
+/**
+ * The resource a `resource` parameter names, compared byte for byte: the FHIR base (either
+ * spelling, the same API) or `/mcp` at the site URL. `undefined` for anything else, which the
+ * token and authorization endpoints answer with `invalid_target`.
+ */
+export function resourceNamed(uri: string): TokenResource | undefined {
+  const site = config().siteUrl;
+  if (uri === `${site}${MCP_PATH}`) return 'mcp';
+  if (FHIR_BASES.some((base) => uri === `${site}${base}`)) return 'service';
+  return undefined;
+}
 
 /** The grant id (`sid`) every token of an API key carries: deleting the key revokes them through it. */
 export function apiKeyGrantId(clientId: string): string {

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import { unauthorized } from '../http/errors';
 import type { Id, UserKind } from '../directory/model';
+import { audienceOf, audiences, resourceOfAudience, type TokenResource } from './claims';
 import { ACCESS_TOKEN_SECONDS, CLOCK_TOLERANCE_SECONDS } from './lifetimes';
 import { TOKEN_ALG } from './signing-key-provider';
 import { signingKeys } from './signing-keys';
@@ -20,9 +21,9 @@ export function tokenIssuer(): string {
   return config().siteUrl;
 }
 
-/** Audience of access tokens: the service's APIs (FHIR and `/api/v1/`) at its public origin. */
+/** Audience of access tokens for the service's APIs (FHIR, import and `/api/v1/`): its public origin. */
 export function tokenAudience(): string {
-  return config().siteUrl;
+  return audienceOf('service');
 }
 
 export interface AccessTokenRequest {
@@ -38,6 +39,8 @@ export interface AccessTokenRequest {
   grantId?: string;
   /** A patient user's patient record (`patient` claim, as SMART names it). */
   patientId?: Id;
+  /** The resource the token is for (RFC 8707), its audience; the service's APIs when not given. */
+  resource?: TokenResource;
 }
 
 export interface AccessTokenClaims {
@@ -79,7 +82,7 @@ export async function issueAccessToken(request: AccessTokenRequest): Promise<Iss
   const iat = Math.floor(Date.now() / 1000);
   const claims: AccessTokenClaims = {
     iss: tokenIssuer(),
-    aud: tokenAudience(),
+    aud: audienceOf(request.resource ?? 'service'),
     sub: String(request.userId),
     iat,
     exp: iat + lifetime,
@@ -119,7 +122,7 @@ async function fromCache(token: string): Promise<AccessTokenClaims | undefined> 
   if (!hit) return undefined;
   const { claims } = hit;
   const fresh = claims.exp + CLOCK_TOLERANCE_SECONDS > Date.now() / 1000;
-  const same = claims.iss === tokenIssuer() && claims.aud === tokenAudience();
+  const same = claims.iss === tokenIssuer() && resourceOfAudience(claims.aud) !== undefined;
   if (fresh && same && (await (await signingKeys()).verificationKey(hit.kid))) return { ...claims };
   verified.delete(token);
   return undefined;
@@ -136,7 +139,8 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
       algorithms: [TOKEN_ALG],
       typ: ACCESS_TOKEN_TYPE,
       issuer: tokenIssuer(),
-      audience: tokenAudience(),
+      // Any resource of this service: which one a request needs is the authenticator's to check.
+      audience: audiences(),
       requiredClaims: ['sub', 'iat', 'exp', 'jti'],
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
     });
@@ -148,6 +152,8 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
   const claims = payload as unknown as AccessTokenClaims;
   // A token issued in the future (beyond the clock tolerance) was not issued by this clock.
   if (typeof claims.iat !== 'number' || claims.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw invalidToken();
+  // One audience, a string: a list (which `jwtVerify` would take if one member fitted) is no token of ours.
+  if (resourceOfAudience(claims.aud) === undefined) throw invalidToken();
   if (!USER_ID.test(claims.sub) || (claims.kind !== 'patient' && claims.kind !== 'practitioner')) throw invalidToken();
   if (claims.patient !== undefined && (claims.kind !== 'patient' || typeof claims.patient !== 'string' || !USER_ID.test(claims.patient))) {
     throw invalidToken();

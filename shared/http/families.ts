@@ -27,6 +27,14 @@ export const OAUTH_PATHS = {
 
 /** The assistants' endpoint (MCP over Streamable HTTP, docs/mcp.md). */
 export const MCP_PATH = '/mcp';
+
+/**
+ * The resources an access token is issued for (RFC 8707), each its own audience, so a token is good
+ * at one only: `service`, the FHIR, import and management APIs (one token serves the three, as
+ * always), and `mcp`, the assistants' endpoint. `shared/auth/claims.ts` says which audience and
+ * which `resource` parameter name each.
+ */
+export type TokenResource = 'service' | 'mcp';
 /**
  * RFC 9728's Protected Resource Metadata: the document of the resource at `/mcp` sits at this path
  * followed by the resource's path; the service's 401 on `/mcp` names it.

@@ -31,7 +31,7 @@ export interface FamilyDefinition {
   routes: readonly Route[];
   /** Finds the callers of routes that need one (shared/auth's `authenticator`; platform code does not import it). */
   authenticator: Authenticator;
-  /** What every caller of the family's routes must hold beyond a valid token (the management API: no backend services). */
+  /** What every caller of the family's routes must hold beyond a valid token (the management API: no backend services; `/mcp`: a token issued for it). */
   needs?: CallerNeeds;
   /** Extra words for a 405 on a path, e.g. where the resource can be written instead. */
   methodHint?: (method: string, path: string) => string | undefined;

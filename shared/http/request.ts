@@ -2,6 +2,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Caller } from '../auth/caller';
 import type { Deadline } from './deadline';
+import type { TokenResource } from './families';
 import type { AuditTrail } from '../telemetry/audit';
 import type { Logger } from '../telemetry/logger';
 import type { Meter } from '../telemetry/metrics';
@@ -56,6 +57,12 @@ export interface CallerNeeds {
   readonly fhirType?: string;
   /** `false`: a backend service's token (system scopes) does not reach the route (the management API). */
   readonly backendServices?: false;
+  /**
+   * The resource the token must have been issued for (its audience, RFC 8707): a family declares
+   * its own (`createHandler({ needs })`). Absent: the service's APIs; `any`: every resource of this
+   * service (the authorization server's own userinfo).
+   */
+  readonly resource?: TokenResource | 'any';
 }
 
 /**

@@ -3,11 +3,14 @@
  * client and its redirect URI are known to be registered, a problem is shown to the user and never
  * sent anywhere (RFC 6749 §4.1.2.1); after that, problems go back to the client's redirect URI.
  */
+import type { TokenResource } from '../auth/claims';
 import { config } from '../config';
 import type { OAuthClient } from '../directory/model';
 import { getOAuthClient } from '../directory/oauth-clients';
 import type { Params } from './form';
 import { isS256Challenge, S256 } from './pkce';
+import { isHttpError } from '../http/errors';
+import { requestedResource } from './resources';
 import { parseScope } from './scopes';
 import { isRegisteredRedirectUri } from './service-clients';
 
@@ -19,6 +22,8 @@ export interface AuthorizationRequest {
   /** The scope text as asked (what is granted depends on the account that signs in). */
   scope?: string;
   nonce?: string;
+  /** The resource the tokens will be for (RFC 8707); absent: the service's APIs. */
+  resource?: TokenResource;
 }
 
 /** A problem shown on the page: the redirect URI cannot be trusted. */
@@ -27,7 +32,7 @@ export class UnsafeRequest extends Error {}
 /** A problem reported to the client at its (verified) redirect URI. */
 export class RedirectedError extends Error {
   constructor(
-    readonly code: 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'access_denied' | 'request_not_supported',
+    readonly code: 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'invalid_target' | 'access_denied' | 'request_not_supported',
     message: string,
     readonly redirectUri: string,
     readonly state: string | undefined,
@@ -37,7 +42,7 @@ export class RedirectedError extends Error {
 }
 
 /** The parameters the login form carries through to its POST (and nothing else). */
-export const CARRIED_PARAMETERS = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'nonce'] as const;
+export const CARRIED_PARAMETERS = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'nonce', 'resource'] as const;
 
 export async function parseAuthorizationRequest(params: Params): Promise<AuthorizationRequest> {
   const clientId = params.client_id;
@@ -62,6 +67,13 @@ export async function parseAuthorizationRequest(params: Params): Promise<Authori
   } catch (e) {
     throw fail('invalid_scope', (e as Error).message);
   }
+  let resource: TokenResource | undefined;
+  try {
+    resource = requestedResource(params.resource);
+  } catch (e) {
+    if (!isHttpError(e)) throw e;
+    throw fail('invalid_target', e.message);
+  }
   return {
     client,
     redirectUri,
@@ -69,6 +81,7 @@ export async function parseAuthorizationRequest(params: Params): Promise<Authori
     ...(state !== undefined ? { state } : {}),
     ...(params.scope !== undefined ? { scope: params.scope } : {}),
     ...(params.nonce !== undefined ? { nonce: params.nonce } : {}),
+    ...(resource ? { resource } : {}),
   };
 }
 

@@ -1,5 +1,7 @@
 /**
- * Discovery documents: OpenID Connect (`/.well-known/openid-configuration`, also at the historical
+ * Discovery documents: OAuth 2.0 Authorization Server Metadata (RFC 8414,
+ * `/.well-known/oauth-authorization-server`, where MCP clients look), OpenID Connect
+ * (`/.well-known/openid-configuration`, also at the historical
  * `/o/.well-known/openid-configuration`), SMART App Launch 2 (`/.well-known/smart-configuration`,
  * also under each FHIR base), and the JWKS of the token-signing keys. All absolute URLs come from
  * the site-URL setting, which is also the token issuer.
@@ -35,22 +37,34 @@ const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_
 const AUTH_SIGNING_ALGS = [...ASSERTION_ALGORITHMS];
 const SCOPES = [...SUPPORTED_SCOPES, ...SYSTEM_SCOPES_ADVERTISED];
 
-export function openidConfiguration(): Record<string, unknown> {
+/**
+ * RFC 8414's metadata: PKCE with S256 only (required of every authorization request), and the
+ * authorization response names its issuer (`iss`, RFC 9207), so a client talking to several servers
+ * knows which one answered. No `registration_endpoint`: clients are registered here, not dynamically.
+ */
+export function authorizationServerMetadata(): Record<string, unknown> {
   return {
     ...oauthEndpoints(),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...GRANT_TYPES],
-    subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: [TOKEN_ALG],
     token_endpoint_auth_methods_supported: AUTH_METHODS,
     token_endpoint_auth_signing_alg_values_supported: AUTH_SIGNING_ALGS,
     revocation_endpoint_auth_methods_supported: AUTH_METHODS,
     revocation_endpoint_auth_signing_alg_values_supported: AUTH_SIGNING_ALGS,
     code_challenge_methods_supported: [S256],
     scopes_supported: SCOPES,
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'nonce', 'email', 'name', 'given_name', 'family_name', 'fhirUser'],
     authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** OpenID Connect discovery: RFC 8414's metadata and what OpenID Connect adds (id tokens, claims). */
+export function openidConfiguration(): Record<string, unknown> {
+  return {
+    ...authorizationServerMetadata(),
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [TOKEN_ALG],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'nonce', 'email', 'name', 'given_name', 'family_name', 'fhirUser'],
   };
 }
 
@@ -69,6 +83,7 @@ export function smartConfiguration(): Record<string, unknown> {
     scopes_supported: SCOPES,
     response_types_supported: ['code'],
     code_challenge_methods_supported: [S256],
+    authorization_response_iss_parameter_supported: true,
     capabilities: [
       'launch-standalone',
       'client-public',

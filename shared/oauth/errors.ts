@@ -8,6 +8,7 @@ export type OAuthErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
+  | 'invalid_target'
   | 'unsupported_token_type';
 
 export function oauthError(code: OAuthErrorCode, description: string, init: { status?: number; headers?: Record<string, string> } = {}): HttpError {

@@ -1,5 +1,6 @@
 /**
- * `POST /o/token/` (RFC 6749 §4.1.3, §4.4, §6): the three grants this server issues tokens for.
+ * `POST /o/token/` (RFC 6749 §4.1.3, §4.4, §6): the three grants this server issues tokens for,
+ * each for the resource the request names (RFC 8707, `resources.ts`).
  * - `authorization_code`: PKCE S256 only, the exact redirect URI, a code used once;
  * - `refresh_token`: rotation on every use, a replayed token revokes its grant;
  * - `client_credentials`: a practitioner's API key acting as that practitioner (no refresh token);
@@ -17,6 +18,7 @@ import { required, type Params } from './form';
 import { checkAuthorizationCode, useAuthorizationCode } from './authorization-codes';
 import { grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
 import { invitationHonours } from './invitations';
+import { keptResource, requestedResource } from './resources';
 import { grantedScope, grantedSystemScope, narrowedScope } from './scopes';
 import { GRANT_TYPES } from './discovery';
 import { ensureServiceClients } from './service-clients';
@@ -43,7 +45,8 @@ async function authorizationCodeGrant(client: OAuthClient, params: Params): Prom
   }
   const user = await activeUser(stored.userId, stored.kind);
   if (!user) throw oauthError('invalid_grant', 'The account of this authorization code can no longer sign in.');
-  const grant = startGrant({ grantId: stored.grantId, userId: user.id, kind: user.kind, clientId: client.clientId, scope: stored.scope });
+  const resource = keptResource(params.resource, stored.resource, 'authorization code');
+  const grant = startGrant({ grantId: stored.grantId, userId: user.id, kind: user.kind, clientId: client.clientId, scope: stored.scope, ...(resource ? { resource } : {}) });
   await useAuthorizationCode(stored, grant.grant);
   const withRefresh = client.grantTypes.includes('refresh_token');
   return tokenResponse({
@@ -53,6 +56,7 @@ async function authorizationCodeGrant(client: OAuthClient, params: Params): Prom
     grantId: stored.grantId,
     ...(withRefresh ? { refreshToken: grant.refreshToken } : {}),
     ...(stored.nonce ? { nonce: stored.nonce } : {}),
+    ...(resource ? { resource } : {}),
   });
 }
 
@@ -69,15 +73,17 @@ async function refreshTokenGrant(client: OAuthClient, params: Params): Promise<T
   const user = await activeUser(grant.userId, grant.kind, grant.createdAt);
   if (!user) throw oauthError('invalid_grant', 'The account of this grant can no longer sign in.');
   const scope = narrowedScope(params.scope, grant.scope);
+  const resource = keptResource(params.resource, grant.resource, 'refresh token');
   const refreshToken = await rotateRefreshToken(grant, hashSecret(presented));
-  return tokenResponse({ user, clientId: client.clientId, scope, grantId: grant.grantId, refreshToken });
+  return tokenResponse({ user, clientId: client.clientId, scope, grantId: grant.grantId, refreshToken, ...(resource ? { resource } : {}) });
 }
 
 /** A backend service's token: system scopes only, the assertion spent last (nothing is written for a refused request). */
 async function backendServiceToken(client: OAuthClient, owner: User, assertion: VerifiedAssertion, params: Params): Promise<TokenResponse> {
   const scope = grantedSystemScope(params.scope);
+  const resource = requestedResource(params.resource);
   await spendAssertion(assertion);
-  return tokenResponse({ user: owner, clientId: client.clientId, scope, grantId: apiKeyGrantId(client.clientId), lifetimeSeconds: BACKEND_ACCESS_TOKEN_SECONDS });
+  return tokenResponse({ user: owner, clientId: client.clientId, scope, grantId: apiKeyGrantId(client.clientId), lifetimeSeconds: BACKEND_ACCESS_TOKEN_SECONDS, ...(resource ? { resource } : {}) });
 }
 
 async function clientCredentialsGrant({ client, assertion }: AuthenticatedClient, params: Params): Promise<TokenResponse> {
@@ -86,7 +92,8 @@ async function clientCredentialsGrant({ client, assertion }: AuthenticatedClient
   if (!owner) throw oauthError('invalid_client', 'The practitioner of this client can no longer sign in.');
   if (assertion) return backendServiceToken(client, owner, assertion, params);
   const scope = grantedScope(params.scope, 'practitioner', API_KEY_DEFAULT_SCOPE);
-  return tokenResponse({ user: owner, clientId: client.clientId, scope, grantId: apiKeyGrantId(client.clientId) });
+  const resource = requestedResource(params.resource);
+  return tokenResponse({ user: owner, clientId: client.clientId, scope, grantId: apiKeyGrantId(client.clientId), ...(resource ? { resource } : {}) });
 }
 
 /** Answers a token request whose parameters were already read (`formParams`). */

@@ -3,6 +3,7 @@
  * refresh token of the grant when there is one, the granted scope, SMART's `patient` context for a
  * patient, and an OpenID Connect id_token when `openid` was granted.
  */
+import type { TokenResource } from '../auth/claims';
 import { issueAccessToken, tokenIssuer } from '../auth/tokens';
 import { signingKeys } from '../auth/signing-keys';
 import { config } from '../config';
@@ -27,6 +28,8 @@ export interface TokenIssue {
   nonce?: string;
   /** Shorter than the usual access token (a backend service's). */
   lifetimeSeconds?: number;
+  /** The resource the access token is for (RFC 8707); the service's APIs when not given. */
+  resource?: TokenResource;
 }
 
 /** The FHIR resource the user is, as SMART's `fhirUser` claim names it. */
@@ -52,7 +55,7 @@ async function idToken(issue: TokenIssue, iat: number, expiresIn: number): Promi
 }
 
 export async function tokenResponse(issue: TokenIssue): Promise<TokenResponse> {
-  const access = await issueAccessToken({ userId: issue.user.id, kind: issue.user.kind, scope: issue.scope, clientId: issue.clientId, grantId: issue.grantId, ...(issue.lifetimeSeconds ? { lifetimeSeconds: issue.lifetimeSeconds } : {}), ...(issue.user.patientId !== undefined ? { patientId: issue.user.patientId } : {}) });
+  const access = await issueAccessToken({ userId: issue.user.id, kind: issue.user.kind, scope: issue.scope, clientId: issue.clientId, grantId: issue.grantId, ...(issue.lifetimeSeconds ? { lifetimeSeconds: issue.lifetimeSeconds } : {}), ...(issue.resource ? { resource: issue.resource } : {}), ...(issue.user.patientId !== undefined ? { patientId: issue.user.patientId } : {}) });
   return {
     access_token: access.accessToken,
     token_type: 'Bearer',

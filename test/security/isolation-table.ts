@@ -509,7 +509,7 @@ export const TABLE: readonly Row[] = [
   { route: 'OPTIONS /o/revoke_token/', does: 'preflight revocation', send: () => get('/o/revoke_token/'), expect: everyone(204) },
   { route: 'GET /o/userinfo/', does: 'read who I am', send: () => get('/o/userinfo/'), expect: ANY_SIGNED_IN },
   { route: 'OPTIONS /o/userinfo/', does: 'preflight userinfo', send: () => get('/o/userinfo/'), expect: everyone(204) },
-  ...['/.well-known/openid-configuration', '/o/.well-known/openid-configuration', '/.well-known/smart-configuration', '/o/.well-known/jwks.json'].flatMap((path): Row[] => [
+  ...['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/o/.well-known/openid-configuration', '/.well-known/smart-configuration', '/o/.well-known/jwks.json'].flatMap((path): Row[] => [
     { route: `GET ${path}`, does: `read ${path}`, send: () => get(path), expect: everyone(200) },
     { route: `OPTIONS ${path}`, does: `preflight ${path}`, send: () => get(path), expect: everyone(204) },
   ]),

@@ -1,4 +1,6 @@
 /** The shape of the isolation table's rows, the shorthands its cells are written with, and how a row's request is sent. */
+import { MCP_PATH } from '../../shared/http/families';
+import { forMcp } from '../support/directory';
 import { call } from '../support/invoke';
 import { CALLERS, type Caller } from './callers';
 import type { World } from './world';
@@ -57,8 +59,13 @@ export const JSON_HEADERS = { 'content-type': 'application/json' };
 /** An `/api/v1/` request with a JSON body. */
 export const apiJson = (path: string, body: unknown): Probe => ({ path, body, headers: JSON_HEADERS });
 
-/** Sends a row's request (its method, a path under some base) with the caller's token. */
-export async function sendProbe(method: string, path: string, probe: Probe, token: string | undefined) {
+/**
+ * Sends a row's request (its method, a path under some base) with the caller's token: to `/mcp`,
+ * the caller's token issued for it (`/mcp` takes only those; the other families refuse them:
+ * test/integration/oauth/resource-indicators.test.ts).
+ */
+export async function sendProbe(method: string, path: string, probe: Probe, given: string | undefined) {
+  const token = given && path === MCP_PATH ? await forMcp(given) : given;
   const body = probe.form ? new URLSearchParams(probe.body as Record<string, string>).toString() : probe.body;
   const headers = probe.form ? { 'content-type': 'application/x-www-form-urlencoded', ...probe.headers } : probe.headers;
   return call(method, path, { ...(token ? { token } : {}), ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });

@@ -11,8 +11,11 @@
  *
  * Emails and names are unique per call, so fixtures never collide within a file.
  */
-import { randomBytes } from 'node:crypto';
-import { issueAccessToken } from '../../shared/auth/tokens';
+import { decodeJwt } from 'jose';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { audienceOf, type TokenResource } from '../../shared/auth/claims';
+import { signingKeys } from '../../shared/auth/signing-keys';
+import { ACCESS_TOKEN_TYPE, issueAccessToken } from '../../shared/auth/tokens';
 import { ensureCodes } from '../../shared/directory/code-table';
 import { DEMO_CODES, SEEDED_CODES } from '../../shared/directory/codes';
 import { recordConsents } from '../../shared/directory/consents';
@@ -162,7 +165,7 @@ export async function makeFhirSource(options: { patient: Ref; dataSource: Ref; l
 /** An access token for a practitioner, or for a patient with a login. */
 export async function tokenFor(
   who: Practitioner | Patient,
-  options: { lifetimeSeconds?: number; scope?: string } = {},
+  options: { lifetimeSeconds?: number; scope?: string; resource?: TokenResource } = {},
 ): Promise<string> {
   const isPractitioner = 'kind' in who && who.kind === 'practitioner';
   const userId = isPractitioner ? who.id : (who as Patient).userId;
@@ -173,6 +176,19 @@ export async function tokenFor(
     ...(isPractitioner ? {} : { patientId: who.id }),
     scope: options.scope ?? 'openid email',
     ...(options.lifetimeSeconds ? { lifetimeSeconds: options.lifetimeSeconds } : {}),
+    ...(options.resource ? { resource: options.resource } : {}),
   });
   return issued.accessToken;
+}
+
+/**
+ * The same token issued for `/mcp` (RFC 8707): its claims (user, kind, scopes, client, grant, issue
+ * and expiry times) signed again with `/mcp`'s audience and a new `jti`, as the token endpoint
+ * issues it for `resource=<site>/mcp`. `/mcp` takes no other token. A token of any other audience
+ * (not of the service's APIs: the isolation table's foreign one) is returned as it is.
+ */
+export async function forMcp(token: string): Promise<string> {
+  const claims = decodeJwt(token);
+  if (claims.aud !== audienceOf('service')) return token;
+  return (await signingKeys()).sign({ ...claims, aud: audienceOf('mcp'), jti: randomUUID() }, ACCESS_TOKEN_TYPE);
 }

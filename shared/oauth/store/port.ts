@@ -13,6 +13,7 @@
  * reissuing an invitation) is one call, all or nothing in either adapter. The errors a store raises
  * for a refused change are the same values from either adapter, built here.
  */
+import type { TokenResource } from '../../auth/claims';
 import type { Id, UserKind } from '../../directory/model';
 import { conflict } from '../../http/errors';
 
@@ -29,6 +30,8 @@ export interface CodeBinding {
   codeChallenge: string;
   /** OpenID Connect `nonce` of the authorization request, echoed in the id_token. */
   nonce?: string;
+  /** The resource the authorization request named (RFC 8707); absent: the service's APIs. */
+  resource?: TokenResource;
   /** The invitation whose redemption issued the code (only its latest code is honoured). */
   invitationHash?: string;
 }
@@ -63,6 +66,8 @@ export interface Grant {
   kind: UserKind;
   clientId: string;
   scope: string;
+  /** The resource every token of the grant is for (its code's); absent: the service's APIs. */
+  resource?: TokenResource;
   /** Epoch seconds. */
   createdAt: number;
   /** SHA-256 of the one refresh token that may be used next. */

@@ -2,7 +2,8 @@
  * The `/mcp` endpoint (docs/mcp.md) through the local gateway over HTTP, on the in-memory twins:
  * the SDK's own Client and Streamable HTTP transport as a patient (initialize, tools/list, a tool
  * call, resources/read), the audit line of a tool call, the older protocol revisions answered
- * statelessly, the 401 that points at the protected resource metadata and that document, the 405s
+ * statelessly, the 401 that points at the protected resource metadata and that document (for a
+ * token of the FHIR API too: `/mcp` takes only tokens issued for it), the 405s
  * of a stateless server, the Origin rule and bodies that are not MCP (never a 5xx).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,6 +20,7 @@ import { resetConfig } from '../../../shared/config';
 import { MCP_SERVER_INFO, TOOLS } from '../../../shared/mcp/server';
 import { resetLoggers } from '../../../shared/telemetry/logger';
 import { LOG_MESSAGE } from '../../../shared/telemetry/names';
+import { forMcp } from '../../support/directory';
 import { capturedLines } from '../../support/logs';
 import { observation, observationWorld, upload, type ObservationWorld } from '../../support/observations';
 
@@ -34,6 +36,8 @@ let gateway: Gateway;
 let mcpUrl: string;
 let a: ObservationWorld;
 let b: ObservationWorld;
+/** A's token issued for `/mcp` (RFC 8707): the only kind `/mcp` takes. */
+let mcpA: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
@@ -49,6 +53,7 @@ beforeAll(async () => {
     observation(world, { code: 'omh:heart-rate:2.0', at: T + minute * 60_000, form: 'date_time', members: { heart_rate: { value, unit: 'beats/min' } } });
   expect((await upload(a.patient.token, [hr(a, 70, 0), hr(a, 130, 1)])).status).toBe(200);
   expect((await upload(b.patient.token, [hr(b, 150, 0)])).status).toBe(200);
+  mcpA = await forMcp(a.patient.token);
 });
 
 afterEach(() => {
@@ -79,7 +84,7 @@ const initialize = (protocolVersion: string) =>
 
 describe('the SDK client over Streamable HTTP, as a patient', () => {
   it('initializes on the latest revision the SDK has, lists every tool and calls one', async () => {
-    const client = await connect(a.patient.token);
+    const client = await connect(mcpA);
     expect(client.getServerVersion()).toEqual(MCP_SERVER_INFO);
     expect((client.transport as StreamableHTTPClientTransport).protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
     // Stateless: no session to carry from one request to the next.
@@ -93,14 +98,14 @@ describe('the SDK client over Streamable HTTP, as a patient', () => {
   });
 
   it('reads a schema resource', async () => {
-    const client = await connect(a.patient.token);
+    const client = await connect(mcpA);
     const { contents } = await client.readResource({ uri: 'omh://schema/omh:heart-rate:2.0' });
     expect(contents[0]).toMatchObject({ uri: 'omh://schema/omh:heart-rate:2.0', mimeType: 'application/json' });
     expect(JSON.parse((contents[0] as { text: string }).text)).toMatchObject({ code: 'omh:heart-rate:2.0' });
   });
 
   it("answers another organization's patient exactly as an unknown one", async () => {
-    const client = await connect(a.patient.token);
+    const client = await connect(mcpA);
     const other = (await client.callTool({ name: 'get_patient', arguments: { patientId: b.patient.id } })) as CallToolResult;
     const unknown = (await client.callTool({ name: 'get_patient', arguments: { patientId: 987_654_321 } })) as CallToolResult;
     expect(other.isError).toBe(true);
@@ -110,7 +115,7 @@ describe('the SDK client over Streamable HTTP, as a patient', () => {
   });
 
   it('puts each tool call in the audit trail: who, which tool, which patients', async () => {
-    const client = await connect(a.patient.token);
+    const client = await connect(mcpA);
     const { lines } = await capturedLines(() => client.callTool({ name: 'get_readings', arguments: { readingType: 'heart-rate' } }));
     const audit = lines.filter((l) => l.message === LOG_MESSAGE.audit).map((l) => l.audit);
     expect(audit).toEqual([
@@ -121,7 +126,7 @@ describe('the SDK client over Streamable HTTP, as a patient', () => {
 
 describe('the 2025 revisions, answered statelessly', () => {
   it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('initialize at %s answers that revision, with no session id', async (revision) => {
-    const res = await post(initialize(revision), { authorization: `Bearer ${a.patient.token}` });
+    const res = await post(initialize(revision), { authorization: `Bearer ${mcpA}` });
     expect(res.status).toBe(200);
     expect(res.headers.get('mcp-session-id')).toBeNull();
     expect(res.headers.get('content-type')).toContain('application/json');
@@ -130,7 +135,7 @@ describe('the 2025 revisions, answered statelessly', () => {
   });
 
   it('answers a tools/list sent with no initialize before it (any instance answers any request)', async () => {
-    const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), { authorization: `Bearer ${a.patient.token}`, 'mcp-protocol-version': '2025-06-18' });
+    const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), { authorization: `Bearer ${mcpA}`, 'mcp-protocol-version': '2025-06-18' });
     expect(res.status).toBe(200);
     expect((await res.json()).result.tools).toHaveLength(TOOLS.length);
   });
@@ -149,6 +154,16 @@ describe('discovery for a client without a token', () => {
     expect(challenge).toContain('scope="openid fhirUser patient/*.rs user/*.rs"');
   });
 
+  it("a token of the FHIR API (issued without resource=<site>/mcp) is the same 401, saying it was not issued for /mcp", async () => {
+    const res = await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${a.patient.token}` });
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate')!;
+    expect(challenge).toMatch(/^Bearer realm="cdx", /);
+    expect(challenge).toContain(`resource_metadata="${gateway.url}/.well-known/oauth-protected-resource/mcp"`);
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain(`error_description="The access token was not issued for this resource: ask for one with resource=${mcpUrl}."`);
+  });
+
   it('serves the metadata: the resource, this service as its authorization server, the scopes, header tokens only', async () => {
     const res = await fetch(`${gateway.url}/.well-known/oauth-protected-resource/mcp`);
     expect(res.status).toBe(200);
@@ -160,8 +175,8 @@ describe('discovery for a client without a token', () => {
       bearer_methods_supported: ['header'],
     });
     // The authorization server it names publishes its own metadata.
-    const issuer = await (await fetch(`${gateway.url}/.well-known/openid-configuration`)).json();
-    expect(issuer.issuer).toBe(gateway.url);
+    const issuer = await (await fetch(`${gateway.url}/.well-known/oauth-authorization-server`)).json();
+    expect(issuer).toMatchObject({ issuer: gateway.url, code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true });
   });
 
   it('names the site URL, never the Host the client sent', async () => {
@@ -172,24 +187,24 @@ describe('discovery for a client without a token', () => {
 
 describe('what a stateless server refuses', () => {
   it.each(['GET', 'DELETE'])('%s /mcp is a 405 allowing POST only (no session, no SSE stream)', async (method) => {
-    const res = await fetch(mcpUrl, { method, headers: { authorization: `Bearer ${a.patient.token}`, accept: ACCEPT } });
+    const res = await fetch(mcpUrl, { method, headers: { authorization: `Bearer ${mcpA}`, accept: ACCEPT } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
   });
 
   it('refuses a foreign Origin with 403 before anyone is asked; an allowed one passes', async () => {
-    const foreign = await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${a.patient.token}`, origin: 'https://evil.example' });
+    const foreign = await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${mcpA}`, origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
     expect(foreign.headers.get('www-authenticate')).toBeNull();
     expect((await post(initialize(LATEST_PROTOCOL_VERSION), { origin: 'https://evil.example' })).status).toBe(403);
     process.env.MCP_ALLOWED_ORIGINS = 'https://inspector.example, http://localhost:6274';
     resetConfig();
-    expect((await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${a.patient.token}`, origin: 'http://localhost:6274' })).status).toBe(200);
-    expect((await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${a.patient.token}`, origin: 'https://other.example' })).status).toBe(403);
+    expect((await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${mcpA}`, origin: 'http://localhost:6274' })).status).toBe(200);
+    expect((await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${mcpA}`, origin: 'https://other.example' })).status).toBe(403);
   });
 
   it('answers bodies that are not MCP with a 4xx, never a 5xx', async () => {
-    const auth = { authorization: `Bearer ${a.patient.token}` };
+    const auth = { authorization: `Bearer ${mcpA}` };
     const malformed = await post('{"jsonrpc": "2.0", "id": 1, "method":', auth);
     expect(malformed.status).toBe(400);
     // Valid JSON that is no JSON-RPC message: the SDK's own JSON-RPC error.
