@@ -16,34 +16,14 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { startRuntime } from '../local/runtime';
-import { config } from '../shared/config';
-import type { Id } from '../shared/directory/model';
 import { exportStore, useExportStore } from '../shared/export/store/current';
-import { toItem } from '../shared/observations/store/dynamo-items';
-import { liftEffectiveTime } from '../shared/omh/effective-time';
-import { sampleAttachment } from '../shared/omh/samples';
-import { batchWriteAll } from '../shared/store/batch';
-import { HR, world, type World } from './observation-world';
+import { storeRawReadings, world } from './observation-world';
 import { median, printTable } from './table';
 
 const READINGS = Number(process.env.BENCH_SMALL_READINGS ?? 10_000);
 const RUNS = Number(process.env.BENCH_SMALL_RUNS ?? 9);
 const POLL_MS = 250;
 
-let nextId = 2e12;
-
-/** `count` heart-rate readings of the patient, written raw as the store keeps them. */
-async function storeReadings(w: World, patientId: Id, count: number): Promise<void> {
-  const hr = w.codes.find((c) => c.code === HR)!;
-  const lastUpdated = new Date(Date.now() - 60_000).toISOString();
-  const rows = Array.from({ length: count }, (_, i) => {
-    const attachment = sampleAttachment(HR, { at: Date.UTC(2024, 0, 1) + i * 60_000, form: 'date_time' });
-    const payload = JSON.parse(Buffer.from(attachment.data, 'base64').toString('utf8'));
-    return toItem({ id: nextId++, patientId, codeId: hr.id, deviceId: w.device, status: 'final', identifiers: [], data: attachment.data, uuid: payload.header.uuid, effective: liftEffectiveTime(payload.body), lastUpdated });
-  });
-  const failed = await batchWriteAll(config().observationsTable, rows.map((Item) => ({ PutRequest: { Item } })), 8);
-  if (failed.length > 0) throw new Error(`${failed.length} rows not written`);
-}
 
 /** The client thread: one export a message, answered with `{ms, polls, readings}` (or `{error}`). Plain JavaScript, run as is. */
 const CLIENT = `
@@ -97,7 +77,7 @@ export async function smallExportBench(): Promise<void> {
   });
   const w = await world();
   const patient = await w.newPatientWithLogin();
-  await storeReadings(w, patient.id, READINGS);
+  await storeRawReadings(w, patient.id, READINGS);
   const client = new Worker(CLIENT, { eval: true, workerData: { base: runtime.gateway!.url, token: patient.token, pollMs: POLL_MS } });
   try {
     const times: number[] = [];

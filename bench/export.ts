@@ -35,14 +35,11 @@ import { addStudyCode, createStudy, enrollPatients } from '../shared/directory/s
 import { exportStore, useExportStore } from '../shared/export/store/current';
 import type { ExportMessage } from '../shared/export/model';
 import { handleMessage } from '../shared/export/worker';
-import { toItem, ROW_FIELDS } from '../shared/observations/store/dynamo-items';
+import { ROW_FIELDS } from '../shared/observations/store/dynamo-items';
 import { INDEX, observationKeys } from '../shared/observations/store/dynamo-keys';
-import { liftEffectiveTime } from '../shared/omh/effective-time';
-import { sampleAttachment } from '../shared/omh/samples';
 import { dynamo, s3 } from '../shared/store/clients';
-import { batchWriteAll } from '../shared/store/batch';
 import { smallExportBench } from './export-small';
-import { HR, send, world, type World } from './observation-world';
+import { HR, send, storeRawReadings, world, type World } from './observation-world';
 import { median, percentile, printTable } from './table';
 
 const PATIENTS = Number(process.env.BENCH_EXPORT_PATIENTS ?? 50);
@@ -84,20 +81,6 @@ async function drain(concurrency = 1): Promise<void> {
   await Promise.all(Array.from({ length: concurrency }, runner));
 }
 
-let nextId = 1e12;
-
-/** `count` heart-rate readings of a patient, written raw as the store keeps them (rows only: an export reads nothing else). */
-async function storeReadings(w: World, patientId: Id, count: number): Promise<void> {
-  const hr = w.codes.find((c) => c.code === HR)!;
-  const lastUpdated = new Date(Date.now() - 60_000).toISOString();
-  const rows = Array.from({ length: count }, (_, i) => {
-    const attachment = sampleAttachment(HR, { at: Date.UTC(2024, 0, 1) + i * 60_000, form: 'date_time' });
-    const payload = JSON.parse(Buffer.from(attachment.data, 'base64').toString('utf8'));
-    return toItem({ id: nextId++, patientId, codeId: hr.id, deviceId: w.device, status: 'final', identifiers: [], data: attachment.data, uuid: payload.header.uuid, effective: liftEffectiveTime(payload.body), lastUpdated });
-  });
-  const failed = await batchWriteAll(config().observationsTable, rows.map((Item) => ({ PutRequest: { Item } })), 8);
-  if (failed.length > 0) throw new Error(`${failed.length} rows not written`);
-}
 
 /** A study of `patients` new patients with `readings` each. */
 async function study(w: World, patients: number, readings: number): Promise<Id> {
@@ -106,7 +89,7 @@ async function study(w: World, patients: number, readings: number): Promise<Id> 
   const ids: Id[] = [];
   for (let i = 0; i < patients; i++) ids.push(await w.newPatient());
   await enrollPatients(s.id, ids);
-  await pMap(ids, (id) => storeReadings(w, id, readings), { concurrency: 2 });
+  await pMap(ids, (id) => storeRawReadings(w, id, readings), { concurrency: 2 });
   return s.id;
 }
 

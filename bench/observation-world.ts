@@ -18,6 +18,11 @@ import { addStudyCode, createStudy, enrollPatients } from '../shared/directory/s
 import { createPractitioner } from '../shared/directory/users';
 import type { LambdaHandler } from '../shared/http/handler';
 import { sampleAttachment } from '../shared/omh/samples';
+import { config } from '../shared/config';
+import { toItem } from '../shared/observations/store/dynamo-items';
+import { keptValues } from '../shared/observations/values';
+import { liftEffectiveTime } from '../shared/omh/effective-time';
+import { batchWriteAll } from '../shared/store/batch';
 
 export const HR = 'omh:heart-rate:2.0';
 export const HOUR = 3_600_000;
@@ -101,4 +106,34 @@ export async function postBatch(w: World, resources: unknown[], status: '201 Cre
   const res = await invoke('POST', '/FHIR/R5', w.practitioner, batch(resources));
   const answered = res.json.entry?.filter((e: { response: { status: string } }) => e.response.status === status).length;
   if (res.status !== 200 || answered !== resources.length) throw new Error(`upload failed (wanted ${status}): ${JSON.stringify(res.json).slice(0, 400)}`);
+}
+
+let nextRawId = 1e12;
+
+/**
+ * `count` heart-rate readings of a patient a minute apart from 2024-01-01, written raw as the store
+ * keeps them (rows only, their lifted values included): what the export benches read.
+ */
+export async function storeRawReadings(w: World, patientId: Id, count: number): Promise<void> {
+  const hr = w.codes.find((c) => c.code === HR)!;
+  const lastUpdated = new Date(Date.now() - 60_000).toISOString();
+  const rows = Array.from({ length: count }, (_, i) => {
+    const attachment = sampleAttachment(HR, { at: Date.UTC(2024, 0, 1) + i * 60_000, form: 'date_time' });
+    const payload = JSON.parse(Buffer.from(attachment.data, 'base64').toString('utf8'));
+    return toItem({
+      id: nextRawId++,
+      patientId,
+      codeId: hr.id,
+      deviceId: w.device,
+      status: 'final',
+      identifiers: [],
+      data: attachment.data,
+      uuid: payload.header.uuid,
+      effective: liftEffectiveTime(payload.body),
+      values: keptValues(HR, payload.body),
+      lastUpdated,
+    });
+  });
+  const failed = await batchWriteAll(config().observationsTable, rows.map((Item) => ({ PutRequest: { Item } })), 8);
+  if (failed.length > 0) throw new Error(`${failed.length} rows not written`);
 }

@@ -6,6 +6,7 @@
  * tool or other arguments, is a refusal that says what to do.
  */
 import { createHash } from 'node:crypto';
+import { objectOfBase64Url } from '../json';
 import { ToolRefusal } from './tool';
 
 export type Position = string | number;
@@ -33,17 +34,9 @@ const foreign = () => new ToolRefusal('This cursor belongs to another question: 
 /** The position a cursor holds, or undefined without one; refused when it is not this question's. */
 export function toolCursorPosition(tool: string, args: Readonly<Record<string, unknown>>, text: string | undefined): Position | undefined {
   if (text === undefined) return undefined;
-  const bytes = Buffer.from(text, 'base64url');
-  // Only text this service wrote: Base64 decoding alone skips stray characters and spare bits.
-  if (bytes.toString('base64url') !== text) throw invalid();
-  let json: unknown;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw invalid();
-  const { t, s, at } = json as { t?: unknown; s?: unknown; at?: unknown };
+  const json = objectOfBase64Url(text);
+  if (json === undefined) throw invalid();
+  const { t, s, at } = json;
   if (typeof t !== 'string' || typeof s !== 'string') throw invalid();
   if (t !== tool || s !== argumentsDigest(tool, args)) throw foreign();
   if (typeof at === 'string' && at.length > 0 && at.length <= 512) return at;

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { badRequest } from '../../http/errors';
+import { objectOfBase64Url } from '../../json';
 
 /** The query parameter of `next` / `previous` links, in every store. */
 export const CURSOR_PARAM = '_cursor';
@@ -57,18 +58,9 @@ const invalid = () => badRequest(`Invalid ${CURSOR_PARAM}: follow the next and p
 const foreign = () => badRequest(`This ${CURSOR_PARAM} belongs to another search: page with the links of the same search.`).at(CURSOR_PARAM);
 
 export function decodeCursor<P>(text: string, codec: PositionCodec<P>, digest: string): Cursor<P> {
-  // Only the text this service wrote: Base64 decoding alone skips stray characters and spare bits.
-  const bytes = Buffer.from(text, 'base64url');
-  if (bytes.toString('base64url') !== text) throw invalid();
-  let json: unknown;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  // JSON `null`, a number or an array parse too, and have no members to read.
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw invalid();
-  const { s, d, at } = json as { s?: unknown; d?: unknown; at?: unknown };
+  const json = objectOfBase64Url(text);
+  if (json === undefined) throw invalid();
+  const { s, d, at } = json;
   if (typeof s !== 'string' || (d !== 'n' && d !== 'p')) throw invalid();
   if (s !== digest) throw foreign();
   const position = codec.decode(at);
