@@ -20,6 +20,7 @@ import { allCodes } from './code-table-cache';
 import type { ReadingFacts, StoredObservation } from './model';
 import { readReadings } from './read';
 import { reachOf } from './search/execute';
+import { maxFetch } from './search/streams';
 import { parseNativeQuery, type NativeQuery } from './search/query';
 
 /** At most this many readings per code (R5 leaves it to the server). */
@@ -71,9 +72,13 @@ function inCategories(code: Code, categories: readonly TokenQuery[][]): boolean 
 async function newestOf(patientId: Id, codeId: Id, max: number, test: (o: ReadingFacts) => boolean): Promise<StoredObservation[]> {
   const found: StoredObservation[] = [];
   let start: Awaited<ReturnType<typeof readReadings>>['next'];
+  // One more than wanted: it tells whether the last one kept has a tie. When the search's filters
+  // pass over rows, each further read asks for twice as many (as the search's streams do), so a
+  // rare match is found in a few reads, not one read per row or two.
+  let limit = max + 1;
   do {
-    // One more than wanted: it tells whether the last one kept has a tie.
-    const page = await readReadings({ patientId, order: 'effective', codeId, ascending: false, time: {} }, max + 1, start);
+    const page = await readReadings({ patientId, order: 'effective', codeId, ascending: false, time: {} }, limit, start);
+    limit = Math.min(maxFetch(), limit * 2);
     for (const reading of page.readings) {
       if (!test(reading)) continue;
       if (found.length >= max && reading.effective!.start !== found[max - 1]!.effective!.start) return found;

@@ -29,7 +29,8 @@ export interface RowStream {
  * cursor's own row (read again by the key bounds), so a full page is one Query, not a second one
  * for its last rows (DynamoDB also stops at 1 MB).
  */
-const maxFetch = () => config().maxPageSize + 2;
+/** The most rows one read asks for: a page, the row that tells whether another follows, and a cursor's own row. */
+export const maxFetch = () => config().maxPageSize + 2;
 
 /** Patients whose reads are planned at once (a value search reads each one's day summaries first). */
 const PLAN_CONCURRENCY = 16;

@@ -4,6 +4,7 @@
  * the standard code), category and any search parameter; an empty searchset when nothing matches.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { observationStore, useObservationStore } from '../../../shared/observations/store/current';
 import { call } from '../../support/invoke';
 import { matchIds, observation, observationWorld, upload, type ObservationWorld } from '../../support/observations';
 
@@ -104,6 +105,26 @@ describe('Observation/$lastn', () => {
     expect(matchIds(await lastn(`patient=${world.patient.id}`, other.patient.token))).toEqual([]);
     expect((await lastn(`patient=${world.patient.id}`, other.practitioner.token)).status).toBe(403);
     expect((await lastn(`patient=${world.patient.id}`, '')).status).toBe(401);
+  });
+
+  it('finds a rare match in a few reads: each read past rows the filters pass over asks for twice as many', async () => {
+    const many = await observationWorld();
+    const readings = Array.from({ length: 600 }, (_, i) =>
+      observation(many, { code: 'omh:heart-rate:2.0', at: T + i * MINUTE, form: 'date_time', members: { heart_rate: { value: i === 0 ? 150 : 70, unit: 'beats/min' } } }),
+    );
+    expect((await upload(many.patient.token, readings)).status).toBe(200);
+    const inner = observationStore();
+    let reads = 0;
+    useObservationStore({ ...inner, readings: (query, limit, start) => (reads++, inner.readings(query, limit, start)) });
+    try {
+      const res = await lastn(`patient=${many.patient.id}&code=omh:heart-rate:2.0&value-quantity=gt120`, many.patient.token);
+      expect(res.status).toBe(200);
+      expect(res.json.entry.map((e: { resource: { component: Array<{ valueQuantity: { value: number } }> } }) => e.resource.component[0]!.valueQuantity.value)).toEqual([150]);
+    } finally {
+      useObservationStore(inner);
+    }
+    // 2, 4, 8, ... rows a read: the oldest of 600 readings within ten reads (one row a read would take 300).
+    expect(reads).toBeLessThanOrEqual(10);
   });
 
   it('is listed in the CapabilityStatement', async () => {
