@@ -178,6 +178,20 @@ describe('the SDK client pinned to 2026-07-28, as a patient', () => {
   });
 });
 
+describe('2026-07-28 requests a stateless endpoint ends at once', () => {
+  it('acknowledges a subscriptions/listen with nothing to follow and closes it (the lists never change)', async () => {
+    const listen = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, resourcesListChanged: true }, _meta: envelope } });
+    const started = Date.now();
+    const res = await post(listen, { authorization: `Bearer ${mcpA}`, 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' });
+    expect(res.status).toBe(200);
+    const events = (await res.text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(events).toMatchObject([{ method: 'notifications/subscriptions/acknowledged' }, { id: 9, result: { resultType: 'complete' } }]);
+    // Nothing honoured: no list ever changes.
+    expect(events[0].params.notifications).toEqual({});
+  });
+});
+
 describe('the SDK client on a 2025 revision, as a patient', () => {
   it('initializes on the latest revision the SDK has, lists every tool and calls one', async () => {
     const client = await connect(mcpA);
