@@ -11,6 +11,7 @@ import { hashPassword } from '../../../shared/auth/passwords';
 import { config, resetConfig } from '../../../shared/config';
 import { getOAuthClient } from '../../../shared/directory/oauth-clients';
 import { KEPT_AFTER_USE_SECONDS, listRegisteredClients, revokeRegisteredClient, UNUSED_CLIENT_SECONDS } from '../../../shared/oauth/clients';
+import { runClientsCommand } from '../../../scripts/clients';
 import { call, type TestResponse } from '../../support/invoke';
 import { exchangeCode, refreshFor, signInFor, authorizeUrl, type FlowClient } from '../../support/oauth-flow';
 import { pkcePair } from '../../support/oauth';
@@ -273,10 +274,10 @@ describe('revocation', () => {
     const tokens = await exchangeCode(client, code, verifier);
     expect(tokens.status).toBe(200);
     expect((await call('GET', '/FHIR/R5/Patient', { token: tokens.json.access_token })).status).toBe(200);
-    expect((await listRegisteredClients()).map((c) => c.clientId)).toContain(client.clientId);
+    const listed = (await runClientsCommand(['list'])).find((line) => line.startsWith(`${client.clientId} `));
+    expect(listed).toMatch(/^[A-Za-z0-9]{32} "To revoke" registered \S+, last used \S+, expires \S+, 1 grant\(s\); redirect http:\/\/127\.0\.0\.1:33418\/callback$/);
 
-    const revoked = await revokeRegisteredClient(client.clientId);
-    expect(revoked?.clientId).toBe(client.clientId);
+    expect(await runClientsCommand(['revoke', client.clientId])).toEqual([`revoked ${client.clientId} ("To revoke"): 1 grant(s) ended`]);
     expect(await getOAuthClient(client.clientId)).toBeUndefined();
     expect((await listRegisteredClients()).map((c) => c.clientId)).not.toContain(client.clientId);
     const page = await call('GET', authorizeUrl(client, pkcePair().challenge));
@@ -286,6 +287,11 @@ describe('revocation', () => {
     expect(refresh.json.error).toBe('invalid_client');
     expect((await call('GET', '/FHIR/R5/Patient', { token: tokens.json.access_token })).status).toBe(401);
     expect(await revokeRegisteredClient(client.clientId)).toBeUndefined();
+    expect(await runClientsCommand(['revoke', client.clientId])).toEqual([`no registered client "${client.clientId}"`]);
+  });
+
+  it('the command refuses what it does not know with its usage', async () => {
+    for (const argv of [[], ['nope'], ['revoke'], ['revoke', 'a', 'b'], ['list', 'x']]) await expect(runClientsCommand(argv), argv.join(' ')).rejects.toThrow(/usage: npm run clients/);
   });
 
   it('revokes only dynamically registered clients', async () => {
