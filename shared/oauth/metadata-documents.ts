@@ -5,7 +5,9 @@
  * redirects, bounded in time and size), requires the document's `client_id` to be that very URL
  * and its metadata to pass the registration rules (`client-metadata.ts`: a public client, https or
  * loopback redirect URIs), and keeps it per URL as its `Cache-Control` says, between five minutes
- * and a day, in a bounded map. Nothing is stored: the document is the registration.
+ * and a day, in a bounded map; a refusal is kept `REFUSAL_KEEP_MS`, so a URL named again and again
+ * (the sign-in page is open to anyone) is not fetched again and again. Nothing is stored: the
+ * document is the registration.
  */
 import type { OAuthClient } from '../directory/model';
 import { isHttpError } from '../http/errors';
@@ -17,6 +19,7 @@ import { fetchPublic, FetchRefused, keepMs, publicUrlProblem } from './public-fe
 export const MAX_DOCUMENT_BYTES = 16 * 1024;
 export const MAX_CLIENT_ID_URL_LENGTH = 512;
 export const KEEP_BOUNDS = { leastMs: 5 * 60_000, defaultMs: 60 * 60_000, mostMs: 24 * 3600_000 };
+export const REFUSAL_KEEP_MS = 60_000;
 const CACHE_ENTRIES = 1000;
 const MAX_DEPTH = 8;
 
@@ -39,10 +42,7 @@ export function documentUrlProblem(uri: string): string | undefined {
   return undefined;
 }
 
-interface Kept {
-  client: OAuthClient;
-  until: number;
-}
+type Kept = { client: OAuthClient; until: number } | { refused: string; until: number };
 
 const kept = new Map<string, Kept>();
 /** One fetch per URL at a time: requests arriving together share it. */
@@ -79,7 +79,22 @@ function clientOfDocument(url: string, body: string): OAuthClient {
   };
 }
 
+function keep(url: string, entry: Kept): void {
+  kept.delete(url);
+  if (kept.size >= CACHE_ENTRIES) kept.delete(kept.keys().next().value!);
+  kept.set(url, entry);
+}
+
 async function fetchDocument(url: string): Promise<OAuthClient> {
+  try {
+    return await readDocument(url);
+  } catch (e) {
+    if (e instanceof ClientDocumentRefused) keep(url, { refused: e.message, until: nowMs() + REFUSAL_KEEP_MS });
+    throw e;
+  }
+}
+
+async function readDocument(url: string): Promise<OAuthClient> {
   let fetched;
   try {
     fetched = await fetchPublic(new URL(url), MAX_DOCUMENT_BYTES);
@@ -88,10 +103,7 @@ async function fetchDocument(url: string): Promise<OAuthClient> {
     throw e;
   }
   const client = clientOfDocument(url, fetched.body);
-  const now = nowMs();
-  kept.delete(url);
-  if (kept.size >= CACHE_ENTRIES) kept.delete(kept.keys().next().value!);
-  kept.set(url, { client, until: now + keepMs(fetched.cacheControl, KEEP_BOUNDS) });
+  keep(url, { client, until: nowMs() + keepMs(fetched.cacheControl, KEEP_BOUNDS) });
   return client;
 }
 
@@ -100,7 +112,10 @@ export async function documentClient(url: string): Promise<OAuthClient> {
   const problem = documentUrlProblem(url);
   if (problem) throw new ClientDocumentRefused(problem);
   const hit = kept.get(url);
-  if (hit && hit.until > nowMs()) return hit.client;
+  if (hit && hit.until > nowMs()) {
+    if ('refused' in hit) throw new ClientDocumentRefused(hit.refused);
+    return hit.client;
+  }
   let pending = fetching.get(url);
   if (!pending) {
     pending = fetchDocument(url).finally(() => fetching.delete(url));

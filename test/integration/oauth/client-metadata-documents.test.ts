@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../../shared/auth/passwords';
 import { config, resetConfig } from '../../../shared/config';
 import { resetClock, useClock } from '../../../shared/oauth/clock';
-import { forgetClientDocuments, MAX_DOCUMENT_BYTES } from '../../../shared/oauth/metadata-documents';
+import { forgetClientDocuments, MAX_DOCUMENT_BYTES, REFUSAL_KEEP_MS } from '../../../shared/oauth/metadata-documents';
 import { GREATEST_WAIT_MS } from '../../../shared/oauth/public-fetch';
 import { call } from '../../support/invoke';
 import { pkcePair } from '../../support/oauth';
@@ -158,6 +158,18 @@ describe('documents refused', () => {
     }
     // The redirect was not followed.
     expect(hits.get('/latest/meta-data')).toBeUndefined();
+  });
+
+  it('keeps a refusal a minute: a URL named again is not fetched again until then', async () => {
+    let now = Date.now();
+    useClock(() => now);
+    const client = serve('/refused-once.json', { body: documentOf('/refused-once.json', { client_id: 'https://elsewhere.example/c.json' }) });
+    for (let i = 0; i < 3; i += 1) expect((await authorizePage(client)).status).toBe(400);
+    expect(hits.get('/refused-once.json')).toBe(1);
+    serve('/refused-once.json', { body: documentOf('/refused-once.json') });
+    now += REFUSAL_KEEP_MS + 1000;
+    expect((await authorizePage(client)).status).toBe(200);
+    expect(hits.get('/refused-once.json')).toBe(2);
   });
 
   it('gives up on a document that does not arrive in time', async () => {
