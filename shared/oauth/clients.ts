@@ -7,6 +7,7 @@
  */
 import { changeOAuthClient, deleteOAuthClient, getOAuthClient, listOAuthClients } from '../directory/oauth-clients';
 import type { ClientGrant, OAuthClient } from '../directory/model';
+import { isHttpError } from '../http/errors';
 import { nowSeconds } from './clock';
 import { revokeGrant } from './grants';
 import { documentClient, isDocumentClientId } from './metadata-documents';
@@ -41,12 +42,23 @@ export async function noteClientUse(client: OAuthClient, grant?: ClientGrant): P
   const now = nowSeconds();
   const fresh = client.expiresAt !== undefined && client.expiresAt - now > KEPT_AFTER_USE_SECONDS - TOUCH_EVERY_SECONDS;
   if (fresh && !grant) return;
-  await changeOAuthClient(client.clientId, (current) => ({
+  const change = (current: OAuthClient): OAuthClient => ({
     ...current,
     lastUsedAt: now,
     expiresAt: now + KEPT_AFTER_USE_SECONDS,
     ...(grant ? { grants: [...(current.grants ?? []), grant].slice(-MAX_CLIENT_GRANTS) } : {}),
-  }));
+  });
+  // The exchange has already spent its code: a concurrent exchange of the same client (409) is
+  // retried, and a client revoked meanwhile (404) has nothing left to record.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await changeOAuthClient(client.clientId, change);
+      return;
+    } catch (e) {
+      if (isHttpError(e) && e.status === 404) return;
+      if (!(isHttpError(e) && e.status === 409) || attempt === 3) throw e;
+    }
+  }
 }
 
 /** The clients assistants registered themselves, that have not expired, oldest first. */

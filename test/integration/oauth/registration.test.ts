@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashPassword } from '../../../shared/auth/passwords';
 import { config, resetConfig } from '../../../shared/config';
 import { getOAuthClient } from '../../../shared/directory/oauth-clients';
-import { KEPT_AFTER_USE_SECONDS, listRegisteredClients, revokeRegisteredClient, UNUSED_CLIENT_SECONDS } from '../../../shared/oauth/clients';
+import { KEPT_AFTER_USE_SECONDS, listRegisteredClients, noteClientUse, revokeRegisteredClient, UNUSED_CLIENT_SECONDS } from '../../../shared/oauth/clients';
 import { runClientsCommand } from '../../../scripts/clients';
 import { call, type TestResponse } from '../../support/invoke';
 import { exchangeCode, refreshFor, signInFor, authorizeUrl, type FlowClient } from '../../support/oauth-flow';
@@ -297,5 +297,14 @@ describe('revocation', () => {
   it('revokes only dynamically registered clients', async () => {
     expect(await revokeRegisteredClient('cdx-web')).toBeUndefined();
     expect(await getOAuthClient('cdx-web')).toBeDefined();
+  });
+});
+
+describe('use of a registered client', () => {
+  it('records every grant of exchanges racing each other', async () => {
+    const client = await registered();
+    const stored = (await getOAuthClient(client.clientId))!;
+    await Promise.all([1, 2, 3].map((n) => noteClientUse(stored, { grantId: `race-${n}`, userId: n })));
+    expect((await getOAuthClient(client.clientId))!.grants!.map((g) => g.grantId).sort()).toEqual(['race-1', 'race-2', 'race-3']);
   });
 });

@@ -49,4 +49,11 @@ describe('registered clients on DynamoDB', () => {
     expect(gone.client).toBeUndefined();
     expect(gone.pointer).toBeUndefined();
   });
+
+  it('records every grant of exchanges racing each other (a lost race is retried)', async () => {
+    const res = await call('POST', '/o/register/', { headers: { 'content-type': 'application/json' }, body: { redirect_uris: ['https://app.example/cb'] }, sourceIp: '198.51.100.8' });
+    const stored = (await getOAuthClient(res.json.client_id))!;
+    await Promise.all([1, 2, 3].map((n) => noteClientUse(stored, { grantId: `race-${n}`, userId: n })));
+    expect((await getOAuthClient(stored.clientId))!.grants!.map((g) => g.grantId).sort()).toEqual(['race-1', 'race-2', 'race-3']);
+  });
 });
