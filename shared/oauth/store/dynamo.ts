@@ -5,5 +5,7 @@ import { grants } from './dynamo-grants';
 import { invitationRecords } from './dynamo-invitations';
 import type { OAuthStore } from './port';
 import { signIns } from './dynamo-sign-ins';
+import { approvals } from './dynamo-approvals';
+import { sessions } from './dynamo-sessions';
 
-export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions };
+export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions, sessions, approvals };
