@@ -1,16 +1,14 @@
 /**
  * `GET /o/authorize/` shows the sign-in form for a checked authorization request; `POST` signs in
- * and sends the authorization code to the client's redirect URI. The form is protected against
- * cross-site posting by a double-submit token: a random value in an HttpOnly SameSite=Strict
- * cookie (`__Host-` prefixed on HTTPS) that the form must echo.
+ * and sends the authorization code to the client's redirect URI, or first the consent page of a
+ * client that must ask (`consent.ts`). The form is protected against cross-site posting by a
+ * double-submit token: a random value in an HttpOnly SameSite=Strict cookie (`__Host-` prefixed on
+ * HTTPS) that the form must echo (`browser-steps.ts`).
  */
-import { timingSafeEqual } from 'node:crypto';
 import { randomAlphanumeric } from '../../shared/secrets';
-import { config } from '../../shared/config';
 import { isHttpError } from '../../shared/http/errors';
 import type { HttpRequest } from '../../shared/http/request';
 import type { HttpResponse } from '../../shared/http/response';
-import { issueAuthorizationCode } from '../../shared/oauth/authorization-codes';
 import {
   CARRIED_PARAMETERS,
   parseAuthorizationRequest,
@@ -25,21 +23,8 @@ import { problemPage, signInPage } from '../../shared/oauth/pages';
 import { grantedScope } from '../../shared/oauth/scopes';
 import { ensureServiceClients } from '../../shared/oauth/service-clients';
 import { signIn } from '../../shared/oauth/sign-in';
-
-const CSRF_SECONDS = 30 * 60;
-
-function csrfCookieName(): string {
-  return config().siteUrl.startsWith('https:') ? '__Host-cdx_signin' : 'cdx_signin';
-}
-
-function csrfCookie(value: string, maxAge: number): string {
-  const secure = config().siteUrl.startsWith('https:');
-  return `${csrfCookieName()}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
-}
-
-function redirect(location: string, cookies: string[] = []): HttpResponse {
-  return { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' }, ...(cookies.length > 0 ? { cookies } : {}) };
-}
+import { csrfCookie, csrfCookieName, CSRF_SECONDS, redirect, refusedSignIn, sameSecret, sendCode } from './browser-steps';
+import { consentStep, pendingAuthorization } from './consent';
 
 /** Reads the request; a page or a redirect when it cannot go on. */
 async function checked(read: () => Params): Promise<{ params: Params; request: AuthorizationRequest } | HttpResponse> {
@@ -78,11 +63,6 @@ function form(request: AuthorizationRequest, params: Params, status: number, ext
   });
 }
 
-function sameSecret(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b || a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
-
 export async function showSignIn(req: HttpRequest): Promise<HttpResponse> {
   const result = await checked(() => parseParams(req.query.toString()));
   if (!('request' in result)) return result;
@@ -101,24 +81,10 @@ export async function submitSignIn(req: HttpRequest): Promise<HttpResponse> {
   const password = params.password ?? '';
   if (!email || !password) return form(request, params, 400, { error: 'Enter your email and password.', email, csrf: csrf! });
   const outcome = await signIn(email, password);
-  if (!outcome.ok) {
-    if (outcome.locked) {
-      const minutes = Math.max(1, Math.ceil(outcome.retryAfterSeconds / 60));
-      const page = form(request, params, 429, { error: `Too many failed sign-in attempts for this email address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email, csrf: csrf! });
-      return { ...page, headers: { ...page.headers, 'Retry-After': String(outcome.retryAfterSeconds) } };
-    }
-    return form(request, params, 401, { error: 'The email or password is not correct.', email, csrf: csrf! });
-  }
+  if (!outcome.ok) return refusedSignIn(outcome, (status, error) => form(request, params, status, { error, email, csrf: csrf! }));
   const { user } = outcome;
-  const { code } = await issueAuthorizationCode({
-    clientId: request.client.clientId,
-    redirectUri: request.redirectUri,
-    userId: user.id,
-    kind: user.kind,
-    scope: grantedScope(request.scope, user.kind),
-    codeChallenge: request.codeChallenge,
-    ...(request.nonce ? { nonce: request.nonce } : {}),
-    ...(request.resource ? { resource: request.resource } : {}),
-  });
-  return redirect(redirectWith(request.redirectUri, responseParameters({ code }, request.state)), [csrfCookie('', 0)]);
+  const pending = pendingAuthorization(request, grantedScope(request.scope, user.kind));
+  const consent = await consentStep(request.client, user, pending, csrf!);
+  if (consent.page) return consent.page;
+  return sendCode(pending, user, consent.approvalId);
 }

@@ -13,6 +13,9 @@ import { handleRevocationRequest } from '../../shared/oauth/revocation';
 import { handleTokenRequest } from '../../shared/oauth/token-endpoint';
 import { fhirUserOf } from '../../shared/oauth/token-response';
 import { showSignIn, submitSignIn } from './authorize';
+import { signInToConnections, showConnections, signOutOfConnections, withdrawConnection } from './connections';
+import { submitConsent } from './consent';
+import { CONNECTIONS_PATH, CONSENT_PATH, SIGN_OUT_PATH, WITHDRAW_PATH } from '../../shared/oauth/consent-pages';
 import { corsRoutes } from '../../shared/http/cors';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -59,6 +62,11 @@ export function oauthRoutes(): Route[] {
     ...corsRoutes(OAUTH_PATHS.jwks, { GET: discovery(jwks) }),
     { method: 'GET', path: OAUTH_PATHS.authorize, auth: 'none', handler: showSignIn },
     { method: 'POST', path: OAUTH_PATHS.authorize, auth: 'none', handler: submitSignIn },
+    { method: 'POST', path: CONSENT_PATH, auth: 'none', handler: submitConsent },
+    { method: 'GET', path: CONNECTIONS_PATH, auth: 'none', handler: showConnections },
+    { method: 'POST', path: CONNECTIONS_PATH, auth: 'none', handler: signInToConnections },
+    { method: 'POST', path: WITHDRAW_PATH, auth: 'none', handler: withdrawConnection },
+    { method: 'POST', path: SIGN_OUT_PATH, auth: 'none', handler: signOutOfConnections },
     { method: 'GET', path: '/auth/callback', auth: 'none', handler: async () => callbackPage() },
   ];
 }

@@ -9,7 +9,7 @@ import type { Authenticator, CallerNeeds, HttpRequest } from '../http/request';
 import type { AuditTrail } from '../telemetry/audit';
 import { accountCaller } from './account-caller';
 import type { Caller, PatientCaller } from './caller';
-import { apiKeyGrantId, resourceOfAudience, resourceUri, scopesCover } from './claims';
+import { apiKeyGrantId, resourceOfAudience, resourceUri, scopesCover, withdrawal } from './claims';
 import { verifyAccessToken, type AccessTokenClaims } from './tokens';
 
 /** RFC 6750: a request without credentials gets a challenge without an error code. */
@@ -24,11 +24,16 @@ export function bearerToken(headers: Readonly<Record<string, string>>): string |
   return match?.[1];
 }
 
-/** Whether the token, or the grant it was issued under, was revoked (RFC 7009, or a reused code or refresh token). */
-export function isRevoked(user: Pick<User, 'revocations'>, claims: Pick<AccessTokenClaims, 'jti' | 'sid'>): boolean {
+/**
+ * Whether the token, or the grant it was issued under, was revoked (RFC 7009, or a reused code or
+ * refresh token), or the person withdrew the client's approval after it was issued.
+ */
+export function isRevoked(user: Pick<User, 'revocations'>, claims: Pick<AccessTokenClaims, 'jti' | 'sid' | 'client_id' | 'aud' | 'iat'>): boolean {
   const revoked = user.revocations;
   if (!revoked) return false;
-  return Object.hasOwn(revoked, `jti:${claims.jti}`) || (claims.sid !== undefined && Object.hasOwn(revoked, `sid:${claims.sid}`));
+  if (Object.hasOwn(revoked, `jti:${claims.jti}`) || (claims.sid !== undefined && Object.hasOwn(revoked, `sid:${claims.sid}`))) return true;
+  const entry = claims.client_id === undefined ? undefined : withdrawal.entry(claims.client_id, resourceOfAudience(claims.aud) ?? 'service');
+  return entry !== undefined && Object.hasOwn(revoked, entry) && claims.iat <= withdrawal.withdrawnAt(revoked[entry]!);
 }
 
 /** The caller a user acts as under a token's claims; `undefined` when the account may not act. */

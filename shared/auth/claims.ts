@@ -5,6 +5,7 @@
  * scopes name.
  */
 import { config } from '../config';
+import { ACCESS_TOKEN_SECONDS, CLOCK_TOLERANCE_SECONDS } from './lifetimes';
 import { FHIR_BASES, MCP_PATH, type TokenResource } from '../http/families';
 
 export type { TokenResource } from '../http/families';
@@ -48,6 +49,18 @@ export function resourceNamed(uri: string): TokenResource | undefined {
   if (FHIR_BASES.some((base) => uri === `${site}${base}`)) return 'service';
   return undefined;
 }
+
+/**
+ * A person's withdrawn approval of a client, as a revocation entry on their user item: the client's
+ * access tokens for that resource issued up to the withdrawal (`iat` at or before it) are refused,
+ * and those issued after a new approval are not. Its value is when it may be forgotten, as every
+ * entry's: the withdrawal plus the longest life of an access token and the clock tolerance.
+ */
+export const withdrawal = {
+  entry: (clientId: string, resource: TokenResource): string => `app:${resource}:${clientId}`,
+  forgottenAt: (withdrawnAt: number): number => withdrawnAt + ACCESS_TOKEN_SECONDS + CLOCK_TOLERANCE_SECONDS,
+  withdrawnAt: (forgottenAt: number): number => forgottenAt - ACCESS_TOKEN_SECONDS - CLOCK_TOLERANCE_SECONDS,
+};
 
 /** The grant id (`sid`) every token of an API key carries: deleting the key revokes them through it. */
 export function apiKeyGrantId(clientId: string): string {

@@ -28,7 +28,7 @@ export function newGrantId(): string {
 }
 
 /** A new grant with its first refresh token, not stored yet (the code that starts it stores it, `useAuthorizationCode`). */
-export function startGrant(input: { grantId: string; userId: Id; kind: UserKind; clientId: string; scope: string; resource?: TokenResource }): { refreshToken: string; grant: Grant } {
+export function startGrant(input: { grantId: string; userId: Id; kind: UserKind; clientId: string; scope: string; resource?: TokenResource; approvalId?: string }): { refreshToken: string; grant: Grant } {
   const refreshToken = randomAlphanumeric(REFRESH_TOKEN_LENGTH);
   const createdAt = nowSeconds();
   return { refreshToken, grant: { ...input, createdAt, currentHash: hashSecret(refreshToken), expiresAt: createdAt + REFRESH_TOKEN_SECONDS } };

@@ -17,6 +17,7 @@ main{max-width:34rem;margin:3rem auto;background:#fff;padding:2rem;border-radius
 h1{font-size:1.4rem;margin-top:0}label{display:block;margin:.8rem 0 .2rem;font-weight:600}
 input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem}
 button{margin-top:1.2rem;padding:.6rem 1.4rem;font-size:1rem;cursor:pointer}
+.choices{display:flex;gap:1rem}.inline{display:inline}ul.apps{padding:0;list-style:none}ul.apps>li{border-top:1px solid #dde;padding:.8rem 0}
 .error{background:#fdecea;color:#8a1c12;padding:.6rem .8rem;border-radius:4px}
 pre,textarea{width:100%;box-sizing:border-box;white-space:pre-wrap;word-break:break-all;background:#f0f2f4;padding:.6rem;font-size:.85rem}
 `;
@@ -92,6 +93,10 @@ export interface SignInPageInput {
   error?: string;
   redirectUri: string;
   cookies?: string[];
+  /** Where the form posts (the authorization endpoint when absent). */
+  action?: string;
+  /** What signing in leads to, as a sentence (HTML already escaped); the client's name when absent. */
+  intro?: string;
 }
 
 export function signInPage(input: SignInPageInput): HttpResponse {
@@ -105,9 +110,9 @@ export function signInPage(input: SignInPageInput): HttpResponse {
     formTargets: target ? [target] : [],
     ...(input.cookies ? { cookies: input.cookies } : {}),
     body: `<h1>Sign in</h1>
-<p>Sign in with your practitioner account to continue to <strong>${escapeHtml(input.clientName)}</strong>.</p>
+<p>${input.intro ?? `Sign in with your practitioner account to continue to <strong>${escapeHtml(input.clientName)}</strong>.`}</p>
 ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
-<form method="post" action="/o/authorize/">
+<form method="post" action="${escapeHtml(input.action ?? '/o/authorize/')}">
 ${hidden}
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
 <label for="email">Email</label>

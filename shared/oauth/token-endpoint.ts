@@ -17,6 +17,7 @@ import { oauthError } from './errors';
 import { required, type Params } from './form';
 import { checkAuthorizationCode, useAuthorizationCode } from './authorization-codes';
 import { noteClientUse } from './clients';
+import { approvalStands } from './approvals';
 import { grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
 import { invitationHonours } from './invitations';
 import { keptResource, requestedResource } from './resources';
@@ -28,6 +29,8 @@ import { activeUser } from './users';
 
 /** Scope of an API key's tokens when the request names none. */
 export const API_KEY_DEFAULT_SCOPE = 'user/*.cruds';
+
+const withdrawn = () => oauthError('invalid_grant', "The person withdrew this application's access; ask them to sign in again.");
 
 function requireGrantType(client: OAuthClient, grantType: string): void {
   if (!client.grantTypes.includes(grantType)) throw oauthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
@@ -46,8 +49,10 @@ async function authorizationCodeGrant(client: OAuthClient, params: Params): Prom
   }
   const user = await activeUser(stored.userId, stored.kind);
   if (!user) throw oauthError('invalid_grant', 'The account of this authorization code can no longer sign in.');
+  if (stored.approvalId && !(await approvalStands({ ...stored, approvalId: stored.approvalId }))) throw withdrawn();
   const resource = keptResource(params.resource, stored.resource, 'authorization code');
-  const grant = startGrant({ grantId: stored.grantId, userId: user.id, kind: user.kind, clientId: client.clientId, scope: stored.scope, ...(resource ? { resource } : {}) });
+  const approval = stored.approvalId ? { approvalId: stored.approvalId } : {};
+  const grant = startGrant({ grantId: stored.grantId, userId: user.id, kind: user.kind, clientId: client.clientId, scope: stored.scope, ...(resource ? { resource } : {}), ...approval });
   await useAuthorizationCode(stored, grant.grant);
   await noteClientUse(client, { grantId: stored.grantId, userId: user.id });
   const withRefresh = client.grantTypes.includes('refresh_token');
@@ -71,6 +76,10 @@ async function refreshTokenGrant(client: OAuthClient, params: Params): Promise<T
   if (!found.current) {
     await revokeGrant(grant.grantId, grant.userId);
     throw oauthError('invalid_grant', 'This refresh token was already used; the grant is revoked. Sign in again.');
+  }
+  if (grant.approvalId && !(await approvalStands({ ...grant, approvalId: grant.approvalId }))) {
+    await revokeGrant(grant.grantId, grant.userId);
+    throw withdrawn();
   }
   const user = await activeUser(grant.userId, grant.kind, grant.createdAt);
   if (!user) throw oauthError('invalid_grant', 'The account of this grant can no longer sign in.');

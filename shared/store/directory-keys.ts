@@ -19,6 +19,7 @@
  *   `#` or `|` inside a value can never forge another key.
  */
 
+import { createHash } from 'node:crypto';
 import { fitsPartitionKey } from './key-limits';
 
 /** Numeric ids padded to a fixed width, so sort keys order numerically. */
@@ -64,6 +65,7 @@ export const REL = {
   dataSource: 'DATASOURCE#',
   client: 'CLIENT#',
   consent: 'CONSENT#',
+  approval: 'APPROVAL#',
 } as const;
 
 /** Collections of every entity of one kind (on gsi1). */
@@ -148,6 +150,16 @@ export const keys = {
   registrations: (scope: string, windowStart: number): Key => ({ pk: `REGISTRATIONS#${scope}`, sk: String(windowStart) }),
   /** A client assertion a backend client signed in with, by client and the SHA-256 (hex) of its `jti`, so it is used once; TTL. */
   clientAssertion: (clientId: string, jtiHash: string): Key => ({ pk: `ASSERTION#${keyText(clientId)}#${jtiHash}`, sk: 'ASSERTION' }),
+  /** A sign-in waiting for its next page (consent, connected applications), by the SHA-256 (hex) of its id; TTL. */
+  signInSession: (sessionHash: string): Key => ({ pk: `SIGNINSESSION#${sessionHash}`, sk: 'SIGNINSESSION' }),
+  /**
+   * A person's approval of a client for a resource, in the user's partition (their list is one
+   * Query). The client id is hashed (SHA-256 hex): any length of client text fits the key.
+   */
+  approval: (userId: number, resource: string, clientId: string): Key => ({
+    pk: `USER#${userId}`,
+    sk: `${REL.approval}${resource}#${createHash('sha256').update(clientId).digest('hex')}`,
+  }),
 } as const;
 
 /** Index attributes of items, built here so the index layout stays in this file. */

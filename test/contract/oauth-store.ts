@@ -19,6 +19,9 @@ import { FAILURE_WINDOW_SECONDS, LOCKOUT_SECONDS, MAX_FAILURES, signIn } from '.
 import { useOAuthStore } from '../../shared/oauth/store/current';
 import type { Grant, Invitation, OAuthStore, SeenInvitation, StoredCode } from '../../shared/oauth/store/port';
 import { s256Challenge } from '../../shared/oauth/pkce';
+import { approvalCovers, approvalStands, approve, approvalsOf, withdrawApproval } from '../../shared/oauth/approvals';
+import { endSession, openSession, sessionCsrf, startSession } from '../../shared/oauth/sign-in-sessions';
+import type { Approval, SignInSession } from '../../shared/oauth/store/port';
 
 export type OAuthAdapter = [name: string, make: () => OAuthStore];
 
@@ -417,6 +420,118 @@ export function oauthStoreContract(adapters: readonly OAuthAdapter[]): void {
         const [client, jti] = [`client-${hash().slice(0, 8)}`, hash()];
         const outcomes = await Promise.all([1, 2, 3, 4].map(() => store.clientAssertions.use(client, jti, NOW + 300, NOW)));
         expect(outcomes.filter(Boolean)).toHaveLength(1);
+      });
+    });
+    describe('sign-in sessions', () => {
+      const sessionOf = (fields: Partial<SignInSession> = {}): SignInSession => ({
+        sessionHash: hash(),
+        userId: someId(),
+        kind: 'practitioner',
+        csrfHash: hash(),
+        authorization: { clientId: 'app', redirectUri: 'https://app.test/cb', state: 's-1', codeChallenge: 'challenge', scope: 'openid user/*.rs', resource: 'mcp' },
+        createdAt: NOW,
+        expiresAt: NOW + 600,
+        ...fields,
+      });
+
+      it('stores a session once (a second under the same hash is a 409 that changes nothing), and takes it exactly once', async () => {
+        const session = sessionOf();
+        await store.sessions.insert(session);
+        expect(await store.sessions.get(session.sessionHash)).toEqual(session);
+        await expect(store.sessions.insert({ ...session, userId: someId() })).rejects.toMatchObject({ status: 409, message: 'Sign-in session collision.' });
+        expect(await store.sessions.get(session.sessionHash)).toEqual(session);
+        const outcomes = await Promise.all([1, 2, 3].map(() => store.sessions.take(session.sessionHash)));
+        expect(outcomes.filter(Boolean)).toHaveLength(1);
+        expect(await store.sessions.get(session.sessionHash)).toBeUndefined();
+        expect(await store.sessions.take(session.sessionHash)).toBe(false);
+        const bare = sessionOf({ authorization: undefined });
+        await store.sessions.insert(bare);
+        expect(await store.sessions.get(bare.sessionHash)).toEqual(bare);
+      });
+
+      it('opens a session through the domain only with its own CSRF token, while it lives', async () => {
+        let now = NOW * 1000;
+        useClock(() => now);
+        const userId = someId();
+        const withToken = await startSession({ userId, kind: 'patient', csrf: 'the-form-token', seconds: 600 });
+        expect(await openSession(withToken, 'the-form-token')).toMatchObject({ userId, kind: 'patient', createdAt: NOW, expiresAt: NOW + 600 });
+        for (const csrf of [undefined, '', 'the-form-tokeN', sessionCsrf(withToken)]) expect(await openSession(withToken, csrf)).toBeUndefined();
+        for (const id of [undefined, '', `${withToken}x`, withToken.toLowerCase() === withToken ? withToken.toUpperCase() : withToken.toLowerCase()]) expect(await openSession(id, 'the-form-token')).toBeUndefined();
+        const derived = await startSession({ userId, kind: 'patient', seconds: 600 });
+        expect(await openSession(derived, sessionCsrf(derived))).toMatchObject({ userId });
+        now += 600 * 1000;
+        expect(await openSession(withToken, 'the-form-token')).toBeUndefined();
+        expect(await endSession(withToken)).toBe(true);
+        expect(await endSession(withToken)).toBe(false);
+      });
+    });
+
+    describe('approvals', () => {
+      const approvalOf = (fields: Partial<Approval> = {}): Approval => ({
+        userId: someId(),
+        clientId: `client-${hash().slice(0, 8)}`,
+        resource: 'mcp',
+        scope: 'openid user/*.rs',
+        approvalId: hash(),
+        approvedAt: NOW,
+        updatedAt: NOW,
+        ...fields,
+      });
+
+      it("keeps one approval per person, client and resource: read back, replaced, listed with the person's own only, removed once", async () => {
+        const approval = approvalOf();
+        const { userId, clientId } = approval;
+        await store.approvals.put(approval);
+        const forApis = approvalOf({ userId, clientId, resource: 'service' });
+        await store.approvals.put(forApis);
+        const another = approvalOf({ userId, clientId: 'https://assistant.example/client-metadata.json?x=' + 'y'.repeat(1800) });
+        await store.approvals.put(another);
+        await store.approvals.put(approvalOf({ clientId }));
+        expect(await store.approvals.get(userId, clientId, 'mcp')).toEqual(approval);
+        const widened = { ...approval, scope: 'openid user/*.rs email', updatedAt: NOW + 5 };
+        await store.approvals.put(widened);
+        expect(await store.approvals.get(userId, clientId, 'mcp')).toEqual(widened);
+        const listed = await store.approvals.listOfUser(userId);
+        const order = (a: Approval, b: Approval) => (`${a.resource} ${a.clientId}` < `${b.resource} ${b.clientId}` ? -1 : 1);
+        expect(listed.sort(order)).toEqual([widened, forApis, another].sort(order));
+        expect(await store.approvals.get(someId(), clientId, 'mcp')).toBeUndefined();
+
+        const removals = await Promise.all([1, 2].map(() => store.approvals.remove(userId, clientId, 'mcp')));
+        expect(removals.filter(Boolean)).toHaveLength(1);
+        expect(await store.approvals.get(userId, clientId, 'mcp')).toBeUndefined();
+        expect(await store.approvals.get(userId, clientId, 'service')).toEqual(forApis);
+        expect(await store.approvals.remove(someId(), clientId, 'service')).toBe(false);
+      });
+
+      it('hands out copies of approvals', async () => {
+        const approval = approvalOf();
+        await store.approvals.put(approval);
+        (await store.approvals.get(approval.userId, approval.clientId, 'mcp'))!.scope = 'changed';
+        approval.scope = 'changed after put';
+        expect((await store.approvals.get(approval.userId, approval.clientId, 'mcp'))!.scope).toBe('openid user/*.rs');
+      });
+
+      it('remembers through the domain: wider scopes keep the approval and add up, a withdrawal ends it and the next one is another', async () => {
+        useClock(() => NOW * 1000);
+        const userId = someId();
+        const clientId = `client-${hash().slice(0, 8)}`;
+        const first = await approve(userId, clientId, 'mcp', 'openid user/*.rs');
+        expect(approvalCovers(first, 'openid')).toBe(true);
+        expect(approvalCovers(first, 'user/*.rs openid')).toBe(true);
+        expect(approvalCovers(first, 'openid user/*.rs email')).toBe(false);
+        const wider = await approve(userId, clientId, 'mcp', 'email openid');
+        expect(wider).toMatchObject({ approvalId: first.approvalId, scope: 'openid user/*.rs email', approvedAt: NOW });
+        expect(await approvalStands({ userId, clientId, resource: 'mcp', approvalId: first.approvalId })).toBe(true);
+        expect(await approvalStands({ userId, clientId, approvalId: first.approvalId })).toBe(false);
+        expect((await approvalsOf(userId)).map((a) => a.approvalId)).toEqual([first.approvalId]);
+
+        expect(await withdrawApproval(userId, clientId, 'mcp')).toBe(true);
+        expect(await withdrawApproval(userId, clientId, 'mcp')).toBe(false);
+        expect(await approvalStands({ userId, clientId, resource: 'mcp', approvalId: first.approvalId })).toBe(false);
+        const again = await approve(userId, clientId, 'mcp', 'openid');
+        expect(again.approvalId).not.toBe(first.approvalId);
+        expect(await approvalStands({ userId, clientId, resource: 'mcp', approvalId: first.approvalId })).toBe(false);
+        expect(await approvalsOf(userId)).toEqual([again]);
       });
     });
   });

@@ -524,6 +524,17 @@ export const TABLE: readonly Row[] = [
     expect: everyone(403),
   },
   { route: 'GET /auth/callback', does: 'open the sign-in callback page', send: () => get('/auth/callback'), expect: everyone(200) },
+  // Consent and connected applications: a bearer token is no sign-in session, and no post passes without the page's CSRF value.
+  { route: 'POST /o/consent/', does: 'allow a consent page without its session or cookie', send: () => ({ path: '/o/consent/', body: { session: 'A'.repeat(43), csrf: 'forged', decision: 'allow' }, form: true }), expect: everyone(403) },
+  { route: 'GET /o/connections/', does: 'open the connected applications page (its sign-in form)', send: () => get('/o/connections/'), expect: everyone(200) },
+  {
+    route: 'POST /o/connections/',
+    does: "sign in as A to the connected applications page without the form's cookie",
+    send: (w) => ({ path: '/o/connections/', body: { csrf: 'forged', email: w.A.patient.telecomEmail, password: 'not the password' }, form: true }),
+    expect: everyone(403),
+  },
+  { route: 'POST /o/connections/withdraw/', does: 'withdraw an approval without a session', send: () => ({ path: '/o/connections/withdraw/', body: { csrf: 'forged', client_id: WEB_CLIENT_ID, resource: 'mcp' }, form: true }), expect: everyone(403) },
+  { route: 'POST /o/connections/sign-out/', does: 'sign out of the connected applications page without a session', send: () => ({ path: '/o/connections/sign-out/', body: { csrf: 'forged' }, form: true }), expect: everyone(403) },
 
   // /mcp: a tool's refusal is a tool result (200), so the status says little: the leak check reads
   // each answer (an out-of-reach patient or study answers as an unknown id), and no caller writes.

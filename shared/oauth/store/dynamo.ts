@@ -6,5 +6,7 @@ import { invitationRecords } from './dynamo-invitations';
 import type { OAuthStore } from './port';
 import { registrations } from './dynamo-registrations';
 import { signIns } from './dynamo-sign-ins';
+import { approvals } from './dynamo-approvals';
+import { sessions } from './dynamo-sessions';
 
-export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions, registrations };
+export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions, registrations, sessions, approvals };

@@ -34,6 +34,8 @@ export interface CodeBinding {
   resource?: TokenResource;
   /** The invitation whose redemption issued the code (only its latest code is honoured). */
   invitationHash?: string;
+  /** The person's approval of the client the code was issued under (`approvalId`); it must still stand at the exchange. */
+  approvalId?: string;
 }
 
 export interface StoredCode extends CodeBinding {
@@ -68,6 +70,8 @@ export interface Grant {
   scope: string;
   /** The resource every token of the grant is for (its code's); absent: the service's APIs. */
   resource?: TokenResource;
+  /** The approval its code was issued under (its code's); the grant ends when the person withdraws it. */
+  approvalId?: string;
   /** Epoch seconds. */
   createdAt: number;
   /** SHA-256 of the one refresh token that may be used next. */
@@ -207,6 +211,72 @@ export interface RegistrationCountRecords {
   add(scope: string, windowStart: number, expiresAt: number): Promise<number>;
 }
 
+// --- sign-in sessions ------------------------------------------------------------------------------
+
+/** An authorization request whose person signed in and has not answered its consent page yet. */
+export interface PendingAuthorization {
+  clientId: string;
+  redirectUri: string;
+  state?: string;
+  codeChallenge: string;
+  /** The scope granted to this account (what the consent page shows and the code carries). */
+  scope: string;
+  nonce?: string;
+  resource?: TokenResource;
+}
+
+/**
+ * A password sign-in that goes on to a next page: the consent page of an authorization request, or
+ * the page of a person's connected applications. Kept under the SHA-256 of its random id (the id
+ * travels in the page's form or a short-lived cookie), with the hash of the CSRF token its forms
+ * must carry, for minutes only (TTL `expiresAt`).
+ */
+export interface SignInSession {
+  sessionHash: string;
+  userId: Id;
+  kind: UserKind;
+  csrfHash: string;
+  /** The request waiting for consent; absent for the connections page. */
+  authorization?: PendingAuthorization;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface SignInSessionRecords {
+  /** Stores a new session; 409 (`sessionCollision`) when its hash is already stored. */
+  insert(session: SignInSession): Promise<void>;
+  /** The session as stored (expired ones too), strongly consistent. */
+  get(sessionHash: string): Promise<SignInSession | undefined>;
+  /** Removes the session; `true` for the one call that removed it (of racing ones), `false` when it was gone. */
+  take(sessionHash: string): Promise<boolean>;
+}
+
+// --- approvals (consent remembered) -----------------------------------------------------------------
+
+/** A person's approval of one client for one resource: the scopes approved so far. */
+export interface Approval {
+  userId: Id;
+  clientId: string;
+  resource: TokenResource;
+  /** Space-separated, the union of every scope approved since `approvedAt`. */
+  scope: string;
+  /** Random, new with every approval after a withdrawal: codes and grants name the approval they came under. */
+  approvalId: string;
+  /** Epoch seconds of the first approval, and of the last widening. */
+  approvedAt: number;
+  updatedAt: number;
+}
+
+export interface ApprovalRecords {
+  get(userId: Id, clientId: string, resource: TokenResource): Promise<Approval | undefined>;
+  /** A person's approvals (any order), strongly consistent. */
+  listOfUser(userId: Id): Promise<Approval[]>;
+  /** Stores the approval, replacing the one of the same person, client and resource. */
+  put(approval: Approval): Promise<void>;
+  /** Removes it; `true` for the one call that removed it, `false` when there was none. */
+  remove(userId: Id, clientId: string, resource: TokenResource): Promise<boolean>;
+}
+
 export interface OAuthStore {
   codes: AuthorizationCodeRecords;
   grants: GrantRecords;
@@ -214,7 +284,11 @@ export interface OAuthStore {
   signIns: SignInAttemptRecords;
   clientAssertions: ClientAssertionRecords;
   registrations: RegistrationCountRecords;
+  sessions: SignInSessionRecords;
+  approvals: ApprovalRecords;
 }
+
+export const sessionCollision = () => conflict('Sign-in session collision.');
 
 export const codeCollision = () => conflict('Authorization code collision.');
 export const grantCollision = () => conflict('Grant id collision.');
