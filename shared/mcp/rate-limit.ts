@@ -5,7 +5,7 @@
  * with `Retry-After` (the seconds to the next window) and a JSON-RPC error, before the SDK is loaded.
  *
  * When the store cannot count, the request passes (fail open) and the failure is logged and counted
- * (an alarmed metric): the limit guards capacity, not data. Every request was authenticated and
+ * (the metric `McpRateLimitUnavailable`): the limit guards capacity, not data. Every request was authenticated and
  * every tool still applies the caller's access rules, so letting one through shows nothing a limit
  * would have hidden; failing closed would turn a hiccup of one counter item into every assistant's
  * outage, while API Gateway's stage throttle still caps what passes.
