@@ -10,7 +10,7 @@
  * would have hidden; failing closed would turn a hiccup of one counter item into every assistant's
  * outage, while API Gateway's stage throttle still caps what passes.
  */
-import type { JSONRPCErrorResponse } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCErrorResponse } from '@modelcontextprotocol/server';
 import type { Caller } from '../auth/caller';
 import { config } from '../config';
 import type { AuthedRequest } from '../http/request';

@@ -16,6 +16,7 @@ import { authenticateClient, type AuthenticatedClient } from './client-auth';
 import { oauthError } from './errors';
 import { required, type Params } from './form';
 import { checkAuthorizationCode, useAuthorizationCode } from './authorization-codes';
+import { noteClientUse } from './clients';
 import { grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
 import { invitationHonours } from './invitations';
 import { keptResource, requestedResource } from './resources';
@@ -48,6 +49,7 @@ async function authorizationCodeGrant(client: OAuthClient, params: Params): Prom
   const resource = keptResource(params.resource, stored.resource, 'authorization code');
   const grant = startGrant({ grantId: stored.grantId, userId: user.id, kind: user.kind, clientId: client.clientId, scope: stored.scope, ...(resource ? { resource } : {}) });
   await useAuthorizationCode(stored, grant.grant);
+  await noteClientUse(client, { grantId: stored.grantId, userId: user.id });
   const withRefresh = client.grantTypes.includes('refresh_token');
   return tokenResponse({
     user,
@@ -75,6 +77,7 @@ async function refreshTokenGrant(client: OAuthClient, params: Params): Promise<T
   const scope = narrowedScope(params.scope, grant.scope);
   const resource = keptResource(params.resource, grant.resource, 'refresh token');
   const refreshToken = await rotateRefreshToken(grant, hashSecret(presented));
+  await noteClientUse(client);
   return tokenResponse({ user, clientId: client.clientId, scope, grantId: grant.grantId, refreshToken, ...(resource ? { resource } : {}) });
 }
 

@@ -4,6 +4,7 @@ import { codes } from './dynamo-codes';
 import { grants } from './dynamo-grants';
 import { invitationRecords } from './dynamo-invitations';
 import type { OAuthStore } from './port';
+import { registrations } from './dynamo-registrations';
 import { signIns } from './dynamo-sign-ins';
 
-export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions };
+export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions, registrations };

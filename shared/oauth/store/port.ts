@@ -196,12 +196,24 @@ export interface ClientAssertionRecords {
   use(clientId: string, jtiHash: string, expiresAt: number, now: number): Promise<boolean>;
 }
 
+// --- client registrations ---------------------------------------------------------------------------
+
+/** Client registrations counted per scope (the hash of a source address, or `all`) and fixed window. */
+export interface RegistrationCountRecords {
+  /**
+   * Counts one more registration in the scope's window starting at `windowStart` (epoch seconds),
+   * kept until `expiresAt`, atomically (concurrent registrations all count); answers the count now stored.
+   */
+  add(scope: string, windowStart: number, expiresAt: number): Promise<number>;
+}
+
 export interface OAuthStore {
   codes: AuthorizationCodeRecords;
   grants: GrantRecords;
   invitations: InvitationRecords;
   signIns: SignInAttemptRecords;
   clientAssertions: ClientAssertionRecords;
+  registrations: RegistrationCountRecords;
 }
 
 export const codeCollision = () => conflict('Authorization code collision.');
