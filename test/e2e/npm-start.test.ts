@@ -10,7 +10,7 @@
  * The service starts twice in the whole suite (the second start is what proves the folder is
  * reused), so these checks share each start instead of paying for one each.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +19,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resetSigningKeys } from '../../shared/auth/signing-keys';
 import { verifyAccessToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
-import { freePort } from '../../local/engines';
 import { REPO_ROOT } from '../../local/runtime';
 import { launchBrowser } from '../support/browser';
+import { NpmStart } from '../support/npm-start';
 import { docsPythonExamples, pythonRequired, pythonWithPandas } from '../support/docs-python';
 import { counts, phonePage, pickHospital } from '../support/portal';
 
@@ -29,57 +29,14 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cdx-npm-start-'));
 /** Where the README's blocks run: inside the checkout (npm finds the project above it), so the files they write stay out of its root. */
 mkdirSync(join(REPO_ROOT, '.scratch'), { recursive: true });
 const shellDir = mkdtempSync(join(REPO_ROOT, '.scratch', 'readme-'));
-let port: number;
-let service: ChildProcess | undefined;
-let output = '';
-/** Whether the current start's output pipes have closed. */
-let closed = false;
+const service = new NpmStart(dataDir);
 let browser: Browser | undefined;
 /** Made (or found) while the service starts: the docs' Python examples run once it is up. */
 const docsPython = pythonWithPandas();
 
-/** A new user's shell: none of the test run's engine endpoints, table prefixes or settings. */
-function userEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(AWS_|RESOURCE_PREFIX|DATA_DIR|SITE_URL|VITEST|NODE_ENV|LOG_LEVEL|PORT|SMART_|npm_)/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, PORT: String(port), DATA_DIR: dataDir, ...extra };
-}
-
-/** `npm start` in its own process group, as in a terminal; resolves once it says it is running. */
-async function npmStart(extra: Record<string, string> = {}): Promise<number> {
-  const startedAt = Date.now();
-  output = '';
-  closed = false;
-  service = spawn('npm', ['start'], { cwd: REPO_ROOT, env: userEnvironment(extra), detached: true });
-  service.once('close', () => (closed = true));
-  service.stdout!.on('data', (c) => (output += c));
-  service.stderr!.on('data', (c) => (output += c));
-  while (!output.includes('Press Ctrl-C')) {
-    if (service.exitCode !== null) throw new Error(`npm start exited: ${output}`);
-    if (Date.now() - startedAt > 100_000) throw new Error(`npm start did not come up: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return Date.now() - startedAt;
-}
-
-/**
- * Ctrl-C to the whole group (npm and the service), as a terminal sends it. Resolves with whether
- * the service stopped cleanly: it printed `Stopped.` (its last line before exiting 0) and npm
- * ended by that Ctrl-C or with 0, not with an error code. npm ends at once on Ctrl-C while the
- * service is still stopping, so this waits for the output pipes to close (every process of the
- * group that held them has exited), not for npm's exit.
- */
-async function ctrlC(): Promise<boolean> {
-  const child = service!;
-  const ended = (code: number | null, signal: NodeJS.Signals | null) => (code === 0 || signal === 'SIGINT') && output.includes('Stopped.');
-  if (closed) return ended(child.exitCode, child.signalCode);
-  const exited = new Promise<boolean>((done) => child.once('close', (code, signal) => done(ended(code, signal))));
-  process.kill(-child.pid!, 'SIGINT');
-  return exited;
-}
+const userEnvironment = (extra: Record<string, string> = {}) => service.environment(extra);
+const npmStart = (extra: Record<string, string> = {}) => service.start(extra);
+const ctrlC = () => service.stop();
 
 function npmRun(args: readonly string[], extra: Record<string, string> = {}) {
   const out = spawnSync('npm', ['run', '--silent', ...args], { cwd: REPO_ROOT, env: userEnvironment(extra), encoding: 'utf8' });
@@ -91,13 +48,13 @@ const token = (who: string, extra: Record<string, string> = {}) => npmRun(['toke
 /** The claims of a token, verified with the running service's key (its data folder) and issuer. */
 async function claimsOf(accessToken: string) {
   process.env.DATA_DIR = dataDir;
-  process.env.SITE_URL = `http://localhost:${port}`;
+  process.env.SITE_URL = `http://localhost:${service.port}`;
   resetConfig();
   resetSigningKeys();
   return verifyAccessToken(accessToken);
 }
 
-const url = (path: string) => `http://localhost:${port}${path}`;
+const url = (path: string) => service.url(path);
 
 /** The shell blocks of the README's quick start (its section up to the next `## `), in order. */
 function quickStartBlocks(): string[] {
@@ -125,7 +82,7 @@ const BLOCKS = { install: 0, tryIt: 1, patients: 2, upload: 3, exportStudy: 4 } 
  * in order; a failing command stops the block and fails the test.
  */
 function runBlock(block: number, { before = [], after = [] }: { before?: string[]; after?: string[] } = {}): string[] {
-  const commands = [...before, ...commandsOf(QUICK_START[block]!.replaceAll('localhost:8000', `localhost:${port}`)), ...after];
+  const commands = [...before, ...commandsOf(QUICK_START[block]!.replaceAll('localhost:8000', `localhost:${service.port}`)), ...after];
   const script = ['set -e', ...commands.flatMap((c) => [c, "printf '\\n@@end@@\\n'"])].join('\n');
   const out = spawnSync('bash', ['-c', script], { cwd: shellDir, env: userEnvironment(), encoding: 'utf8', timeout: 60_000 });
   expect(out.status, `${script}\n${out.stdout}\n${out.stderr}`).toBe(0);
@@ -137,7 +94,7 @@ function runBlock(block: number, { before = [], after = [] }: { before?: string[
 
 afterAll(async () => {
   await browser?.close();
-  if (service) await ctrlC();
+  await ctrlC();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(shellDir, { recursive: true, force: true });
 });
@@ -155,13 +112,12 @@ describe("the README's quick start", () => {
 
 describe('npm start, as the README says', () => {
   it('comes up with demo data within a minute and serves the metadata on both bases', async () => {
-    port = await freePort();
     const elapsed = await npmStart();
     expect(elapsed).toBeLessThan(60_000);
-    expect(output).toContain(`http://localhost:${port}`);
-    expect(output).toContain('demo data seeded');
-    expect(output).toContain('npm run --silent token -- practitioner');
-    expect(output).toContain(`http://localhost:${port}/clients/portal/?code=localhost%3A${port}_`);
+    expect(service.output).toContain(`http://localhost:${service.port}`);
+    expect(service.output).toContain('demo data seeded');
+    expect(service.output).toContain('npm run --silent token -- practitioner');
+    expect(service.output).toContain(`http://localhost:${service.port}/clients/portal/?code=localhost%3A${service.port}_`);
     for (const path of ['/FHIR/R5/metadata', '/fhir/r5/metadata']) {
       const res = await fetch(url(path));
       expect(res.status).toBe(200);
@@ -180,7 +136,7 @@ describe('npm start, as the README says', () => {
     const practitioner = token('practitioner');
     expect(practitioner.status).toBe(0);
     expect(practitioner.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
-    expect(await claimsOf(practitioner.stdout.trim())).toMatchObject({ sub: '1', kind: 'practitioner', iss: `http://localhost:${port}` });
+    expect(await claimsOf(practitioner.stdout.trim())).toMatchObject({ sub: '1', kind: 'practitioner', iss: `http://localhost:${service.port}` });
     expect(await claimsOf(token('patient').stdout.trim())).toMatchObject({ kind: 'patient' });
     expect(await claimsOf(token('PRACTITIONER@example.org').stdout.trim())).toMatchObject({ sub: '1' });
     const other = await claimsOf(token('other-practitioner').stdout.trim());
@@ -195,7 +151,7 @@ describe('npm start, as the README says', () => {
     expect(unknown.stderr).toContain('No account with email nobody@example.org');
     // A word that is a name on every plain object is no account either.
     expect(token('constructor')).toMatchObject({ status: 1, stdout: '' });
-    expect(token('practitioner', { PORT: String(port + 1) })).toMatchObject({ status: 1, stdout: '' });
+    expect(token('practitioner', { PORT: String(service.port + 1) })).toMatchObject({ status: 1, stdout: '' });
   }, 60_000);
 
   it("lists the demo patients to the practitioner's token (the README's block), and nothing without one", async () => {
@@ -274,7 +230,7 @@ describe('npm start, as the README says', () => {
       // A reader pastes the token the example's comment names: `TOKEN = "..."  # npm run --silent token -- <who>`.
       const who = /^TOKEN = "\.\.\."\s+# npm run --silent token -- ([\w@.-]+)/m.exec(code)?.[1];
       const script = code
-        .replaceAll('localhost:8000', `localhost:${port}`)
+        .replaceAll('localhost:8000', `localhost:${service.port}`)
         .replace(/^TOKEN = "\.\.\."/m, () => `TOKEN = ${JSON.stringify(token(who ?? 'practitioner').stdout.trim())}`);
       const file = join(shellDir, `example-${i}.py`);
       writeFileSync(file, script);
@@ -292,12 +248,12 @@ describe('npm start, as the README says', () => {
 
   it('SMART_FIXTURE=1 npm start reuses the data folder, runs two hospitals in the picker, and prints an invitation link that works in a browser', async () => {
     await npmStart({ SMART_FIXTURE: '1', LOG_LEVEL: 'warn' });
-    expect(output).toContain('reused');
+    expect(service.output).toContain('reused');
     expect((await fetch(url('/health'))).status).toBe(200);
-    expect(output).toMatch(/SMART fixture {2}Fixture General Hospital \(R4\) at http:\/\/127\.0\.0\.1:\d+\/fhir\/r4/);
-    expect(output).toMatch(/SMART fixture {2}Fixture Community Clinic \(R5\) at http:\/\/127\.0\.0\.1:\d+\/fhir\/r5/);
-    expect(output).toMatch(/Brands {9}list "sample": loaded 2 FHIR endpoints, 5 facilities/);
-    const links = output.match(/http:\/\/localhost:\d+\/clients\/portal\/\?code=\S+/g) ?? [];
+    expect(service.output).toMatch(/SMART fixture {2}Fixture General Hospital \(R4\) at http:\/\/127\.0\.0\.1:\d+\/fhir\/r4/);
+    expect(service.output).toMatch(/SMART fixture {2}Fixture Community Clinic \(R5\) at http:\/\/127\.0\.0\.1:\d+\/fhir\/r5/);
+    expect(service.output).toMatch(/Brands {9}list "sample": loaded 2 FHIR endpoints, 5 facilities/);
+    const links = service.output.match(/http:\/\/localhost:\d+\/clients\/portal\/\?code=\S+/g) ?? [];
     expect(links).toHaveLength(1); // the seed's earlier link, now replaced, is not printed
     browser = await launchBrowser();
     const { page, errors } = await phonePage(browser);

@@ -31,7 +31,7 @@ export function authorizeUrl(client: FlowClient, challenge: string, extra: Recor
 export const unescapeHtml = (text: string) => text.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c)));
 
 /** The hidden fields of a page's form (the sign-in's carried parameters, the consent page's session and CSRF token). */
-export function hiddenFields(page: TestResponse): Record<string, string> {
+export function hiddenFields(page: Pick<TestResponse, 'text'>): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const m of page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
     fields[m[1]!] = unescapeHtml(m[2]!);
@@ -39,14 +39,14 @@ export function hiddenFields(page: TestResponse): Record<string, string> {
   return fields;
 }
 
-export const cookieOf = (res: TestResponse, name: string) => res.cookies.find((c) => c.startsWith(`${name}=`))?.split(';')[0];
+export const cookieOf = (res: Pick<TestResponse, 'cookies'>, name: string) => res.cookies.find((c) => c.startsWith(`${name}=`))?.split(';')[0];
 
 /** Answers a consent page (`allow`, `deny`, or anything else to see it refused), with its hidden fields and the sign-in cookie. */
 export function consentTo(page: TestResponse, cookie: string, decision: string, overrides: Record<string, string> = {}): Promise<TestResponse> {
   return call('POST', '/o/consent/', { headers: { ...FORM, ...(cookie ? { cookie } : {}) }, body: new URLSearchParams({ ...hiddenFields(page), decision, ...overrides }).toString() });
 }
 
-const isConsentPage = (res: TestResponse) => res.status === 200 && res.text.includes('action="/o/consent/"');
+export const isConsentPage = (res: Pick<TestResponse, 'status' | 'text'>) => res.status === 200 && res.text.includes('action="/o/consent/"');
 
 /** Signs a new practitioner in for the client (approving its consent page when one is shown); the code, its verifier and the redirect. */
 export async function signInFor(client: FlowClient, passwordHash: string, password: string, extra: Record<string, string> = {}): Promise<{ code: string; verifier: string; location: URL }> {

@@ -29,6 +29,10 @@ describe('demo directory', () => {
     const patientUser = await getUserByEmail(DEMO_PATIENT_EMAIL);
     const [withLogin, withoutLogin] = await getPatients([1, 2]);
     expect(patientUser).toMatchObject({ kind: 'patient', patientId: 1 });
+    // The demo patient's own random password, printed like the practitioner's (to sign in at /o/authorize/).
+    const patientPassword = new RegExp(`${DEMO_PATIENT_EMAIL}  password (\\S+)`).exec(ctx.notes.join('\n'))?.[1];
+    expect(patientPassword).not.toBe(password);
+    expect(await verifyPassword(patientPassword!, patientUser!.passwordHash)).toBe(true);
     expect(withLogin).toMatchObject({ userId: patientUser!.id, organizationIds: [1, 2], studyIds: [1] });
     expect(withoutLogin?.userId).toBeUndefined();
 
