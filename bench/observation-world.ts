@@ -29,13 +29,23 @@ export const HOUR = 3_600_000;
 
 let handler: LambdaHandler | undefined;
 
-/** The handler's answer as API Gateway gets it (status and body text), without parsing it. */
-export async function send(method: string, url: string, token: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
+async function call(method: string, url: string, token: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
   handler ??= (await loadHandlers()).fhir;
   const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${token}`, ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/fhir+json';
   const event = toEvent({ method, url, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  return fromResult(await handler(event, lambdaContext('bench')));
+  return handler(event, lambdaContext('bench'));
+}
+
+/** The handler's answer as the local gateway sends it (status, headers, body bytes), without parsing it. */
+export async function send(method: string, url: string, token: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
+  return fromResult(await call(method, url, token, body, extraHeaders));
+}
+
+/** The handler's result itself (status and body text, as API Gateway receives them): what the service's own path ends with. */
+export async function answer(method: string, url: string, token: string): Promise<{ status: number; text: string }> {
+  const result = (await call(method, url, token)) as { statusCode?: number; body?: string };
+  return { status: result.statusCode ?? 200, text: result.body ?? '' };
 }
 
 export async function invoke(method: string, url: string, token: string, body?: unknown) {

@@ -5,45 +5,11 @@
  * stack's table: docs/operations.md#loading-the-hospital-directory).
  */
 import { runBrandsCommand, UsageError } from '../scripts/brands';
-import { DEFAULT_DATA_DIR } from './commands';
-import { applyLocalEnvironment, readRuntimeInfo, startRuntime, type Runtime } from './runtime';
 import { BrandsFileError } from '../shared/brands/import';
+import { runOperatorCommand } from './operator-command';
 
-process.env.LOG_TO_STDERR = '1';
-
-async function main(): Promise<number> {
-  let runtime: Runtime | undefined;
-  if (!process.env.BRANDS_TABLE) {
-    const dataDir = process.env.DATA_DIR ?? DEFAULT_DATA_DIR;
-    const running = readRuntimeInfo(dataDir);
-    if (running) {
-      process.env.RESOURCE_PREFIX = running.resourcePrefix;
-      applyLocalEnvironment({ dynamodbEndpoint: running.dynamodbEndpoint, s3Endpoint: running.s3Endpoint, dataDir: running.dataDir, localCredentials: true });
-    } else {
-      runtime = await startRuntime({ dataDir, gateway: false, seed: false });
-    }
-  }
-  try {
-    for (const line of await runBrandsCommand(process.argv.slice(2))) console.log(line);
-    return 0;
-  } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(e.message);
-      return 2;
-    }
-    if (e instanceof BrandsFileError) {
-      console.error(e.message);
-      return 1;
-    }
-    throw e;
-  } finally {
-    await runtime?.stop();
-  }
-}
-
-main()
-  .then((code) => process.exit(code))
-  .catch((e) => {
-    console.error(e instanceof Error ? e.message : String(e));
-    process.exit(1);
-  });
+runOperatorCommand({
+  tableSetting: 'BRANDS_TABLE',
+  run: runBrandsCommand,
+  refusalCode: (e) => (e instanceof UsageError ? 2 : e instanceof BrandsFileError ? 1 : undefined),
+});

@@ -48,6 +48,11 @@ export interface Config {
    * of the fetch); otherwise only https to a public address (docs/access.md#backend-services-smart).
    */
   readonly jwksUriLoopback: boolean;
+  /**
+   * Client registrations (RFC 7591, docs/access.md#assistants-clients) accepted per hour from one
+   * source address and from everyone together; more are answered 429.
+   */
+  readonly registrationLimits: { readonly perAddressPerHour: number; readonly perHour: number };
   /** Bulk export (`$export`, docs/export.md): where jobs and files live, and their limits. */
   readonly exports: ExportSettings;
   /**
@@ -138,6 +143,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter(Boolean),
     jwksUriLoopback: env.JWKS_URI_LOOPBACK === '1',
+    registrationLimits: {
+      perAddressPerHour: positiveInt(env.REGISTRATIONS_PER_ADDRESS_PER_HOUR, 20),
+      perHour: positiveInt(env.REGISTRATIONS_PER_HOUR, 500),
+    },
     mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((s) => s.trim().replace(/\/+$/, ''))

@@ -8,6 +8,7 @@ import { OAUTH_PATHS } from '../../shared/http/families';
 import { authorizationServerMetadata, DISCOVERY_CACHE, jwks, openidConfiguration, smartConfiguration } from '../../shared/oauth/discovery';
 import { formParams } from '../../shared/oauth/form';
 import { callbackPage } from '../../shared/oauth/pages';
+import { registerClient } from '../../shared/oauth/registration';
 import { handleRevocationRequest } from '../../shared/oauth/revocation';
 import { handleTokenRequest } from '../../shared/oauth/token-endpoint';
 import { fhirUserOf } from '../../shared/oauth/token-response';
@@ -52,6 +53,7 @@ export function oauthRoutes(): Route[] {
         },
       },
     }),
+    ...corsRoutes(OAUTH_PATHS.register, { POST: { auth: 'none', handler: async (req) => json(201, await registerClient(req), NO_STORE) } }),
     ...corsRoutes(OAUTH_PATHS.userinfo, { GET: { auth: 'caller', handler: userinfo } }),
     ...corsRoutes('/.well-known/oauth-authorization-server', { GET: discovery(authorizationServerMetadata) }),
     ...corsRoutes('/.well-known/openid-configuration', { GET: discovery(openidConfiguration) }),

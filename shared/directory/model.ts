@@ -198,6 +198,28 @@ export interface OAuthClient extends Timestamps {
   jwksUri?: string;
   /** Invitation link template; `CODE` is replaced by the URL-encoded invitation code. */
   invitationUrl?: string;
+  /**
+   * How an assistant's client came to be (absent: made by the service, the seed or an operator):
+   * `dynamic`, it registered itself (RFC 7591); `metadata-document`, its `client_id` is the https
+   * URL of its Client ID Metadata Document (fetched and kept a while, never stored).
+   */
+  registration?: 'dynamic' | 'metadata-document';
+  /**
+   * Epoch seconds after which the client is gone (a dynamically registered one: a day unless used,
+   * then months after its last use). The directory table's TTL attribute, and every read checks it,
+   * because TTL deletes late.
+   */
+  expiresAt?: number;
+  /** Epoch seconds of its last token exchange (dynamically registered clients). */
+  lastUsedAt?: number;
+  /** The latest grants issued to a dynamically registered client (bounded), which revoking it ends. */
+  grants?: ClientGrant[];
+}
+
+/** A grant issued to a client: what revoking the client must end. */
+export interface ClientGrant {
+  grantId: string;
+  userId: Id;
 }
 
 // --- paging --------------------------------------------------------------------------------------

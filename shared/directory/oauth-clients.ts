@@ -23,6 +23,8 @@ export interface OAuthClientInput {
   invitationUrl?: string;
   jwks?: PublicJwkSet;
   jwksUri?: string;
+  registration?: OAuthClient['registration'];
+  expiresAt?: number;
 }
 
 export type OAuthClientPatch = Partial<Omit<OAuthClientInput, 'clientId' | 'type' | 'ownerUserId'>>;
@@ -45,6 +47,8 @@ export async function createOAuthClient(input: OAuthClientInput): Promise<OAuthC
     ...(input.invitationUrl ? { invitationUrl: input.invitationUrl } : {}),
     ...(input.jwks ? { jwks: input.jwks } : {}),
     ...(input.jwksUri ? { jwksUri: input.jwksUri } : {}),
+    ...(input.registration ? { registration: input.registration } : {}),
+    ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
     createdAt: at,
     updatedAt: at,
   };
@@ -52,16 +56,25 @@ export async function createOAuthClient(input: OAuthClientInput): Promise<OAuthC
   return client;
 }
 
-/** A client by its OAuth `client_id` (strongly consistent: a deleted key stops working at once). */
+/** Whether a client's time is up (`expiresAt`): DynamoDB's TTL deletes late, so every read asks. */
+export const hasExpired = (client: OAuthClient, atSeconds = Date.now() / 1000): boolean => client.expiresAt !== undefined && client.expiresAt <= atSeconds;
+
+const unlessExpired = (client: OAuthClient | undefined): OAuthClient | undefined => (client && !hasExpired(client) ? client : undefined);
+
+/** A client by its OAuth `client_id` (strongly consistent: a deleted key stops working at once); an expired one is gone. */
 export async function getOAuthClient(clientId: string): Promise<OAuthClient | undefined> {
-  return clientId ? directoryStore().oauthClients.get(clientId) : undefined;
+  return clientId ? unlessExpired(await directoryStore().oauthClients.get(clientId)) : undefined;
 }
 
 /** A client by its numeric id. */
-export const getOAuthClientById = (id: Id): Promise<OAuthClient | undefined> => directoryStore().oauthClients.getById(id);
+export const getOAuthClientById = async (id: Id): Promise<OAuthClient | undefined> => unlessExpired(await directoryStore().oauthClients.getById(id));
 
-/** Every client, in id order. */
-export const listOAuthClients = (): Promise<OAuthClient[]> => directoryStore().oauthClients.list();
+/** Every client that has not expired, in id order. */
+export const listOAuthClients = async (): Promise<OAuthClient[]> => (await directoryStore().oauthClients.list()).filter((c) => !hasExpired(c));
+
+/** Changes a client by a function of what is stored (404 when there is none, 409 when it moved on meanwhile). */
+export const changeOAuthClient = (clientId: string, change: (current: OAuthClient) => OAuthClient): Promise<OAuthClient> =>
+  directoryStore().oauthClients.update(clientId, (current) => ({ ...change(current), updatedAt: now() }));
 
 /** A practitioner's API keys, in id order. */
 export const listOAuthClientsOfOwner = (userId: Id): Promise<OAuthClient[]> => directoryStore().oauthClients.listOfOwner(userId);

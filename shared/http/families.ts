@@ -23,6 +23,7 @@ export const OAUTH_PATHS = {
   revoke: '/o/revoke_token/',
   jwks: '/o/.well-known/jwks.json',
   userinfo: '/o/userinfo/',
+  register: '/o/register/',
 } as const;
 
 /** The assistants' endpoint (MCP over Streamable HTTP, docs/mcp.md). */

@@ -77,6 +77,7 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
       isJson: JSON_MEDIA.test(contentType),
       isForm: FORM_MEDIA.test(contentType),
       requestId: ctx.requestId,
+      sourceIp: event.requestContext.http.sourceIp,
       origin: requestOrigin(event.requestContext.domainName, config().siteUrl),
       log: ctx.log,
       meter: ctx.meter,

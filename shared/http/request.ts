@@ -31,6 +31,8 @@ export interface HttpRequest {
   /** `true` when the request carried a form-encoded body. */
   readonly isForm: boolean;
   readonly requestId: string;
+  /** The address the request came from, as API Gateway saw it (absent where no gateway is). */
+  readonly sourceIp?: string;
   /** Public origin the client used (scheme://host[:port]), for absolute links. */
   readonly origin: string;
   readonly log: Logger;

@@ -1,9 +1,18 @@
 /**
- * One MCP exchange through the SDK (see `http.ts`, which loads this on the first request): a new
- * server and transport for the caller, the body handed over as parsed, the answer carried back.
+ * One MCP exchange through the SDK (see `http.ts`, which loads this on the first request), in the
+ * era the request speaks, both on a new server for the caller:
+ *
+ * - 2026-07-28 (a request carrying the per-request `_meta` envelope): the SDK's `createMcpHandler`,
+ *   modern only, which checks the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers
+ *   against the body, answers `server/discover` and every request without `initialize`;
+ * - the 2025 revisions (everything else, `initialize` included): the SDK's Streamable HTTP
+ *   transport, stateless, with JSON answers (the SDK's own stateless fallback would answer in SSE).
+ *
+ * Which is which is the SDK's own decision (`isLegacyRequest`, the step `createMcpHandler` routes
+ * by), so the two can never disagree. The body was parsed (and its size and depth bounded) by the
+ * family's middlewares: both take it as is.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isJSONRPCRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import type { HttpResponse } from '../http/response';
 import { createMcpServer, TOOLS } from './server';
@@ -15,24 +24,44 @@ const METHOD_NAME = /^[a-z]+(\/[a-zA-Z]+){0,3}$/;
 /** One MCP exchange (a message, a batch or a notification) as the request's caller. */
 export async function exchange(req: AuthedRequest): Promise<HttpResponse> {
   recordAsked(req);
-  const server = createMcpServer(req.caller, {
-    onTouched: (patientIds) => req.audit.touched(patientIds),
-    onError: (tool, error) => req.log.error('MCP tool failed', { tool, error: error instanceof Error ? error : String(error) }),
-  });
+  const serverForCaller = () =>
+    createMcpServer(req.caller, {
+      onTouched: (patientIds) => req.audit.touched(patientIds),
+      onError: (tool, error) => req.log.error('MCP tool failed', { tool, error: error instanceof Error ? error : String(error) }),
+    });
+  // The SDK's refusals (a wrong Accept, headers that disagree with the body, a message that is no JSON-RPC) are answered by it; the log says why.
+  const refused = (error: Error) => req.log.info('MCP request refused', { error: error.message });
+  const request = webRequestOf(req);
+  const legacy = await isLegacyRequest(request, req.body);
+  return httpResponseOf(await (legacy ? answerLegacy : answerModern)(request, req.body, serverForCaller, refused));
+}
+
+type Answer = (request: Request, body: unknown, serverForCaller: () => McpServer, refused: (error: Error) => void) => Promise<Response>;
+
+/** 2026-07-28: the SDK's per-request entry, modern only (2025 traffic never reaches it). */
+const answerModern: Answer = async (request, body, serverForCaller, refused) => {
+  const handler = createMcpHandler(serverForCaller, { legacy: 'reject', onerror: refused });
+  try {
+    return await handler.fetch(request, body === undefined ? {} : { parsedBody: body });
+  } finally {
+    await handler.close();
+  }
+};
+
+/** The 2025 revisions: `initialize` and every request answered statelessly, no session id, one JSON body. */
+const answerLegacy: Answer = async (request, body, serverForCaller, refused) => {
+  const server = serverForCaller();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  // The transport's refusals (a wrong Accept, a message that is no JSON-RPC) are answered by it; the log says why.
-  transport.onerror = (error) => req.log.info('MCP request refused', { error: error.message });
+  transport.onerror = refused;
   await server.connect(transport);
   try {
-    // The body was parsed (and its size and depth bounded) by the family's middlewares: the transport takes it as is.
-    const answer = await transport.handleRequest(webRequestOf(req), req.body === undefined ? {} : { parsedBody: req.body });
-    return await httpResponseOf(answer);
+    return await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body });
   } finally {
     await server.close();
   }
-}
+};
 
-/** What the transport reads of a request: its URL, method and headers (the token stays here). */
+/** What the SDK reads of a request: its URL, method and headers (the token stays here). */
 function webRequestOf(req: HttpRequest): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -40,7 +69,7 @@ function webRequestOf(req: HttpRequest): Request {
     try {
       headers.set(name, value);
     } catch {
-      // A header the Fetch API refuses (an invalid value) is none the transport reads.
+      // A header the Fetch API refuses (an invalid value) is none the SDK reads.
     }
   }
   return new Request(`${req.origin}${req.path}`, { method: req.method, headers });

@@ -5,9 +5,8 @@
  * sees exactly what the FHIR API shows them; an HTTP endpoint only has to connect a transport
  * (docs/mcp.md). Nothing here knows of HTTP or tokens.
  */
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type * as z from 'zod';
+import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { Caller } from '../auth/caller';
 import type { Id } from '../directory/model';
 import { assertTypesCovered } from './access';
@@ -74,13 +73,26 @@ async function answer(tool: ToolDefinition, args: Record<string, unknown>, calle
   }
 }
 
+/**
+ * The tools and resources never change while a server lives (one request): no list-changed
+ * notifications, so a 2026-07-28 `subscriptions/listen` is acknowledged with nothing to follow and
+ * closed at once, and no stream is ever held open.
+ */
+const FIXED_LISTS = { tools: { listChanged: false }, resources: { listChanged: false } };
+
 /** A server holding every tool and the schema resources, each tool run as `caller`. */
 export function createMcpServer(caller: Caller, options: McpServerOptions = {}): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS, maxToolInputElements: MAX_ARGUMENT_ELEMENTS });
+  const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS, maxToolInputElements: MAX_ARGUMENT_ELEMENTS, capabilities: FIXED_LISTS });
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { readOnlyHint: true, openWorldHint: false } },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: z.object(tool.input),
+        outputSchema: z.object(tool.output),
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
       (args: Record<string, unknown>) => answer(tool, args, caller, options),
     );
   }
@@ -101,7 +113,8 @@ function registerSchemaResources(server: McpServer): void {
       // The URI's own text, decoded once: a code holds no character that needs encoding, but a client may encode the colons.
       const code = safeDecode(uri.href.slice(SCHEMA_URI_PREFIX.length));
       const schema = code === undefined ? undefined : schemaOfCode(code);
-      if (!schema) throw new McpError(ErrorCode.InvalidParams, `No schema at this URI: resources/list gives the ${allSchemas().length} schema URIs.`);
+      // The SDK answers it as the revisions ask: a JSON-RPC error -32602.
+      if (!schema) throw new ResourceNotFoundError(uri.href, `No schema at this URI: resources/list gives the ${allSchemas().length} schema URIs.`);
       return { contents: [{ uri: schemaUri(schema), mimeType: 'application/json', text: JSON.stringify(describeSchema(schema), null, 2) }] };
     },
   );

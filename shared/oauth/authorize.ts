@@ -6,7 +6,7 @@
 import type { TokenResource } from '../auth/claims';
 import { config } from '../config';
 import type { OAuthClient } from '../directory/model';
-import { getOAuthClient } from '../directory/oauth-clients';
+import { ClientDocumentRefused, findClient } from './clients';
 import type { Params } from './form';
 import { isS256Challenge, S256 } from './pkce';
 import { isHttpError } from '../http/errors';
@@ -47,7 +47,9 @@ export const CARRIED_PARAMETERS = ['response_type', 'client_id', 'redirect_uri',
 export async function parseAuthorizationRequest(params: Params): Promise<AuthorizationRequest> {
   const clientId = params.client_id;
   if (clientId === undefined) throw new UnsafeRequest('The request names no client (client_id is missing).');
-  const client = clientId.length <= 256 ? await getOAuthClient(clientId) : undefined;
+  const client = await findClient(clientId).catch((e: unknown) => {
+    throw e instanceof ClientDocumentRefused ? new UnsafeRequest(e.message) : e;
+  });
   if (!client) throw new UnsafeRequest('The request names a client that is not registered here.');
   if (!client.grantTypes.includes('authorization_code')) throw new UnsafeRequest('This client may not sign users in.');
   const redirectUri = params.redirect_uri;

@@ -5,9 +5,9 @@
  * `client-assertion.ts`), with no other credentials; a public client by its `client_id` alone.
  */
 import { secretMatches } from '../secrets';
-import { getOAuthClient } from '../directory/oauth-clients';
 import type { OAuthClient } from '../directory/model';
 import { CLIENT_ASSERTION_TYPE, verifyClientAssertion, type VerifiedAssertion } from './client-assertion';
+import { ClientDocumentRefused, findClient } from './clients';
 import { oauthEndpoints } from './discovery';
 import { oauthError } from './errors';
 import { required, type Params } from './form';
@@ -66,7 +66,9 @@ export async function authenticateClient(headers: Readonly<Record<string, string
   const method: ClientAuthMethod = basic ? 'client_secret_basic' : secret !== undefined ? 'client_secret_post' : 'none';
   const refuse = (why: string) => oauthError('invalid_client', why, basic ? { headers: { 'WWW-Authenticate': 'Basic realm="cdx"' } } : {});
 
-  const client = clientId.length <= 256 ? await getOAuthClient(clientId) : undefined;
+  const client = await findClient(clientId).catch((e: unknown) => {
+    throw e instanceof ClientDocumentRefused ? refuse(`Client authentication failed: ${e.message}`) : e;
+  });
   if (!client) throw refuse('Client authentication failed: unknown client.');
   if (client.type === 'confidential') {
     if (secret === undefined || !secretMatches(secret, client.secretHash)) throw refuse('Client authentication failed.');

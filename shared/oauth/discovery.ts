@@ -29,6 +29,7 @@ export function oauthEndpoints() {
     revocation_endpoint: `${site}${OAUTH_PATHS.revoke}`,
     jwks_uri: `${site}${OAUTH_PATHS.jwks}`,
     userinfo_endpoint: `${site}${OAUTH_PATHS.userinfo}`,
+    registration_endpoint: `${site}${OAUTH_PATHS.register}`,
   };
 }
 
@@ -40,7 +41,8 @@ const SCOPES = [...SUPPORTED_SCOPES, ...SYSTEM_SCOPES_ADVERTISED];
 /**
  * RFC 8414's metadata: PKCE with S256 only (required of every authorization request), and the
  * authorization response names its issuer (`iss`, RFC 9207), so a client talking to several servers
- * knows which one answered. No `registration_endpoint`: clients are registered here, not dynamically.
+ * knows which one answered. Assistants' clients register themselves at `registration_endpoint`
+ * (RFC 7591) or name their Client ID Metadata Document's URL as their `client_id`.
  */
 export function authorizationServerMetadata(): Record<string, unknown> {
   return {
@@ -55,6 +57,7 @@ export function authorizationServerMetadata(): Record<string, unknown> {
     code_challenge_methods_supported: [S256],
     scopes_supported: SCOPES,
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
   };
 }
 

@@ -9,7 +9,10 @@ export type OAuthErrorCode =
   | 'unsupported_grant_type'
   | 'invalid_scope'
   | 'invalid_target'
-  | 'unsupported_token_type';
+  | 'unsupported_token_type'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  | 'temporarily_unavailable';
 
 export function oauthError(code: OAuthErrorCode, description: string, init: { status?: number; headers?: Record<string, string> } = {}): HttpError {
   const status = init.status ?? (code === 'invalid_client' ? 401 : 400);

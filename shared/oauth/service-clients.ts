@@ -69,7 +69,19 @@ export function redirectUrisOf(client: OAuthClient): string[] {
   return client.redirectUris.map(absoluteUri);
 }
 
-/** Whether `uri` is registered for the client, byte for byte (no normalisation of any kind). */
+/** A loopback `http` URI with its port taken out (else the URI as it is): the text two such URIs must share. */
+const LOOPBACK_PORT = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(?::\d{1,5})?(?=[/?]|$)/;
+const withoutLoopbackPort = (uri: string): string => uri.replace(LOOPBACK_PORT, '$1');
+
+/**
+ * Whether `uri` is registered for the client, byte for byte (no normalisation of any kind), except
+ * that a loopback `http` redirect URI matches on any port (RFC 8252 §7.3: a native app listens on
+ * whatever port it got).
+ */
 export function isRegisteredRedirectUri(client: OAuthClient, uri: string): boolean {
-  return redirectUrisOf(client).includes(uri);
+  const registered = redirectUrisOf(client);
+  if (registered.includes(uri)) return true;
+  if (!LOOPBACK_PORT.test(uri)) return false;
+  const portless = withoutLoopbackPort(uri);
+  return registered.some((r) => LOOPBACK_PORT.test(r) && withoutLoopbackPort(r) === portless);
 }

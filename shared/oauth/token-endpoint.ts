@@ -17,6 +17,7 @@ import { oauthError } from './errors';
 import { required, type Params } from './form';
 import { checkAuthorizationCode, useAuthorizationCode } from './authorization-codes';
 import { approvalStands } from './approvals';
+import { noteClientUse } from './clients';
 import { grantOfRefreshToken, revokeGrant, rotateRefreshToken, startGrant } from './grants';
 import { invitationHonours } from './invitations';
 import { keptResource, requestedResource } from './resources';
@@ -53,6 +54,7 @@ async function authorizationCodeGrant(client: OAuthClient, params: Params): Prom
   const approval = stored.approvalId ? { approvalId: stored.approvalId } : {};
   const grant = startGrant({ grantId: stored.grantId, userId: user.id, kind: user.kind, clientId: client.clientId, scope: stored.scope, ...(resource ? { resource } : {}), ...approval });
   await useAuthorizationCode(stored, grant.grant);
+  await noteClientUse(client, { grantId: stored.grantId, userId: user.id });
   const withRefresh = client.grantTypes.includes('refresh_token');
   return tokenResponse({
     user,
@@ -84,6 +86,7 @@ async function refreshTokenGrant(client: OAuthClient, params: Params): Promise<T
   const scope = narrowedScope(params.scope, grant.scope);
   const resource = keptResource(params.resource, grant.resource, 'refresh token');
   const refreshToken = await rotateRefreshToken(grant, hashSecret(presented));
+  await noteClientUse(client);
   return tokenResponse({ user, clientId: client.clientId, scope, grantId: grant.grantId, refreshToken, ...(resource ? { resource } : {}) });
 }
 

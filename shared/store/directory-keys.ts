@@ -146,6 +146,8 @@ export const keys = {
   currentInvitation: (patientId: number, clientNumber: number): Key => ({ pk: `PATIENT#${patientId}`, sk: `INVITECURRENT#${pad(clientNumber)}` }),
   /** Failed sign-ins for one email (SHA-256 hex of the lower-cased address, so unknown addresses are not stored); TTL. */
   loginThrottle: (emailHash: string): Key => ({ pk: `LOGINTHROTTLE#${emailHash}`, sk: 'LOGINTHROTTLE' }),
+  /** Client registrations counted for one scope (an address's hash, or everyone) in one window (its start, epoch seconds); TTL. */
+  registrations: (scope: string, windowStart: number): Key => ({ pk: `REGISTRATIONS#${scope}`, sk: String(windowStart) }),
   /** A client assertion a backend client signed in with, by client and the SHA-256 (hex) of its `jti`, so it is used once; TTL. */
   clientAssertion: (clientId: string, jtiHash: string): Key => ({ pk: `ASSERTION#${keyText(clientId)}#${jtiHash}`, sk: 'ASSERTION' }),
   /** A sign-in waiting for its next page (consent, connected applications), by the SHA-256 (hex) of its id; TTL. */

@@ -150,6 +150,27 @@ export function directoryStoreContract(adapters: readonly DirectoryAdapter[]): v
         expect((await clients.listOAuthClientsOfOwner(ownerId)).filter((c) => c.id === key.id || c.id === app.id)).toEqual([key]);
       });
 
+      it('keeps a registered client\'s expiry and use, moves them with a change, and hides it once expired', async () => {
+        const now = Math.floor(Date.now() / 1000);
+        const app = await newClient({ registration: 'dynamic', expiresAt: now + 3600 });
+        expect(await clients.getOAuthClient(app.clientId)).toEqual(app);
+        expect(app).toMatchObject({ registration: 'dynamic', expiresAt: now + 3600 });
+        const used = await clients.changeOAuthClient(app.clientId, (c) => ({ ...c, lastUsedAt: now, expiresAt: now + 7200, grants: [{ grantId: 'g-1', userId: 7 }] }));
+        expect(await clients.getOAuthClient(app.clientId)).toEqual(used);
+        expect(await clients.getOAuthClientById(app.id)).toEqual(used);
+        expect(used).toMatchObject({ lastUsedAt: now, expiresAt: now + 7200, grants: [{ grantId: 'g-1', userId: 7 }] });
+        await expect(clients.changeOAuthClient(`${app.clientId}-none`, (c) => c)).rejects.toMatchObject({ status: 404 });
+
+        // TTL deletes late: an expired client is gone to every reader while its row may remain.
+        await clients.changeOAuthClient(app.clientId, (c) => ({ ...c, expiresAt: now - 1 }));
+        expect(await clients.getOAuthClient(app.clientId)).toBeUndefined();
+        expect(await clients.getOAuthClientById(app.id)).toBeUndefined();
+        expect((await clients.listOAuthClients()).some((c) => c.id === app.id)).toBe(false);
+        const kept = await newClient();
+        expect(kept.expiresAt).toBeUndefined();
+        expect(await clients.getOAuthClient(kept.clientId)).toEqual(kept);
+      });
+
       it('refuses a taken client id with a 409 and keeps the first', async () => {
         const app = await newClient();
         await expect(newClient({ clientId: app.clientId, name: 'Again' })).rejects.toMatchObject({

@@ -388,6 +388,17 @@ export function oauthStoreContract(adapters: readonly OAuthAdapter[]): void {
       });
     });
 
+    describe('client registrations', () => {
+      it('counts registrations per scope and window, racing ones all counted', async () => {
+        const scope = `address:${hash()}`;
+        const counts = await Promise.all([1, 2, 3, 4].map(() => store.registrations.add(scope, NOW, NOW + 7200)));
+        expect([...counts].sort()).toEqual([1, 2, 3, 4]);
+        expect(await store.registrations.add(scope, NOW + 3600, NOW + 10800)).toBe(1);
+        expect(await store.registrations.add(`${scope}-other`, NOW, NOW + 7200)).toBe(1);
+        expect(await store.registrations.add(scope, NOW, NOW + 7200)).toBe(5);
+      });
+    });
+
     describe('client assertions', () => {
       it('records a jti once per client: a second use while it is live is refused, another client\'s is its own', async () => {
         const [client, jti] = [`client-${hash().slice(0, 8)}`, hash()];

@@ -1,10 +1,12 @@
 /**
  * Fuzzing `POST /mcp` (docs/mcp.md): malformed and hostile JSON-RPC (any method, id, params, batch,
- * a tool's arguments mutated from valid ones or made of hostile keys and text), wrong and missing
- * headers (Accept, Content-Type, the protocol version, a session id the stateless server never
- * gave), as a patient and as a practitioner, with tokens issued for `/mcp`. Every answer is below
+ * a tool's arguments mutated from valid ones or made of hostile keys and text, a 2026-07-28 `_meta`
+ * envelope valid, mutated or hostile), wrong and missing headers (Accept, Content-Type, the protocol
+ * version, the 2026-07-28 method and name headers, a session id the stateless server never gave),
+ * as a patient and as a practitioner, with tokens issued for `/mcp`. Every answer is below
  * 500; a 200 carries JSON-RPC messages; and another patient's name or readings never appear.
  */
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { TOOLS } from '../../shared/mcp/server';
@@ -34,7 +36,7 @@ beforeAll(async () => {
 });
 
 const TOOL_NAMES = TOOLS.map((t) => t.name);
-const METHODS = ['initialize', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'prompts/list', 'ping', 'notifications/initialized', 'logging/setLevel', 'completion/complete'];
+const METHODS = ['server/discover', 'subscriptions/listen', 'initialize', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'prompts/list', 'ping', 'notifications/initialized', 'logging/setLevel', 'completion/complete'];
 
 /** Arguments a tool might be given: a valid-looking set for A or B, mutated, or hostile. */
 const argumentsOf = fc.oneof(
@@ -58,8 +60,23 @@ const message = fc.record(
   { requiredKeys: ['jsonrpc', 'id', 'method'] },
 );
 
+/** The 2026-07-28 revision's per-request `_meta`: as a client sends it, mutated, or made of hostile keys and text. */
+const envelope = fc.oneof(
+  { weight: 4, arbitrary: fc.constant({ [PROTOCOL_VERSION_META_KEY]: '2026-07-28', [CLIENT_INFO_META_KEY]: { name: 'fuzz', version: '1' }, [CLIENT_CAPABILITIES_META_KEY]: {} }) },
+  { weight: 2, arbitrary: mutationsOf(() => ({ [PROTOCOL_VERSION_META_KEY]: '2026-07-28', [CLIENT_INFO_META_KEY]: { name: 'fuzz', version: '1' }, [CLIENT_CAPABILITIES_META_KEY]: { elicitation: {} } })) },
+  { weight: 1, arbitrary: fc.dictionary(fc.oneof(fc.constantFrom(PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY), hostileKey), fc.oneof(hostileText, fc.constant({}), fc.constant(null)), { maxKeys: 4 }) },
+);
+
+/** A message of the 2026-07-28 revision: its params carry the envelope. */
+const modernMessage = fc.tuple(message, envelope).map(([m, meta]) => {
+  const params = m.params !== null && typeof m.params === 'object' && !Array.isArray(m.params) ? m.params : {};
+  return { ...m, params: { ...params, _meta: meta } };
+});
+
 const body = fc.oneof(
   { weight: 5, arbitrary: message },
+  { weight: 4, arbitrary: modernMessage },
+  { weight: 1, arbitrary: fc.array(modernMessage, { maxLength: 3 }) },
   { weight: 1, arbitrary: fc.array(message, { maxLength: 4 }) },
   { weight: 1, arbitrary: fc.oneof(hostileText, fc.integer(), fc.constant(null), fc.constant([]), fc.constant({})) },
 );
@@ -69,7 +86,9 @@ const headers = fc.record(
   {
     accept: fc.oneof({ weight: 6, arbitrary: fc.constant('application/json, text/event-stream') }, { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/event-stream', 'text/html', '*/*', '') }),
     'content-type': fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded') }),
-    'mcp-protocol-version': fc.oneof({ weight: 4, arbitrary: fc.constantFrom('2025-06-18', '2025-11-25') }, { weight: 1, arbitrary: fc.oneof(fc.constant('2026-07-28'), hostileText) }),
+    'mcp-protocol-version': fc.oneof({ weight: 4, arbitrary: fc.constantFrom('2025-06-18', '2025-11-25', '2026-07-28') }, { weight: 1, arbitrary: hostileText }),
+    'mcp-method': fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...METHODS) }, { weight: 1, arbitrary: hostileText }),
+    'mcp-name': fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...TOOL_NAMES, 'omh://schema/omh:heart-rate:2.0') }, { weight: 1, arbitrary: hostileText }),
     'mcp-session-id': fc.oneof(hostileText, fc.uuid()),
   },
   { requiredKeys: ['accept', 'content-type'] },

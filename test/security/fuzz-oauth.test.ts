@@ -5,7 +5,9 @@
  * forms that would succeed (a live code with its verifier, a live refresh token, an API key's
  * credentials, a backend client's fresh assertion). Every answer is a token response or an RFC 6749 error (`{error,
  * error_description}`), never a 5xx; and an answer that refused changes no directory row but the
- * failed-attempt counters (which count by design).
+ * failed-attempt counters (which count by design). The registration endpoint (RFC 7591) gets JSON of
+ * any shape, mutations of a registration it accepts and bodies that are no JSON: a 201 with a
+ * client_id or an RFC 7591 error, never a 5xx, and a refusal stores nothing.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,7 +15,8 @@ import { issueAuthorizationCode } from '../../shared/oauth/authorization-codes';
 import { ensureServiceClients, PORTAL_CLIENT_ID, WEB_CLIENT_ID } from '../../shared/oauth/service-clients';
 import { makeOrganization, makePractitioner, type WithToken } from '../support/directory';
 import { CaseCount, expectWellFormed, fuzz, fuzzTimeout } from '../support/fuzz';
-import { bodyText, hostileKey, hostileText } from '../support/fuzz-inputs';
+import { bodyText, hostileKey, hostileText, jsonObject, mutationsOf } from '../support/fuzz-inputs';
+import { resetConfig } from '../../shared/config';
 import { call, type TestResponse } from '../support/invoke';
 import { backendKey, basic, FORM, pkcePair, registerBackendClient, signAssertion, type BackendKey } from '../support/oauth';
 import { CLIENT_ASSERTION_TYPE } from '../../shared/oauth/client-assertion';
@@ -48,7 +51,11 @@ beforeAll(async () => {
   const signer = await backendKey('ES384');
   backend = { key: signer, clientId: (await registerBackendClient(doctor.token, { jwks: { keys: [signer.jwk] } })).clientId };
 });
-afterAll(() => console.log(cases.line()));
+afterAll(() => {
+  delete process.env.REGISTRATIONS_PER_ADDRESS_PER_HOUR;
+  resetConfig();
+  console.log(cases.line());
+});
 
 const QUICK = 50;
 vi.setConfig({ testTimeout: fuzzTimeout(QUICK * 2) });
@@ -148,6 +155,44 @@ describe('/o/revoke_token/', () => {
     const body = fc.oneof(anyPairs.map(formText), changed(template));
     await fuzz(QUICK, fc.tuple(body, headersOf), async ([text, headers]) => {
       await posted('revoke', '/o/revoke_token/', typeof text === 'string' ? text : formText(await text()), headers);
+    });
+  });
+});
+
+describe('/o/register/', () => {
+  const REGISTRATION = () => ({
+    client_name: 'Fuzzed assistant',
+    redirect_uris: ['https://app.example/cb', 'http://127.0.0.1:33418/callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  });
+  const REGISTRATION_ERRORS = ['invalid_client_metadata', 'invalid_redirect_uri', 'invalid_request'];
+
+  it('answers any JSON, mutated registrations and bodies that are no JSON well, never a 5xx', async () => {
+    // The cases come from one address: the per-address limit is not what this fuzzes.
+    process.env.REGISTRATIONS_PER_ADDRESS_PER_HOUR = '100000';
+    resetConfig();
+    const body = fc.oneof(
+      { weight: 3, arbitrary: mutationsOf(REGISTRATION).map((v) => JSON.stringify(v)) },
+      { weight: 2, arbitrary: jsonObject.map((v) => JSON.stringify(v)) },
+      { weight: 1, arbitrary: bodyText },
+    );
+    const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/x-www-form-urlencoded', 'text/plain', '');
+    await fuzz(QUICK * 2, fc.tuple(body, contentType), async ([text, type]) => {
+      cases.tried('register');
+      const before = await directoryRows({ withoutSignIns: true });
+      const res = await call('POST', '/o/register/', { body: text, headers: type ? { 'content-type': type } : {} });
+      const what = `POST /o/register/ ${type} ${text.slice(0, 200)}`;
+      expectWellFormed(res, 'oauth', what);
+      expect(res.status, what).toBeLessThan(500);
+      if (res.status === 201) {
+        expect(res.json.client_id, what).toMatch(/^[A-Za-z0-9]{32}$/);
+        expect(res.json.token_endpoint_auth_method, what).toBe('none');
+      } else {
+        if (res.status === 400 && type.startsWith('application/json')) expect(REGISTRATION_ERRORS, what).toContain(res.json.error);
+        expect(await directoryRows({ withoutSignIns: true }), what).toEqual(before);
+      }
     });
   });
 });

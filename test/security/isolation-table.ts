@@ -507,6 +507,9 @@ export const TABLE: readonly Row[] = [
   { route: 'OPTIONS /o/token/', does: 'preflight the token endpoint', send: () => get('/o/token/'), expect: everyone(204) },
   { route: 'POST /o/revoke_token/', does: "revoke A's token with a bearer token for client credentials", send: (w) => ({ path: '/o/revoke_token/', body: { token: w.A.patient.token }, form: true }), expect: BEARER_IS_NO_CLIENT },
   { route: 'OPTIONS /o/revoke_token/', does: 'preflight revocation', send: () => get('/o/revoke_token/'), expect: everyone(204) },
+  // Registration (RFC 7591) is open to anyone, whatever token they carry: it grants nothing until a person signs in.
+  { route: 'POST /o/register/', does: 'register a public client', send: () => apiJson('/o/register/', { redirect_uris: ['https://app.example/cb'] }), expect: everyone(201) },
+  { route: 'OPTIONS /o/register/', does: 'preflight registration', send: () => get('/o/register/'), expect: everyone(204) },
   { route: 'GET /o/userinfo/', does: 'read who I am', send: () => get('/o/userinfo/'), expect: ANY_SIGNED_IN },
   { route: 'OPTIONS /o/userinfo/', does: 'preflight userinfo', send: () => get('/o/userinfo/'), expect: everyone(204) },
   ...['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/o/.well-known/openid-configuration', '/.well-known/smart-configuration', '/o/.well-known/jwks.json'].flatMap((path): Row[] => [

@@ -23,6 +23,8 @@ export interface CallOptions {
   handlers?: Record<Family, LambdaHandler>;
   /** The function's time limit for this call (the deadline tests); far above any test's needs by default. */
   timeoutMs?: number;
+  /** The address the request comes from (API Gateway's `sourceIp`); 127.0.0.1 by default. */
+  sourceIp?: string;
 }
 
 let handlers: Record<Family, LambdaHandler> | undefined;
@@ -45,7 +47,7 @@ export async function call(method: string, url: string, options: CallOptions = {
   }
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
   const path = url.split('?')[0]!;
-  const event = toEvent({ method, url, headers, ...(body !== undefined ? { body } : {}) });
+  const event = toEvent({ method, url, headers, ...(body !== undefined ? { body } : {}), ...(options.sourceIp ? { sourceIp: options.sourceIp } : {}) });
   const result = fromResult(await invokeLambda(families[familyForPath(path)], event, 'test', options.timeoutMs ?? TEST_BUDGET_MS));
   const text = result.body.toString('utf8');
   let json: unknown;

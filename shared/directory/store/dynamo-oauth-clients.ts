@@ -1,6 +1,6 @@
 /** The OAuth clients on the directory table: the client under its `client_id`, a pointer under its number. */
 import { conflict } from '../../http/errors';
-import { getItem, putNew, queryAll, remove, transact } from '../../store/directory-table';
+import { getItem, put, putNew, queryAll, remove, transact } from '../../store/directory-table';
 import { entityStore } from '../../store/directory-entity';
 import { newId } from '../ids';
 import { GSI1, indexes, keys, KIND } from '../../store/directory-keys';
@@ -13,12 +13,15 @@ const clients = entityStore<OAuthClient, string>({
   notFound: clientNotFound,
 });
 
+/** The pointer from a client's number to its `client_id`, gone with the client when it expires. */
+const numberPointer = (client: OAuthClient) => ({ ...keys.oauthClientNumber(client.id), clientId: client.clientId, ...(client.expiresAt !== undefined ? { expiresAt: client.expiresAt } : {}) });
+
 export const oauthClients: OAuthClientRecords = {
   newId: () => newId('oauthClient'),
   insert: (client) =>
     transact([
       clients.create(client, () => clientIdTaken(client.clientId)),
-      putNew({ ...keys.oauthClientNumber(client.id), clientId: client.clientId }, () => conflict('Client number collision.')),
+      putNew(numberPointer(client), () => conflict('Client number collision.')),
     ]),
   get: clients.get,
   getById: async (id) => {
@@ -30,7 +33,13 @@ export const oauthClients: OAuthClientRecords = {
     const index = indexes.clientsOfOwner(userId);
     return (await queryAll({ index: index.name, pk: index.pk })).map(clients.fromItem);
   },
-  update: clients.change,
+  // A moved expiry moves its pointer's in the same write.
+  update: async (clientId, change) => {
+    const { entity, version } = await clients.read(clientId);
+    const next = change(entity);
+    await transact([clients.replace(next, version), ...(next.expiresAt !== entity.expiresAt ? [put(numberPointer(next))] : [])]);
+    return next;
+  },
   remove: async (clientId) => {
     const { entity: client, version } = await clients.read(clientId);
     await transact([clients.remove(clientId, version), remove(keys.oauthClientNumber(client.id))]);

@@ -70,7 +70,7 @@ export interface DataSourceRecords {
 export interface OAuthClientRecords {
   /** A fresh client number. */
   newId(): Promise<Id>;
-  /** Stores a new client; 409 when its `clientId` is taken. */
+  /** Stores a new client; 409 when its `clientId` is taken. A client with `expiresAt` is removed some time after it (TTL); readers check it. */
   insert(client: OAuthClient): Promise<void>;
   /** By OAuth `client_id`, strongly consistent (a deleted key stops working at once). */
   get(clientId: string): Promise<OAuthClient | undefined>;

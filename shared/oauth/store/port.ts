@@ -266,6 +266,17 @@ export interface ApprovalRecords {
   remove(userId: Id, clientId: string, resource: TokenResource): Promise<boolean>;
 }
 
+// --- client registrations ---------------------------------------------------------------------------
+
+/** Client registrations counted per scope (the hash of a source address, or `all`) and fixed window. */
+export interface RegistrationCountRecords {
+  /**
+   * Counts one more registration in the scope's window starting at `windowStart` (epoch seconds),
+   * kept until `expiresAt`, atomically (concurrent registrations all count); answers the count now stored.
+   */
+  add(scope: string, windowStart: number, expiresAt: number): Promise<number>;
+}
+
 export interface OAuthStore {
   codes: AuthorizationCodeRecords;
   grants: GrantRecords;
@@ -274,6 +285,7 @@ export interface OAuthStore {
   clientAssertions: ClientAssertionRecords;
   sessions: SignInSessionRecords;
   approvals: ApprovalRecords;
+  registrations: RegistrationCountRecords;
 }
 
 export const sessionCollision = () => conflict('Sign-in session collision.');

@@ -1,14 +1,23 @@
 /**
  * The `/mcp` endpoint (docs/mcp.md) through the local gateway over HTTP, on the in-memory twins:
- * the SDK's own Client and Streamable HTTP transport as a patient (initialize, tools/list, a tool
- * call, resources/read), the audit line of a tool call, the older protocol revisions answered
- * statelessly, the 401 that points at the protected resource metadata and that document (for a
- * token of the FHIR API too: `/mcp` takes only tokens issued for it), the 405s
- * of a stateless server, the Origin rule and bodies that are not MCP (never a 5xx).
+ * the SDK's own Client and Streamable HTTP transport as a patient, once pinned to 2026-07-28
+ * (server/discover, tools/list, a tool call, resources/read, no initialize; requests whose headers
+ * disagree with their body refused) and once on a 2025 revision (initialize), the audit line of a
+ * tool call, the 2025 revisions answered statelessly, the 401 that points at the protected resource
+ * metadata and that document (for a token of the FHIR API too: `/mcp` takes only tokens issued for
+ * it), the 405s of a stateless server, the Origin rule and bodies that are not MCP (never a 5xx).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  Client,
+  LATEST_PROTOCOL_VERSION,
+  PROTOCOL_VERSION_META_KEY,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ClientOptions,
+  type FetchLike,
+} from '@modelcontextprotocol/client';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,13 +75,23 @@ afterAll(async () => {
   await gateway.close();
 });
 
-async function connect(token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-  const client = new Client({ name: 'endpoint-test', version: '1' });
+/** The current revision: no initialize, no session, every request carrying its revision and headers. */
+const MODERN = '2026-07-28';
+const PINNED: ClientOptions = { versionNegotiation: { mode: { pin: MODERN } } };
+
+/** The SDK's client over HTTP: on a 2025 revision (its default, `initialize`) or with `options` (pinned to 2026-07-28). */
+async function connect(token: string, options: ClientOptions = {}, fetchVia?: FetchLike): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, ...(fetchVia ? { fetch: fetchVia } : {}) });
+  const client = new Client({ name: 'endpoint-test', version: '1' }, options);
   await client.connect(transport);
   clients.push(client);
   return client;
 }
+
+/** What the 2026-07-28 revision asks of every request: the revision, the client and its capabilities in `_meta`. */
+const envelope = { [PROTOCOL_VERSION_META_KEY]: MODERN, [CLIENT_INFO_META_KEY]: { name: 'raw', version: '1' }, [CLIENT_CAPABILITIES_META_KEY]: {} };
+const modernCall = (name: string, args: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name, arguments: args, _meta: envelope } });
 
 /** A raw POST to `/mcp`, for what the SDK's client never sends. */
 function post(body: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -82,10 +101,102 @@ function post(body: string, headers: Record<string, string> = {}): Promise<Respo
 const initialize = (protocolVersion: string) =>
   JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 
-describe('the SDK client over Streamable HTTP, as a patient', () => {
+describe('the SDK client pinned to 2026-07-28, as a patient', () => {
+  it('discovers the server with no initialize and no session, lists every tool, calls one and reads a resource', async () => {
+    const sent: string[] = [];
+    const client = await connect(mcpA, PINNED, async (url, init) => {
+      sent.push(String(JSON.parse(String(init?.body ?? '{}')).method));
+      return fetch(url, init);
+    });
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    expect(client.getDiscoverResult()).toMatchObject({ supportedVersions: [MODERN], capabilities: { tools: {}, resources: {} } });
+    expect(client.getServerVersion()).toEqual(MCP_SERVER_INFO);
+    expect((client.transport as StreamableHTTPClientTransport).sessionId).toBeUndefined();
+
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    expect(tools.every((t) => t.inputSchema.type === 'object' && t.outputSchema?.type === 'object')).toBe(true);
+    const result = (await client.callTool({ name: 'search_readings_by_value', arguments: { readingType: 'heart-rate', comparator: 'gt', value: 120 } })) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ patientId: a.patient.id, total: 1, readings: [{ values: [{ name: 'heart_rate', value: 130 }] }] });
+    const { contents } = await client.readResource({ uri: 'omh://schema/omh:heart-rate:2.0' });
+    expect(JSON.parse((contents[0] as { text: string }).text)).toMatchObject({ code: 'omh:heart-rate:2.0' });
+    expect(sent).toEqual(['server/discover', 'tools/list', 'tools/call', 'resources/read']);
+  });
+
+  it('answers in one JSON body, and puts the tool call in the audit trail', async () => {
+    const client = await connect(mcpA, PINNED);
+    const { lines } = await capturedLines(() => client.callTool({ name: 'get_readings', arguments: { readingType: 'heart-rate' } }));
+    const audit = lines.filter((l) => l.message === LOG_MESSAGE.audit).map((l) => l.audit);
+    expect(audit).toEqual([
+      { action: 'read', resourceType: '/mcp', route: 'POST /mcp', who: { kind: 'patient', userId: a.patient.userId }, patients: [a.patient.id], result: 200, operations: ['tools/call get_readings'] },
+    ]);
+    const res = await post(modernCall('get_readings', { readingType: 'heart-rate' }), {
+      authorization: `Bearer ${mcpA}`, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'get_readings',
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect((await res.json()).result.structuredContent.readings).toHaveLength(2);
+  });
+
+  it("refuses a tool call whose Mcp-Name header names another tool than its body (the client's own request, altered on the way)", async () => {
+    const client = await connect(mcpA, PINNED, async (url, init) => {
+      const headers = new Headers(init?.headers);
+      if (headers.get('mcp-method') === 'tools/call') headers.set('mcp-name', 'list_studies');
+      return fetch(url, { ...init, headers });
+    });
+    let refusal: unknown;
+    const { lines } = await capturedLines(() => client.callTool({ name: 'get_readings', arguments: { readingType: 'heart-rate' } }).catch((error: unknown) => (refusal = error)));
+    expect(refusal).toMatchObject({ code: -32020 });
+    const audit = lines.filter((l) => l.message === LOG_MESSAGE.audit).map((l) => l.audit);
+    // Every altered call refused (the client tries once more after refreshing the tool list), before any tool ran: no patient's data read.
+    const calls = audit.filter((line) => line.operations.includes('tools/call get_readings'));
+    expect(calls.length).toBeGreaterThan(0);
+    for (const line of calls) expect(line).toMatchObject({ result: 400, patients: [] });
+  });
+
+  it('refuses requests whose headers disagree with their body with a 400 JSON-RPC error, before any tool runs', async () => {
+    const auth = { authorization: `Bearer ${mcpA}` };
+    const body = modernCall('get_readings', { readingType: 'heart-rate' });
+    const headersOf = (overrides: Record<string, string | undefined>) =>
+      Object.fromEntries(Object.entries({ ...auth, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'get_readings', ...overrides }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    for (const overrides of [{ 'mcp-method': 'tools/list' }, { 'mcp-name': 'list_studies' }, { 'mcp-protocol-version': '2025-11-25' }, { 'mcp-method': undefined }]) {
+      const res = await post(body, headersOf(overrides));
+      const answer = await res.json();
+      expect(res.status, JSON.stringify(overrides)).toBe(400);
+      expect(answer, JSON.stringify(overrides)).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+      expect(answer.result).toBeUndefined();
+    }
+    // The same request with headers that agree is answered.
+    expect((await post(body, headersOf({}))).status).toBe(200);
+    // A revision this server does not serve is named as such, with the one it does.
+    const unknown = await post(body.replace(MODERN, '2099-01-01'), headersOf({ 'mcp-protocol-version': '2099-01-01' }));
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()).error).toMatchObject({ code: -32022, data: { supported: [MODERN] } });
+  });
+});
+
+describe('2026-07-28 requests a stateless endpoint ends at once', () => {
+  it('acknowledges a subscriptions/listen with nothing to follow and closes it (the lists never change)', async () => {
+    const listen = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, resourcesListChanged: true }, _meta: envelope } });
+    const started = Date.now();
+    const res = await post(listen, { authorization: `Bearer ${mcpA}`, 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' });
+    expect(res.status).toBe(200);
+    const events = (await res.text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(events).toMatchObject([{ method: 'notifications/subscriptions/acknowledged' }, { id: 9, result: { resultType: 'complete' } }]);
+    // Nothing honoured: no list ever changes.
+    expect(events[0].params.notifications).toEqual({});
+  });
+});
+
+describe('the SDK client on a 2025 revision, as a patient', () => {
   it('initializes on the latest revision the SDK has, lists every tool and calls one', async () => {
     const client = await connect(mcpA);
     expect(client.getServerVersion()).toEqual(MCP_SERVER_INFO);
+    expect(client.getProtocolEra()).toBe('legacy');
     expect((client.transport as StreamableHTTPClientTransport).protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
     // Stateless: no session to carry from one request to the next.
     expect((client.transport as StreamableHTTPClientTransport).sessionId).toBeUndefined();

@@ -82,7 +82,7 @@ describe('the authorization server metadata', () => {
     }
     const metadata = (await call('GET', '/.well-known/oauth-authorization-server')).json;
     expect(metadata).toMatchObject({ authorization_endpoint: `${site}/o/authorize/`, token_endpoint: `${site}/o/token/`, response_types_supported: ['code'] });
-    expect(metadata).not.toHaveProperty('registration_endpoint');
+    expect(metadata).toMatchObject({ registration_endpoint: `${site}/o/register/`, client_id_metadata_document_supported: true });
   });
 
   it('sends iss beside code and state, and beside an error too (RFC 9207)', async () => {

@@ -1,0 +1,59 @@
+/**
+ * The authorization code flow with PKCE as an assistant runs it against `/o/authorize/` and
+ * `/o/token/`, for any client: the sign-in page, the form posted back with its cookie, the consent
+ * page allowed when the client asks, the code exchanged, refreshed.
+ */
+import { expect } from 'vitest';
+import { makeOrganization, makePractitioner } from './directory';
+import { call, type TestResponse } from './invoke';
+import { FORM, pkcePair, postForm } from './oauth';
+
+export interface FlowClient {
+  clientId: string;
+  redirectUri: string;
+}
+
+export function authorizeUrl(client: FlowClient, challenge: string, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
+    scope: 'openid fhirUser user/*.rs offline_access',
+    state: 'st-1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  return `/o/authorize/?${query}`;
+}
+
+/** The hidden fields of a rendered page's form. */
+function hiddenFields(page: TestResponse): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const m of page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c)));
+  }
+  return fields;
+}
+
+/** Signs a new practitioner in for the client (allowing it on the consent page when it asks); the code, its verifier and the redirect. */
+export async function signInFor(client: FlowClient, passwordHash: string, password: string, extra: Record<string, string> = {}): Promise<{ code: string; verifier: string; location: URL }> {
+  const doctor = await makePractitioner({ organizations: [await makeOrganization()], passwordHash });
+  const { verifier, challenge } = pkcePair();
+  const page = await call('GET', authorizeUrl(client, challenge, extra));
+  expect(page.status, page.text.slice(0, 300)).toBe(200);
+  const fields = hiddenFields(page);
+  const cookie = page.cookies.find((c) => c.startsWith('cdx_signin='))!.split(';')[0]!;
+  const signedIn = await call('POST', '/o/authorize/', { headers: { ...FORM, cookie }, body: new URLSearchParams({ ...fields, email: doctor.email, password }).toString() });
+  // A client other than the service's own asks the person first (docs/access.md#consent): the person allows.
+  const done = signedIn.status === 200 && signedIn.text.includes('action="/o/consent/"') ? await call('POST', '/o/consent/', { headers: { ...FORM, cookie }, body: new URLSearchParams({ ...hiddenFields(signedIn), decision: 'allow' }).toString() }) : signedIn;
+  expect(done.status, done.text.slice(0, 300)).toBe(303);
+  const location = new URL(done.headers['location']!);
+  return { code: location.searchParams.get('code')!, verifier, location };
+}
+
+export const exchangeCode = (client: FlowClient, code: string, verifier: string, extra: Record<string, string> = {}): Promise<TestResponse> =>
+  postForm('/o/token/', { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, client_id: client.clientId, code_verifier: verifier, ...extra });
+
+export const refreshFor = (client: FlowClient, refreshToken: string): Promise<TestResponse> =>
+  postForm('/o/token/', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.clientId });
