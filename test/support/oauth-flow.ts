@@ -1,7 +1,7 @@
 /**
  * The authorization code flow with PKCE as an assistant runs it against `/o/authorize/` and
- * `/o/token/`, for any client: the sign-in page, the form posted back with its cookie, the consent
- * page allowed when the client asks, the code exchanged, refreshed.
+ * `/o/token/`, for any client: the sign-in page, the form posted back with its cookie, the code
+ * exchanged, refreshed.
  */
 import { expect } from 'vitest';
 import { makeOrganization, makePractitioner } from './directory';
@@ -27,26 +27,36 @@ export function authorizeUrl(client: FlowClient, challenge: string, extra: Recor
   return `/o/authorize/?${query}`;
 }
 
-/** The hidden fields of a rendered page's form. */
-function hiddenFields(page: TestResponse): Record<string, string> {
+/** Page text with its numeric character references decoded. */
+export const unescapeHtml = (text: string) => text.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c)));
+
+/** The hidden fields of a page's form (the sign-in's carried parameters, the consent page's session and CSRF token). */
+export function hiddenFields(page: TestResponse): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const m of page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c)));
+    fields[m[1]!] = unescapeHtml(m[2]!);
   }
   return fields;
 }
 
-/** Signs a new practitioner in for the client (allowing it on the consent page when it asks); the code, its verifier and the redirect. */
+export const cookieOf = (res: TestResponse, name: string) => res.cookies.find((c) => c.startsWith(`${name}=`))?.split(';')[0];
+
+/** Answers a consent page (`allow`, `deny`, or anything else to see it refused), with its hidden fields and the sign-in cookie. */
+export function consentTo(page: TestResponse, cookie: string, decision: string, overrides: Record<string, string> = {}): Promise<TestResponse> {
+  return call('POST', '/o/consent/', { headers: { ...FORM, ...(cookie ? { cookie } : {}) }, body: new URLSearchParams({ ...hiddenFields(page), decision, ...overrides }).toString() });
+}
+
+const isConsentPage = (res: TestResponse) => res.status === 200 && res.text.includes('action="/o/consent/"');
+
+/** Signs a new practitioner in for the client (approving its consent page when one is shown); the code, its verifier and the redirect. */
 export async function signInFor(client: FlowClient, passwordHash: string, password: string, extra: Record<string, string> = {}): Promise<{ code: string; verifier: string; location: URL }> {
   const doctor = await makePractitioner({ organizations: [await makeOrganization()], passwordHash });
   const { verifier, challenge } = pkcePair();
   const page = await call('GET', authorizeUrl(client, challenge, extra));
   expect(page.status, page.text.slice(0, 300)).toBe(200);
-  const fields = hiddenFields(page);
-  const cookie = page.cookies.find((c) => c.startsWith('cdx_signin='))!.split(';')[0]!;
-  const signedIn = await call('POST', '/o/authorize/', { headers: { ...FORM, cookie }, body: new URLSearchParams({ ...fields, email: doctor.email, password }).toString() });
-  // A client other than the service's own asks the person first (docs/access.md#consent): the person allows.
-  const done = signedIn.status === 200 && signedIn.text.includes('action="/o/consent/"') ? await call('POST', '/o/consent/', { headers: { ...FORM, cookie }, body: new URLSearchParams({ ...hiddenFields(signedIn), decision: 'allow' }).toString() }) : signedIn;
+  const cookie = cookieOf(page, 'cdx_signin')!;
+  const signedIn = await call('POST', '/o/authorize/', { headers: { ...FORM, cookie }, body: new URLSearchParams({ ...hiddenFields(page), email: doctor.email, password }).toString() });
+  const done = isConsentPage(signedIn) ? await consentTo(signedIn, cookie, 'allow') : signedIn;
   expect(done.status, done.text.slice(0, 300)).toBe(303);
   const location = new URL(done.headers['location']!);
   return { code: location.searchParams.get('code')!, verifier, location };

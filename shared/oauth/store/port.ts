@@ -200,6 +200,17 @@ export interface ClientAssertionRecords {
   use(clientId: string, jtiHash: string, expiresAt: number, now: number): Promise<boolean>;
 }
 
+// --- client registrations ---------------------------------------------------------------------------
+
+/** Client registrations counted per scope (the hash of a source address, or `all`) and fixed window. */
+export interface RegistrationCountRecords {
+  /**
+   * Counts one more registration in the scope's window starting at `windowStart` (epoch seconds),
+   * kept until `expiresAt`, atomically (concurrent registrations all count); answers the count now stored.
+   */
+  add(scope: string, windowStart: number, expiresAt: number): Promise<number>;
+}
+
 // --- sign-in sessions ------------------------------------------------------------------------------
 
 /** An authorization request whose person signed in and has not answered its consent page yet. */
@@ -266,26 +277,15 @@ export interface ApprovalRecords {
   remove(userId: Id, clientId: string, resource: TokenResource): Promise<boolean>;
 }
 
-// --- client registrations ---------------------------------------------------------------------------
-
-/** Client registrations counted per scope (the hash of a source address, or `all`) and fixed window. */
-export interface RegistrationCountRecords {
-  /**
-   * Counts one more registration in the scope's window starting at `windowStart` (epoch seconds),
-   * kept until `expiresAt`, atomically (concurrent registrations all count); answers the count now stored.
-   */
-  add(scope: string, windowStart: number, expiresAt: number): Promise<number>;
-}
-
 export interface OAuthStore {
   codes: AuthorizationCodeRecords;
   grants: GrantRecords;
   invitations: InvitationRecords;
   signIns: SignInAttemptRecords;
   clientAssertions: ClientAssertionRecords;
+  registrations: RegistrationCountRecords;
   sessions: SignInSessionRecords;
   approvals: ApprovalRecords;
-  registrations: RegistrationCountRecords;
 }
 
 export const sessionCollision = () => conflict('Sign-in session collision.');

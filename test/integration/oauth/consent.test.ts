@@ -16,6 +16,7 @@ import { ensureServiceClients, WEB_CLIENT_ID } from '../../../shared/oauth/servi
 import { makeOrganization, makePractitioner } from '../../support/directory';
 import { call, type TestResponse } from '../../support/invoke';
 import { FORM, pkcePair, postForm } from '../../support/oauth';
+import { consentTo, cookieOf, hiddenFields, unescapeHtml as unescape } from '../../support/oauth-flow';
 
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'https://assistant.example:8443/oauth/callback';
@@ -36,15 +37,6 @@ beforeAll(async () => {
   assistant = await createOAuthClient({ name: HOSTILE_NAME, type: 'public', redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token'] });
 });
 
-const unescape = (text: string) => text.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c)));
-
-function hiddenFields(page: TestResponse): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const m of page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescape(m[2]!);
-  return fields;
-}
-
-const cookieOf = (res: TestResponse, name: string) => res.cookies.find((c) => c.startsWith(`${name}=`))?.split(';')[0];
 
 const doctor = async () => makePractitioner({ organizations: [await makeOrganization()], passwordHash });
 
@@ -75,10 +67,7 @@ async function signInAt(who: Practitioner, asked: Asked = {}) {
   return { answer, cookie, verifier };
 }
 
-function consent(page: TestResponse, cookie: string, decision: string, overrides: Record<string, string> = {}) {
-  const fields = hiddenFields(page);
-  return call('POST', '/o/consent/', { headers: { ...FORM, ...(cookie ? { cookie } : {}) }, body: new URLSearchParams({ ...fields, decision, ...overrides }).toString() });
-}
+const consent = consentTo;
 
 function redirected(res: TestResponse): URL {
   expect(res.status, res.text.slice(0, 300)).toBe(303);
