@@ -132,7 +132,7 @@ const STORE_ZONES = [
     message: 'A domain file reaches its store through the port and the current adapter (store/port.ts, store/current.ts), never an adapter.',
   },
   // A table two domains share (the directory table) is the platform's (shared/store/directory-*.ts).
-  ...['auxiliary', 'brands', 'directory', 'export', 'oauth', 'observations'].map((domain) => ({
+  ...['auxiliary', 'brands', 'directory', 'export', 'mcp', 'oauth', 'observations'].map((domain) => ({
     target: `shared/${domain}/store/**`,
     from: [`shared/!(${domain})/store/**`],
     message: "A store adapter builds on the platform's store (shared/store/), never on another domain's store folder.",

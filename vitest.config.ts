@@ -30,6 +30,7 @@ const ON_ENGINES = [
   'test/integration/auxiliary/search.test.ts',
   'test/integration/auxiliary/write-items.test.ts',
   'test/integration/export/store-access.test.ts',
+  'test/integration/mcp/rate-limit.test.ts',
   'test/integration/observations/faults.test.ts',
   'test/integration/observations/layout-migration.test.ts',
   'test/integration/observations/repost.test.ts',

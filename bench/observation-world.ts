@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { fromResult, lambdaContext, toEvent } from '../local/api-gateway-event';
 import { loadHandlers } from '../local/handlers';
+import type { TokenResource } from '../shared/auth/claims';
 import { issueAccessToken } from '../shared/auth/tokens';
 import { ensureCodes } from '../shared/directory/code-table';
 import { DEMO_CODES, SEEDED_CODES } from '../shared/directory/codes';
@@ -57,8 +58,10 @@ export interface World {
   organization: Id;
   device: Id;
   practitioner: string;
-  /** A fresh token of the practitioner (a token lives 15 minutes; a long setup outlives the first). */
-  practitionerToken: () => Promise<string>;
+  /** A fresh token of the practitioner (a token lives 15 minutes; a long setup outlives the first), for the APIs or for `/mcp`. */
+  practitionerToken: (resource?: TokenResource) => Promise<string>;
+  /** The study every patient is enrolled in. */
+  study: Id;
   codes: Code[];
   newPatient: () => Promise<Id>;
   /** A patient with a login, and their access token. */
@@ -74,7 +77,8 @@ export async function world(consented: readonly string[] = [HR]): Promise<World>
   const shared = consented.map((code) => codes.find((c) => c.code === code)!);
   const study = await createStudy({ organizationId: org.id, name: 'Bench', description: '' });
   for (const code of shared) await addStudyCode(study.id, code.id);
-  const practitionerToken = async () => (await issueAccessToken({ userId: practitioner.id, kind: 'practitioner', scope: 'openid', lifetimeSeconds: 3600 })).accessToken;
+  const practitionerToken = async (resource?: TokenResource) =>
+    (await issueAccessToken({ userId: practitioner.id, kind: 'practitioner', scope: 'openid', lifetimeSeconds: 3600, ...(resource ? { resource } : {}) })).accessToken;
   const accessToken = await practitionerToken();
   const enrolled = async (account?: { email: string }) => {
     const patient = await createPatient({ nameFamily: 'Bench', nameGiven: 'P', organizationIds: [org.id], ...(account ? { account } : {}) });
@@ -87,6 +91,7 @@ export async function world(consented: readonly string[] = [HR]): Promise<World>
     device: device.id,
     practitioner: accessToken,
     practitionerToken,
+    study: study.id,
     codes,
     newPatient: async () => (await enrolled()).id,
     newPatientWithLogin: async () => {

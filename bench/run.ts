@@ -11,6 +11,7 @@ import { fuzzBench } from './fuzz';
 import { httpLoad } from './http-load';
 import { importBench } from './import';
 import { loadBench } from './load';
+import { mcpBench } from './mcp';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
@@ -38,6 +39,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['repost', repostBench],
   ['storage', storageBench],
   ['values', valuesBench],
+  ['mcp', mcpBench],
   ['import', importBench],
   ['portal', portalBench],
   ['fuzz', fuzzBench],

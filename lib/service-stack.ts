@@ -73,6 +73,7 @@ export class ServiceStack extends Stack {
       EXPORT_EXPIRY_HOURS: String(settings.exports.expiryHours),
       EXPORT_MAX_JOBS: String(settings.exports.maxJobsPerCaller),
       LOG_LEVEL: 'info',
+      MCP_RATE_LIMIT_PER_MINUTE: String(settings.mcpRateLimitPerMinute),
       ...(settings.mcpAllowedOrigins.length > 0 ? { MCP_ALLOWED_ORIGINS: settings.mcpAllowedOrigins.join(',') } : {}),
     };
     const exportWork = new ExportWork(this, 'export-work', {

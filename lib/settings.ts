@@ -40,6 +40,8 @@ export interface Settings {
   exports: { expiryHours: number; maxJobsPerCaller: number };
   /** Origins a browser page may call `/mcp` from (`MCP_ALLOWED_ORIGINS`); empty: none. */
   mcpAllowedOrigins: string[];
+  /** Requests one OAuth client may send `/mcp` per user and minute (`MCP_RATE_LIMIT_PER_MINUTE`); 0: no limit. */
+  mcpRateLimitPerMinute: number;
 }
 
 /**
@@ -58,6 +60,8 @@ export const DEFAULT_API_THROTTLE = { rate: 500, burst: 1000 };
 /** The export worker's reserved concurrency, when the families reserve theirs: a few large exports at once. */
 export const EXPORT_WORKER_CONCURRENCY = 10;
 export const DEFAULT_EXPORTS = { expiryHours: 24, maxJobsPerCaller: 3 };
+/** The same default as `npm start`'s (shared/config.ts). */
+export const DEFAULT_MCP_RATE_LIMIT_PER_MINUTE = 120;
 
 const RETENTION_VALUES = new Set(Object.values(logs.RetentionDays).filter((v): v is number => typeof v === 'number'));
 
@@ -79,6 +83,15 @@ function positiveInteger(node: Node, key: string, fallback: number): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) throw new SettingError(key, raw, 'a whole number of at least 1');
+  return n;
+}
+
+/** A whole number of at least 0 (0: off). */
+function countOrOff(node: Node, key: string, fallback: number): number {
+  const raw = text(node, key);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new SettingError(key, raw, 'a whole number (0 turns it off)');
   return n;
 }
 
@@ -163,6 +176,7 @@ export function readSettings(node: Node): Settings {
       maxJobsPerCaller: positiveInteger(node, 'exportMaxJobs', DEFAULT_EXPORTS.maxJobsPerCaller),
     },
     mcpAllowedOrigins: origins(node, 'mcpAllowedOrigins'),
+    mcpRateLimitPerMinute: countOrOff(node, 'mcpRateLimitPerMinute', DEFAULT_MCP_RATE_LIMIT_PER_MINUTE),
     ...(siteUrl ? { siteUrl: siteUrl.replace(/\/$/, '') } : {}),
     ...(namePrefix ? { namePrefix } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),

@@ -61,6 +61,11 @@ export interface Config {
    * request without `Origin` (a desktop client, a CLI) is not a browser's and passes.
    */
   readonly mcpAllowedOrigins: readonly string[];
+  /**
+   * Requests one OAuth client may send `/mcp` per user and minute (`MCP_RATE_LIMIT_PER_MINUTE`,
+   * fixed windows shared by every instance; 429 beyond); 0 turns it off.
+   */
+  readonly mcpRateLimitPerMinute: number;
 }
 
 export interface ExportSettings {
@@ -95,6 +100,8 @@ const DEFAULT_MAX_PAGE_SIZE = 1000;
 /** Far above a device's or a notebook's pace; a runaway client meets it within a second. */
 const DEFAULT_RATE_PER_SECOND = 100;
 const DEFAULT_RATE_BURST = 200;
+/** Twice a minute's work of a busy assistant (a question takes a few tool calls); a loop meets it within a minute. */
+const DEFAULT_MCP_RATE_PER_MINUTE = 120;
 /** A few pipelines of one caller at once; more is a runaway loop. */
 const DEFAULT_EXPORT_JOBS = 3;
 /** 100 MiB: a few hundred thousand readings a file, read by pandas in one go. */
@@ -151,6 +158,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((s) => s.trim().replace(/\/+$/, ''))
       .filter(Boolean),
+    mcpRateLimitPerMinute: countOrOff(env.MCP_RATE_LIMIT_PER_MINUTE, DEFAULT_MCP_RATE_PER_MINUTE),
     exports: {
       table: env.EXPORTS_TABLE ?? `${prefix}exports`,
       bucket: env.EXPORT_BUCKET ?? `${prefix}exports`,

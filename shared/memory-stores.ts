@@ -9,13 +9,14 @@ import { memoryBrandStore } from './brands/store/memory';
 import type { Guard } from './auxiliary/store/port';
 import { memoryDirectoryStore } from './directory/store/memory';
 import { memoryExportStore, type MemoryExportStore } from './export/store/memory';
+import { memoryMcpStore } from './mcp/store/memory';
 import { memoryOAuthStore } from './oauth/store/memory';
 import { memoryObservationStore } from './observations/store/memory';
 import { memorySummaryStore } from './observations/store/memory-summaries';
 import { heldLines } from './store/memory';
 import type { Stores } from './stores';
 
-/** Every record of every twin, as sorted JSON lines `[kind, key, record]` per store (id counters left out). */
+/** Every record of every twin, as sorted JSON lines `[kind, key, record]` per store (id counters and `/mcp`'s rate windows, bookkeeping, left out). */
 export type StoreSnapshot = Record<'directory' | 'oauth' | 'observations' | 'auxiliary' | 'bodies' | 'brands' | 'exports', string[]>;
 
 export interface MemoryStores extends Stores {
@@ -36,6 +37,7 @@ export function memoryStores(): MemoryStores {
     auxiliary: memoryAuxiliaryStore({ exists }),
     brands: memoryBrandStore(),
     exports: memoryExportStore(),
+    mcp: memoryMcpStore(),
   } satisfies Stores;
   const snapshot = (): StoreSnapshot => {
     const { bodies, ...auxiliary } = stores.auxiliary;

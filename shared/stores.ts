@@ -27,6 +27,9 @@ import type { ObservationStore } from './observations/store/port';
 import { useSummaryStore } from './observations/store/summary-current';
 import { dynamoSummaryStore } from './observations/store/dynamo-summaries';
 import type { SummaryStore } from './observations/store/summary-port';
+import { useMcpStore } from './mcp/store/current';
+import { dynamoMcpStore } from './mcp/store/dynamo';
+import type { McpStore } from './mcp/store/port';
 import type { LambdaHandler } from './http/handler';
 
 export interface Stores {
@@ -38,6 +41,8 @@ export interface Stores {
   auxiliary: AuxiliaryStore;
   brands: BrandStore;
   exports: ExportStore;
+  /** The `/mcp` endpoint's rate windows (in the directory table). */
+  mcp: McpStore;
 }
 
 /** The service's own stores: DynamoDB tables and the S3 bucket named by `config()`. */
@@ -49,6 +54,7 @@ export const dynamoStores: Stores = {
   auxiliary: dynamoAuxiliaryStore,
   brands: dynamoBrandStore,
   exports: dynamoExportStore,
+  mcp: dynamoMcpStore,
 };
 
 /** Installs a set of stores for this process; returns the set it replaced (to put it back). */
@@ -61,6 +67,7 @@ export function useStores(stores: Stores): Stores {
     auxiliary: useAuxiliaryStore(stores.auxiliary),
     brands: useBrandStore(stores.brands),
     exports: useExportStore(stores.exports),
+    mcp: useMcpStore(stores.mcp),
   };
 }
 

@@ -9,6 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { RATE_WINDOW_PREFIX } from '../../shared/store/directory-keys';
 import type { TableDefinition } from '../../shared/store/tables';
 
 export const DYNAMO_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'];
@@ -24,6 +25,20 @@ export function grantTable(policy: iam.ManagedPolicy, table: dynamodb.TableV2, d
     new iam.PolicyStatement({
       actions: mode === 'read' ? DYNAMO_READ : [...DYNAMO_READ, ...DYNAMO_WRITE],
       resources: [table.tableArn, ...indexArns(table, definition)],
+    }),
+  );
+}
+
+/**
+ * `/mcp`'s rate windows: UpdateItem on the directory table, only on items whose partition key is a
+ * rate window's (`dynamodb:LeadingKeys`), so the function can count requests and change nothing else.
+ */
+export function grantRateWindows(policy: iam.ManagedPolicy, table: dynamodb.TableV2): void {
+  policy.addStatements(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_WINDOW_PREFIX}*`] } },
     }),
   );
 }

@@ -110,6 +110,7 @@ export class ServiceDashboard extends Construct {
           graph('Search pages', [everyService(METRIC.searchPages, period)], 8),
           graph('Search rows', [everyService(METRIC.searchRows, period)], 8),
         ],
+        [graph('/mcp rate limit (429s; requests let through while the count failed)', [METRIC.mcpRateLimited, METRIC.mcpRateLimitUnavailable].map((m) => service(m, 'mcp')), 8)],
       ],
     });
   }

@@ -19,7 +19,7 @@ import { Construct } from 'constructs';
 import { FAMILIES, type Family } from '../../shared/http/families';
 import { TABLES, type TableDefinition } from '../../shared/store/tables';
 import { METRICS_NAMESPACE } from '../../shared/telemetry/names';
-import { grantBucketObjects, grantSendMessages, grantTable, type BucketAccess } from './access';
+import { grantBucketObjects, grantRateWindows, grantSendMessages, grantTable, type BucketAccess } from './access';
 import type { ServiceTables } from './tables';
 import { FUNCTION_TIMEOUT_MS } from '../../shared/http/deadline';
 
@@ -28,6 +28,8 @@ interface FamilyAccess {
   bucket: BucketAccess[];
   /** Signs access tokens (only the OAuth server does). */
   signs: boolean;
+  /** Counts its callers' requests in the directory table's rate windows (`/mcp`'s rate limit), and writes nothing else there. */
+  countsRequests?: true;
   /** Bulk export: the files it may touch (a download is signed with them), and whether it hands work to the worker. */
   exports?: { files: BucketAccess[]; sendsWork: boolean };
 }
@@ -51,8 +53,9 @@ export const FAMILY_ACCESS: Record<Family, FamilyAccess> = {
   // hospital picker only reads the brands directory: the operator's `npm run brands` loads it.
   api: { tables: { observations: 'read-write', aux: 'read-write', directory: 'read-write', brands: 'read' }, bucket: ['get', 'delete', 'list'], signs: false },
   oauth: { tables: { directory: 'read-write' }, bucket: [], signs: true },
-  // The assistants' tools only read: readings, auxiliary records (large bodies in the bucket), the directory.
-  mcp: { tables: { observations: 'read', aux: 'read', directory: 'read' }, bucket: ['get'], signs: false },
+  // The assistants' tools only read: readings, auxiliary records (large bodies in the bucket), the
+  // directory; the endpoint counts each client's requests in the directory's rate windows only.
+  mcp: { tables: { observations: 'read', aux: 'read', directory: 'read' }, bucket: ['get'], signs: false, countsRequests: true },
 };
 
 /** The keys tokens are signed and verified with: the current one signs, the previous one still verifies. */
@@ -117,6 +120,7 @@ export class Functions extends Construct {
         const mode = access.tables[definition.id];
         if (mode) grantTable(policy, props.tables[definition.id], definition, mode);
       }
+      if (access.countsRequests) grantRateWindows(policy, props.tables.directory);
       if (access.bucket.length > 0) grantBucketObjects(policy, props.auxBucket, access.bucket);
       if (access.exports) {
         grantBucketObjects(policy, props.exports.bucket, access.exports.files);

@@ -40,7 +40,8 @@ async function run(route: Route, req: HttpRequest, callers: Callers): Promise<Ht
 }
 
 export async function dispatch(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
-  const { headers, challenge } = route;
+  const { challenge } = route;
+  const headers = typeof route.headers === 'function' ? route.headers(req) : route.headers;
   if (!headers && !challenge) return run(route, req, callers);
   try {
     const res = await run(route, req, callers);

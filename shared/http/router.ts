@@ -65,8 +65,11 @@ export type Route = RouteAccess & {
   method: Method;
   /** e.g. `/api/v1/patients/{id}`; a trailing slash is optional when matching. */
   path: string;
-  /** Headers every answer carries, refusals included (CORS: a browser hides an answer without them from the app). */
-  headers?: Readonly<Record<string, string>>;
+  /**
+   * Headers every answer carries, refusals included (CORS: a browser hides an answer without them
+   * from the app); a function when they depend on the request (the `Origin` an answer allows).
+   */
+  headers?: Readonly<Record<string, string>> | ((req: HttpRequest) => Readonly<Record<string, string>>);
   /**
    * Parameters the route's 401 adds to its `Bearer` challenge: where a client learns how to get a
    * token (RFC 9728's `resource_metadata`, and `scope`). Read per request: the site URL may load late.

@@ -9,6 +9,7 @@
  * start would pass 1 MB (`npm run bench -- cold-start`).
  */
 import { config } from '../config';
+import type { OriginPolicy } from '../http/cors';
 import { forbidden } from '../http/errors';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import type { HttpResponse } from '../http/response';
@@ -20,8 +21,23 @@ import type { HttpResponse } from '../http/response';
 export function assertAllowedOrigin(req: HttpRequest): void {
   const origin = req.headers['origin'];
   if (origin === undefined || config().mcpAllowedOrigins.includes(origin)) return;
-  throw forbidden('Requests from this Origin are not allowed: the operator lists the allowed ones in MCP_ALLOWED_ORIGINS.');
+  throw originRefused();
 }
+
+export const originRefused = () => forbidden('Requests from this Origin are not allowed: the operator lists the allowed ones in MCP_ALLOWED_ORIGINS.');
+
+/**
+ * CORS of `/mcp` for the allowed origins (docs/mcp.md#cors-on-mcp): the request headers MCP clients
+ * send (the 2025 revisions' protocol version and session id, the 2026 revision's per-request
+ * `Mcp-Method` and `Mcp-Name`), and the answer headers a page must read (the 401's challenge, a
+ * session id, the 429's `Retry-After`).
+ */
+export const MCP_CORS: OriginPolicy = {
+  origins: () => config().mcpAllowedOrigins,
+  refusal: originRefused,
+  allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
+  exposeHeaders: ['WWW-Authenticate', 'Mcp-Session-Id', 'Retry-After'],
+};
 
 let exchangeModule: Promise<typeof import('./exchange')> | undefined;
 

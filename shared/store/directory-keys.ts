@@ -79,6 +79,9 @@ export const KIND = {
 
 const ROOT = 'ROOT';
 
+/** The partition-key prefix of the `/mcp` rate windows (the stack lets the `mcp` function write these items and no other). */
+export const RATE_WINDOW_PREFIX = 'RATEWINDOW#';
+
 export const keys = {
   // --- entities -------------------------------------------------------------------------------
   organization: (id: number): Key => ({ pk: `ORG#${id}`, sk: 'ORG' }),
@@ -160,6 +163,14 @@ export const keys = {
     pk: `USER#${userId}`,
     sk: `${REL.approval}${resource}#${createHash('sha256').update(clientId).digest('hex')}`,
   }),
+
+  // --- bookkeeping of the /mcp endpoint -------------------------------------------------------------
+  /**
+   * The requests one (client, user) made in one fixed window of the `/mcp` rate limit, by the SHA-256
+   * (base64url) of who asks and the window's first second; carries `expiresAt` (TTL). Its prefix is
+   * the only key the `mcp` function may write (`RATE_WINDOW_PREFIX`, the stack's IAM condition).
+   */
+  rateWindow: (subjectHash: string, windowStart: number): Key => ({ pk: `${RATE_WINDOW_PREFIX}${subjectHash}`, sk: String(windowStart) }),
 } as const;
 
 /** Index attributes of items, built here so the index layout stays in this file. */

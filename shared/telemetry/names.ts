@@ -36,6 +36,9 @@ export const METRIC = {
   exportPartsDone: 'ExportPartsDone',
   exportJobsStuck: 'ExportJobsStuck',
   exportWorkFailures: 'ExportWorkFailures',
+  /** `/mcp` requests answered 429 for their client's rate limit; requests let through because the limit's store failed (alarmed). */
+  mcpRateLimited: 'McpRateLimited',
+  mcpRateLimitUnavailable: 'McpRateLimitUnavailable',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

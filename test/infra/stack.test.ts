@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../lib/app';
 import { REPO_ROOT } from '../../scripts/bundle';
-import { FAMILIES, GATEWAY_ROUTES } from '../../shared/http/families';
+import { FAMILIES, GATEWAY_ROUTES, MCP_PATH } from '../../shared/http/families';
+import { RATE_WINDOW_PREFIX } from '../../shared/store/directory-keys';
 import { OBSERVATIONS, TABLES } from '../../shared/store/tables';
 import { MAX_RECEIVES } from '../../shared/export/worker';
 import { EXPORT_WORKER, METRIC } from '../../shared/telemetry/names';
@@ -87,6 +88,20 @@ describe('stack', () => {
   it('routes every gateway path of the shared table, plus $default', () => {
     const keys = resources('AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey).sort();
     expect(keys).toEqual([...GATEWAY_ROUTES.map((r) => `ANY ${r.path}`), '$default'].sort());
+  });
+
+  it("sends the preflight OPTIONS /mcp to the mcp function, which answers CORS itself", () => {
+    // API Gateway answers OPTIONS itself (and drops the function's CORS headers) only when the API has a CORS configuration.
+    const [api] = resources('AWS::ApiGatewayV2::Api');
+    expect(api!.Properties.CorsConfiguration).toBeUndefined();
+    const mcpRoute = resources('AWS::ApiGatewayV2::Route').find((r) => r.Properties.RouteKey === `ANY ${MCP_PATH}`)!;
+    const integration = synth.resources('AWS::ApiGatewayV2::Integration').find(([id]) => JSON.stringify(mcpRoute.Properties.Target).includes(id))![1];
+    expect(JSON.stringify(integration.Properties.IntegrationUri)).toMatch(/functionsmcp/);
+    // CloudFront passes OPTIONS and the browser's Origin and Access-Control-Request-* headers on.
+    const dist = resources('AWS::CloudFront::Distribution')[0]!.Properties.DistributionConfig;
+    const behaviour = dist.CacheBehaviors.find((b: any) => b.PathPattern === MCP_PATH);
+    expect(behaviour.AllowedMethods).toContain('OPTIONS');
+    expect(behaviour.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac'); // AllViewerExceptHostHeader
   });
 
   it('puts the portal bucket behind CloudFront with origin access control and API behaviours', () => {
@@ -287,8 +302,14 @@ describe('bulk export', () => {
     expect(actionsOn(fhir, 'exportworkfiles')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket']);
     expect(actionsOn(fhir, 'exportworkqueue')).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
     for (const other of ['functionsapipolicy', 'functionsoauthpolicy', 'functionsfhirimportpolicy', 'functionsmcppolicy']) expect(JSON.stringify(policy(other)), other).not.toMatch(/exportwork(files|queue)/);
-    // The assistants' tools only read: no write to any table or object, no signing.
-    const mcp = JSON.stringify(policy('functionsmcppolicy'));
+    // The assistants' tools only read: no write to any table or object, no signing; the endpoint
+    // counts requests in the directory's rate windows, and its UpdateItem reaches no other item.
+    const mcpPolicy = policy('functionsmcppolicy');
+    const [counting, ...otherWrites] = mcpPolicy.Properties.PolicyDocument.Statement.filter((st: any) => JSON.stringify(st.Action).match(/dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/));
+    expect(otherWrites).toEqual([]);
+    expect(counting).toMatchObject({ Action: 'dynamodb:UpdateItem', Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_WINDOW_PREFIX}*`] } } });
+    expect(JSON.stringify(counting.Resource)).toContain('tablesdirectory');
+    const mcp = JSON.stringify({ ...mcpPolicy.Properties.PolicyDocument, Statement: mcpPolicy.Properties.PolicyDocument.Statement.filter((st: any) => st !== counting) });
     expect(mcp).toMatch(/dynamodb:GetItem/);
     expect(mcp).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)|s3:(PutObject|DeleteObject)|kms:Sign/);
   });

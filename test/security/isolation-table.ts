@@ -545,6 +545,7 @@ export const TABLE: readonly Row[] = [
     expect: ANY_SIGNED_IN,
     writers: [],
   })),
+  { route: `OPTIONS ${MCP_PATH}`, does: 'ask which methods /mcp has (no Origin: no preflight)', send: () => get(MCP_PATH), expect: everyone(204) },
   { route: `GET ${MCP_METADATA}`, does: "read /mcp's protected resource metadata", send: () => get(MCP_METADATA), expect: everyone(200) },
   { route: `OPTIONS ${MCP_METADATA}`, does: "preflight /mcp's protected resource metadata", send: () => get(MCP_METADATA), expect: everyone(204) },
 ];

@@ -12,6 +12,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../shared/config';
 import type { MemoryStores, StoreSnapshot } from '../../shared/memory-stores';
 import { s3 } from '../../shared/store/clients';
+import { RATE_WINDOW_PREFIX } from '../../shared/store/directory-keys';
 import { heldRecords, stableJson, type HeldRecord } from '../../shared/store/memory';
 
 let twins: MemoryStores | undefined;
@@ -64,14 +65,15 @@ const twinDirectoryLines = ({ directory, oauth }: StoreSnapshot, options: { with
   [...directory, ...linesBut(oauth, options.withoutSignIns ? ['signIns'] : [])].sort();
 
 /**
- * Every directory row but the id counters: a create refused by the store (a taken email) may have
+ * Every directory row but the id counters and `/mcp`'s rate windows (bookkeeping: a request counted
+ * is no record anyone reads back): a create refused by the store (a taken email) may have
  * drawn an id block first; ids are never reused, so a gap is no change anyone can see. The OAuth
  * records are directory rows (they share its table). `withoutSignIns` leaves out the failed
  * sign-ins too (they are counted, by design).
  */
 export async function directoryRows(options: { withoutSignIns?: boolean } = {}): Promise<string[]> {
   if (twins) return twinDirectoryLines(twins.snapshot(), options);
-  const skipped = ['COUNTER#', ...(options.withoutSignIns ? ['LOGINTHROTTLE#'] : [])];
+  const skipped = ['COUNTER#', RATE_WINDOW_PREFIX, ...(options.withoutSignIns ? ['LOGINTHROTTLE#'] : [])];
   return tableRows(config().directoryTable, (item) => !skipped.some((prefix) => String(item.pk).startsWith(prefix)));
 }
 

@@ -297,10 +297,10 @@ describe('discovery for a client without a token', () => {
 });
 
 describe('what a stateless server refuses', () => {
-  it.each(['GET', 'DELETE'])('%s /mcp is a 405 allowing POST only (no session, no SSE stream)', async (method) => {
+  it.each(['GET', 'DELETE'])('%s /mcp is a 405 allowing POST (and the preflight OPTIONS) only: no session, no SSE stream', async (method) => {
     const res = await fetch(mcpUrl, { method, headers: { authorization: `Bearer ${mcpA}`, accept: ACCEPT } });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
   });
 
   it('refuses a foreign Origin with 403 before anyone is asked; an allowed one passes', async () => {

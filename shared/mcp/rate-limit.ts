@@ -1,0 +1,84 @@
+/**
+ * The per-client rate limit of `/mcp` (docs/mcp.md#rate-limits): each (OAuth client, user) may send
+ * `MCP_RATE_LIMIT_PER_MINUTE` requests a fixed minute, counted in a store every instance shares
+ * (`store/`), so a client spread over many Lambda instances meets the same limit. Over it, a 429
+ * with `Retry-After` (the seconds to the next window) and a JSON-RPC error, before the SDK is loaded.
+ *
+ * When the store cannot count, the request passes (fail open) and the failure is logged and counted
+ * (the metric `McpRateLimitUnavailable`): the limit guards capacity, not data. Every request was authenticated and
+ * every tool still applies the caller's access rules, so letting one through shows nothing a limit
+ * would have hidden; failing closed would turn a hiccup of one counter item into every assistant's
+ * outage, while API Gateway's stage throttle still caps what passes.
+ */
+import type { JSONRPCErrorResponse } from '@modelcontextprotocol/server';
+import type { Caller } from '../auth/caller';
+import { config } from '../config';
+import type { AuthedRequest } from '../http/request';
+import { json, type HttpResponse } from '../http/response';
+import { METRIC } from '../telemetry/names';
+import { mcpStore } from './store/current';
+
+/** The length of a window: the limit is per minute. */
+export const RATE_WINDOW_SECONDS = 60;
+
+/**
+ * JSON-RPC's implementation-defined server error (-32000 to -32099): MCP names no code for a rate
+ * limit, and -32000 is what the SDK's transport answers its own HTTP-level refusals with.
+ */
+export const RATE_LIMITED_CODE = -32000;
+
+export type RateVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number; limit: number };
+
+/** Who is limited: the OAuth client the token was issued to, for this user; the user alone when the token names no client. */
+export function rateSubject(caller: Caller): string {
+  return caller.clientId === undefined ? `user:${caller.userId}` : `client:${caller.clientId}|user:${caller.userId}`;
+}
+
+/** Takes one request of the caller's window at `now` (ms): allowed, or refused until the next window. */
+export async function takeRequest(caller: Caller, now = Date.now(), limit = config().mcpRateLimitPerMinute): Promise<RateVerdict> {
+  if (limit <= 0) return { allowed: true };
+  const seconds = Math.floor(now / 1000);
+  const windowStart = seconds - (seconds % RATE_WINDOW_SECONDS);
+  const windowEnd = windowStart + RATE_WINDOW_SECONDS;
+  // Kept a window past its end: a clock a little behind on another instance still finds it.
+  if (await mcpStore().rateWindows.take(rateSubject(caller), windowStart, limit, windowEnd + RATE_WINDOW_SECONDS)) return { allowed: true };
+  return { allowed: false, retryAfterSeconds: Math.max(1, windowEnd - seconds), limit };
+}
+
+/** A route's handler behind the limit: runs only for a request its caller's window still has room for. */
+export function rateLimited(handler: (req: AuthedRequest) => Promise<HttpResponse>): (req: AuthedRequest) => Promise<HttpResponse> {
+  return async (req) => {
+    let verdict: RateVerdict;
+    try {
+      verdict = await takeRequest(req.caller);
+    } catch (error) {
+      req.log.error('MCP rate limit unavailable: request let through', { error: error instanceof Error ? error : String(error) });
+      req.meter.count(METRIC.mcpRateLimitUnavailable);
+      verdict = { allowed: true };
+    }
+    if (verdict.allowed) return handler(req);
+    req.meter.count(METRIC.mcpRateLimited);
+    return tooManyRequests(req.body, verdict);
+  };
+}
+
+/** The 429: `Retry-After` and a JSON-RPC error carrying the request's id when the body is one request. */
+function tooManyRequests(body: unknown, verdict: Extract<RateVerdict, { allowed: false }>): HttpResponse {
+  const id = requestId(body);
+  const error: JSONRPCErrorResponse = {
+    jsonrpc: '2.0',
+    ...(id === undefined ? {} : { id }),
+    error: {
+      code: RATE_LIMITED_CODE,
+      message: `Too many requests: this client may send ${verdict.limit} a minute for each user. Retry after ${verdict.retryAfterSeconds} s.`,
+      data: { retryAfterSeconds: verdict.retryAfterSeconds, limitPerMinute: verdict.limit },
+    },
+  };
+  return json(429, error, { 'Retry-After': String(verdict.retryAfterSeconds) });
+}
+
+function requestId(body: unknown): string | number | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !Object.hasOwn(body, 'id')) return undefined;
+  const id = (body as { id: unknown }).id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined;
+}
