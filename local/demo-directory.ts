@@ -1,7 +1,6 @@
 /**
  * The demo directory of `npm start`: an organization with a sub-organization, a practitioner with a
- * password, two patients (one with a login, which has a password too, so that the patient can sign
- * in at `/o/authorize/` like an assistant's user would), a study requesting every code of the code table (the
+ * password, two patients (one with a login), a study requesting every code of the code table (the
  * patient with a login enrolled and consenting to all of them), data sources of every type, and the
  * code table. It runs first on an empty store, so the ids are always the same (printed in the banner).
  */
@@ -40,6 +39,7 @@ export const demoDirectory: SeedStep = {
     const cardiology = await createOrganization({ name: 'Cardiology Research', type: 'dept', partOf: health.id });
 
     const password = randomAlphanumeric(16);
+    const patientPassword = randomAlphanumeric(16);
     const practitioner = await createPractitioner({
       email: DEMO_PRACTITIONER_EMAIL,
       passwordHash: await hashPassword(password),
@@ -50,9 +50,6 @@ export const demoDirectory: SeedStep = {
         { organizationId: cardiology.id, role: 'manager' },
       ],
     });
-    // Random like the practitioner's, printed in the banner: the demo patient's way to sign in at
-    // /o/authorize/ (an assistant's OAuth flow); patients of a deployment sign in by invitation.
-    const patientPassword = randomAlphanumeric(16);
     const withLogin = await createPatient({
       nameFamily: 'Rivera',
       nameGiven: 'Alex',
@@ -61,6 +58,7 @@ export const demoDirectory: SeedStep = {
       telecomEmail: DEMO_PATIENT_EMAIL,
       identifiers: [{ system: 'https://demo.example.org/mrn', value: 'MRN-0001' }],
       organizationIds: [health.id, cardiology.id],
+      // A password as well as invitations: the demo patient can sign an assistant in (/o/authorize/) and see its connections.
       account: { passwordHash: await hashPassword(patientPassword) },
     });
     const withoutLogin = await createPatient({
@@ -92,7 +90,7 @@ export const demoDirectory: SeedStep = {
     ctx.notes.push(
       '  Demo accounts',
       `    practitioner  ${DEMO_PRACTITIONER_EMAIL}  password ${password}  (Practitioner/${practitioner.id}, manager of organizations ${health.id} and ${cardiology.id})`,
-      `    patient       ${DEMO_PATIENT_EMAIL}  password ${patientPassword}  (Patient/${withLogin.id}, ${withLogin.nameGiven} ${withLogin.nameFamily})`,
+      `    patient       ${DEMO_PATIENT_EMAIL}  password ${patientPassword}  (Patient/${withLogin.id}, ${withLogin.nameGiven} ${withLogin.nameFamily}; also signs in by invitation)`,
       `    A token:      ${tokenCommand('practitioner')}   (or: patient, other-practitioner, other-patient, or an email; valid 15 min)`,
       `  Demo data      organizations ${health.id} (${health.name}) > ${cardiology.id} (${cardiology.name}); ` +
         `patients ${withLogin.id} (login), ${withoutLogin.id} (no login); study Group/${study.id} (${study.name}); ` +
