@@ -15,6 +15,7 @@
  */
 import {
   Client,
+  IssuerMismatchError,
   LATEST_PROTOCOL_VERSION,
   StreamableHTTPClientTransport,
   UnauthorizedError,
@@ -306,6 +307,11 @@ describe.each(ERAS)('the official MCP client on $label', ({ era, label, options 
     expect(callback.searchParams.get('iss')).toBe(site);
 
     // 2. The code for the tokens (the SDK checks iss against the metadata's issuer), then the session.
+    // RFC 9207 as the SDK applies it: a callback naming another issuer is refused before the code is sent anywhere.
+    const mixedUp = new URLSearchParams(callback.searchParams);
+    mixedUp.set('iss', 'https://elsewhere.example');
+    await expect(first.transport.finishAuth(mixedUp)).rejects.toBeInstanceOf(IssuerMismatchError);
+    expect(provider.savedTokens).toHaveLength(0);
     await first.transport.finishAuth(callback.searchParams);
     expect(provider.savedTokens).toHaveLength(1);
     const issued = provider.tokens()!;
