@@ -39,6 +39,7 @@ export const demoDirectory: SeedStep = {
     const cardiology = await createOrganization({ name: 'Cardiology Research', type: 'dept', partOf: health.id });
 
     const password = randomAlphanumeric(16);
+    const patientPassword = randomAlphanumeric(16);
     const practitioner = await createPractitioner({
       email: DEMO_PRACTITIONER_EMAIL,
       passwordHash: await hashPassword(password),
@@ -57,7 +58,8 @@ export const demoDirectory: SeedStep = {
       telecomEmail: DEMO_PATIENT_EMAIL,
       identifiers: [{ system: 'https://demo.example.org/mrn', value: 'MRN-0001' }],
       organizationIds: [health.id, cardiology.id],
-      account: {},
+      // A password as well as invitations: the demo patient can sign an assistant in (/o/authorize/) and see its connections.
+      account: { passwordHash: await hashPassword(patientPassword) },
     });
     const withoutLogin = await createPatient({
       nameFamily: 'Chen',
@@ -88,7 +90,7 @@ export const demoDirectory: SeedStep = {
     ctx.notes.push(
       '  Demo accounts',
       `    practitioner  ${DEMO_PRACTITIONER_EMAIL}  password ${password}  (Practitioner/${practitioner.id}, manager of organizations ${health.id} and ${cardiology.id})`,
-      `    patient       ${DEMO_PATIENT_EMAIL}  (Patient/${withLogin.id}, ${withLogin.nameGiven} ${withLogin.nameFamily}; signs in by invitation)`,
+      `    patient       ${DEMO_PATIENT_EMAIL}  password ${patientPassword}  (Patient/${withLogin.id}, ${withLogin.nameGiven} ${withLogin.nameFamily}; also signs in by invitation)`,
       `    A token:      ${tokenCommand('practitioner')}   (or: patient, other-practitioner, other-patient, or an email; valid 15 min)`,
       `  Demo data      organizations ${health.id} (${health.name}) > ${cardiology.id} (${cardiology.name}); ` +
         `patients ${withLogin.id} (login), ${withoutLogin.id} (no login); study Group/${study.id} (${study.name}); ` +

@@ -6,12 +6,12 @@
  * every post carries. Withdrawing acts on the signed-in person's own approvals only.
  */
 import { config } from '../../shared/config';
-import { getOAuthClient } from '../../shared/directory/oauth-clients';
 import { getUser } from '../../shared/directory/users';
 import { isHttpError } from '../../shared/http/errors';
 import type { HttpRequest } from '../../shared/http/request';
 import type { HttpResponse } from '../../shared/http/response';
 import { approvalsOf, withdrawApproval } from '../../shared/oauth/approvals';
+import { findClient } from '../../shared/oauth/clients';
 import { describeAccess } from '../../shared/oauth/consent';
 import { CONNECTIONS_PATH, connectionsPage, messagePage, type ConnectionView } from '../../shared/oauth/consent-pages';
 import { formParams, type Params } from '../../shared/oauth/form';
@@ -50,7 +50,8 @@ async function listPage(session: SignInSession, id: string, notice?: string): Pr
   const user = await getUser(session.userId);
   const connections: ConnectionView[] = [];
   for (const approval of await approvalsOf(session.userId)) {
-    const client = await getOAuthClient(approval.clientId);
+    // A client whose registration expired, or whose metadata document cannot be read now, is still listed (and withdrawable).
+    const client = await findClient(approval.clientId).catch(() => undefined);
     connections.push({
       clientId: approval.clientId,
       resource: approval.resource,
