@@ -21,7 +21,7 @@ const WINDOW_SECONDS = 3600;
 const CLIENT_ID_LENGTH = 32;
 const DEFAULT_CLIENT_NAME = 'Unnamed assistant';
 
-/** Counts the registration against the address's and everyone's windows; 429 with `Retry-After` beyond either limit. */
+/** Takes the registration's place in the address's window, then in everyone's; 429 with `Retry-After` when either is full. */
 async function countRegistration(sourceIp: string | undefined): Promise<void> {
   const { perAddressPerHour, perHour } = config().registrationLimits;
   const now = nowSeconds();
@@ -30,9 +30,9 @@ async function countRegistration(sourceIp: string | undefined): Promise<void> {
   const refuse = () =>
     oauthError('temporarily_unavailable', 'Too many client registrations; try again later.', { status: 429, headers: { 'Retry-After': String(windowStart + WINDOW_SECONDS - now) } });
   const { registrations } = oauthStore();
-  // An address over its limit is refused before it counts against everyone's.
-  if ((await registrations.add(`address:${hashSecret(sourceIp ?? 'unknown')}`, windowStart, expiresAt)) > perAddressPerHour) throw refuse();
-  if ((await registrations.add('all', windowStart, expiresAt)) > perHour) throw refuse();
+  // The address's window first: an address at its limit is refused before it takes from everyone's.
+  if (!(await registrations.take(`address:${hashSecret(sourceIp ?? 'unknown')}`, windowStart, perAddressPerHour, expiresAt))) throw refuse();
+  if (!(await registrations.take('all', windowStart, perHour, expiresAt))) throw refuse();
 }
 
 /** RFC 7591 §3.2.1's client information response of a stored client. */

@@ -1,7 +1,8 @@
 /**
  * What the in-memory twins of the store ports share: values handed out as a table read hands them
- * out (copies), the orders a table keeps, fresh numbers, keyed tables, and one page of a Query. It
- * names no domain type: each twin brings its own records and refusals.
+ * out (copies), the orders a table keeps, fresh numbers, keyed tables, one page of a Query and the
+ * directory table's fixed-window counters. It names no domain type: each twin brings its own
+ * records and refusals.
  */
 
 /**
@@ -92,6 +93,30 @@ export function recordTable<K, T extends { id: number }>(notFound: (key: K) => E
       return copy(next);
     },
   };
+}
+
+/** Windows beyond this many are swept of the expired ones (as the table's TTL would). */
+const SWEEP_WINDOWS_AT = 10_000;
+
+/**
+ * Fixed-window counters as `takeWindowSlot` (`directory-windows.ts`) keeps them on the table: per
+ * scope and window start, the slots taken under a limit, a refused take changing nothing; as they
+ * grow, swept of the windows past their `expiresAt` (epoch seconds) at `now` (ms).
+ */
+export function windowSlots(now: () => number = () => Date.now()) {
+  /** `[scope, window start]` as JSON -> the slots taken. */
+  const rows = new Map<string, { taken: number; expiresAt: number }>();
+  const take = (scope: string, windowStart: number, limit: number, expiresAt: number): boolean => {
+    const key = JSON.stringify([scope, windowStart]);
+    const row = rows.get(key) ?? { taken: 0, expiresAt };
+    if (row.taken >= limit) return false;
+    row.taken += 1;
+    row.expiresAt = expiresAt;
+    rows.set(key, row);
+    if (rows.size > SWEEP_WINDOWS_AT) for (const [k, r] of rows) if (r.expiresAt * 1000 < now()) rows.delete(k);
+    return true;
+  };
+  return { rows, take };
 }
 
 /** Where a Query is asked to read: its order, where it goes on from, how many rows at most. */

@@ -389,13 +389,18 @@ export function oauthStoreContract(adapters: readonly OAuthAdapter[]): void {
     });
 
     describe('client registrations', () => {
-      it('counts registrations per scope and window, racing ones all counted', async () => {
+      it('counts registrations per scope and window up to the limit, racing ones all counted, a refused one not', async () => {
         const scope = `address:${hash()}`;
-        const counts = await Promise.all([1, 2, 3, 4].map(() => store.registrations.add(scope, NOW, NOW + 7200)));
-        expect([...counts].sort()).toEqual([1, 2, 3, 4]);
-        expect(await store.registrations.add(scope, NOW + 3600, NOW + 10800)).toBe(1);
-        expect(await store.registrations.add(`${scope}-other`, NOW, NOW + 7200)).toBe(1);
-        expect(await store.registrations.add(scope, NOW, NOW + 7200)).toBe(5);
+        const taken = await Promise.all([1, 2, 3, 4].map(() => store.registrations.take(scope, NOW, 5, NOW + 7200)));
+        expect(taken).toEqual([true, true, true, true]);
+        expect(await store.registrations.take(scope, NOW + 3600, 1, NOW + 10800)).toBe(true);
+        expect(await store.registrations.take(`${scope}-other`, NOW, 1, NOW + 7200)).toBe(true);
+        expect(await store.registrations.take(scope, NOW, 5, NOW + 7200)).toBe(true);
+        // The fifth was the last place: the refused ones are not counted, so a raised limit finds room for one.
+        expect(await store.registrations.take(scope, NOW, 5, NOW + 7200)).toBe(false);
+        expect(await store.registrations.take(scope, NOW, 5, NOW + 7200)).toBe(false);
+        expect(await store.registrations.take(scope, NOW, 6, NOW + 7200)).toBe(true);
+        expect(await store.registrations.take(scope, NOW, 6, NOW + 7200)).toBe(false);
       });
     });
 

@@ -1,19 +1,11 @@
-/** The in-memory twin of the client registrations counted per scope and window. */
-import { holding } from '../../store/memory';
+/** The in-memory twin of the client registrations counted per scope and window: the platform's window counters (`windowSlots`). */
+import { holding, windowSlots } from '../../store/memory';
 import type { RegistrationCountRecords } from './port';
 
 export function memoryRegistrations(): RegistrationCountRecords {
-  /** `<scope> <window start>` -> the count. */
-  const rows = new Map<string, { registrations: number; expiresAt: number }>();
+  const slots = windowSlots();
   const records: RegistrationCountRecords = {
-    add: async (scope, windowStart, expiresAt) => {
-      const key = `${scope} ${windowStart}`;
-      const row = rows.get(key) ?? { registrations: 0, expiresAt };
-      row.registrations += 1;
-      row.expiresAt = expiresAt;
-      rows.set(key, row);
-      return row.registrations;
-    },
+    take: async (scope, windowStart, limit, expiresAt) => slots.take(scope, windowStart, limit, expiresAt),
   };
-  return holding(records, { registrations: () => rows });
+  return holding(records, { registrations: () => slots.rows });
 }

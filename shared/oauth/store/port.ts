@@ -205,10 +205,12 @@ export interface ClientAssertionRecords {
 /** Client registrations counted per scope (the hash of a source address, or `all`) and fixed window. */
 export interface RegistrationCountRecords {
   /**
-   * Counts one more registration in the scope's window starting at `windowStart` (epoch seconds),
-   * kept until `expiresAt`, atomically (concurrent registrations all count); answers the count now stored.
+   * Counts one registration in the scope's window starting at `windowStart` (epoch seconds) if that
+   * window holds fewer than `limit`, and answers whether it did: racing registrations never both
+   * take the last one, and a refused one is not counted. The window may be forgotten after
+   * `expiresAt` (epoch seconds).
    */
-  add(scope: string, windowStart: number, expiresAt: number): Promise<number>;
+  take(scope: string, windowStart: number, limit: number, expiresAt: number): Promise<boolean>;
 }
 
 // --- sign-in sessions ------------------------------------------------------------------------------
