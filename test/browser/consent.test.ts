@@ -6,15 +6,10 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInWorld, type SignInWorld } from '../support/sign-in-world';
 import type { Gateway } from '../../local/gateway';
-import { hashPassword } from '../../shared/auth/passwords';
-import { resetConfig } from '../../shared/config';
 import type { OAuthClient, Practitioner } from '../../shared/directory/model';
 import { createOAuthClient } from '../../shared/directory/oauth-clients';
-import { ensureServiceClients } from '../../shared/oauth/service-clients';
-import { launchBrowser } from '../support/browser';
-import { makeOrganization, makePractitioner } from '../support/directory';
-import { startTestGateway } from '../support/gateway';
 import { pkcePair } from '../support/oauth';
 
 const PASSWORD = 'a long demo password';
@@ -25,22 +20,16 @@ let doctor: Practitioner;
 let assistant: OAuthClient;
 let redirectUri: string;
 
+let world: SignInWorld | undefined;
+
 beforeAll(async () => {
-  [gateway, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
-  process.env.SITE_URL = gateway.url;
-  resetConfig();
-  await ensureServiceClients();
+  world = await signInWorld(PASSWORD);
+  ({ gateway, browser, doctor } = world);
   // A path nothing serves (a 404 page): the code stays in the address bar for the test to take.
   redirectUri = `${gateway.url}/assistant/callback`;
   assistant = await createOAuthClient({ name: NAME, type: 'public', redirectUris: [redirectUri], grantTypes: ['authorization_code', 'refresh_token'] });
-  doctor = await makePractitioner({ organizations: [await makeOrganization()], passwordHash: await hashPassword(PASSWORD) });
 });
-afterAll(async () => {
-  delete process.env.SITE_URL;
-  resetConfig();
-  await browser?.close();
-  await gateway?.close();
-});
+afterAll(() => world?.close());
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser-consent', version: '1' } } });

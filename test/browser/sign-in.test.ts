@@ -5,33 +5,22 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInWorld, type SignInWorld } from '../support/sign-in-world';
 import type { Gateway } from '../../local/gateway';
-import { hashPassword } from '../../shared/auth/passwords';
-import { resetConfig } from '../../shared/config';
 import type { Practitioner } from '../../shared/directory/model';
-import { ensureServiceClients } from '../../shared/oauth/service-clients';
-import { launchBrowser } from '../support/browser';
-import { makeOrganization, makePractitioner } from '../support/directory';
-import { startTestGateway } from '../support/gateway';
 
 const PASSWORD = 'a long demo password';
 let gateway: Gateway;
 let browser: Browser;
 let doctor: Practitioner;
 
+let world: SignInWorld | undefined;
+
 beforeAll(async () => {
-  [gateway, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
-  process.env.SITE_URL = gateway.url;
-  resetConfig();
-  await ensureServiceClients();
-  doctor = await makePractitioner({ organizations: [await makeOrganization()], passwordHash: await hashPassword(PASSWORD) });
+  world = await signInWorld(PASSWORD);
+  ({ gateway, browser, doctor } = world);
 });
-afterAll(async () => {
-  delete process.env.SITE_URL;
-  resetConfig();
-  await browser?.close();
-  await gateway?.close();
-});
+afterAll(() => world?.close());
 
 describe('practitioner sign-in in Chromium', () => {
   it('signs in from the start page and shows a working access token', async () => {
