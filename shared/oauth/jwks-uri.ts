@@ -10,7 +10,7 @@ import type { PublicJwk } from '../directory/model';
 import { jsonDepth } from '../http/json-depth';
 import { usableKeys } from './client-keys';
 import { nowMs } from './clock';
-import { fetchPublic, FetchRefused, keepMs as keepWithin, publicUrlProblem } from './public-fetch';
+import { fetchPublic, FetchRefused, keepMs as keepWithin, oneFetchPerUrl, publicUrlProblem } from './public-fetch';
 
 export { GREATEST_WAIT_MS } from './public-fetch';
 export const MAX_BYTES = 64 * 1024;
@@ -36,8 +36,6 @@ interface Kept {
 }
 
 const kept = new Map<string, Kept>();
-/** One fetch per URL at a time: requests arriving together share it. */
-const fetching = new Map<string, Promise<PublicJwk[]>>();
 
 async function fetchKeys(uri: string): Promise<PublicJwk[]> {
   const problem = jwksUriProblem(uri);
@@ -61,6 +59,8 @@ async function fetchKeys(uri: string): Promise<PublicJwk[]> {
   return keys;
 }
 
+const fetchKeysOnce = oneFetchPerUrl(fetchKeys);
+
 /**
  * The usable keys of the JWK Set at `uri`, kept or fetched; a set without `kid` is fetched again if
  * it was fetched long enough ago. Throws an Error whose message says why the set could not be read.
@@ -69,12 +69,7 @@ export async function keysAt(uri: string, kid: string): Promise<PublicJwk[]> {
   const now = nowMs();
   const hit = kept.get(uri);
   if (hit && hit.until > now && (hit.keys.some((k) => k.kid === kid) || now - hit.fetchedAt < REFETCH_AFTER_MS)) return hit.keys;
-  let pending = fetching.get(uri);
-  if (!pending) {
-    pending = fetchKeys(uri).finally(() => fetching.delete(uri));
-    fetching.set(uri, pending);
-  }
-  return pending;
+  return fetchKeysOnce(uri);
 }
 
 /** Forget every kept set (tests). */

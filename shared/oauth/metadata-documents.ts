@@ -14,7 +14,7 @@ import { isHttpError } from '../http/errors';
 import { jsonDepth } from '../http/json-depth';
 import { parseClientMetadata } from './client-metadata';
 import { nowMs } from './clock';
-import { fetchPublic, FetchRefused, keepMs, publicUrlProblem } from './public-fetch';
+import { fetchPublic, FetchRefused, keepMs, oneFetchPerUrl, publicUrlProblem } from './public-fetch';
 
 export const MAX_DOCUMENT_BYTES = 16 * 1024;
 export const MAX_CLIENT_ID_URL_LENGTH = 512;
@@ -45,8 +45,6 @@ export function documentUrlProblem(uri: string): string | undefined {
 type Kept = { client: OAuthClient; until: number } | { refused: string; until: number };
 
 const kept = new Map<string, Kept>();
-/** One fetch per URL at a time: requests arriving together share it. */
-const fetching = new Map<string, Promise<OAuthClient>>();
 
 function clientOfDocument(url: string, body: string): OAuthClient {
   let parsed: unknown;
@@ -107,6 +105,8 @@ async function readDocument(url: string): Promise<OAuthClient> {
   return client;
 }
 
+const fetchDocumentOnce = oneFetchPerUrl(fetchDocument);
+
 /** The client a metadata-document `client_id` describes, kept or fetched; throws `ClientDocumentRefused` saying why not. */
 export async function documentClient(url: string): Promise<OAuthClient> {
   const problem = documentUrlProblem(url);
@@ -116,12 +116,7 @@ export async function documentClient(url: string): Promise<OAuthClient> {
     if ('refused' in hit) throw new ClientDocumentRefused(hit.refused);
     return hit.client;
   }
-  let pending = fetching.get(url);
-  if (!pending) {
-    pending = fetchDocument(url).finally(() => fetching.delete(url));
-    fetching.set(url, pending);
-  }
-  return pending;
+  return fetchDocumentOnce(url);
 }
 
 /** Forget every kept document (tests). */

@@ -137,3 +137,20 @@ export function keepMs(cacheControl: string | undefined, bounds: { leastMs: numb
   return maxAge ? Math.max(bounds.leastMs, Math.min(Number(maxAge[2]) * 1000, bounds.mostMs)) : bounds.defaultMs;
 }
 
+
+/**
+ * One fetch per URL at a time: a caller asking for a URL already being fetched shares that fetch
+ * (requests arriving together make one request out). The URLs held are those in flight, each for at
+ * most `fetchPublic`'s time limit.
+ */
+export function oneFetchPerUrl<T>(fetchOf: (url: string) => Promise<T>): (url: string) => Promise<T> {
+  const fetching = new Map<string, Promise<T>>();
+  return (url) => {
+    let pending = fetching.get(url);
+    if (!pending) {
+      pending = fetchOf(url).finally(() => fetching.delete(url));
+      fetching.set(url, pending);
+    }
+    return pending;
+  };
+}
