@@ -4,7 +4,8 @@
  * `BRANDS_TABLE` set, on that table with whatever credentials the AWS SDK finds (a deployed
  * stack's table: docs/operations.md#loading-the-hospital-directory).
  */
-import { runBrandsCommand, UsageError } from '../scripts/brands';
+import { runBrandsCommand } from '../scripts/brands';
+import { UsageError } from '../scripts/usage-error';
 import { BrandsFileError } from '../shared/brands/import';
 import { runOperatorCommand } from './operator-command';
 

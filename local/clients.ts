@@ -4,7 +4,8 @@
  * with `DIRECTORY_TABLE` set, on that table with whatever credentials the AWS SDK finds (a deployed
  * stack's `<namePrefix>directory`: docs/operations.md#assistants-registered-clients).
  */
-import { runClientsCommand, UsageError } from '../scripts/clients';
+import { runClientsCommand } from '../scripts/clients';
+import { UsageError } from '../scripts/usage-error';
 import { runOperatorCommand } from './operator-command';
 
 runOperatorCommand({ tableSetting: 'DIRECTORY_TABLE', run: runClientsCommand, refusalCode: (e) => (e instanceof UsageError ? 2 : undefined) });

@@ -15,6 +15,7 @@ import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { brandLists, BrandsFileError, importBrands, removeBrandList, type ImportReport } from '../shared/brands/import';
 import { DEFAULT_BRAND_LIMIT, MAX_BRAND_LIMIT, searchBrands } from '../shared/brands/search';
+import { UsageError } from './usage-error';
 
 export const BRANDS_USAGE = `usage: npm run brands -- import <file> [--list <name>]
        npm run brands -- lists
@@ -49,7 +50,7 @@ export async function runBrandsCommand(argv: readonly string[]): Promise<string[
   switch (command) {
     case 'import': {
       const [file] = rest;
-      if (!file || rest.length > 1) throw new UsageError();
+      if (!file || rest.length > 1) throw new UsageError(BRANDS_USAGE);
       let value: unknown;
       try {
         value = JSON.parse(readFileSync(file, 'utf8'));
@@ -65,7 +66,7 @@ export async function runBrandsCommand(argv: readonly string[]): Promise<string[
     }
     case 'remove': {
       const [name] = rest;
-      if (!name || rest.length > 1) throw new UsageError();
+      if (!name || rest.length > 1) throw new UsageError(BRANDS_USAGE);
       return [(await removeBrandList(name)) ? `list "${name}" removed` : `no list "${name}"`];
     }
     case 'search': {
@@ -74,13 +75,7 @@ export async function runBrandsCommand(argv: readonly string[]): Promise<string[
       return results.map((r) => `${r.facility_name} (${r.brand_name}) ${r.address_text ? `- ${r.address_text} ` : ''}-> ${r.fhir_base_url}`);
     }
     default:
-      throw new UsageError();
+      throw new UsageError(BRANDS_USAGE);
   }
 }
 
-export class UsageError extends Error {
-  constructor() {
-    super(BRANDS_USAGE);
-    this.name = 'UsageError';
-  }
-}

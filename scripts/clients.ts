@@ -10,6 +10,7 @@
  */
 import { listRegisteredClients, revokeRegisteredClient } from '../shared/oauth/clients';
 import type { OAuthClient } from '../shared/directory/model';
+import { UsageError } from './usage-error';
 
 export const CLIENTS_USAGE = `usage: npm run clients -- list
        npm run clients -- revoke <client_id>`;
@@ -26,24 +27,18 @@ export async function runClientsCommand(argv: readonly string[]): Promise<string
   const [command, ...rest] = argv;
   switch (command) {
     case 'list': {
-      if (rest.length > 0) throw new UsageError();
+      if (rest.length > 0) throw new UsageError(CLIENTS_USAGE);
       const clients = await listRegisteredClients();
       return clients.length === 0 ? ['no registered clients'] : clients.map(describeClient);
     }
     case 'revoke': {
       const [clientId] = rest;
-      if (!clientId || rest.length > 1) throw new UsageError();
+      if (!clientId || rest.length > 1) throw new UsageError(CLIENTS_USAGE);
       const revoked = await revokeRegisteredClient(clientId);
       return [revoked ? `revoked ${clientId} (${JSON.stringify(revoked.name)}): ${revoked.grants?.length ?? 0} grant(s) ended` : `no registered client ${JSON.stringify(clientId)}`];
     }
     default:
-      throw new UsageError();
+      throw new UsageError(CLIENTS_USAGE);
   }
 }
 
-export class UsageError extends Error {
-  constructor() {
-    super(CLIENTS_USAGE);
-    this.name = 'UsageError';
-  }
-}
