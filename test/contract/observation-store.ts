@@ -13,7 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deletePatientObservations } from '../../shared/observations/delete';
 import type { NewObservation, ObservationIdentifier, StoredObservation } from '../../shared/observations/model';
 import { countReadings, readObservation, readObservations, readReadings, type ReadingsQuery } from '../../shared/observations/read';
-import { orderedRows, runsOf } from '../../shared/observations/search/streams';
+import { orderedRows } from '../../shared/observations/search/ordered-rows';
+import { runsOf } from '../../shared/observations/search/streams';
 import { forgetKnownSpans, knownSpan, raiseSpans, storedSpans } from '../../shared/observations/span-stats';
 import { observationStore, useObservationStore } from '../../shared/observations/store/current';
 import type { ObservationStore, PageStart } from '../../shared/observations/store/port';
@@ -312,6 +313,29 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         const seen: number[] = [];
         for await (const run of runsOf(stream)) seen.push(...run.map((row) => row.id as number));
         expect(seen).toEqual([ofP[1]!.id, ofQ[0]!.id, ofP[0]!.id, ofQ[1]!.id, ofP[2]!.id]);
+      });
+      it("feeds an export's read of a patient: every row once, read in slices after the first page", async () => {
+        const patient = newPatient();
+        // Three readings to an hour, so the first page ends among readings of one instant; a few undated.
+        const inputs = [...Array.from({ length: 600 }, (_, i) => reading(patient, { at: Math.floor(i / 3) })), ...Array.from({ length: 5 }, () => reading(patient, { at: null }))];
+        const stored = [];
+        for (let i = 0; i < inputs.length; i += 100) stored.push(...(await storeObservations(inputs.slice(i, i + 100))).map(created));
+        const all = stored.map((o) => o.id).sort((a, b) => a - b);
+        // Oldest first (date order), or newest first (the patient order an export reads in).
+        const exported = async (read: { dates: { lo?: number; hi?: number }; withUndated: boolean; anyOrder?: boolean }, newestFirst: boolean) => {
+          const order = newestFirst ? ({ kind: 'patient', descending: false } as const) : ({ kind: 'date', descending: false } as const);
+          const stream = orderedRows([patient], (patientId) => [{ ...read, patientId, updated: {} }], { order, backward: false }, undefined, () => true, Number.MAX_SAFE_INTEGER, true);
+          const seen: number[] = [];
+          for await (const run of runsOf(stream)) seen.push(...run.map((row) => row.id));
+          return seen.sort((a, b) => a - b);
+        };
+        // The whole patient in one read, both ways (undated first or last), and a dated stretch alone.
+        expect(await exported({ dates: {}, withUndated: true, anyOrder: true }, false)).toEqual(all);
+        expect(await exported({ dates: {}, withUndated: true, anyOrder: true }, true)).toEqual(all);
+        const within = stored.filter((o) => o.effective && o.effective.start >= T0 + 20 * HOUR && o.effective.start < T0 + 180 * HOUR).map((o) => o.id).sort((a, b) => a - b);
+        expect(within).toHaveLength(480);
+        expect(await exported({ dates: { lo: T0 + 20 * HOUR, hi: T0 + 180 * HOUR }, withUndated: false }, false)).toEqual(within);
+        expect(await exported({ dates: { lo: T0 + 20 * HOUR, hi: T0 + 180 * HOUR }, withUndated: false }, true)).toEqual(within);
       });
     });
 

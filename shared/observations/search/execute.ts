@@ -21,7 +21,8 @@ import type { NativeQuery } from './query';
 import { hourTest, resolveQueryUnits, valueTest } from './values';
 import { candidateRuns, type HourTest } from './hours';
 import { patientQueries, type PatientRead } from './segments';
-import { ArrayStream, orderedRows, runsOf, type RowStream } from './streams';
+import { orderedRows } from './ordered-rows';
+import { ArrayStream, runsOf, type RowStream } from './streams';
 
 type RowPage = Page<StoredObservation, Position>;
 

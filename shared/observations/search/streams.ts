@@ -9,8 +9,6 @@ import { config } from '../../config';
 import type { StoredObservation } from '../model';
 import { readReadings, type ReadingsQuery } from '../read';
 import type { PageStart, ReadingsPage } from '../store/port';
-import { compareIn, positionOf, type Position, type Traversal } from './order';
-import { patientQueries, type PatientRead } from './segments';
 
 export interface RowStream {
   /** The next row without consuming it; undefined at the end. */
@@ -33,7 +31,7 @@ export interface RowStream {
 export const maxFetch = () => config().maxPageSize + 2;
 
 /** Patients whose reads are planned at once (a value search reads each one's day summaries first). */
-const PLAN_CONCURRENCY = 16;
+export const PLAN_CONCURRENCY = 16;
 
 /**
  * Reads the Queries in turn, `first` rows at first and twice as many each time after. With
@@ -53,7 +51,10 @@ export class QueryStream implements RowStream {
     private readonly keep: (item: StoredObservation) => boolean,
     first: number,
     private readonly readAhead = false,
+    /** Where the first Query goes on from (a page start another read of the same rows gave). */
+    start?: PageStart,
   ) {
+    this.start = start;
     this.fetchSize = Math.max(1, Math.min(first, maxFetch()));
     this.done = queries.length === 0;
   }
@@ -276,34 +277,4 @@ export class MergeStream implements RowStream {
 /** A stream as the kernel's page cutter reads it: run by run, only as far as it is consumed. */
 export async function* runsOf(stream: RowStream): AsyncGenerator<StoredObservation[]> {
   for (let run = await stream.nextRun(); run.length > 0; run = await stream.nextRun()) yield run;
-}
-
-/**
- * The rows of the patients, in the traversal, following `at`, that `keep` accepts. Patient by
- * patient for the default order (a patient's reads open only when the page reaches them), else a
- * merge of every patient's reads, each starting small since most of a page comes from few patients.
- */
-export function orderedRows(
-  patients: readonly number[],
-  readsOf: (patientId: number) => PatientRead[] | Promise<PatientRead[]>,
-  t: Traversal,
-  at: Position | undefined,
-  keep: (item: StoredObservation) => boolean,
-  want: number,
-  /** Every row will be read (a bulk export): read each next page, and the next patient, ahead. */
-  readAhead = false,
-): RowStream {
-  const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-  const streamsOf = async (patientId: number, first: number) =>
-    (await readsOf(patientId))
-      .map((read) => patientQueries(read, t, at))
-      .filter((queries) => queries.length > 0)
-      .map((queries) => new QueryStream(queries, keep, first, readAhead));
-  const merged = (streams: RowStream[]): RowStream => (streams.length === 1 ? streams[0]! : new MergeStream(streams, byOrder));
-  if (t.order.kind === 'patient') {
-    const inOrder = [...patients].sort((a, b) => (t.backward ? b - a : a - b));
-    return new ChainStream(inOrder.map((patientId) => () => new DeferredStream(async () => merged(await streamsOf(patientId, want)))), readAhead);
-  }
-  const first = Math.min(want, Math.max(10, Math.ceil((2 * want) / Math.max(1, patients.length))));
-  return new DeferredStream(async () => merged((await pMap(patients, (patientId) => streamsOf(patientId, first), { concurrency: PLAN_CONCURRENCY })).flat()));
 }

@@ -46,7 +46,10 @@ export interface ReadingsQuery {
    * inclusive to the millisecond (epoch ms; an absent end is open). Absent: no dated reading.
    */
   time?: { from?: number; to?: number };
-  /** Undated readings (`effective` order) whose id lies within these inclusive bounds. Absent: none. */
+  /**
+   * Undated readings (`effective` order) whose id lies within these inclusive bounds. Absent: none.
+   * Read with dated ones, they come after them (ascending), before them (descending).
+   */
   undated?: { from?: number; to?: number };
 }
 

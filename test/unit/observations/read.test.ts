@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cutPage } from '../../../shared/fhir/searchset';
 import type { StoredObservation } from '../../../shared/observations/model';
 import { compare, positionOf, type Order, type Position } from '../../../shared/observations/search/order';
-import { orderedRows, runsOf } from '../../../shared/observations/search/streams';
+import { orderedRows } from '../../../shared/observations/search/ordered-rows';
+import { runsOf } from '../../../shared/observations/search/streams';
 import { useObservationStore } from '../../../shared/observations/store/current';
 import { memoryObservationStore } from '../../../shared/observations/store/memory';
 

@@ -1,0 +1,46 @@
+/**
+ * The rows a search or an export reads: each patient's reads (./segments.ts) as streams
+ * (./streams.ts), chained patient by patient or merged into the traversal's order; a bulk export's
+ * whole-patient reads in slices side by side (./sliced-stream.ts).
+ */
+import pMap from 'p-map';
+import type { StoredObservation } from '../model';
+import { compareIn, positionOf, type Position, type Traversal } from './order';
+import { patientQueries, type PatientRead } from './segments';
+import { SlicedStream } from './sliced-stream';
+import { ChainStream, DeferredStream, MergeStream, PLAN_CONCURRENCY, QueryStream, type RowStream } from './streams';
+
+/**
+ * The rows of the patients, in the traversal, following `at`, that `keep` accepts. Patient by
+ * patient for the default order (a patient's reads open only when the page reaches them), else a
+ * merge of every patient's reads, each starting small since most of a page comes from few patients.
+ */
+export function orderedRows(
+  patients: readonly number[],
+  readsOf: (patientId: number) => PatientRead[] | Promise<PatientRead[]>,
+  t: Traversal,
+  at: Position | undefined,
+  keep: (item: StoredObservation) => boolean,
+  want: number,
+  /**
+   * Every row will be read (a bulk export, in any order): read each next page, and the next patient,
+   * ahead; a patient read in one Query is read in slices side by side.
+   */
+  readAhead = false,
+): RowStream {
+  const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
+  const streamsOf = async (patientId: number, first: number): Promise<RowStream[]> => {
+    const reads = (await readsOf(patientId)).map((read) => patientQueries(read, t, at)).filter((queries) => queries.length > 0);
+    const only = reads.length === 1 && reads[0]!.length === 1 ? reads[0]![0]! : undefined;
+    // One stream at a time is sliced, so a patient's rows in memory stay a few pages.
+    if (readAhead && at === undefined && only?.time) return [new SlicedStream(only, keep)];
+    return reads.map((queries) => new QueryStream(queries, keep, first, readAhead));
+  };
+  const merged = (streams: RowStream[]): RowStream => (streams.length === 1 ? streams[0]! : new MergeStream(streams, byOrder));
+  if (t.order.kind === 'patient') {
+    const inOrder = [...patients].sort((a, b) => (t.backward ? b - a : a - b));
+    return new ChainStream(inOrder.map((patientId) => () => new DeferredStream(async () => merged(await streamsOf(patientId, want)))), readAhead);
+  }
+  const first = Math.min(want, Math.max(10, Math.ceil((2 * want) / Math.max(1, patients.length))));
+  return new DeferredStream(async () => merged((await pMap(patients, (patientId) => streamsOf(patientId, first), { concurrency: PLAN_CONCURRENCY })).flat()));
+}
