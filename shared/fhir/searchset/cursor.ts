@@ -18,6 +18,12 @@ export type Direction = 'next' | 'previous';
 export interface Cursor<P> {
   direction: Direction;
   at: P;
+  /**
+   * What the store worked out for the search's first page and hands to its later ones, so they
+   * need not work it out again (a value search's planned reads): read back as unknown, for the
+   * store to validate or ignore. Like the position, it carries no rights.
+   */
+  hint?: unknown;
 }
 
 /**
@@ -50,7 +56,7 @@ export function searchDigest(type: string, params: URLSearchParams): string {
 }
 
 export function encodeCursor<P>(cursor: Cursor<P>, codec: PositionCodec<P>, digest: string): string {
-  const json = { s: digest, d: cursor.direction === 'next' ? 'n' : 'p', at: codec.encode(cursor.at) };
+  const json = { s: digest, d: cursor.direction === 'next' ? 'n' : 'p', at: codec.encode(cursor.at), ...(cursor.hint === undefined ? {} : { h: cursor.hint }) };
   return Buffer.from(JSON.stringify(json), 'utf8').toString('base64url');
 }
 
@@ -60,10 +66,10 @@ const foreign = () => badRequest(`This ${CURSOR_PARAM} belongs to another search
 export function decodeCursor<P>(text: string, codec: PositionCodec<P>, digest: string): Cursor<P> {
   const json = objectOfBase64Url(text);
   if (json === undefined) throw invalid();
-  const { s, d, at } = json;
+  const { s, d, at, h } = json;
   if (typeof s !== 'string' || (d !== 'n' && d !== 'p')) throw invalid();
   if (s !== digest) throw foreign();
   const position = codec.decode(at);
   if (position === undefined) throw invalid();
-  return { direction: d === 'n' ? 'next' : 'previous', at: position };
+  return { direction: d === 'n' ? 'next' : 'previous', at: position, ...(h === undefined ? {} : { hint: h }) };
 }

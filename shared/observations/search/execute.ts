@@ -20,6 +20,7 @@ import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
 import { hourTest, resolveQueryUnits, valueTest } from './values';
 import { candidateRuns, type HourTest } from './hours';
+import { clampRuns, decodeRuns, encodeRuns, runsKey, type PlannedRuns } from './runs-hint';
 import { patientQueries, type PatientRead } from './segments';
 import { orderedRows } from './ordered-rows';
 import { ArrayStream, runsOf, type RowStream } from './streams';
@@ -170,7 +171,7 @@ function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): S
  * The reads of one patient: one per allowed code when few, else one of every code. A code's read
  * of a value search takes only the runs of hours its day summaries leave (./hours.ts).
  */
-async function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrder = false): Promise<PatientRead[]> {
+async function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrder = false, planned?: PageRuns): Promise<PatientRead[]> {
   const base = {
     patientId,
     dates: boundsOf(query.dates, p.spans.get(patientId) ?? 1, now),
@@ -183,7 +184,12 @@ async function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, 
     return Promise.all(
       [...codes].map(async (codeId): Promise<PatientRead> => {
         const hours = p.hours?.(codeId);
-        return hours ? { ...base, codeId, runs: await candidateRuns(patientId, codeId, base.dates, hours) } : { ...base, codeId };
+        if (!hours) return { ...base, codeId };
+        const key = runsKey(patientId, codeId);
+        const known = planned?.known?.get(key);
+        const runs = known ? clampRuns(known, base.dates) : await candidateRuns(patientId, codeId, base.dates, hours);
+        planned?.used.set(key, runs);
+        return { ...base, codeId, runs };
       }),
     );
   }
@@ -243,8 +249,19 @@ async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor<
   // The page, the row that tells whether another follows, and (after a cursor) the cursor's own
   // row, which the key bounds read again: with it the page's first Query is also its last.
   const want = query.count + 1 + (cursor ? 1 : 0);
-  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now), t, cursor?.at, keep, want);
-  return cutPage(runsOf(stream), query.count, cursor, (item) => positionOf(t.order, item));
+  const planned: PageRuns = { known: decodeRuns(cursor?.hint), used: new Map() };
+  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, false, planned), t, cursor?.at, keep, want);
+  const page = await cutPage(runsOf(stream), query.count, cursor, (item) => positionOf(t.order, item));
+  // The runs this page planned (and those it was handed) go on to the pages it links to.
+  const hint = encodeRuns(new Map([...(planned.known ?? []), ...planned.used])) ?? encodeRuns(planned.used);
+  if (hint) for (const link of [page.next, page.previous]) if (link) link.hint = hint;
+  return page;
+}
+
+/** A page's value-search runs: those its cursor's hint brought (./runs-hint.ts), and those it read by (for its links). */
+interface PageRuns {
+  known: PlannedRuns | undefined;
+  used: PlannedRuns;
 }
 
 /**

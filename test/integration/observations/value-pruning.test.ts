@@ -11,6 +11,9 @@ import type { ObservationStore, ReadingsQuery } from '../../../shared/observatio
 import { summaryStore, useSummaryStore } from '../../../shared/observations/store/summary-current';
 import type { SummaryStore } from '../../../shared/observations/store/summary-port';
 import { allPages, matchIds, observation, observationWorld, search, upload, type ObservationWorld } from '../../support/observations';
+import { call } from '../../support/invoke';
+
+const pathOf = (url: string) => `${new URL(url).pathname}${new URL(url).search}`;
 
 const MONTH = Date.UTC(2025, 2, 1);
 const DAYS = 30;
@@ -109,6 +112,56 @@ describe('a value search over a month of minute heart rates', () => {
     }
     expect(ids.size).toBe(60);
     expect(reads.queries.every(onlyTheHour)).toBe(true);
+  });
+
+  it("reads the day summaries for the first page only: later pages follow the plan their cursor carries", async () => {
+    const inner = summaryStore();
+    let boundsReads = 0;
+    useSummaryStore({ ...inner, bounds: async (...args) => ((boundsReads += 1), inner.bounds(...args)) });
+    restore.push(() => useSummaryStore(inner));
+    const reads = recordReads();
+    const pages = await allPages(world.practitioner.token, `${query()}&_count=10`);
+    expect(pages).toHaveLength(6);
+    expect(new Set(pages.flatMap(matchIds)).size).toBe(60);
+    expect(boundsReads).toBe(1);
+    expect(reads.queries.every(onlyTheHour)).toBe(true);
+    // Back from the last page: still the plan, no summaries read.
+    const previous = (pages[5]!.json.link as Array<{ relation: string; url: string }>).find((l) => l.relation === 'previous')!;
+    const back = await call('GET', pathOf(previous.url), { token: world.practitioner.token });
+    expect(matchIds(back)).toEqual(matchIds(pages[4]!));
+    expect(boundsReads).toBe(1);
+  });
+
+  it('plans a page again when its cursor\'s plan was edited, and never reads past the date filter for it', async () => {
+    const inner = summaryStore();
+    let boundsReads = 0;
+    useSummaryStore({ ...inner, bounds: async (...args) => ((boundsReads += 1), inner.bounds(...args)) });
+    restore.push(() => useSummaryStore(inner));
+    const day = '2025-03-15';
+    const [first, second] = await allPages(world.practitioner.token, `${query()}&date=${day}&_count=30`);
+    expect(boundsReads).toBe(1);
+    const next = new URL((first!.json.link as Array<{ relation: string; url: string }>).find((l) => l.relation === 'next')!.url);
+    const edited = (hint: unknown) => {
+      const cursor = JSON.parse(Buffer.from(next.searchParams.get('_cursor')!, 'base64url').toString('utf8'));
+      const url = new URL(next);
+      url.searchParams.set('_cursor', Buffer.from(JSON.stringify({ ...cursor, h: hint }), 'utf8').toString('base64url'));
+      return pathOf(url.href);
+    };
+    // Malformed: ignored, the page planned again from the summaries, the same rows.
+    for (const hint of ['x', [[1, 2, 3]], [[world.patient.id, 1, 5, 4]], { __proto__: 1 }]) {
+      const res = await call('GET', edited(hint), { token: world.practitioner.token });
+      expect(res.status).toBe(200);
+      expect(matchIds(res)).toEqual(matchIds(second!));
+    }
+    expect(boundsReads).toBe(5);
+    // A plan that claims the whole month: read only within the day the search names.
+    const cursor = JSON.parse(Buffer.from(next.searchParams.get('_cursor')!, 'base64url').toString('utf8'));
+    const [patientId, codeId] = (cursor.h as number[][])[0]!;
+    const reads = recordReads();
+    const wide = await call('GET', edited([[patientId, codeId, MONTH, MONTH_END]]), { token: world.practitioner.token });
+    expect(matchIds(wide)).toEqual(matchIds(second!));
+    const dayStart = Date.parse(day);
+    expect(reads.queries.every((q) => q.time === undefined || ((q.time.from ?? -Infinity) >= dayStart && (q.time.to ?? Infinity) < dayStart + 24 * HOUR))).toBe(true);
   });
 
   it('counts (`_summary=count`) within the hour, and reads nothing where nothing can match', async () => {
