@@ -1,7 +1,8 @@
 /**
  * The code table as the observation paths read it: rendered on every row (`code.coding`) and looked
  * up on every upload, it is small (tens of rows) and codes never change system or code, so a
- * process keeps it for a minute and reloads it when asked for a code it does not know.
+ * process keeps it for a minute and reloads it when asked for a code it does not know (a search
+ * naming one, at most every few seconds).
  */
 import { listCodes } from '../directory/code-table';
 import type { Code, Id } from '../directory/model';
@@ -49,6 +50,21 @@ export async function allCodes(): Promise<readonly Code[]> {
   return (await table()).all;
 }
 
+/** Reloads for a request naming a code the table lacks are this far apart at least (unknown codes do not reload it each request). */
+const RELOAD_GAP_MS = 5_000;
+let reloadedForUnknown = -Infinity;
+
+/**
+ * Every code of the table, reloaded first when `lacks` says it lacks a code the request names (one
+ * added on another instance since this one loaded it), unless such a reload was moments ago.
+ */
+export async function allCodesFor(lacks: (codes: readonly Code[]) => boolean): Promise<readonly Code[]> {
+  const t = await table();
+  if (!lacks(t.all) || Date.now() - reloadedForUnknown < RELOAD_GAP_MS) return t.all;
+  reloadedForUnknown = Date.now();
+  return (await table(true)).all;
+}
+
 /** Codes for ids, for rendering many rows at once (unknown ids are skipped). */
 export async function codesById(ids: Iterable<Id>): Promise<Map<Id, Code>> {
   const wanted = [...new Set(ids)];
@@ -60,4 +76,5 @@ export async function codesById(ids: Iterable<Id>): Promise<Map<Id, Code>> {
 /** Forget the table (tests that add codes). */
 export function forgetCodeTable(): void {
   cached = undefined;
+  reloadedForUnknown = -Infinity;
 }

@@ -10,12 +10,12 @@ import { isPatient, type Caller } from '../../auth/caller';
 import pMap from 'p-map';
 import type { Code, CodeRef, Id } from '../../directory/model';
 import { allOfBounds, anyOfBounds, startBounds, type StartBounds } from '../../fhir/search/date-bounds';
-import { allCodes } from '../code-table-cache';
+import { allCodesFor } from '../code-table-cache';
 import type { ReadingFacts, StoredObservation } from '../model';
 import { countReadings, readObservations } from '../read';
 import { knownSpan, storedSpans } from '../span-stats';
 import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '../../fhir/searchset';
-import { allowedCodes, codeFilter, idFilter, rowTest, testsBeyondCode } from './filters';
+import { allowedCodes, codeFilter, idFilter, namesUnknownCode, rowTest, testsBeyondCode } from './filters';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
 import { hourTest, resolveQueryUnits, valueTest } from './values';
@@ -105,7 +105,7 @@ const spansFor = (query: NativeQuery, ids: Id[]) => (needsSpans(query) && ids.le
  * test of a row (the query's filters, values included).
  */
 export async function reachOf(caller: Caller, query: NativeQuery, now = Date.now()): Promise<{ patients: Id[]; codes: Map<Id, Set<Id> | undefined>; test: (o: ReadingFacts) => boolean }> {
-  const p = await plan(caller, query, await allCodes());
+  const p = await plan(caller, query, await allCodesFor((codes) => namesUnknownCode(query, codes)));
   return { patients: p.patients, codes: p.codes, test: rowTest(query, p.codes, now, p.values) };
 }
 
@@ -139,7 +139,7 @@ async function planOf(
  * Patient by patient unless a query sorts; `studyCodes` as a study filter.
  */
 export async function* matchingRows(queries: readonly NativeQuery[], patients: readonly Id[], studyCodes?: readonly Pick<CodeRef, 'id'>[], now = Date.now()): AsyncGenerator<StoredObservation[]> {
-  const table = await allCodes();
+  const table = await allCodesFor((codes) => queries.some((query) => namesUnknownCode(query, codes)));
   const studyMap = studyCodes && new Map(patients.map((id) => [id, studyCodes]));
   const earlier: Array<(o: StoredObservation) => boolean> = [];
   for (const query of queries) {
@@ -213,7 +213,7 @@ export interface PreparedSearch {
 export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Position>, likelyPatient: Id | undefined, now = Date.now()): Promise<PreparedSearch> {
   const cursor = cursorOf(search, query.cursor);
   const t: Traversal = { order: query.order, backward: cursor?.direction === 'previous' };
-  const table = await allCodes();
+  const table = await allCodesFor((codes) => namesUnknownCode(query, codes));
   const tests = await valueTestsOf(query, table);
   const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(likelyPatient, query, table, tests);
   const early = guess && pageOf(query, guess, t, cursor, now);

@@ -16,21 +16,28 @@ import type { ReadingFacts } from '../model';
 import { schemaQuantities } from '../../omh/quantities';
 import type { NativeQuery } from './query';
 
+type CodeCriterion = NativeQuery['codes'][number];
+
+/** Whether one value of a `code` parameter names the code. */
+function names(c: Code, criterion: CodeCriterion, q: CodeCriterion['values'][number]): boolean {
+  if (criterion.modifier === 'text') {
+    const text = normaliseText(c.display);
+    return q.text !== undefined && (text.startsWith(q.text) || text.includes(` ${q.text}`));
+  }
+  // The schema's standard coding (LOINC) names the code too: `code=http://loinc.org|8867-4` finds heart rates.
+  const standard = schemaQuantities(c.code)?.coding;
+  return tokenMatches({ s: c.system, c: c.code }, q) || (standard !== undefined && tokenMatches({ s: standard.system, c: standard.code }, q));
+}
+
 /** Codes a `code` parameter selects: its alternatives (OR), or the codes not selected (`:not`). */
-function codesOf(criterion: NativeQuery['codes'][number], table: readonly Code[]): Set<Id> {
-  const hits = table.filter((c) =>
-    criterion.values.some((q) => {
-      if (criterion.modifier === 'text') {
-        const text = normaliseText(c.display);
-        return q.text !== undefined && (text.startsWith(q.text) || text.includes(` ${q.text}`));
-      }
-      // The schema's standard coding (LOINC) names the code too: `code=http://loinc.org|8867-4` finds heart rates.
-      const standard = schemaQuantities(c.code)?.coding;
-      return tokenMatches({ s: c.system, c: c.code }, q) || (standard !== undefined && tokenMatches({ s: standard.system, c: standard.code }, q));
-    }),
-  );
-  const ids = new Set(hits.map((c) => c.id));
+function codesOf(criterion: CodeCriterion, table: readonly Code[]): Set<Id> {
+  const ids = new Set(table.filter((c) => criterion.values.some((q) => names(c, criterion, q))).map((c) => c.id));
   return criterion.modifier === 'not' ? new Set(table.filter((c) => !ids.has(c.id)).map((c) => c.id)) : ids;
+}
+
+/** Whether a token of the `code` parameters names no code of the table (one added since it was loaded, perhaps). */
+export function namesUnknownCode(query: NativeQuery, table: readonly Code[]): boolean {
+  return query.codes.some((criterion) => criterion.modifier !== 'text' && criterion.values.some((q) => !table.some((c) => names(c, criterion, q))));
 }
 
 /** The codes the `code` parameters allow together (AND), or undefined when there is none. */

@@ -9,7 +9,7 @@
 import type { Code } from '../../directory/model';
 import { badRequest } from '../../http/errors';
 import { SCHEMA_QUANTITIES, type StandardCoding } from '../../omh/quantities';
-import { allCodes } from '../code-table-cache';
+import { allCodes, allCodesFor } from '../code-table-cache';
 import type { AskedCoding } from './params';
 import type { StatsTarget } from './period';
 
@@ -17,7 +17,17 @@ const matches = (asked: AskedCoding, coding: Pick<StandardCoding, 'system' | 'co
   coding !== undefined && coding.code === asked.code && (asked.system === undefined || asked.system === coding.system);
 
 export async function statsTargets(codings: readonly AskedCoding[]): Promise<StatsTarget[]> {
-  const table = await allCodes();
+  // A coding the table lacks may name a code added on another instance since this one loaded it.
+  const first = targetsIn(await allCodes(), codings);
+  if (!('unknown' in first)) return first;
+  const again = targetsIn(await allCodesFor(() => true), codings);
+  if (!('unknown' in again)) return again;
+  const asked = again.unknown;
+  throw badRequest(`${asked.system ? `${asked.system}|` : ''}${asked.code} names no code of this server's readings.`).at('code');
+}
+
+/** The targets the codings name in this table, or the first coding that names nothing. */
+function targetsIn(table: readonly Code[], codings: readonly AskedCoding[]): StatsTarget[] | { unknown: AskedCoding } {
   const bySchema = new Map(table.map((c): [string, Code] => [c.code, c]));
   /** Code id -> the members named (undefined: all of them). */
   const named = new Map<number, Set<number> | undefined>();
@@ -48,7 +58,7 @@ export async function statsTargets(codings: readonly AskedCoding[]): Promise<Sta
         found = true;
       });
     }
-    if (!found) throw badRequest(`${asked.system ? `${asked.system}|` : ''}${asked.code} names no code of this server's readings.`).at('code');
+    if (!found) return { unknown: asked };
   }
   return [...named].map(([codeId, members]) => ({ codeId, schemaCode: table.find((c) => c.id === codeId)!.code, ...(members ? { members } : {}) }));
 }
