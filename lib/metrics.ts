@@ -10,7 +10,7 @@ import { Duration } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import { FHIR_BASES, familyForPath, IMPORT_BASE, type Family } from '../shared/http/families';
+import { FHIR_BASES, familyForPath, IMPORT_BASE, MCP_PATH, type Family } from '../shared/http/families';
 import type { TableDefinition } from '../shared/store/tables';
 import { EXPORT_WORKER, METRIC, METRICS_NAMESPACE, type MetricName } from '../shared/telemetry/names';
 
@@ -24,6 +24,8 @@ export const TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'Pu
 /** The family whose endpoints take mobile-health uploads (batch and create), and the R4 import's: the routing table's. */
 export const UPLOAD_FAMILY: Family = familyForPath(FHIR_BASES[0]);
 export const IMPORT_FAMILY: Family = familyForPath(IMPORT_BASE);
+/** The family of the assistants' endpoint, whose rate limit counts in the directory table. */
+export const MCP_FAMILY: Family = familyForPath(MCP_PATH);
 
 /** Rates are only computed over this many entries in a period: two refusals out of three at night are not an incident. */
 export const RATE_MINIMUM_ENTRIES = { upload: 50, import: 20, apiRequests: 20 } as const;

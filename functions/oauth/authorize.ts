@@ -19,15 +19,17 @@ import {
   type AuthorizationRequest,
 } from '../../shared/oauth/authorize';
 import { formParams, parseParams, type Params } from '../../shared/oauth/form';
-import { problemPage, signInPage } from '../../shared/oauth/pages';
+import { passwordLinkFor, problemPage, signInPage } from '../../shared/oauth/pages';
 import { grantedScope } from '../../shared/oauth/scopes';
 import { ensureServiceClients } from '../../shared/oauth/service-clients';
 import { signIn } from '../../shared/oauth/sign-in';
 import { csrfCookie, csrfCookieName, CSRF_SECONDS, redirect, refusedSignIn, sameSecret, sendCode } from './browser-steps';
 import { consentStep, pendingAuthorization } from './consent';
 
+type CheckedRequest = { params: Params; request: AuthorizationRequest };
+
 /** Reads the request; a page or a redirect when it cannot go on. */
-async function checked(read: () => Params): Promise<{ params: Params; request: AuthorizationRequest } | HttpResponse> {
+async function checked(read: () => Params): Promise<CheckedRequest | HttpResponse> {
   let params: Params;
   try {
     params = read();
@@ -45,11 +47,12 @@ async function checked(read: () => Params): Promise<{ params: Params; request: A
   }
 }
 
-function carried(params: Params): Record<string, string> {
+/** The authorization request's parameters a form carries to its post (and nothing else). */
+export function carried(params: Params): Record<string, string> {
   return Object.fromEntries(CARRIED_PARAMETERS.filter((p) => params[p] !== undefined).map((p) => [p, params[p]!]));
 }
 
-function form(request: AuthorizationRequest, params: Params, status: number, extra: { error?: string; email?: string; csrf?: string } = {}): HttpResponse {
+function form(request: AuthorizationRequest, params: Params, status: number, extra: { error?: string; email?: string; csrf?: string; notice?: string } = {}): HttpResponse {
   const csrf = extra.csrf ?? randomAlphanumeric(32);
   return signInPage({
     status,
@@ -57,7 +60,9 @@ function form(request: AuthorizationRequest, params: Params, status: number, ext
     carried: carried(params),
     csrf,
     redirectUri: request.redirectUri,
+    passwordLink: passwordLinkFor(carried(params)),
     ...(extra.error ? { error: extra.error } : {}),
+    ...(extra.notice ? { notice: extra.notice } : {}),
     ...(extra.email ? { email: extra.email } : {}),
     ...(extra.csrf ? {} : { cookies: [csrfCookie(csrf, CSRF_SECONDS)] }),
   });
@@ -68,6 +73,12 @@ export async function showSignIn(req: HttpRequest): Promise<HttpResponse> {
   if (!('request' in result)) return result;
   return form(result.request, result.params, 200);
 }
+
+/** An authorization request carried by another page (`password.ts`), checked as this page checks it: the request, or the page or redirect that ends it. */
+export const checkedRequest = (params: Params): Promise<CheckedRequest | HttpResponse> => checked(() => params);
+
+/** The sign-in form of a checked authorization request again, after an invited patient set a password (`password.ts`), the email filled in. */
+export const signInAgain = ({ request, params }: CheckedRequest, email: string, notice: string): HttpResponse => form(request, params, 200, { email, notice });
 
 export async function submitSignIn(req: HttpRequest): Promise<HttpResponse> {
   const result = await checked(() => formParams(req));

@@ -21,6 +21,7 @@ import {
   apiServerErrorRate,
   IMPORT_FAMILY,
   importFailureRate,
+  MCP_FAMILY,
   PERIOD,
   serviceMetric,
   tableSystemErrors,
@@ -58,6 +59,12 @@ export const ALARM_THRESHOLDS = {
   exportDeadLetters: 1,
   /** A job the sweep failed for making no progress: the worker is not running its parts. */
   exportStuckJobs: 1,
+  /**
+   * `/mcp` requests let through because their rate-limit count failed (fail open). The SDK has
+   * retried each already; two periods in a row is the count being down, not a blip: assistants
+   * then run without a limit, held back only by API Gateway's stage throttle.
+   */
+  mcpRateLimitUnavailable: 1,
 } as const;
 
 export interface ServiceAlarmsProps {
@@ -225,6 +232,14 @@ function alarmSpecs(props: ServiceAlarmsProps): AlarmSpec[] {
       periods: 1,
       meaning: `The ${EXPORT_WORKER} function failed (timeout, crash or out of memory) at least once in 5 minutes.`,
       firstCheck: `its log group for level ERROR and "Task timed out", and the REPORT lines' memory use.`,
+    },
+    {
+      id: 'mcp-rate-limit-unavailable',
+      metric: serviceMetric(METRIC.mcpRateLimitUnavailable, MCP_FAMILY, PERIOD.alarm),
+      threshold: t.mcpRateLimitUnavailable,
+      periods: 2,
+      meaning: `The /mcp rate limit could not be counted for 10 minutes (at least ${t.mcpRateLimitUnavailable} request let through uncounted in each 5): assistants are not rate limited.`,
+      firstCheck: `the ${MCP_FAMILY} log group for "MCP rate limit unavailable" (its error: throttling, access denied, the table), then the directory table's throttle and system error alarms.`,
     },
     {
       id: 'import-failure-rate',

@@ -201,7 +201,9 @@ export interface OAuthClient extends Timestamps {
   /**
    * How an assistant's client came to be (absent: made by the service, the seed or an operator):
    * `dynamic`, it registered itself (RFC 7591); `metadata-document`, its `client_id` is the https
-   * URL of its Client ID Metadata Document (fetched and kept a while, never stored).
+   * URL of its Client ID Metadata Document (fetched and kept a while; stored only as the record of
+   * its use, with its grants, once it exchanged a code, or of its revocation: the document itself is
+   * what authorize and token trust).
    */
   registration?: 'dynamic' | 'metadata-document';
   /**
@@ -210,10 +212,15 @@ export interface OAuthClient extends Timestamps {
    * because TTL deletes late.
    */
   expiresAt?: number;
-  /** Epoch seconds of its last token exchange (dynamically registered clients). */
+  /** Epoch seconds of its last token exchange (dynamically registered and metadata-document clients). */
   lastUsedAt?: number;
-  /** The latest grants issued to a dynamically registered client (bounded), which revoking it ends. */
+  /** The latest grants issued to an assistant's client (bounded), which revoking it ends. */
   grants?: ClientGrant[];
+  /**
+   * Epoch seconds the operator revoked a metadata-document client. Its record is then kept without
+   * an expiry, so that authorize and token refuse its URL from then on (a block list entry).
+   */
+  revokedAt?: number;
 }
 
 /** A grant issued to a client: what revoking the client must end. */

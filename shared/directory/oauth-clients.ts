@@ -25,6 +25,9 @@ export interface OAuthClientInput {
   jwksUri?: string;
   registration?: OAuthClient['registration'];
   expiresAt?: number;
+  lastUsedAt?: number;
+  grants?: OAuthClient['grants'];
+  revokedAt?: number;
 }
 
 export type OAuthClientPatch = Partial<Omit<OAuthClientInput, 'clientId' | 'type' | 'ownerUserId'>>;
@@ -49,6 +52,9 @@ export async function createOAuthClient(input: OAuthClientInput): Promise<OAuthC
     ...(input.jwksUri ? { jwksUri: input.jwksUri } : {}),
     ...(input.registration ? { registration: input.registration } : {}),
     ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
+    ...(input.lastUsedAt !== undefined ? { lastUsedAt: input.lastUsedAt } : {}),
+    ...(input.grants ? { grants: [...input.grants] } : {}),
+    ...(input.revokedAt !== undefined ? { revokedAt: input.revokedAt } : {}),
     createdAt: at,
     updatedAt: at,
   };

@@ -51,7 +51,7 @@ export function originCorsRoutes(path: string, handlers: Partial<Record<Exclude<
   const methods = Object.keys(handlers);
   const allowed = (origin: string | undefined): origin is string => origin !== undefined && policy.origins().includes(origin);
   const expose = policy.exposeHeaders.join(', ');
-  const headers = (req: HttpRequest): Record<string, string> => {
+  const headers = (req: Pick<HttpRequest, 'headers'>): Record<string, string> => {
     const origin = req.headers['origin'];
     return allowed(origin) ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': expose, Vary: 'Origin' } : { Vary: 'Origin' };
   };

@@ -87,6 +87,10 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
     return toLambdaResult(await dispatch(match.route, req, definition));
   };
 
+  // Answers made before the route is reached (413, 415, malformed JSON, 405) carry its CORS headers too.
+  const routeHeaders = (event: APIGatewayProxyEventV2) =>
+    router.headersFor(event.requestContext.http.method.toUpperCase(), event.rawPath || '/', { headers: lowerCaseHeaders(event.headers) });
+
   // A second before Lambda's own limit: time to render the 503 and write the request's log and metric lines.
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base, { timeoutEarlyInMillis: EARLY_ANSWER_MS })
     .use(injectLambdaContext(log, { resetKeys: true }))
@@ -97,5 +101,5 @@ export function createHandler(definition: FamilyDefinition): LambdaHandler {
     .use(siteUrlFromParameter())
     .use(bodyLimit(() => config().maxBodyBytes))
     .use(bodyParser(() => config().maxJsonDepth))
-    .use(errorRenderer()) as unknown as LambdaHandler;
+    .use(errorRenderer(routeHeaders)) as unknown as LambdaHandler;
 }

@@ -67,15 +67,18 @@ export type Route = RouteAccess & {
   path: string;
   /**
    * Headers every answer carries, refusals included (CORS: a browser hides an answer without them
-   * from the app); a function when they depend on the request (the `Origin` an answer allows).
+   * from the app), those made before the route is reached too (`Router.headersFor`); a function of
+   * the request's headers when they depend on them (the `Origin` an answer allows).
    */
-  headers?: Readonly<Record<string, string>> | ((req: HttpRequest) => Readonly<Record<string, string>>);
+  headers?: RouteHeaders;
   /**
    * Parameters the route's 401 adds to its `Bearer` challenge: where a client learns how to get a
    * token (RFC 9728's `resource_metadata`, and `scope`). Read per request: the site URL may load late.
    */
   challenge?: () => Readonly<Record<string, string>>;
 };
+
+export type RouteHeaders = Readonly<Record<string, string>> | ((req: Pick<HttpRequest, 'headers'>) => Readonly<Record<string, string>>);
 
 type Segment = { literal: string } | { param: string; rest: boolean };
 
@@ -155,6 +158,18 @@ export class Router {
       return { kind: 'method-not-allowed', allowed: group.map((r) => r.method) };
     }
     return { kind: 'not-found' };
+  }
+
+  /**
+   * The headers the route of this method and path puts on its answers, for an answer made before
+   * the route is reached (a body over the limit, malformed JSON, a wrong `Content-Type`); for a
+   * method the path lacks (a 405), those of the path's routes. `undefined` when no route has any.
+   */
+  headersFor(method: string, path: string, req: Pick<HttpRequest, 'headers'>): Readonly<Record<string, string>> | undefined {
+    const parts = splitPath(path);
+    const group = this.groups.find((g) => matchSegments(g[0]!.segments, parts));
+    const route = group && (group.find((r) => r.method === method) ?? group.find((r) => r.headers));
+    return typeof route?.headers === 'function' ? route.headers(req) : route?.headers;
   }
 
   /** Every route, for documentation and the CapabilityStatement. */

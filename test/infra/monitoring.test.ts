@@ -78,6 +78,7 @@ describe('alarms', () => {
       'export-dead-letters',
       'export-stuck-jobs',
       'export-worker-errors',
+      'mcp-rate-limit-unavailable',
     ];
     expect([...alarms().keys()].sort()).toEqual(expected.sort());
   });
@@ -136,6 +137,22 @@ describe('alarms', () => {
     for (const name of [METRIC.importEntriesFailed, METRIC.importEntriesCreated, METRIC.importEntriesWithLoss]) expect(imports).toContain(`"MetricName":"${name}"`);
     expect(imports).toContain(`{"Name":"service","Value":"${IMPORT_FAMILY}"}`);
     expect(alarms().get('import-failure-rate')!.Threshold).toBe(ALARM_THRESHOLDS.importFailurePercent);
+  });
+
+  it('alarm when the /mcp rate limit fails open: the sum of McpRateLimitUnavailable of the mcp family, two periods in a row', () => {
+    const alarm = alarms().get('mcp-rate-limit-unavailable')!;
+    expect(alarm).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: METRIC.mcpRateLimitUnavailable,
+      Dimensions: [{ Name: 'service', Value: 'mcp' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: ALARM_THRESHOLDS.mcpRateLimitUnavailable,
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(alarm.AlarmDescription).toContain('MCP rate limit unavailable');
   });
 });
 

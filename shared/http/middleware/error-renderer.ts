@@ -84,7 +84,12 @@ function oauthCodeFor(status: number): string {
   return 'invalid_request';
 }
 
-export function errorRenderer(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+/**
+ * Renders the error of a request. `routeHeaders` answers the headers of the route the request
+ * names (its CORS): errors thrown before the route is reached (413, 415, malformed JSON, 405) carry
+ * them too, or a browser hides them from the page; the route's own errors have them already.
+ */
+export function errorRenderer(routeHeaders?: (event: APIGatewayProxyEventV2) => Readonly<Record<string, string>> | undefined): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
     onError: (request) => {
       const ctx = contextOf(request.event);
@@ -93,7 +98,9 @@ export function errorRenderer(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewa
         known ?? new HttpError(500, `An unexpected error occurred (request ${ctx.requestId}).`, 'exception');
       if (known) ctx.log.info('request refused', { status: known.status, error: known.message });
       else ctx.log.error('unexpected error', request.error instanceof Error ? request.error : String(request.error));
-      request.response = toLambdaResult(renderError(error, dialectOf(request.event.rawPath ?? '/')));
+      const rendered = renderError(error, dialectOf(request.event.rawPath ?? '/'));
+      const headers = routeHeaders?.(request.event);
+      request.response = toLambdaResult(headers ? { ...rendered, headers: { ...rendered.headers, ...headers } } : rendered);
     },
   };
 }

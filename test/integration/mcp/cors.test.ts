@@ -13,12 +13,14 @@ import { observationWorld, type ObservationWorld } from '../../support/observati
 const ALLOWED = 'https://assistant.example';
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
+const MAX_BODY_BYTES = 4096;
 
 let a: ObservationWorld;
 let token: string;
 
 beforeAll(async () => {
   process.env.MCP_ALLOWED_ORIGINS = `${ALLOWED}, http://localhost:6274`;
+  process.env.MAX_BODY_BYTES = String(MAX_BODY_BYTES);
   resetConfig();
   a = await observationWorld();
   token = await forMcp(a.patient.token);
@@ -26,6 +28,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   delete process.env.MCP_ALLOWED_ORIGINS;
+  delete process.env.MAX_BODY_BYTES;
   resetConfig();
 });
 
@@ -90,5 +93,37 @@ describe('answers to an allowed origin', () => {
     const desktop = await call('POST', '/mcp', { token, headers: HEADERS, body: PING });
     expect(desktop.status).toBe(200);
     expect(desktop.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('answers made before the route is reached', () => {
+  const from = (origin: string | undefined): Record<string, string> => (origin === undefined ? {} : { origin });
+  /** What the middleware and the router refuse before the MCP handler runs, each with the status it must keep. */
+  const early: Array<{ name: string; status: number; send: (origin: string | undefined) => ReturnType<typeof call> }> = [
+    { name: 'a body over the limit (413)', status: 413, send: (origin) => call('POST', '/mcp', { token, headers: { ...HEADERS, ...from(origin) }, body: JSON.stringify({ ...PING, params: { pad: 'x'.repeat(MAX_BODY_BYTES) } }) }) },
+    { name: 'a Content-Type that is no JSON (415)', status: 415, send: (origin) => call('POST', '/mcp', { token, headers: { ...HEADERS, 'content-type': 'text/plain', ...from(origin) }, body: 'ping' }) },
+    { name: 'malformed JSON (400)', status: 400, send: (origin) => call('POST', '/mcp', { token, headers: { ...HEADERS, ...from(origin) }, body: '{"jsonrpc": "2.0", "id": 1,' }) },
+    { name: 'JSON nested too deeply (400)', status: 400, send: (origin) => call('POST', '/mcp', { token, headers: { ...HEADERS, ...from(origin) }, body: `${'['.repeat(150)}${']'.repeat(150)}` }) },
+    { name: 'GET, which /mcp does not serve (405)', status: 405, send: (origin) => call('GET', '/mcp', { token, headers: { accept: 'text/event-stream', ...from(origin) } }) },
+  ];
+
+  it.each(early)('$name carries the CORS headers for an allowed origin, with its own status and body', async ({ status, send }) => {
+    const res = await send(ALLOWED);
+    expect(res.status).toBe(status);
+    expect(res.json).toHaveProperty('detail');
+    expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(res.headers['vary']).toBe('Origin');
+    expect(res.headers['access-control-expose-headers']!.toLowerCase().split(', ')).toEqual(expect.arrayContaining(['www-authenticate', 'retry-after']));
+  });
+
+  it.each(early)('$name names no origin for a foreign one, and none without Origin', async ({ status, send }) => {
+    const foreign = await send('https://evil.example');
+    expect(foreign.status).toBe(status);
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+    expect(foreign.headers['access-control-expose-headers']).toBeUndefined();
+    expect(foreign.headers['vary']).toBe('Origin');
+    const noOrigin = await send(undefined);
+    expect(noOrigin.status).toBe(status);
+    expect(noOrigin.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

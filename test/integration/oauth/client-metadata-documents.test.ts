@@ -4,7 +4,9 @@
  * `JWKS_URI_LOOPBACK=1`, the tests' setting), checks and keeps as its Cache-Control says (five
  * minutes to a day). Such a client completes the authorization code flow with PKCE for `/mcp`;
  * documents that lie about their URL, ask for a secret or name bad redirect URIs are refused; and a
- * URL pointing at an internal address is refused without a request being made to it.
+ * URL pointing at an internal address is refused without a request being made to it. The operator
+ * lists those that exchanged a code and revokes them (or a URL never used here): authorize and
+ * token then refuse the URL without fetching it, and its grants end.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,9 +17,15 @@ import { config, resetConfig } from '../../../shared/config';
 import { resetClock, useClock } from '../../../shared/oauth/clock';
 import { forgetClientDocuments, MAX_DOCUMENT_BYTES, REFUSAL_KEEP_MS } from '../../../shared/oauth/metadata-documents';
 import { GREATEST_WAIT_MS } from '../../../shared/oauth/public-fetch';
+import { runClientsCommand } from '../../../scripts/clients';
+import { getOAuthClient } from '../../../shared/directory/oauth-clients';
+import { getUser } from '../../../shared/directory/users';
+import { documentClient } from '../../../shared/oauth/metadata-documents';
+import { KEPT_AFTER_USE_SECONDS, listRegisteredClients, noteClientUse, REVOKED_DOCUMENT } from '../../../shared/oauth/clients';
+import { makeOrganization, makePractitioner } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { pkcePair } from '../../support/oauth';
-import { authorizeUrl, exchangeCode, refreshFor, signInFor, type FlowClient } from '../../support/oauth-flow';
+import { authorizeUrl, exchangeCode, refreshFor, signInFor, unescapeHtml, type FlowClient } from '../../support/oauth-flow';
 
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'http://127.0.0.1:43123/callback';
@@ -195,5 +203,91 @@ describe('documents refused', () => {
       expect(page.text, clientId).toMatch(/https URL|public host|not public/);
     }
     expect(anyHits).toBe(before);
+  });
+});
+
+describe('the operator\'s list and revocation', () => {
+  const mcp = () => `${config().siteUrl}/mcp`;
+  const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
+  const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  const lineOf = async (clientId: string) => (await runClientsCommand(['list'])).find((line) => line.startsWith(`${clientId} `));
+
+  it('records a client at its first code exchange, with each grant and its last use; it is not recorded before', async () => {
+    const client = serve('/listed.json', { body: documentOf('/listed.json', { client_name: 'Listed assistant' }) });
+    const first = await signInFor(client, passwordHash, PASSWORD, { resource: mcp() });
+    // Signing in shows pages and issues a code, but stores no client: only an exchange does.
+    expect(await getOAuthClient(client.clientId)).toBeUndefined();
+    expect((await exchangeCode(client, first.code, first.verifier, { resource: mcp() })).status).toBe(200);
+    const now = Math.floor(Date.now() / 1000);
+    const recorded = (await getOAuthClient(client.clientId))!;
+    expect(recorded).toMatchObject({ registration: 'metadata-document', name: 'Listed assistant', redirectUris: [REDIRECT], type: 'public' });
+    expect(recorded.lastUsedAt).toBeGreaterThanOrEqual(now - 5);
+    expect(recorded.expiresAt! - now).toBeGreaterThan(KEPT_AFTER_USE_SECONDS - 10);
+    expect(recorded.grants).toHaveLength(1);
+
+    const second = await signInFor(client, passwordHash, PASSWORD, { resource: mcp() });
+    expect((await exchangeCode(client, second.code, second.verifier, { resource: mcp() })).status).toBe(200);
+    expect((await getOAuthClient(client.clientId))!.grants).toHaveLength(2);
+    expect(await lineOf(client.clientId)).toMatch(
+      new RegExp(`^${client.clientId.replace(/[.]/g, '\\.')} "Listed assistant" metadata document, first used \\S+, last used \\S+, expires \\S+, 2 grant\\(s\\); redirect ${REDIRECT}$`),
+    );
+    expect((await listRegisteredClients()).filter((c) => c.clientId === client.clientId)).toHaveLength(1);
+  });
+
+  it('revoking one refuses its URL at authorize and token without fetching it, and ends its refresh and access tokens', async () => {
+    const client = serve('/revoked.json', { body: documentOf('/revoked.json', { client_name: 'To revoke' }) });
+    const { code, verifier } = await signInFor(client, passwordHash, PASSWORD, { resource: mcp() });
+    const tokens = await exchangeCode(client, code, verifier, { resource: mcp() });
+    expect(tokens.status).toBe(200);
+    const ping = () => call('POST', '/mcp', { token: tokens.json.access_token, headers: MCP_HEADERS, body: PING });
+    expect((await ping()).status).toBe(200);
+
+    expect(await runClientsCommand(['revoke', client.clientId])).toEqual([`revoked ${client.clientId} ("To revoke"): 1 grant(s) ended; authorize and token refuse it from now on`]);
+    const record = (await getOAuthClient(client.clientId))!;
+    expect(record.revokedAt).toBeGreaterThan(0);
+    expect(record.expiresAt).toBeUndefined();
+    expect(record.grants).toBeUndefined();
+    expect(await lineOf(client.clientId)).toMatch(/ "To revoke" metadata document, revoked \S+: refused at authorize and token$/);
+
+    forgetClientDocuments();
+    const fetched = hits.get('/revoked.json');
+    const page = await authorizePage(client);
+    expect(page.status).toBe(400);
+    expect(unescapeHtml(page.text)).toContain(REVOKED_DOCUMENT);
+    const refresh = await refreshFor(client, tokens.json.refresh_token);
+    expect(refresh.status).toBe(401);
+    expect(refresh.json).toMatchObject({ error: 'invalid_client' });
+    expect(refresh.json.error_description).toContain(REVOKED_DOCUMENT);
+    expect(hits.get('/revoked.json')).toBe(fetched);
+    expect((await ping()).status).toBe(401);
+
+    expect(await runClientsCommand(['revoke', client.clientId])).toEqual([`${client.clientId} was revoked already, at ${new Date(record.revokedAt! * 1000).toISOString()}`]);
+  });
+
+  it('revokes a URL never used here: it is listed and refused from then on, its document never fetched', async () => {
+    const client = serve('/never-used.json', { body: documentOf('/never-used.json') });
+    const host = new URL(base).host;
+    expect(await runClientsCommand(['revoke', client.clientId])).toEqual([`revoked ${client.clientId} ("${host}"): 0 grant(s) ended; authorize and token refuse it from now on`]);
+    expect(await lineOf(client.clientId)).toMatch(/metadata document, revoked \S+: refused at authorize and token$/);
+    expect((await authorizePage(client)).status).toBe(400);
+    expect(hits.get('/never-used.json')).toBeUndefined();
+  });
+
+  it('revoking a URL that cannot be a metadata document, or an unknown client, changes nothing', async () => {
+    const before = await runClientsCommand(['list']);
+    for (const clientId of ['https://169.254.169.254/latest/client.json', 'https://app.example/', 'https://app.example/a/../c.json', `https://app.example/${'x'.repeat(600)}`, 'no-such-client']) {
+      expect(await runClientsCommand(['revoke', clientId]), clientId).toEqual([`no registered client ${JSON.stringify(clientId)}`]);
+    }
+    expect(await runClientsCommand(['list'])).toEqual(before);
+  });
+
+  it('an exchange that races the revocation ends the grant it started', async () => {
+    const client = serve('/raced.json', { body: documentOf('/raced.json') });
+    const described = await documentClient(client.clientId);
+    await runClientsCommand(['revoke', client.clientId]);
+    const person = await makePractitioner({ organizations: [await makeOrganization()] });
+    await noteClientUse(described, { grantId: 'raced-grant', userId: person.id });
+    expect(Object.keys((await getUser(person.id))!.revocations ?? {})).toContain('sid:raced-grant');
+    expect((await getOAuthClient(client.clientId))!.grants).toBeUndefined();
   });
 });

@@ -49,6 +49,10 @@ describe('discovery', () => {
     expect(preflight.headers['access-control-allow-headers']).toContain('Authorization');
     // Errors carry CORS too, or a browser app could not read them.
     expect((await postForm('/o/token/', {})).headers['access-control-allow-origin']).toBe('*');
+    // So do the ones made before the route is reached: a body that is neither a form nor JSON (415).
+    const early = await call('POST', '/o/token/', { headers: { 'content-type': 'text/plain', origin: 'https://app.example' }, body: 'grant_type=x' });
+    expect(early.status).toBe(415);
+    expect(early.headers['access-control-allow-origin']).toBe('*');
     // CORS is on /o/ and the discovery documents only.
     expect((await call('GET', '/health')).headers['access-control-allow-origin']).toBeUndefined();
     expect((await call('GET', '/FHIR/R5/metadata')).headers['access-control-allow-origin']).toBeUndefined();

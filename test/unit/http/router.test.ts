@@ -38,4 +38,21 @@ describe('Router', () => {
     expect(router.match('GET', '/FHIR/R5/Patient/1/extra/more')).toEqual({ kind: 'not-found' });
     expect(router.match('GET', '/nothing')).toEqual({ kind: 'not-found' });
   });
+
+  it('answers the headers of a path\'s route for answers made before it, by method, else of the path\'s routes', () => {
+    const byOrigin = (req: { headers: Record<string, string> }): Record<string, string> => (req.headers['origin'] === 'https://a.example' ? { 'Access-Control-Allow-Origin': 'https://a.example', Vary: 'Origin' } : { Vary: 'Origin' });
+    const cors = new Router([
+      { method: 'POST', path: '/mcp', auth: 'none', handler: h('mcp'), headers: byOrigin },
+      { method: 'OPTIONS', path: '/mcp', auth: 'none', handler: h('preflight'), headers: byOrigin },
+      { method: 'POST', path: '/o/token/', auth: 'none', handler: h('token'), headers: { 'Access-Control-Allow-Origin': '*' } },
+      { method: 'GET', path: '/health', auth: 'none', handler: h('health') },
+    ]);
+    expect(cors.headersFor('POST', '/mcp', { headers: { origin: 'https://a.example' } })).toEqual({ 'Access-Control-Allow-Origin': 'https://a.example', Vary: 'Origin' });
+    expect(cors.headersFor('POST', '/mcp/', { headers: { origin: 'https://b.example' } })).toEqual({ Vary: 'Origin' });
+    // A method the path lacks (its 405) takes the path's routes' headers.
+    expect(cors.headersFor('GET', '/mcp', { headers: { origin: 'https://a.example' } })).toMatchObject({ 'Access-Control-Allow-Origin': 'https://a.example' });
+    expect(cors.headersFor('POST', '/o/token', { headers: {} })).toEqual({ 'Access-Control-Allow-Origin': '*' });
+    expect(cors.headersFor('GET', '/health', { headers: {} })).toBeUndefined();
+    expect(cors.headersFor('GET', '/nothing', { headers: {} })).toBeUndefined();
+  });
 });
