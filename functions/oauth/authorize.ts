@@ -19,7 +19,7 @@ import {
   type AuthorizationRequest,
 } from '../../shared/oauth/authorize';
 import { formParams, parseParams, type Params } from '../../shared/oauth/form';
-import { problemPage, signInPage } from '../../shared/oauth/pages';
+import { passwordLinkFor, problemPage, signInPage } from '../../shared/oauth/pages';
 import { grantedScope } from '../../shared/oauth/scopes';
 import { ensureServiceClients } from '../../shared/oauth/service-clients';
 import { signIn } from '../../shared/oauth/sign-in';
@@ -49,7 +49,7 @@ function carried(params: Params): Record<string, string> {
   return Object.fromEntries(CARRIED_PARAMETERS.filter((p) => params[p] !== undefined).map((p) => [p, params[p]!]));
 }
 
-function form(request: AuthorizationRequest, params: Params, status: number, extra: { error?: string; email?: string; csrf?: string } = {}): HttpResponse {
+function form(request: AuthorizationRequest, params: Params, status: number, extra: { error?: string; email?: string; csrf?: string; notice?: string } = {}): HttpResponse {
   const csrf = extra.csrf ?? randomAlphanumeric(32);
   return signInPage({
     status,
@@ -57,7 +57,9 @@ function form(request: AuthorizationRequest, params: Params, status: number, ext
     carried: carried(params),
     csrf,
     redirectUri: request.redirectUri,
+    passwordLink: passwordLinkFor(carried(params)),
     ...(extra.error ? { error: extra.error } : {}),
+    ...(extra.notice ? { notice: extra.notice } : {}),
     ...(extra.email ? { email: extra.email } : {}),
     ...(extra.csrf ? {} : { cookies: [csrfCookie(csrf, CSRF_SECONDS)] }),
   });
@@ -67,6 +69,13 @@ export async function showSignIn(req: HttpRequest): Promise<HttpResponse> {
   const result = await checked(() => parseParams(req.query.toString()));
   if (!('request' in result)) return result;
   return form(result.request, result.params, 200);
+}
+
+/** The sign-in form of an authorization request again, after an invited patient set a password (`password.ts`), the email filled in. */
+export async function signInAgain(params: Params, email: string, notice: string): Promise<HttpResponse> {
+  const result = await checked(() => params);
+  if (!('request' in result)) return result;
+  return form(result.request, result.params, 200, { email, notice });
 }
 
 export async function submitSignIn(req: HttpRequest): Promise<HttpResponse> {

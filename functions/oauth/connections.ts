@@ -15,7 +15,7 @@ import { findClient } from '../../shared/oauth/clients';
 import { describeAccess } from '../../shared/oauth/consent';
 import { CONNECTIONS_PATH, connectionsPage, messagePage, type ConnectionView } from '../../shared/oauth/consent-pages';
 import { formParams, type Params } from '../../shared/oauth/form';
-import { signInPage } from '../../shared/oauth/pages';
+import { PASSWORD_PATH, signInPage } from '../../shared/oauth/pages';
 import { randomAlphanumeric } from '../../shared/secrets';
 import { signIn } from '../../shared/oauth/sign-in';
 import { CONNECTIONS_SESSION_SECONDS, endSession, openSession, sessionCsrf, sessionOf, startSession, type SignInSession } from '../../shared/oauth/sign-in-sessions';
@@ -28,7 +28,7 @@ const sessionId = (req: HttpRequest): string | undefined => req.cookies[pageCook
 /** The connections page's session of this request (never a consent's). */
 const connectionsSession = (session: SignInSession | undefined) => (session && !session.authorization ? session : undefined);
 
-function signInForm(status: number, extra: { error?: string; email?: string; csrf?: string } = {}): HttpResponse {
+export function signInForm(status: number, extra: { error?: string; email?: string; csrf?: string; notice?: string } = {}): HttpResponse {
   const csrf = extra.csrf ?? randomAlphanumeric(32);
   return signInPage({
     status,
@@ -38,7 +38,9 @@ function signInForm(status: number, extra: { error?: string; email?: string; csr
     redirectUri: config().siteUrl,
     action: CONNECTIONS_PATH,
     intro: 'Sign in to see the applications connected to your account, and to withdraw their access.',
+    passwordLink: PASSWORD_PATH,
     ...(extra.error ? { error: extra.error } : {}),
+    ...(extra.notice ? { notice: extra.notice } : {}),
     ...(extra.email ? { email: extra.email } : {}),
     ...(extra.csrf ? {} : { cookies: [csrfCookie(csrf, CSRF_SECONDS)] }),
   });

@@ -15,6 +15,8 @@ import { fhirUserOf } from '../../shared/oauth/token-response';
 import { showSignIn, submitSignIn } from './authorize';
 import { signInToConnections, showConnections, signOutOfConnections, withdrawConnection } from './connections';
 import { submitConsent } from './consent';
+import { showPasswordForm, submitPassword } from './password';
+import { PASSWORD_PATH } from '../../shared/oauth/pages';
 import { CONNECTIONS_PATH, CONSENT_PATH, SIGN_OUT_PATH, WITHDRAW_PATH } from '../../shared/oauth/consent-pages';
 import { corsRoutes } from '../../shared/http/cors';
 
@@ -67,6 +69,8 @@ export function oauthRoutes(): Route[] {
     { method: 'POST', path: CONNECTIONS_PATH, auth: 'none', handler: signInToConnections },
     { method: 'POST', path: WITHDRAW_PATH, auth: 'none', handler: withdrawConnection },
     { method: 'POST', path: SIGN_OUT_PATH, auth: 'none', handler: signOutOfConnections },
+    { method: 'GET', path: PASSWORD_PATH, auth: 'none', handler: showPasswordForm },
+    { method: 'POST', path: PASSWORD_PATH, auth: 'none', handler: submitPassword },
     { method: 'GET', path: '/auth/callback', auth: 'none', handler: async () => callbackPage() },
   ];
 }

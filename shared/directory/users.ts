@@ -102,8 +102,10 @@ export async function updateUser(id: Id, patch: UserPatch): Promise<User> {
     ...(patch.nameFamily !== undefined ? { nameFamily: patch.nameFamily } : {}),
     ...(patch.nameGiven !== undefined ? { nameGiven: patch.nameGiven } : {}),
     ...(patch.active !== undefined ? { active: patch.active } : {}),
-    // A new password or a deactivation ends every session: tokens issued before now are refused.
-    ...(patch.passwordHash !== undefined || patch.active === false ? { tokensNotBefore: Math.floor(Date.now() / 1000) } : {}),
+    // A changed or removed password or a deactivation ends every session: tokens issued before now
+    // are refused. A first password (an account that signed in by invitation only) ends none: no
+    // session began with a password, and the invitation's own sessions (the portal's) go on.
+    ...((patch.passwordHash !== undefined && current.passwordHash !== undefined) || patch.active === false ? { tokensNotBefore: Math.floor(Date.now() / 1000) } : {}),
     updatedAt: now(),
   };
   await users.update(read, next);

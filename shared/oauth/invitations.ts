@@ -11,7 +11,8 @@
  * days after issue. Unknown 404, expired 410, reissued or past its window 409, cancelled 403.
  *
  * A patient without a login account gets one on first redemption: passwordless (it signs in by
- * invitation only), under the patient's contact email when that is free.
+ * invitation only, until the patient sets a password with an invitation: `invitation-passwords.ts`),
+ * under the patient's contact email when that is free.
  */
 import { INVITATION_REDEMPTION_WINDOW_SECONDS, INVITATION_SECONDS } from '../auth/lifetimes';
 import { hashSecret, randomAlphanumeric } from '../secrets';
@@ -126,8 +127,8 @@ export async function cancelInvitation(id: Id): Promise<Invitation> {
   return { ...seen.invitation, ...change };
 }
 
-/** Why an invitation cannot be redeemed now, if it cannot. */
-function refusal(invitation: Invitation, now: number): HttpError | undefined {
+/** Why an invitation cannot be redeemed (or set a password) now, if it cannot. */
+export function invitationRefusal(invitation: Invitation, now: number): HttpError | undefined {
   if (invitation.status === 'cancelled') return forbidden('This invitation was cancelled.');
   if (now >= Date.parse(invitation.expires)) return gone('This invitation has expired; ask for a new one.');
   if (invitation.status === 'reissued') return conflict('This invitation was replaced by a newer one.');
@@ -140,7 +141,7 @@ function refusal(invitation: Invitation, now: number): HttpError | undefined {
 const PLACEHOLDER_EMAIL_DOMAIN = 'accounts.invalid';
 
 /** The patient's login account, created (passwordless) when the patient has none. */
-async function accountOf(patient: Patient): Promise<Id> {
+export async function accountOf(patient: Patient): Promise<Id> {
   if (patient.userId !== undefined) return patient.userId;
   const emails = [patient.telecomEmail, `patient-${patient.id}@${PLACEHOLDER_EMAIL_DOMAIN}`].filter((e): e is string => Boolean(e));
   for (const email of emails) {
@@ -165,7 +166,7 @@ export async function redeemInvitation(token: string): Promise<GrantDocument> {
   if (!seen) throw unknownInvitation();
   const { invitation } = seen;
   const now = nowMs();
-  const refused = refusal(invitation, now);
+  const refused = invitationRefusal(invitation, now);
   if (refused) throw refused;
   const [client, patient] = await Promise.all([getOAuthClient(invitation.clientId), getPatient(invitation.patientId)]);
   if (!patient) throw unknownInvitation();

@@ -151,6 +151,8 @@ export const keys = {
   loginThrottle: (emailHash: string): Key => ({ pk: `LOGINTHROTTLE#${emailHash}`, sk: 'LOGINTHROTTLE' }),
   /** Client registrations counted for one scope (an address's hash, or everyone) in one window (its start, epoch seconds); TTL. */
   registrations: (scope: string, windowStart: number): Key => ({ pk: `REGISTRATIONS#${scope}`, sk: String(windowStart) }),
+  /** Attempts at the invitation's password page counted for one source address (its hash) in one window (its start, epoch seconds); TTL. */
+  passwordAttempts: (scope: string, windowStart: number): Key => ({ pk: `PASSWORDATTEMPTS#${scope}`, sk: String(windowStart) }),
   /** A client assertion a backend client signed in with, by client and the SHA-256 (hex) of its `jti`, so it is used once; TTL. */
   clientAssertion: (clientId: string, jtiHash: string): Key => ({ pk: `ASSERTION#${keyText(clientId)}#${jtiHash}`, sk: 'ASSERTION' }),
   /** A sign-in waiting for its next page (consent, connected applications), by the SHA-256 (hex) of its id; TTL. */

@@ -314,6 +314,17 @@ export function oauthStoreContract(adapters: readonly OAuthAdapter[]): void {
         expect(await store.invitations.get(gone.invitation.tokenHash)).toBeUndefined();
       });
 
+      it('marks the password set with an invitation once: of two changes racing over one version, one lands', async () => {
+        const invitation = invitationOf();
+        await store.invitations.issue(invitation, never);
+        const seen = (await store.invitations.get(invitation.tokenHash))!;
+        const at = '2027-01-18T00:00:00.000Z';
+        const results = await Promise.allSettled([1, 2].map(() => store.invitations.change(seen, { passwordSetAt: at, updatedAt: at })));
+        expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+        expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: CHANGED });
+        expect(await store.invitations.get(invitation.tokenHash)).toEqual({ invitation: { ...invitation, passwordSetAt: at, updatedAt: at }, version: 2 });
+      });
+
       it('redeems an invitation with its code in one step: a stale version or a taken code hash stores neither', async () => {
         const invitation = invitationOf();
         await store.invitations.issue(invitation, never);
@@ -385,6 +396,18 @@ export function oauthStoreContract(adapters: readonly OAuthAdapter[]): void {
         now += FAILURE_WINDOW_SECONDS;
         expect(await signIn(email, 'wrong')).toEqual({ ok: false, locked: false });
         expect(await store.signIns.get(hashSecret(email))).toMatchObject({ failures: 1, windowStart: now });
+      });
+    });
+
+    describe('password page attempts', () => {
+      it('counts attempts per scope and window up to the limit, apart from the registrations of the same scope', async () => {
+        const scope = `address:${hash()}`;
+        expect(await Promise.all([1, 2, 3].map(() => store.passwordAttempts.take(scope, NOW, 3, NOW + 1800)))).toEqual([true, true, true]);
+        expect(await store.passwordAttempts.take(scope, NOW, 3, NOW + 1800)).toBe(false);
+        // Another window, and the registrations counted under the same scope, are counts of their own.
+        expect(await store.passwordAttempts.take(scope, NOW + 900, 3, NOW + 2700)).toBe(true);
+        expect(await store.registrations.take(scope, NOW, 1, NOW + 7200)).toBe(true);
+        expect(await store.passwordAttempts.take(scope, NOW, 3, NOW + 1800)).toBe(false);
       });
     });
 

@@ -535,6 +535,14 @@ export const TABLE: readonly Row[] = [
   },
   { route: 'POST /o/connections/withdraw/', does: 'withdraw an approval without a session', send: () => ({ path: '/o/connections/withdraw/', body: { csrf: 'forged', client_id: WEB_CLIENT_ID, resource: 'mcp' }, form: true }), expect: everyone(403) },
   { route: 'POST /o/connections/sign-out/', does: 'sign out of the connected applications page without a session', send: () => ({ path: '/o/connections/sign-out/', body: { csrf: 'forged' }, form: true }), expect: everyone(403) },
+  // An invited patient's password: only the invitation sets it, and no post passes without the form's cookie.
+  { route: 'GET /o/password/', does: 'open the page where an invited patient sets a password', send: () => get('/o/password/'), expect: everyone(200) },
+  {
+    route: 'POST /o/password/',
+    does: "set A's password without the form's cookie",
+    send: () => ({ path: '/o/password/', body: { csrf: 'forged', invitation: 'A'.repeat(32), password: 'a new password of A', repeated: 'a new password of A' }, form: true }),
+    expect: everyone(403),
+  },
 
   // /mcp: a tool's refusal is a tool result (200), so the status says little: the leak check reads
   // each answer (an out-of-reach patient or study answers as an unknown id), and no caller writes.

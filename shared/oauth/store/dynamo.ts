@@ -4,9 +4,9 @@ import { codes } from './dynamo-codes';
 import { grants } from './dynamo-grants';
 import { invitationRecords } from './dynamo-invitations';
 import type { OAuthStore } from './port';
-import { registrations } from './dynamo-registrations';
+import { passwordAttempts, registrations } from './dynamo-registrations';
 import { signIns } from './dynamo-sign-ins';
 import { approvals } from './dynamo-approvals';
 import { sessions } from './dynamo-sessions';
 
-export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions, registrations, sessions, approvals };
+export const dynamoOAuthStore: OAuthStore = { codes, grants, invitations: invitationRecords, signIns, clientAssertions, registrations, passwordAttempts, sessions, approvals };

@@ -1,11 +1,11 @@
-/** The in-memory twin of the client registrations counted per scope and window: the platform's window counters (`windowSlots`). */
+/** The in-memory twin of what the OAuth store counts per scope and window (registrations, password page attempts): the platform's window counters (`windowSlots`). */
 import { holding, windowSlots } from '../../store/memory';
-import type { RegistrationCountRecords } from './port';
+import type { WindowCountRecords } from './port';
 
-export function memoryRegistrations(): RegistrationCountRecords {
+export function memoryWindowCounts(name: string): WindowCountRecords {
   const slots = windowSlots();
-  const records: RegistrationCountRecords = {
+  const records: WindowCountRecords = {
     take: async (scope, windowStart, limit, expiresAt) => slots.take(scope, windowStart, limit, expiresAt),
   };
-  return holding(records, { registrations: () => slots.rows });
+  return holding(records, { [name]: () => slots.rows });
 }

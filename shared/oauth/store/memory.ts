@@ -6,12 +6,22 @@
 import { memoryClientAssertions } from './memory-client-assertions';
 import { memoryCodesAndGrants } from './memory-codes';
 import { memoryInvitations } from './memory-invitations';
-import { memoryRegistrations } from './memory-registrations';
+import { memoryWindowCounts } from './memory-registrations';
 import { memorySignIns } from './memory-sign-ins';
 import { memoryApprovals, memorySessions } from './memory-sessions';
 import type { OAuthStore } from './port';
 
 export function memoryOAuthStore(): OAuthStore {
   const { codes, grants, newCode } = memoryCodesAndGrants();
-  return { codes, grants, invitations: memoryInvitations(newCode), signIns: memorySignIns(), clientAssertions: memoryClientAssertions(), registrations: memoryRegistrations(), sessions: memorySessions(), approvals: memoryApprovals() };
+  return {
+    codes,
+    grants,
+    invitations: memoryInvitations(newCode),
+    signIns: memorySignIns(),
+    clientAssertions: memoryClientAssertions(),
+    registrations: memoryWindowCounts('registrations'),
+    passwordAttempts: memoryWindowCounts('passwordAttempts'),
+    sessions: memorySessions(),
+    approvals: memoryApprovals(),
+  };
 }

@@ -126,10 +126,12 @@ export interface Invitation {
   redemptions: number;
   /** The authorization code of the last redemption (the only one honoured). */
   codeHash?: string;
+  /** When the patient set their account's password with it (once per invitation). */
+  passwordSetAt?: string;
 }
 
 /** The fields a change of an invitation may set, in the order the change names them. */
-export type InvitationChange = Partial<Pick<Invitation, 'status' | 'updatedAt' | 'redeemedAt' | 'codeHash' | 'redemptions'>>;
+export type InvitationChange = Partial<Pick<Invitation, 'status' | 'updatedAt' | 'redeemedAt' | 'codeHash' | 'redemptions' | 'passwordSetAt'>>;
 
 /** An invitation as read, with the version a change of it must still find. */
 export interface SeenInvitation {
@@ -200,18 +202,22 @@ export interface ClientAssertionRecords {
   use(clientId: string, jtiHash: string, expiresAt: number, now: number): Promise<boolean>;
 }
 
-// --- client registrations ---------------------------------------------------------------------------
+// --- client registrations, password page attempts ----------------------------------------------------
 
-/** Client registrations counted per scope (the hash of a source address, or `all`) and fixed window. */
-export interface RegistrationCountRecords {
+/**
+ * Something counted per scope and fixed window: client registrations (per the hash of a source
+ * address, or `all`), attempts at the invitation's password page (per the hash of a source address).
+ */
+export interface WindowCountRecords {
   /**
-   * Counts one registration in the scope's window starting at `windowStart` (epoch seconds) if that
-   * window holds fewer than `limit`, and answers whether it did: racing registrations never both
-   * take the last one, and a refused one is not counted. The window may be forgotten after
-   * `expiresAt` (epoch seconds).
+   * Counts one in the scope's window starting at `windowStart` (epoch seconds) if that window holds
+   * fewer than `limit`, and answers whether it did: racing ones never both take the last place,
+   * and a refused one is not counted. The window may be forgotten after `expiresAt` (epoch seconds).
    */
   take(scope: string, windowStart: number, limit: number, expiresAt: number): Promise<boolean>;
 }
+
+export type RegistrationCountRecords = WindowCountRecords;
 
 // --- sign-in sessions ------------------------------------------------------------------------------
 
@@ -286,6 +292,7 @@ export interface OAuthStore {
   signIns: SignInAttemptRecords;
   clientAssertions: ClientAssertionRecords;
   registrations: RegistrationCountRecords;
+  passwordAttempts: WindowCountRecords;
   sessions: SignInSessionRecords;
   approvals: ApprovalRecords;
 }

@@ -59,6 +59,14 @@ describe('users', () => {
     await expect(updateUser(987654, { nameGiven: 'x' })).rejects.toMatchObject({ status: 404 });
   });
 
+  it('ends no session on a first password: an account that signed in by invitation only keeps its sessions', async () => {
+    const user = await createUser({ email: 'first-password@example.test', kind: 'practitioner' });
+    const first = await updateUser(user.id, { passwordHash: 'scrypt$first' });
+    expect(first.passwordHash).toBe('scrypt$first');
+    expect(first.tokensNotBefore).toBeUndefined();
+    expect((await updateUser(user.id, { passwordHash: 'scrypt$second' })).tokensNotBefore).toBeGreaterThan(Date.now() / 1000 - 5);
+  });
+
   it('ends sessions on a new password, a deactivation or a revocation', async () => {
     const user = await createUser({ email: 'sessions@example.test', kind: 'practitioner', passwordHash: 'scrypt$old' });
     expect(user.tokensNotBefore).toBeUndefined();
