@@ -45,7 +45,8 @@ async function checked(read: () => Params): Promise<{ params: Params; request: A
   }
 }
 
-function carried(params: Params): Record<string, string> {
+/** The authorization request's parameters a form carries to its post (and nothing else). */
+export function carried(params: Params): Record<string, string> {
   return Object.fromEntries(CARRIED_PARAMETERS.filter((p) => params[p] !== undefined).map((p) => [p, params[p]!]));
 }
 

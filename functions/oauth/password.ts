@@ -9,17 +9,12 @@ import { randomAlphanumeric } from '../../shared/secrets';
 import { isHttpError } from '../../shared/http/errors';
 import type { HttpRequest } from '../../shared/http/request';
 import type { HttpResponse } from '../../shared/http/response';
-import { CARRIED_PARAMETERS } from '../../shared/oauth/authorize';
 import { formParams, parseParams, type Params } from '../../shared/oauth/form';
 import { setPasswordWithInvitation } from '../../shared/oauth/invitation-passwords';
 import { passwordPage, problemPage } from '../../shared/oauth/pages';
-import { signInAgain } from './authorize';
+import { carried, signInAgain } from './authorize';
 import { csrfCookie, csrfCookieName, CSRF_SECONDS, sameSecret } from './browser-steps';
 import { signInForm } from './connections';
-
-/** The authorization request's parameters a post carries back to its sign-in (and nothing else). */
-const carried = (params: Params): Record<string, string> =>
-  Object.fromEntries(CARRIED_PARAMETERS.filter((p) => params[p] !== undefined).map((p) => [p, params[p]!]));
 
 function page(status: number, params: Params, extra: { error?: string; csrf?: string; headers?: Readonly<Record<string, string>> } = {}): HttpResponse {
   const csrf = extra.csrf ?? randomAlphanumeric(32);

@@ -5,7 +5,7 @@
  * DENY` and `no-store` as the sign-in page; every value, the client's name first, HTML-escaped.
  */
 import type { HttpResponse } from '../http/response';
-import { escapeHtml, formTargetOf, htmlPage } from './pages';
+import { escapeHtml, formTargetOf, hiddenInputs, htmlPage } from './pages';
 
 export const CONSENT_PATH = '/o/consent/';
 export const CONNECTIONS_PATH = '/o/connections/';
@@ -13,10 +13,7 @@ export const WITHDRAW_PATH = '/o/connections/withdraw/';
 export const SIGN_OUT_PATH = '/o/connections/sign-out/';
 
 const list = (lines: readonly string[]) => `<ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`;
-const hidden = (fields: Readonly<Record<string, string>>) =>
-  Object.entries(fields)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('\n');
+const hidden = hiddenInputs;
 
 /** The host a redirect URI sends the person back to (its scheme for an app's custom scheme). */
 export function redirectHostOf(uri: string): string {

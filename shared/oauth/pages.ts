@@ -11,6 +11,12 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** A form's hidden fields, names and values escaped. */
+export const hiddenInputs = (fields: Readonly<Record<string, string>>): string =>
+  Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('\n');
+
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f6f8;color:#1d2733}
 main{max-width:34rem;margin:3rem auto;background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 4px #0002}
@@ -113,9 +119,7 @@ export function passwordLinkFor(carried: Readonly<Record<string, string>>): stri
 }
 
 export function signInPage(input: SignInPageInput): HttpResponse {
-  const hidden = Object.entries(input.carried)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('\n');
+  const hidden = hiddenInputs(input.carried);
   const target = formTargetOf(input.redirectUri);
   return htmlPage({
     status: input.status,
@@ -151,9 +155,7 @@ export interface PasswordPageInput {
 
 /** The page where an invited patient sets a password with the invitation link or code. */
 export function passwordPage(input: PasswordPageInput): HttpResponse {
-  const hidden = Object.entries(input.carried)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('\n');
+  const hidden = hiddenInputs(input.carried);
   const page = htmlPage({
     status: input.status,
     title: 'Set a password · Clinical Data Exchange',
