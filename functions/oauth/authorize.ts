@@ -26,8 +26,10 @@ import { signIn } from '../../shared/oauth/sign-in';
 import { csrfCookie, csrfCookieName, CSRF_SECONDS, redirect, refusedSignIn, sameSecret, sendCode } from './browser-steps';
 import { consentStep, pendingAuthorization } from './consent';
 
+type CheckedRequest = { params: Params; request: AuthorizationRequest };
+
 /** Reads the request; a page or a redirect when it cannot go on. */
-async function checked(read: () => Params): Promise<{ params: Params; request: AuthorizationRequest } | HttpResponse> {
+async function checked(read: () => Params): Promise<CheckedRequest | HttpResponse> {
   let params: Params;
   try {
     params = read();
@@ -72,12 +74,11 @@ export async function showSignIn(req: HttpRequest): Promise<HttpResponse> {
   return form(result.request, result.params, 200);
 }
 
-/** The sign-in form of an authorization request again, after an invited patient set a password (`password.ts`), the email filled in. */
-export async function signInAgain(params: Params, email: string, notice: string): Promise<HttpResponse> {
-  const result = await checked(() => params);
-  if (!('request' in result)) return result;
-  return form(result.request, result.params, 200, { email, notice });
-}
+/** An authorization request carried by another page (`password.ts`), checked as this page checks it: the request, or the page or redirect that ends it. */
+export const checkedRequest = (params: Params): Promise<CheckedRequest | HttpResponse> => checked(() => params);
+
+/** The sign-in form of a checked authorization request again, after an invited patient set a password (`password.ts`), the email filled in. */
+export const signInAgain = ({ request, params }: CheckedRequest, email: string, notice: string): HttpResponse => form(request, params, 200, { email, notice });
 
 export async function submitSignIn(req: HttpRequest): Promise<HttpResponse> {
   const result = await checked(() => formParams(req));

@@ -2,7 +2,7 @@
  * `GET/POST /o/password/`: a patient invited to the portal sets a password with the invitation
  * (`shared/oauth/invitation-passwords.ts` holds the rules), then signs in on the page they came
  * from: an authorization request's sign-in (its parameters carried through the form, checked again
- * there), else the connected applications'. The form is protected against cross-site posting as the
+ * before the password is set), else the connected applications'. The form is protected against cross-site posting as the
  * sign-in form is (the same double-submit cookie, `browser-steps.ts`).
  */
 import { randomAlphanumeric } from '../../shared/secrets';
@@ -12,7 +12,7 @@ import type { HttpResponse } from '../../shared/http/response';
 import { formParams, parseParams, type Params } from '../../shared/oauth/form';
 import { setPasswordWithInvitation } from '../../shared/oauth/invitation-passwords';
 import { passwordPage, problemPage } from '../../shared/oauth/pages';
-import { carried, signInAgain } from './authorize';
+import { carried, checkedRequest, signInAgain } from './authorize';
 import { csrfCookie, csrfCookieName, CSRF_SECONDS, sameSecret } from './browser-steps';
 import { signInForm } from './connections';
 
@@ -50,6 +50,9 @@ export async function submitPassword(req: HttpRequest): Promise<HttpResponse> {
   const { params } = got;
   const csrf = req.cookies[csrfCookieName()];
   if (!sameSecret(csrf, params.csrf)) return page(403, params, { error: 'This form has expired or was not sent from this site. Please try again.' });
+  // The authorization request it goes back to must hold before anything is set (else its problem page, or its redirect).
+  const request = params.client_id === undefined ? undefined : await checkedRequest(carried(params));
+  if (request && !('request' in request)) return request;
   let email: string;
   try {
     ({ email } = await setPasswordWithInvitation({ invitation: params.invitation ?? '', password: params.password ?? '', repeated: params.repeated ?? '', ...(req.sourceIp ? { sourceIp: req.sourceIp } : {}) }));
@@ -59,5 +62,5 @@ export async function submitPassword(req: HttpRequest): Promise<HttpResponse> {
   }
   req.log.info('password set with an invitation');
   const notice = `Your password is set. Sign in with your email address, ${email}, and that password.`;
-  return params.client_id !== undefined ? signInAgain(carried(params), email, notice) : signInForm(200, { email, notice });
+  return request ? signInAgain(request, email, notice) : signInForm(200, { email, notice });
 }

@@ -7,7 +7,9 @@
  * error_description}`), never a 5xx; and an answer that refused changes no directory row but the
  * failed-attempt counters (which count by design). The registration endpoint (RFC 7591) gets JSON of
  * any shape, mutations of a registration it accepts and bodies that are no JSON: a 201 with a
- * client_id or an RFC 7591 error, never a 5xx, and a refusal stores nothing.
+ * client_id or an RFC 7591 error, never a 5xx, and a refusal stores nothing. The invitation's
+ * password page gets forms of any shape and mutations of one that would set a password, with and
+ * without its cookie: a page, never a 5xx, and a refusal changes nothing but the attempt counters.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -18,7 +20,8 @@ import { CaseCount, expectWellFormed, fuzz, fuzzTimeout } from '../support/fuzz'
 import { bodyText, hostileKey, hostileText, jsonObject, mutationsOf } from '../support/fuzz-inputs';
 import { resetConfig } from '../../shared/config';
 import { call, type TestResponse } from '../support/invoke';
-import { backendKey, basic, FORM, pkcePair, registerBackendClient, signAssertion, type BackendKey } from '../support/oauth';
+import { backendKey, basic, FORM, invitationWorld, invite, pkcePair, registerBackendClient, serviceClients, signAssertion, type BackendKey } from '../support/oauth';
+import { cookieOf, hiddenFields } from '../support/oauth-flow';
 import { CLIENT_ASSERTION_TYPE } from '../../shared/oauth/client-assertion';
 import { directoryRows } from '../support/store';
 import type { Practitioner } from '../../shared/directory/model';
@@ -193,6 +196,34 @@ describe('/o/register/', () => {
         if (res.status === 400 && type.startsWith('application/json')) expect(REGISTRATION_ERRORS, what).toContain(res.json.error);
         expect(await directoryRows({ withoutSignIns: true }), what).toEqual(before);
       }
+    });
+  });
+});
+
+describe('/o/password/', () => {
+  it('answers any form and changed forms of one that would set a password with a page, never a 5xx; a refusal changes nothing', async () => {
+    const { portal } = await serviceClients();
+    const { doctor: inviter, patient } = await invitationWorld();
+    const invitation = await invite(inviter.token, patient.id, portal.id);
+    const PASSWORD = 'a fuzzed long passphrase';
+    let address = 0;
+    const template = async (): Promise<Pairs> => [['invitation', invitation.invitationLink], ['password', PASSWORD], ['repeated', PASSWORD], ['client_id', WEB_CLIENT_ID]];
+    const body = fc.oneof({ weight: 1, arbitrary: anyPairs.map((pairs) => async () => pairs) }, { weight: 2, arbitrary: changed(template) });
+    await fuzz(QUICK, fc.tuple(body, fc.boolean(), fc.constantFrom('application/x-www-form-urlencoded', 'text/plain', '')), async ([make, withCookie, contentType]) => {
+      cases.tried('password');
+      const page = await call('GET', '/o/password/');
+      const pairs: Pairs = [['csrf', hiddenFields(page).csrf!], ...(await make())];
+      const before = await directoryRows({ withoutSignIns: true });
+      address += 1;
+      const res = await call('POST', '/o/password/', {
+        body: formText(pairs),
+        headers: { ...(contentType ? { 'content-type': contentType } : {}), ...(withCookie ? { cookie: cookieOf(page, 'cdx_signin')! } : {}) },
+        sourceIp: `192.0.2.${address % 250}`,
+      });
+      const what = `POST /o/password/ ${contentType} ${withCookie} ${formText(pairs).slice(0, 200)}`;
+      expect(res.status, what).toBeLessThan(500);
+      if (contentType === 'application/x-www-form-urlencoded') expect(res.headers['content-type'], what).toMatch(/^text\/html/);
+      if (res.status >= 400) expect(await directoryRows({ withoutSignIns: true }), what).toEqual(before);
     });
   });
 });

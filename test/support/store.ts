@@ -62,18 +62,18 @@ const linesBut = (lines: readonly string[], skip: readonly string[]) => lines.fi
 
 /** The directory's lines of a twins' snapshot, with the OAuth records (they share its table). */
 const twinDirectoryLines = ({ directory, oauth }: StoreSnapshot, options: { withoutSignIns?: boolean }) =>
-  [...directory, ...linesBut(oauth, options.withoutSignIns ? ['signIns'] : [])].sort();
+  [...directory, ...linesBut(oauth, options.withoutSignIns ? ['signIns', 'passwordAttempts'] : [])].sort();
 
 /**
  * Every directory row but the id counters and `/mcp`'s rate windows (bookkeeping: a request counted
  * is no record anyone reads back): a create refused by the store (a taken email) may have
  * drawn an id block first; ids are never reused, so a gap is no change anyone can see. The OAuth
  * records are directory rows (they share its table). `withoutSignIns` leaves out the failed
- * sign-ins too (they are counted, by design).
+ * sign-ins and the attempts at the invitation's password page too (they are counted, by design).
  */
 export async function directoryRows(options: { withoutSignIns?: boolean } = {}): Promise<string[]> {
   if (twins) return twinDirectoryLines(twins.snapshot(), options);
-  const skipped = ['COUNTER#', RATE_WINDOW_PREFIX, ...(options.withoutSignIns ? ['LOGINTHROTTLE#'] : [])];
+  const skipped = ['COUNTER#', RATE_WINDOW_PREFIX, ...(options.withoutSignIns ? ['LOGINTHROTTLE#', 'PASSWORDATTEMPTS#'] : [])];
   return tableRows(config().directoryTable, (item) => !skipped.some((prefix) => String(item.pk).startsWith(prefix)));
 }
 

@@ -216,6 +216,16 @@ describe('what is refused, changing nothing', () => {
     expect(await stateOf(patient.id, invitation.id)).toEqual({ passwordHash: undefined, passwordSetAt: undefined });
   });
 
+  it('an authorization request carried back that does not hold: its problem page (400), before anything is set', async () => {
+    const { patient, invitation } = await invited();
+    const query = new URLSearchParams({ response_type: 'code', client_id: 'no-such-client', redirect_uri: assistant.redirectUri, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }).toString();
+    const res = await setPassword({ invitation: invitation.token }, { query });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('This sign-in request cannot continue');
+    expect(await stateOf(patient.id, invitation.id)).toEqual({ passwordHash: undefined, passwordSetAt: undefined });
+    expect((await getPatient(patient.id))!.userId).toBeUndefined();
+  });
+
   it('an invitation cancelled (403), expired (410), replaced (409) or redeemed more than 12 hours ago (409)', async () => {
     const cancelled = await invited();
     expect((await call('DELETE', `/api/v1/invitation/${cancelled.invitation.id}`, { token: cancelled.doctor.token })).status).toBeLessThan(300);
