@@ -193,6 +193,8 @@ describe('refresh_token', () => {
 
   it('stops when the password changes (tokens issued before are refused)', async () => {
     const { exchange, doctor } = await codeFor();
+    // A first password ends no session (docs/access.md#invited-patients-set-a-password): this one is a change.
+    await updateUser(doctor.id, { passwordHash: 'scrypt$first' });
     // The grant starts a few seconds before the change (tokensNotBefore has one-second resolution).
     const start = nowMs() - 5000;
     useClock(() => start);
