@@ -10,7 +10,7 @@ import { allCodes, codesById } from '../../observations/code-table-cache';
 import { lastn, parseLastn } from '../../observations/lastn';
 import { schemaQuantities } from '../../omh/quantities';
 import { schemaForCode } from '../../omh/schemas/index';
-import { visiblePatient, visibleStudy } from '../access';
+import { readVisiblePatient, visiblePatient, visibleStudy } from '../access';
 import { encodeToolCursor, textPosition, toolCursorPosition } from '../cursor';
 import { cursorField, fromField, optionalPatientIdField, pageSizeField, readingTypeField, studyIdField, toField } from '../fields';
 import { countOf, periodParams, readingLine, renderReadings, searchReadings, slimReading, type SlimReading } from '../readings';
@@ -66,13 +66,15 @@ export const patientReadingDatesTool = defineTool({
   output: { patientId: z.number(), readingType: z.string().nullable(), first: z.string().nullable(), last: z.string().nullable() },
   reads: ['Observation'],
   async run(args, context) {
-    const patient = await visiblePatient(context.caller, args.patientId);
-    const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
-    const params = patientParams(patient.id, type, undefined, undefined);
-    const [first, last] = await Promise.all([edgeReading(context, params, 'date'), edgeReading(context, params, '-date')]);
-    context.touched([patient.id]);
-    const structured = { patientId: patient.id, readingType: type ?? null, first: first?.start ?? null, last: last?.start ?? null };
-    return { structured, text: structured.first ? `Readings of patient ${patient.id}${type ? ` (${type})` : ''} from ${structured.first} to ${structured.last}.` : `Patient ${patient.id} has no dated readings${type ? ` of ${type}` : ''}.` };
+    const { patientId, result } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
+      const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
+      const params = patientParams(id, type, undefined, undefined);
+      return { type, edges: await Promise.all([edgeReading(context, params, 'date'), edgeReading(context, params, '-date')]) };
+    });
+    const { type, edges: [first, last] } = result;
+    context.touched([patientId]);
+    const structured = { patientId, readingType: type ?? null, first: first?.start ?? null, last: last?.start ?? null };
+    return { structured, text: structured.first ? `Readings of patient ${patientId}${type ? ` (${type})` : ''} from ${structured.first} to ${structured.last}.` : `Patient ${patientId} has no dated readings${type ? ` of ${type}` : ''}.` };
   },
 });
 
@@ -140,20 +142,22 @@ export const getReadingsTool = defineTool({
   async run(args, context) {
     const format = args.format ?? 'slim';
     const size = Math.min(args.pageSize ?? DEFAULT_READINGS, format === 'fhir' ? MAX_FHIR_READINGS : MAX_SLIM_READINGS);
-    const patient = await visiblePatient(context.caller, args.patientId);
     // The format changes nothing of the search: a cursor continues across formats as across page sizes.
     const bound = { ...args, format: undefined };
-    const cursor = textPosition(toolCursorPosition('get_readings', bound, args.cursor));
-    const params = patientParams(patient.id, args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code, args.from, args.to);
-    params.set('_sort', '-date');
-    params.set('_count', String(size));
-    const page = await searchReadings(context.caller, params, cursor, context.now);
-    context.touched([patient.id]);
+    const { patientId, result: page } = await readVisiblePatient(context.caller, args.patientId, (id) => {
+      const cursor = textPosition(toolCursorPosition('get_readings', bound, args.cursor));
+      const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
+      const params = patientParams(id, type, args.from, args.to);
+      params.set('_sort', '-date');
+      params.set('_count', String(size));
+      return searchReadings(context.caller, params, cursor, context.now);
+    });
+    context.touched([patientId]);
     const rendered = await renderReadings(page.rows, format);
     const next = page.next ? { nextCursor: encodeToolCursor('get_readings', bound, page.next) } : {};
-    const summary = `${page.rows.length} readings of patient ${patient.id}${page.next ? ' (more follow: nextCursor)' : ''}.`;
-    if (format === 'fhir') return { structured: { patientId: patient.id, resources: rendered.fhir, ...next }, text: summary };
-    return { structured: { patientId: patient.id, readings: rendered.slim, ...next }, text: [summary, ...rendered.slim.map(readingLine)].join('\n') };
+    const summary = `${page.rows.length} readings of patient ${patientId}${page.next ? ' (more follow: nextCursor)' : ''}.`;
+    if (format === 'fhir') return { structured: { patientId, resources: rendered.fhir, ...next }, text: summary };
+    return { structured: { patientId, readings: rendered.slim, ...next }, text: [summary, ...rendered.slim.map(readingLine)].join('\n') };
   },
 });
 
@@ -180,32 +184,34 @@ export const searchReadingsByValueTool = defineTool({
   output: { patientId: z.number(), total: z.number(), readings: z.array(slimReadingShape), nextCursor: z.string().optional() },
   reads: ['Observation'],
   async run(args, context) {
-    const patient = await visiblePatient(context.caller, args.patientId);
-    const schema = resolveReadingType(args.readingType);
-    const quantities = schemaQuantities(schema.code);
-    const members = quantities?.members ?? [];
-    const index = args.member === undefined ? quantities?.principal : members.findIndex((m) => m.path === args.member);
-    const member = index === undefined || index < 0 ? undefined : members[index];
-    if (!member) {
-      const names = members.map((m) => m.path).join(', ');
-      throw new ToolRefusal(names ? `Name the value to compare with member: one of ${names}.` : `${schema.code} readings have no values to compare.`);
-    }
-    const cursor = textPosition(toolCursorPosition('search_readings_by_value', args, args.cursor));
-    // The member's coding and the number, as the FHIR search takes them: `combo-code-value-quantity`
-    // tests the principal value and the components alike.
-    const quantity = `${args.comparator}${numberText(args.value)}${args.unit ? `||${escapeValue(args.unit)}` : ''}`;
-    const params = patientParams(patient.id, schema.code, args.from, args.to);
-    params.append('combo-code-value-quantity', `${escapeValue(member.coding.system)}|${escapeValue(member.coding.code)}$${quantity}`);
-    params.set('_sort', '-date');
-    params.set('_count', String(args.pageSize ?? DEFAULT_READINGS));
-    params.set('_total', 'accurate');
-    const page = await searchReadings(context.caller, params, cursor, context.now);
-    context.touched([patient.id]);
+    const { patientId, result } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
+      const schema = resolveReadingType(args.readingType);
+      const quantities = schemaQuantities(schema.code);
+      const members = quantities?.members ?? [];
+      const index = args.member === undefined ? quantities?.principal : members.findIndex((m) => m.path === args.member);
+      const member = index === undefined || index < 0 ? undefined : members[index];
+      if (!member) {
+        const names = members.map((m) => m.path).join(', ');
+        throw new ToolRefusal(names ? `Name the value to compare with member: one of ${names}.` : `${schema.code} readings have no values to compare.`);
+      }
+      const cursor = textPosition(toolCursorPosition('search_readings_by_value', args, args.cursor));
+      // The member's coding and the number, as the FHIR search takes them: `combo-code-value-quantity`
+      // tests the principal value and the components alike.
+      const quantity = `${args.comparator}${numberText(args.value)}${args.unit ? `||${escapeValue(args.unit)}` : ''}`;
+      const params = patientParams(id, schema.code, args.from, args.to);
+      params.append('combo-code-value-quantity', `${escapeValue(member.coding.system)}|${escapeValue(member.coding.code)}$${quantity}`);
+      params.set('_sort', '-date');
+      params.set('_count', String(args.pageSize ?? DEFAULT_READINGS));
+      params.set('_total', 'accurate');
+      return { schema, member, page: await searchReadings(context.caller, params, cursor, context.now) };
+    });
+    const { schema, member, page } = result;
+    context.touched([patientId]);
     const { slim } = await renderReadings(page.rows, 'slim');
     const total = page.total ?? slim.length;
     return {
-      structured: { patientId: patient.id, total, readings: slim, ...(page.next ? { nextCursor: encodeToolCursor('search_readings_by_value', args, page.next) } : {}) },
-      text: [`${total} ${schema.code} readings of patient ${patient.id} with ${member.path} ${args.comparator} ${args.value}${args.unit ? ` ${args.unit}` : ''}.`, ...slim.map(readingLine)].join('\n'),
+      structured: { patientId, total, readings: slim, ...(page.next ? { nextCursor: encodeToolCursor('search_readings_by_value', args, page.next) } : {}) },
+      text: [`${total} ${schema.code} readings of patient ${patientId} with ${member.path} ${args.comparator} ${args.value}${args.unit ? ` ${args.unit}` : ''}.`, ...slim.map(readingLine)].join('\n'),
     };
   },
 });
@@ -233,13 +239,14 @@ export const latestReadingsTool = defineTool({
   output: { patientId: z.number(), readings: z.array(slimReadingShape) },
   reads: ['Observation'],
   async run(args, context) {
-    const patient = await visiblePatient(context.caller, args.patientId);
-    const params = new URLSearchParams([['patient', String(patient.id)], ['max', String(args.max ?? 1)]]);
-    if (args.readingType !== undefined) params.set('code', resolveReadingType(args.readingType).code);
-    if (args.category !== undefined) params.set('category', args.category);
-    const rows = await lastn(context.caller, parseLastn(params), context.now);
-    context.touched([patient.id]);
+    const { patientId, result: rows } = await readVisiblePatient(context.caller, args.patientId, (id) => {
+      const params = new URLSearchParams([['patient', String(id)], ['max', String(args.max ?? 1)]]);
+      if (args.readingType !== undefined) params.set('code', resolveReadingType(args.readingType).code);
+      if (args.category !== undefined) params.set('category', args.category);
+      return lastn(context.caller, parseLastn(params), context.now);
+    });
+    context.touched([patientId]);
     const { slim } = await renderReadings(rows, 'slim');
-    return { structured: { patientId: patient.id, readings: slim }, text: [`Latest readings of patient ${patient.id}:`, ...slim.map(readingLine)].join('\n') };
+    return { structured: { patientId, readings: slim }, text: [`Latest readings of patient ${patientId}:`, ...slim.map(readingLine)].join('\n') };
   },
 });
