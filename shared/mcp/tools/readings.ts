@@ -4,16 +4,17 @@
  * the value search) and `$lastn`. The patient or study is checked first (access.ts), so one out of
  * reach answers as an unknown id, never as a patient without readings.
  */
-import pMap from 'p-map';
 import * as z from 'zod';
 import { allCodes, codesById } from '../../observations/code-table-cache';
 import { lastn, parseLastn } from '../../observations/lastn';
+import { countByCode } from '../../observations/search/execute';
+import { parseNativeQuery } from '../../observations/search/query';
 import { schemaQuantities } from '../../omh/quantities';
 import { schemaForCode } from '../../omh/schemas/index';
-import { readVisiblePatient, visiblePatient, visibleStudy } from '../access';
+import { readVisiblePatient, visibleStudy } from '../access';
 import { encodeToolCursor, textPosition, toolCursorPosition } from '../cursor';
 import { cursorField, fromField, optionalPatientIdField, pageSizeField, readingTypeField, studyIdField, toField } from '../fields';
-import { countOf, periodParams, readingLine, renderReadings, searchReadings, slimReading, type SlimReading } from '../readings';
+import { periodParams, readingLine, renderReadings, searchReadings, slimReading, type SlimReading } from '../readings';
 import { resolveReadingType } from '../reading-types';
 import { defineTool, ToolRefusal, type ToolContext } from '../tool';
 
@@ -23,8 +24,6 @@ export const MAX_FHIR_READINGS = 20;
 const DEFAULT_READINGS = 20;
 /** Newest readings of each type `latest_readings` gives at most (20 types: 200 readings at most). */
 export const MAX_LATEST_PER_TYPE = 10;
-/** Counts made at once (one per reading type). */
-const COUNT_CONCURRENCY = 4;
 
 export const slimReadingShape = z.object({
   id: z.string(),
@@ -94,21 +93,24 @@ export const countReadingsTool = defineTool({
   async run(args, context) {
     const { caller, now } = context;
     if (args.patientId !== undefined && args.studyId !== undefined) throw new ToolRefusal('Name patientId or studyId, not both.');
-    const scope: Array<[string, string]> = [];
+    // Every type's count from one resolution of the caller's scope, each as `_summary=count` of that type answers it.
+    const byCode = async (scope: [string, string]) => {
+      const named = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
+      const codes = (await readingCodes()).filter((c) => named === undefined || c.code === named);
+      const counts = await countByCode(caller, parseNativeQuery(new URLSearchParams([scope, ...periodParams(args.from, args.to)])), codes, now);
+      return codes.map((code, i) => ({ type: code.code, display: code.display, count: counts[i]! }));
+    };
     let patientId: number | null = null;
+    let counts: Awaited<ReturnType<typeof byCode>>;
     if (args.studyId !== undefined) {
       await visibleStudy(caller, args.studyId);
-      scope.push(['_has:Group:member:_id', String(args.studyId)]);
+      counts = await byCode(['_has:Group:member:_id', String(args.studyId)]);
     } else {
-      patientId = (await visiblePatient(caller, args.patientId)).id;
-      scope.push(['patient', String(patientId)]);
+      const counted = await readVisiblePatient(caller, args.patientId, (id) => byCode(['patient', String(id)]));
+      patientId = counted.patientId;
+      counts = counted.result;
+      context.touched([patientId]);
     }
-    const named = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
-    const codes = (await readingCodes()).filter((c) => named === undefined || c.code === named);
-    const counts = await pMap(codes, async (code) => ({ type: code.code, display: code.display, count: await countOf(caller, new URLSearchParams([...scope, ['code', code.code], ...periodParams(args.from, args.to)]), now) }), {
-      concurrency: COUNT_CONCURRENCY,
-    });
-    if (patientId !== null) context.touched([patientId]);
     const byType = counts.filter((c) => c.count > 0);
     const total = byType.reduce((sum, c) => sum + c.count, 0);
     const who = patientId !== null ? `patient ${patientId}` : `study ${args.studyId}`;
