@@ -80,7 +80,6 @@ async function answer(tool: ToolDefinition, args: Record<string, unknown>, calle
  */
 const FIXED_LISTS = { tools: { listChanged: false }, resources: { listChanged: false } };
 
-
 /**
  * The schema with its JSON Schema forms converted once: the SDK converts a tool's output schema on
  * every call (to shape the result) and every server is new, so without this each call would
