@@ -37,6 +37,7 @@ const ON_ENGINES = [
   'test/integration/observations/store-access.test.ts',
   'test/integration/observations/values-migration.test.ts',
   'test/integration/observations/summary-store.test.ts',
+  'test/integration/observations/summary-counts.test.ts',
   'test/integration/observations/stats-faults.test.ts',
 ];
 

@@ -20,7 +20,10 @@ import { createPractitioner } from '../shared/directory/users';
 import type { LambdaHandler } from '../shared/http/handler';
 import { sampleAttachment } from '../shared/omh/samples';
 import { config } from '../shared/config';
+import type { StoredObservation } from '../shared/observations/model';
+import { dayOf, summariseDay } from '../shared/observations/stats/day-summary';
 import { toItem } from '../shared/observations/store/dynamo-items';
+import { summaryStore } from '../shared/observations/store/summary-current';
 import { keptValues } from '../shared/observations/values';
 import { liftEffectiveTime } from '../shared/omh/effective-time';
 import { batchWriteAll } from '../shared/store/batch';
@@ -127,15 +130,17 @@ let nextRawId = 1e12;
 
 /**
  * `count` heart-rate readings of a patient a minute apart from 2024-01-01, written raw as the store
- * keeps them (rows only, their lifted values included): what the export benches read.
+ * keeps them (rows with their lifted values, by BatchWriteItem), and the day summaries of those
+ * rows kept through the summary store (the domain's `summariseDay`, as an upload keeps them): what
+ * the export benches read and what `$stats` and the counts find, without the upload's per-batch work.
  */
 export async function storeRawReadings(w: World, patientId: Id, count: number): Promise<void> {
   const hr = w.codes.find((c) => c.code === HR)!;
   const lastUpdated = new Date(Date.now() - 60_000).toISOString();
-  const rows = Array.from({ length: count }, (_, i) => {
+  const readings: StoredObservation[] = Array.from({ length: count }, (_, i) => {
     const attachment = sampleAttachment(HR, { at: Date.UTC(2024, 0, 1) + i * 60_000, form: 'date_time' });
     const payload = JSON.parse(Buffer.from(attachment.data, 'base64').toString('utf8'));
-    return toItem({
+    return {
       id: nextRawId++,
       patientId,
       codeId: hr.id,
@@ -147,8 +152,15 @@ export async function storeRawReadings(w: World, patientId: Id, count: number): 
       effective: liftEffectiveTime(payload.body),
       values: keptValues(HR, payload.body),
       lastUpdated,
-    });
+    };
   });
-  const failed = await batchWriteAll(config().observationsTable, rows.map((Item) => ({ PutRequest: { Item } })), 8);
+  const failed = await batchWriteAll(config().observationsTable, readings.map((o) => ({ PutRequest: { Item: toItem(o) } })), 8);
   if (failed.length > 0) throw new Error(`${failed.length} rows not written`);
+  const days = new Map<string, StoredObservation[]>();
+  for (const o of readings) {
+    const day = dayOf(o.effective!.start);
+    if (!days.has(day)) days.set(day, []);
+    days.get(day)!.push(o);
+  }
+  for (const [day, rows] of days) await summaryStore().keep(summariseDay({ patientId, codeId: hr.id, day }, rows, HR), 'from-more-readings');
 }

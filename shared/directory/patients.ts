@@ -8,6 +8,7 @@ import { assertKeyText, now } from './fields';
 import type { Id, Identifier, Patient, User } from './model';
 import { directoryStore } from './store/current';
 import { fitsOneWrite, identifierChanges, patientHasAccount } from './store/port';
+import { patientOnce, patientsOnce } from './read-once';
 import { newUser } from './users';
 
 export { identifierTaken, patientNotFound } from './store/port';
@@ -100,10 +101,11 @@ export async function createPatient(input: PatientInput): Promise<Patient> {
   return patient;
 }
 
-export const getPatient = (id: Id): Promise<Patient | undefined> => directoryStore().patients.get(id);
+/** The patient; read once within `readingPatientsOnce` (./read-once.ts). */
+export const getPatient = (id: Id): Promise<Patient | undefined> => patientOnce(id, (one) => directoryStore().patients.get(one));
 
-/** Patients for ids, in the order given; unknown ids are skipped. */
-export const getPatients = (ids: readonly Id[]): Promise<Patient[]> => directoryStore().patients.getMany(ids);
+/** Patients for ids, in the order given; unknown ids are skipped. Each read once within `readingPatientsOnce`. */
+export const getPatients = (ids: readonly Id[]): Promise<Patient[]> => patientsOnce(ids, (many) => directoryStore().patients.getMany(many));
 
 /** Updates demographics and (when given) replaces the identifiers, claims included, atomically. */
 export async function updatePatient(id: Id, patch: PatientPatch): Promise<Patient> {

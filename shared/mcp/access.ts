@@ -12,6 +12,7 @@ import { isHttpError } from '../http/errors';
 import { ToolRefusal } from './tool';
 
 const unseenPatient = (id: Id) => new ToolRefusal(`No patient ${id} is visible to you: check the id with get_patient or list_study_patients.`);
+const unnamedPatient = () => new ToolRefusal('Name the patient: patientId (list_study_patients shows the patients of a study).');
 const unseenStudy = (id: Id) => new ToolRefusal(`No study ${id} is visible to you: list_studies shows the studies you may see.`);
 
 /** A 404 of the scoping module (a missing or invisible record) as the tool's refusal; anything else as it is. */
@@ -30,8 +31,26 @@ async function orUnseen<T>(read: Promise<T>, refusal: () => ToolRefusal): Promis
  */
 export async function visiblePatient(caller: Caller, patientId: Id | undefined): Promise<Patient> {
   const id = patientId ?? (isPatient(caller) ? caller.patientId : undefined);
-  if (id === undefined) throw new ToolRefusal('Name the patient: patientId (list_study_patients shows the patients of a study).');
+  if (id === undefined) throw unnamedPatient();
   return orUnseen(assertCanReadPatient(caller, id), () => unseenPatient(id));
+}
+
+/**
+ * A tool's reads of a patient, run beside the check that the caller may see them (one round trip
+ * less a call): `read` gets the patient's id at once, and its result is given only once the
+ * patient is seen; an unseen patient is the refusal, whatever `read` found or failed with. `read`
+ * must reach the data through the domain functions the FHIR API runs, which decide the caller's
+ * access again (a search scoped to the caller, `$stats`' subject check), so it never finds what
+ * the caller may not see; the check here is for the refusal's words. Nothing is recorded
+ * (`touched`) until it returns.
+ */
+export async function readVisiblePatient<T>(caller: Caller, patientId: Id | undefined, read: (id: Id) => Promise<T>): Promise<{ patientId: Id; result: T }> {
+  const id = patientId ?? (isPatient(caller) ? caller.patientId : undefined);
+  if (id === undefined) throw unnamedPatient();
+  const [seen, found] = await Promise.allSettled([visiblePatient(caller, id), (async () => read(id))()]);
+  if (seen.status === 'rejected') throw seen.reason;
+  if (found.status === 'rejected') throw found.reason;
+  return { patientId: id, result: found.value };
 }
 
 export async function visibleStudy(caller: Caller, studyId: Id): Promise<Study> {

@@ -13,6 +13,7 @@
  * family's middlewares: both take it as is.
  */
 import { createMcpHandler, isJSONRPCRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
+import { readingPatientsOnce } from '../directory/read-once';
 import type { AuthedRequest, HttpRequest } from '../http/request';
 import type { HttpResponse } from '../http/response';
 import { createMcpServer, TOOLS } from './server';
@@ -33,7 +34,9 @@ export async function exchange(req: AuthedRequest): Promise<HttpResponse> {
   const refused = (error: Error) => req.log.info('MCP request refused', { error: error.message });
   const request = webRequestOf(req);
   const legacy = await isLegacyRequest(request, req.body);
-  return httpResponseOf(await (legacy ? answerLegacy : answerModern)(request, req.body, serverForCaller, refused));
+  // The tools only read: a patient record their visibility check and their search both need is read once.
+  const answer = await readingPatientsOnce(() => (legacy ? answerLegacy : answerModern)(request, req.body, serverForCaller, refused));
+  return httpResponseOf(answer);
 }
 
 type Answer = (request: Request, body: unknown, serverForCaller: () => McpServer, refused: (error: Error) => void) => Promise<Response>;

@@ -2,7 +2,8 @@
  * The per-client rate limit of `/mcp` (docs/mcp.md#rate-limits): each (OAuth client, user) may send
  * `MCP_RATE_LIMIT_PER_MINUTE` requests a fixed minute, counted in a store every instance shares
  * (`store/`), so a client spread over many Lambda instances meets the same limit. Over it, a 429
- * with `Retry-After` (the seconds to the next window) and a JSON-RPC error, before the SDK is loaded.
+ * with `Retry-After` (the seconds to the next window) and a JSON-RPC error; the request's read-only
+ * work runs beside its count, and a refused request is never answered with any of it (`rateLimited`).
  *
  * When the store cannot count, the request passes (fail open) and the failure is logged and counted
  * (the metric `McpRateLimitUnavailable`): the limit guards capacity, not data. Every request was authenticated and
@@ -45,20 +46,58 @@ export async function takeRequest(caller: Caller, now = Date.now(), limit = conf
   return { allowed: false, retryAfterSeconds: Math.max(1, windowEnd - seconds), limit };
 }
 
-/** A route's handler behind the limit: runs only for a request its caller's window still has room for. */
+/**
+ * Subjects this instance saw refused, until their window ends: their requests wait for the verdict
+ * before any work starts, so a client over its limit costs a count, not a tool's reads.
+ */
+const refusedUntil = new Map<string, number>();
+/** Subjects remembered at most; past it the ended windows are forgotten. */
+const MAX_REMEMBERED = 10_000;
+
+function rememberRefused(subject: string, untilMs: number, now: number): void {
+  if (refusedUntil.size >= MAX_REMEMBERED) for (const [key, until] of refusedUntil) if (until <= now) refusedUntil.delete(key);
+  if (refusedUntil.size < MAX_REMEMBERED) refusedUntil.set(subject, untilMs);
+}
+
+/** The caller's verdict; allowed when the store cannot count (fail open: logged and counted). */
+async function verdictOf(req: AuthedRequest, now: number): Promise<RateVerdict> {
+  try {
+    return await takeRequest(req.caller, now);
+  } catch (error) {
+    req.log.error('MCP rate limit unavailable: request let through', { error: error instanceof Error ? error : String(error) });
+    req.meter.count(METRIC.mcpRateLimitUnavailable);
+    return { allowed: true };
+  }
+}
+
+/**
+ * A route's handler behind the limit: answers only a request its caller's window still has room
+ * for. The count (a round trip to the store) and the handler's read-only work run side by side,
+ * and the answer is held until the count is known: a refused request gets its 429 and nothing of
+ * the work (not its answer, not its audit records: they stay in a held trail), and once refused, a
+ * subject's later requests in that window wait for their count before any work starts.
+ */
 export function rateLimited(handler: (req: AuthedRequest) => Promise<HttpResponse>): (req: AuthedRequest) => Promise<HttpResponse> {
   return async (req) => {
-    let verdict: RateVerdict;
-    try {
-      verdict = await takeRequest(req.caller);
-    } catch (error) {
-      req.log.error('MCP rate limit unavailable: request let through', { error: error instanceof Error ? error : String(error) });
-      req.meter.count(METRIC.mcpRateLimitUnavailable);
-      verdict = { allowed: true };
+    const now = Date.now();
+    const subject = rateSubject(req.caller);
+    const verdict = verdictOf(req, now);
+    const wasRefused = (refusedUntil.get(subject) ?? 0) > now;
+    const held = wasRefused ? undefined : req.audit.held();
+    const work = held ? handler({ ...req, audit: held.trail }) : undefined;
+    work?.catch(() => undefined); // awaited below, or dropped with a refused request
+    const decided = await verdict;
+    if (!decided.allowed) {
+      rememberRefused(subject, now + decided.retryAfterSeconds * 1000, now);
+      req.meter.count(METRIC.mcpRateLimited);
+      return tooManyRequests(req.body, decided);
     }
-    if (verdict.allowed) return handler(req);
-    req.meter.count(METRIC.mcpRateLimited);
-    return tooManyRequests(req.body, verdict);
+    if (!work) return handler(req);
+    try {
+      return await work;
+    } finally {
+      held!.commit();
+    }
   };
 }
 

@@ -80,22 +80,51 @@ async function answer(tool: ToolDefinition, args: Record<string, unknown>, calle
  */
 const FIXED_LISTS = { tools: { listChanged: false }, resources: { listChanged: false } };
 
+/**
+ * The schema with its JSON Schema forms converted once: the SDK converts a tool's output schema on
+ * every call (to shape the result) and every server is new, so without this each call would
+ * convert it again. The forms are frozen: every server shares them.
+ */
+function convertedOnce<S extends z.ZodType>(schema: S): S {
+  const standard = schema['~standard'];
+  const converted = new Map<string, Record<string, unknown>>();
+  const once = (io: 'input' | 'output') => (options: Parameters<typeof standard.jsonSchema.input>[0]) => {
+    // Only the target varies (the SDK asks for draft 2020-12): other options convert every time.
+    if (options.libraryOptions !== undefined) return standard.jsonSchema[io](options);
+    const key = `${io} ${options.target}`;
+    if (!converted.has(key)) converted.set(key, deepFreeze(standard.jsonSchema[io](options)));
+    return converted.get(key)!;
+  };
+  return Object.create(schema, { '~standard': { value: { ...standard, jsonSchema: { input: once('input'), output: once('output') } } } }) as S;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/**
+ * Each tool's registration, made once: its zod objects, their JSON Schema forms (a server is made
+ * per request, and making these cost more than the rest of it).
+ */
+const REGISTRATIONS = TOOLS.map((tool) => ({
+  tool,
+  config: {
+    title: tool.title,
+    description: tool.description,
+    inputSchema: convertedOnce(z.object(tool.input)),
+    outputSchema: convertedOnce(z.object(tool.output)),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+}));
+
 /** A server holding every tool and the schema resources, each tool run as `caller`. */
 export function createMcpServer(caller: Caller, options: McpServerOptions = {}): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS, maxToolInputElements: MAX_ARGUMENT_ELEMENTS, capabilities: FIXED_LISTS });
-  for (const tool of TOOLS) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: z.object(tool.input),
-        outputSchema: z.object(tool.output),
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      (args: Record<string, unknown>) => answer(tool, args, caller, options),
-    );
-  }
+  for (const { tool, config } of REGISTRATIONS) server.registerTool(tool.name, config, (args: Record<string, unknown>) => answer(tool, args, caller, options));
   registerSchemaResources(server);
   return server;
 }

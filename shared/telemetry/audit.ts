@@ -56,6 +56,23 @@ export class AuditTrail {
     this.#operations.push(operation);
   }
 
+  /**
+   * A trail for work whose answer may still be withheld (a tool call run while its rate limit is
+   * decided): what it records reaches this trail only on `commit`, so work whose answer is never
+   * given leaves no patient or operation in the request's line.
+   */
+  held(): { trail: AuditTrail; commit(): void } {
+    const trail = new AuditTrail();
+    return {
+      trail,
+      commit: () => {
+        for (const id of trail.#patients) this.#patients.add(id);
+        this.#operations.push(...trail.#operations.splice(0));
+        trail.#patients.clear();
+      },
+    };
+  }
+
   /** The line for a finished request; none for a request that never asked who the caller was. */
   line(request: { method: string; route: string; params: Readonly<Record<string, string>> }, status: number): AuditLine | undefined {
     if (!this.#who) return undefined;

@@ -4,16 +4,17 @@
  * the value search) and `$lastn`. The patient or study is checked first (access.ts), so one out of
  * reach answers as an unknown id, never as a patient without readings.
  */
-import pMap from 'p-map';
 import * as z from 'zod';
 import { allCodes, codesById } from '../../observations/code-table-cache';
 import { lastn, parseLastn } from '../../observations/lastn';
+import { countByCode } from '../../observations/search/execute';
+import { parseNativeQuery } from '../../observations/search/query';
 import { schemaQuantities } from '../../omh/quantities';
 import { schemaForCode } from '../../omh/schemas/index';
-import { visiblePatient, visibleStudy } from '../access';
+import { readVisiblePatient, visibleStudy } from '../access';
 import { encodeToolCursor, textPosition, toolCursorPosition } from '../cursor';
 import { cursorField, fromField, optionalPatientIdField, pageSizeField, readingTypeField, studyIdField, toField } from '../fields';
-import { countOf, periodParams, readingLine, renderReadings, searchReadings, slimReading, type SlimReading } from '../readings';
+import { periodParams, readingLine, renderReadings, searchReadings, slimReading, type SlimReading } from '../readings';
 import { resolveReadingType } from '../reading-types';
 import { defineTool, ToolRefusal, type ToolContext } from '../tool';
 
@@ -23,8 +24,6 @@ export const MAX_FHIR_READINGS = 20;
 const DEFAULT_READINGS = 20;
 /** Newest readings of each type `latest_readings` gives at most (20 types: 200 readings at most). */
 export const MAX_LATEST_PER_TYPE = 10;
-/** Counts made at once (one per reading type). */
-const COUNT_CONCURRENCY = 4;
 
 export const slimReadingShape = z.object({
   id: z.string(),
@@ -66,13 +65,15 @@ export const patientReadingDatesTool = defineTool({
   output: { patientId: z.number(), readingType: z.string().nullable(), first: z.string().nullable(), last: z.string().nullable() },
   reads: ['Observation'],
   async run(args, context) {
-    const patient = await visiblePatient(context.caller, args.patientId);
-    const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
-    const params = patientParams(patient.id, type, undefined, undefined);
-    const [first, last] = await Promise.all([edgeReading(context, params, 'date'), edgeReading(context, params, '-date')]);
-    context.touched([patient.id]);
-    const structured = { patientId: patient.id, readingType: type ?? null, first: first?.start ?? null, last: last?.start ?? null };
-    return { structured, text: structured.first ? `Readings of patient ${patient.id}${type ? ` (${type})` : ''} from ${structured.first} to ${structured.last}.` : `Patient ${patient.id} has no dated readings${type ? ` of ${type}` : ''}.` };
+    const { patientId, result } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
+      const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
+      const params = patientParams(id, type, undefined, undefined);
+      return { type, edges: await Promise.all([edgeReading(context, params, 'date'), edgeReading(context, params, '-date')]) };
+    });
+    const { type, edges: [first, last] } = result;
+    context.touched([patientId]);
+    const structured = { patientId, readingType: type ?? null, first: first?.start ?? null, last: last?.start ?? null };
+    return { structured, text: structured.first ? `Readings of patient ${patientId}${type ? ` (${type})` : ''} from ${structured.first} to ${structured.last}.` : `Patient ${patientId} has no dated readings${type ? ` of ${type}` : ''}.` };
   },
 });
 
@@ -92,21 +93,24 @@ export const countReadingsTool = defineTool({
   async run(args, context) {
     const { caller, now } = context;
     if (args.patientId !== undefined && args.studyId !== undefined) throw new ToolRefusal('Name patientId or studyId, not both.');
-    const scope: Array<[string, string]> = [];
+    // Every type's count from one resolution of the caller's scope, each as `_summary=count` of that type answers it.
+    const byCode = async (scope: [string, string]) => {
+      const named = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
+      const codes = (await readingCodes()).filter((c) => named === undefined || c.code === named);
+      const counts = await countByCode(caller, parseNativeQuery(new URLSearchParams([scope, ...periodParams(args.from, args.to)])), codes, now);
+      return codes.map((code, i) => ({ type: code.code, display: code.display, count: counts[i]! }));
+    };
     let patientId: number | null = null;
+    let counts: Awaited<ReturnType<typeof byCode>>;
     if (args.studyId !== undefined) {
       await visibleStudy(caller, args.studyId);
-      scope.push(['_has:Group:member:_id', String(args.studyId)]);
+      counts = await byCode(['_has:Group:member:_id', String(args.studyId)]);
     } else {
-      patientId = (await visiblePatient(caller, args.patientId)).id;
-      scope.push(['patient', String(patientId)]);
+      const counted = await readVisiblePatient(caller, args.patientId, (id) => byCode(['patient', String(id)]));
+      patientId = counted.patientId;
+      counts = counted.result;
+      context.touched([patientId]);
     }
-    const named = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
-    const codes = (await readingCodes()).filter((c) => named === undefined || c.code === named);
-    const counts = await pMap(codes, async (code) => ({ type: code.code, display: code.display, count: await countOf(caller, new URLSearchParams([...scope, ['code', code.code], ...periodParams(args.from, args.to)]), now) }), {
-      concurrency: COUNT_CONCURRENCY,
-    });
-    if (patientId !== null) context.touched([patientId]);
     const byType = counts.filter((c) => c.count > 0);
     const total = byType.reduce((sum, c) => sum + c.count, 0);
     const who = patientId !== null ? `patient ${patientId}` : `study ${args.studyId}`;
@@ -140,20 +144,22 @@ export const getReadingsTool = defineTool({
   async run(args, context) {
     const format = args.format ?? 'slim';
     const size = Math.min(args.pageSize ?? DEFAULT_READINGS, format === 'fhir' ? MAX_FHIR_READINGS : MAX_SLIM_READINGS);
-    const patient = await visiblePatient(context.caller, args.patientId);
     // The format changes nothing of the search: a cursor continues across formats as across page sizes.
     const bound = { ...args, format: undefined };
-    const cursor = textPosition(toolCursorPosition('get_readings', bound, args.cursor));
-    const params = patientParams(patient.id, args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code, args.from, args.to);
-    params.set('_sort', '-date');
-    params.set('_count', String(size));
-    const page = await searchReadings(context.caller, params, cursor, context.now);
-    context.touched([patient.id]);
+    const { patientId, result: page } = await readVisiblePatient(context.caller, args.patientId, (id) => {
+      const cursor = textPosition(toolCursorPosition('get_readings', bound, args.cursor));
+      const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
+      const params = patientParams(id, type, args.from, args.to);
+      params.set('_sort', '-date');
+      params.set('_count', String(size));
+      return searchReadings(context.caller, params, cursor, context.now);
+    });
+    context.touched([patientId]);
     const rendered = await renderReadings(page.rows, format);
     const next = page.next ? { nextCursor: encodeToolCursor('get_readings', bound, page.next) } : {};
-    const summary = `${page.rows.length} readings of patient ${patient.id}${page.next ? ' (more follow: nextCursor)' : ''}.`;
-    if (format === 'fhir') return { structured: { patientId: patient.id, resources: rendered.fhir, ...next }, text: summary };
-    return { structured: { patientId: patient.id, readings: rendered.slim, ...next }, text: [summary, ...rendered.slim.map(readingLine)].join('\n') };
+    const summary = `${page.rows.length} readings of patient ${patientId}${page.next ? ' (more follow: nextCursor)' : ''}.`;
+    if (format === 'fhir') return { structured: { patientId, resources: rendered.fhir, ...next }, text: summary };
+    return { structured: { patientId, readings: rendered.slim, ...next }, text: [summary, ...rendered.slim.map(readingLine)].join('\n') };
   },
 });
 
@@ -180,32 +186,34 @@ export const searchReadingsByValueTool = defineTool({
   output: { patientId: z.number(), total: z.number(), readings: z.array(slimReadingShape), nextCursor: z.string().optional() },
   reads: ['Observation'],
   async run(args, context) {
-    const patient = await visiblePatient(context.caller, args.patientId);
-    const schema = resolveReadingType(args.readingType);
-    const quantities = schemaQuantities(schema.code);
-    const members = quantities?.members ?? [];
-    const index = args.member === undefined ? quantities?.principal : members.findIndex((m) => m.path === args.member);
-    const member = index === undefined || index < 0 ? undefined : members[index];
-    if (!member) {
-      const names = members.map((m) => m.path).join(', ');
-      throw new ToolRefusal(names ? `Name the value to compare with member: one of ${names}.` : `${schema.code} readings have no values to compare.`);
-    }
-    const cursor = textPosition(toolCursorPosition('search_readings_by_value', args, args.cursor));
-    // The member's coding and the number, as the FHIR search takes them: `combo-code-value-quantity`
-    // tests the principal value and the components alike.
-    const quantity = `${args.comparator}${numberText(args.value)}${args.unit ? `||${escapeValue(args.unit)}` : ''}`;
-    const params = patientParams(patient.id, schema.code, args.from, args.to);
-    params.append('combo-code-value-quantity', `${escapeValue(member.coding.system)}|${escapeValue(member.coding.code)}$${quantity}`);
-    params.set('_sort', '-date');
-    params.set('_count', String(args.pageSize ?? DEFAULT_READINGS));
-    params.set('_total', 'accurate');
-    const page = await searchReadings(context.caller, params, cursor, context.now);
-    context.touched([patient.id]);
+    const { patientId, result } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
+      const schema = resolveReadingType(args.readingType);
+      const quantities = schemaQuantities(schema.code);
+      const members = quantities?.members ?? [];
+      const index = args.member === undefined ? quantities?.principal : members.findIndex((m) => m.path === args.member);
+      const member = index === undefined || index < 0 ? undefined : members[index];
+      if (!member) {
+        const names = members.map((m) => m.path).join(', ');
+        throw new ToolRefusal(names ? `Name the value to compare with member: one of ${names}.` : `${schema.code} readings have no values to compare.`);
+      }
+      const cursor = textPosition(toolCursorPosition('search_readings_by_value', args, args.cursor));
+      // The member's coding and the number, as the FHIR search takes them: `combo-code-value-quantity`
+      // tests the principal value and the components alike.
+      const quantity = `${args.comparator}${numberText(args.value)}${args.unit ? `||${escapeValue(args.unit)}` : ''}`;
+      const params = patientParams(id, schema.code, args.from, args.to);
+      params.append('combo-code-value-quantity', `${escapeValue(member.coding.system)}|${escapeValue(member.coding.code)}$${quantity}`);
+      params.set('_sort', '-date');
+      params.set('_count', String(args.pageSize ?? DEFAULT_READINGS));
+      params.set('_total', 'accurate');
+      return { schema, member, page: await searchReadings(context.caller, params, cursor, context.now) };
+    });
+    const { schema, member, page } = result;
+    context.touched([patientId]);
     const { slim } = await renderReadings(page.rows, 'slim');
     const total = page.total ?? slim.length;
     return {
-      structured: { patientId: patient.id, total, readings: slim, ...(page.next ? { nextCursor: encodeToolCursor('search_readings_by_value', args, page.next) } : {}) },
-      text: [`${total} ${schema.code} readings of patient ${patient.id} with ${member.path} ${args.comparator} ${args.value}${args.unit ? ` ${args.unit}` : ''}.`, ...slim.map(readingLine)].join('\n'),
+      structured: { patientId, total, readings: slim, ...(page.next ? { nextCursor: encodeToolCursor('search_readings_by_value', args, page.next) } : {}) },
+      text: [`${total} ${schema.code} readings of patient ${patientId} with ${member.path} ${args.comparator} ${args.value}${args.unit ? ` ${args.unit}` : ''}.`, ...slim.map(readingLine)].join('\n'),
     };
   },
 });
@@ -233,13 +241,14 @@ export const latestReadingsTool = defineTool({
   output: { patientId: z.number(), readings: z.array(slimReadingShape) },
   reads: ['Observation'],
   async run(args, context) {
-    const patient = await visiblePatient(context.caller, args.patientId);
-    const params = new URLSearchParams([['patient', String(patient.id)], ['max', String(args.max ?? 1)]]);
-    if (args.readingType !== undefined) params.set('code', resolveReadingType(args.readingType).code);
-    if (args.category !== undefined) params.set('category', args.category);
-    const rows = await lastn(context.caller, parseLastn(params), context.now);
-    context.touched([patient.id]);
+    const { patientId, result: rows } = await readVisiblePatient(context.caller, args.patientId, (id) => {
+      const params = new URLSearchParams([['patient', String(id)], ['max', String(args.max ?? 1)]]);
+      if (args.readingType !== undefined) params.set('code', resolveReadingType(args.readingType).code);
+      if (args.category !== undefined) params.set('category', args.category);
+      return lastn(context.caller, parseLastn(params), context.now);
+    });
+    context.touched([patientId]);
     const { slim } = await renderReadings(rows, 'slim');
-    return { structured: { patientId: patient.id, readings: slim }, text: [`Latest readings of patient ${patient.id}:`, ...slim.map(readingLine)].join('\n') };
+    return { structured: { patientId, readings: slim }, text: [`Latest readings of patient ${patientId}:`, ...slim.map(readingLine)].join('\n') };
   },
 });

@@ -13,7 +13,7 @@ import { MAX_PERIOD_MS, parseStatsRequest } from '../../observations/stats/param
 import { STATISTICS, type Statistic } from '../../observations/stats/statistics';
 import { schemaQuantities } from '../../omh/quantities';
 import { isObject } from '../../json';
-import { visiblePatient } from '../access';
+import { readVisiblePatient, visiblePatient } from '../access';
 import { countPosition, encodeToolCursor, toolCursorPosition } from '../cursor';
 import { cursorField, fromField, optionalPatientIdField, pageSizeField, readingTypeField, toField } from '../fields';
 import { countOf, periodParams } from '../readings';
@@ -94,20 +94,22 @@ export const readingStatisticsTool = defineTool({
   },
   reads: ['Observation'],
   async run(args, context) {
-    const patient = await visiblePatient(context.caller, args.patientId);
-    const schema = resolveReadingType(args.readingType);
-    const offset = countPosition(toolCursorPosition('reading_statistics', args, args.cursor), 0);
     const size = args.pageSize ?? MAX_STATISTICS_INTERVALS;
     const period = { from: args.from, to: args.to ?? new Date(context.now).toISOString() };
-    const all = await statisticsOf(context.caller, patient.id, schema.code, period, args.statistics ?? DEFAULT_STATISTICS, args.interval, context.now);
+    const { patientId, result } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
+      const schema = resolveReadingType(args.readingType);
+      const offset = countPosition(toolCursorPosition('reading_statistics', args, args.cursor), 0);
+      return { schema, offset, all: await statisticsOf(context.caller, id, schema.code, period, args.statistics ?? DEFAULT_STATISTICS, args.interval, context.now) };
+    });
+    const { schema, offset, all } = result;
     if (offset > all.length) throw new ToolRefusal('The statistics changed since this cursor was given: leave cursor out to start again.');
-    context.touched([patient.id]);
+    context.touched([patientId]);
     const intervals = all.slice(offset, offset + size);
     const more = offset + size < all.length ? { nextCursor: encodeToolCursor('reading_statistics', args, offset + size) } : {};
     const line = (i: StatsInterval) => `${i.start.slice(0, 10)}..${i.end.slice(0, 10)}: ${i.values.map((v) => `${v.member} ${v.statistic} ${v.value} ${v.unit}`).join(', ') || 'no readings'}`;
     return {
-      structured: { patientId: patient.id, readingType: schema.code, intervals, ...more },
-      text: [`${schema.code} of patient ${patient.id}:`, ...intervals.map(line)].join('\n'),
+      structured: { patientId, readingType: schema.code, intervals, ...more },
+      text: [`${schema.code} of patient ${patientId}:`, ...intervals.map(line)].join('\n'),
     };
   },
 });

@@ -24,6 +24,9 @@ import { clampRuns, decodeRuns, encodeRuns, runsKey, type PlannedRuns } from './
 import { patientQueries, type PatientRead } from './segments';
 import { orderedRows } from './ordered-rows';
 import { ArrayStream, runsOf, type RowStream } from './streams';
+import { summarisedCodes } from '../stats/keep';
+import { summaryStore } from '../store/summary-current';
+import { countableFromSummaries, summaryDays, type SummaryDays } from './summary-days';
 
 type RowPage = Page<StoredObservation, Position>;
 
@@ -39,6 +42,8 @@ export interface SearchPage {
 const MAX_INDEXED_CODES = 4;
 /** Patients counted at once. */
 const COUNT_CONCURRENCY = 8;
+/** Codes counted at once by `countByCode`. */
+const CODES_COUNTED_AT_ONCE = 4;
 
 interface Plan {
   patients: Id[];
@@ -303,6 +308,28 @@ async function byIdStream(p: Plan, keep: (o: StoredObservation) => boolean, byOr
   return new ArrayStream(rows.filter(keep).sort(byOrder));
 }
 
+/**
+ * How many readings the query finds of each of these codes: for each, what its `_summary=count`
+ * with that code added would answer, the caller's scope resolved once for them all (a count of a
+ * patient's or a study's readings by type). A code outside a patient's allowed ones (a study's
+ * consented codes) counts none of theirs, as the search's.
+ */
+export async function countByCode(caller: Caller, query: NativeQuery, codes: readonly Pick<Code, 'system' | 'code'>[], now = Date.now()): Promise<number[]> {
+  const table = await allCodesFor((known) => namesUnknownCode(query, known));
+  const { patients, studyCodes } = await scopeOf(caller, query);
+  let spans: Promise<Map<Id, number>> | undefined;
+  const spansOf = (reachable: Id[]) => (needsSpans(query, now) ? (spans ??= storedSpans(patients)) : Promise.resolve(new Map<Id, number>())).then((all) => new Map(reachable.flatMap((id) => (all.has(id) ? [[id, all.get(id)!] as const] : []))));
+  return pMap(
+    codes,
+    async (code) => {
+      const coded: NativeQuery = { ...query, codes: [...query.codes, { values: [{ system: code.system, code: code.code }] }] };
+      const p = await planOf(coded, table, patients, studyCodes, spansOf);
+      return countMatches(coded, p, rowTest(coded, p.codes, now, p.values), now);
+    },
+    { concurrency: CODES_COUNTED_AT_ONCE },
+  );
+}
+
 /** Matches across all pages. */
 async function countMatches(query: NativeQuery, p: Plan, test: (o: ReadingFacts) => boolean, now: number): Promise<number> {
   if (p.ids) {
@@ -314,10 +341,32 @@ async function countMatches(query: NativeQuery, p: Plan, test: (o: ReadingFacts)
 }
 
 async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (o: ReadingFacts) => boolean, now: number): Promise<number> {
-  let n = 0;
-  for (const read of await readsOf(patientId, query, p, now)) {
-    const exact = !testsBeyondCode(query) && (read.codeId !== undefined || p.codes.get(patientId) === undefined);
-    for (const q of patientQueries(read, { order: query.order, backward: false })) n += await countReadings(q, exact ? undefined : test);
-  }
-  return n;
+  const reads = await readsOf(patientId, query, p, now);
+  const summarised = countableFromSummaries(query) ? await summarisedCodes(reads.flatMap((r) => (r.codeId === undefined ? [] : [r.codeId]))) : new Map<Id, string>();
+  // The patient's span bounds every reading's length when the plan read it (a date filter that needs it); else no bound is known.
+  const span = needsSpans(query, now) ? (p.spans.get(patientId) ?? 1) : Number.POSITIVE_INFINITY;
+  const days = summarised.size > 0 ? summaryDays(query, boundsOf(query.dates, 1, now), span, now) : undefined;
+  const counts = await Promise.all(
+    reads.map(async (read) => {
+      const exact = !testsBeyondCode(query) && (read.codeId !== undefined || p.codes.get(patientId) === undefined);
+      // The whole days from the code's day summaries; rows only around them (and the undated).
+      const fromSummaries = days && read.codeId !== undefined && summarised.has(read.codeId) && !read.runs;
+      const rowsRead: PatientRead = fromSummaries ? { ...read, runs: [{ ...startOf(read.dates), hi: days.start }, { ...endOf(read.dates), lo: days.end }] } : read;
+      const [kept, rows] = await Promise.all([
+        fromSummaries ? summaryReadings(patientId, read.codeId!, days) : 0,
+        Promise.all(patientQueries(rowsRead, { order: query.order, backward: false }).map((q) => countReadings(q, exact ? undefined : test))),
+      ]);
+      return kept + rows.reduce((a, b) => a + b, 0);
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+const startOf = (b: StartBounds): StartBounds => (b.lo === undefined ? {} : { lo: b.lo });
+const endOf = (b: StartBounds): StartBounds => (b.hi === undefined ? {} : { hi: b.hi });
+
+/** The readings the code's day summaries count on the days. */
+async function summaryReadings(patientId: Id, codeId: Id, days: SummaryDays): Promise<number> {
+  const kept = await summaryStore().days(patientId, codeId, { from: days.from, to: days.to }, false);
+  return kept.reduce((n, day) => n + day.readings, 0);
 }
