@@ -35,15 +35,54 @@ export function rateSubject(caller: Caller): string {
   return caller.clientId === undefined ? `user:${caller.userId}` : `client:${caller.clientId}|user:${caller.userId}`;
 }
 
+/**
+ * Requests of a window an instance takes from the store at once, for a limit: a twentieth of it
+ * (six of the default 120), one for a limit under 40. An instance answers that many of a subject's
+ * requests with one write; what it took and did not use counts against the subject (the limit is
+ * never exceeded, and a subject spread over many instances may be refused up to `lease - 1` early
+ * on each), and once a window has less room than a lease, requests are taken one by one.
+ */
+export const leaseFor = (limit: number) => Math.max(1, Math.floor(limit / 20));
+
+/** Per subject, what this instance holds of its current window: requests taken and not yet used, and whether a lease no longer fits. */
+const held = new Map<string, { windowStart: number; left: number; full: boolean }>();
+
 /** Takes one request of the caller's window at `now` (ms): allowed, or refused until the next window. */
 export async function takeRequest(caller: Caller, now = Date.now(), limit = config().mcpRateLimitPerMinute): Promise<RateVerdict> {
   if (limit <= 0) return { allowed: true };
   const seconds = Math.floor(now / 1000);
   const windowStart = seconds - (seconds % RATE_WINDOW_SECONDS);
   const windowEnd = windowStart + RATE_WINDOW_SECONDS;
+  const subject = rateSubject(caller);
+  let mine = held.get(subject);
+  if (mine?.windowStart !== windowStart) {
+    if (held.size >= MAX_REMEMBERED) for (const [key, h] of held) if (h.windowStart < windowStart) held.delete(key);
+    mine = { windowStart, left: 0, full: false };
+    if (held.size < MAX_REMEMBERED) held.set(subject, mine);
+  }
+  // Taken already, in this window: answered without the store (decided before any await, so two
+  // requests never use the same one).
+  if (mine.left > 0) {
+    mine.left -= 1;
+    return { allowed: true };
+  }
   // Kept a window past its end: a clock a little behind on another instance still finds it.
-  if (await mcpStore().rateWindows.take(rateSubject(caller), windowStart, limit, windowEnd + RATE_WINDOW_SECONDS)) return { allowed: true };
+  const expiresAt = windowEnd + RATE_WINDOW_SECONDS;
+  const lease = leaseFor(limit);
+  if (lease > 1 && !mine.full) {
+    if (await mcpStore().rateWindows.take(subject, windowStart, limit, expiresAt, lease)) {
+      mine.left += lease - 1;
+      return { allowed: true };
+    }
+    mine.full = true;
+  }
+  if (await mcpStore().rateWindows.take(subject, windowStart, limit, expiresAt)) return { allowed: true };
   return { allowed: false, retryAfterSeconds: Math.max(1, windowEnd - seconds), limit };
+}
+
+/** Forgets what this instance holds of every window (tests that count from a fresh store). */
+export function forgetRateLeases(): void {
+  held.clear();
 }
 
 /**

@@ -12,22 +12,22 @@ import { dynamo } from './clients';
 import type { Key } from './directory-keys';
 
 /**
- * Takes one slot of the window at `key` if fewer than `limit` are taken, counted in its attribute
- * `counted` (what the window counts: `requests`, `registrations`), and keeps the window until
- * `expiresAt` (epoch seconds); answers whether the slot was taken.
+ * Takes `slots` slots (one by default) of the window at `key` if that many are left under `limit`,
+ * counted in its attribute `counted` (what the window counts: `requests`, `registrations`), and
+ * keeps the window until `expiresAt` (epoch seconds); answers whether they were taken.
  */
-export async function takeWindowSlot(key: Key, counted: string, limit: number, expiresAt: number): Promise<boolean> {
-  // The condition lets a window's first slot through whatever the limit: a window with no slot has none to take.
-  if (limit < 1) return false;
+export async function takeWindowSlot(key: Key, counted: string, limit: number, expiresAt: number, slots = 1): Promise<boolean> {
+  // The condition lets a window's first slots through whatever the limit: a window that has fewer has none to take.
+  if (slots < 1 || slots > limit) return false;
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: config().directoryTable,
         Key: key,
-        UpdateExpression: 'ADD #count :one SET #expiresAt = :expiresAt',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+        UpdateExpression: 'ADD #count :slots SET #expiresAt = :expiresAt',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count <= :room',
         ExpressionAttributeNames: { '#count': counted, '#expiresAt': 'expiresAt' },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expiresAt': expiresAt },
+        ExpressionAttributeValues: { ':slots': slots, ':room': limit - slots, ':expiresAt': expiresAt },
       }),
     );
     return true;

@@ -106,11 +106,11 @@ const SWEEP_WINDOWS_AT = 10_000;
 export function windowSlots(now: () => number = () => Date.now()) {
   /** `[scope, window start]` as JSON -> the slots taken. */
   const rows = new Map<string, { taken: number; expiresAt: number }>();
-  const take = (scope: string, windowStart: number, limit: number, expiresAt: number): boolean => {
+  const take = (scope: string, windowStart: number, limit: number, expiresAt: number, slots = 1): boolean => {
     const key = JSON.stringify([scope, windowStart]);
     const row = rows.get(key) ?? { taken: 0, expiresAt };
-    if (row.taken >= limit) return false;
-    row.taken += 1;
+    if (slots < 1 || row.taken + slots > limit) return false;
+    row.taken += slots;
     row.expiresAt = expiresAt;
     rows.set(key, row);
     if (rows.size > SWEEP_WINDOWS_AT) for (const [k, r] of rows) if (r.expiresAt * 1000 < now()) rows.delete(k);

@@ -19,7 +19,7 @@ export interface WindowHeld {
 
 /** The counter under test, in the terms both implementations share, and a look at what it keeps. */
 export interface WindowCounter {
-  take(scope: string, windowStart: number, limit: number, expiresAt: number): Promise<boolean>;
+  take(scope: string, windowStart: number, limit: number, expiresAt: number, slots?: number): Promise<boolean>;
   held(scope: string, windowStart: number): Promise<WindowHeld | undefined>;
 }
 
@@ -43,6 +43,20 @@ export function windowCounterContract(adapters: WindowCounterAdapter[]): void {
       expect(await counter.take(who, START, 4, START + 120)).toBe(true);
       expect(await counter.take(who, START, 4, START + 120)).toBe(false);
       expect(await counter.held(who, START)).toEqual({ taken: 4, expiresAt: START + 120 });
+    });
+
+    it('takes several slots at once only when they all fit: then one by one to the limit', async () => {
+      const counter = make();
+      const who = scope();
+      expect(await counter.take(who, START, 10, START + 120, 6)).toBe(true);
+      expect(await counter.take(who, START, 10, START + 120, 6)).toBe(false);
+      expect(await counter.held(who, START)).toEqual({ taken: 6, expiresAt: START + 120 });
+      expect(await counter.take(who, START, 10, START + 120, 4)).toBe(true);
+      expect(await counter.take(who, START, 10, START + 120)).toBe(false);
+      expect(await counter.held(who, START)).toEqual({ taken: 10, expiresAt: START + 120 });
+      // More than the limit, or none, is never taken.
+      expect(await counter.take(scope(), START, 3, START + 120, 4)).toBe(false);
+      expect(await counter.take(scope(), START, 3, START + 120, 0)).toBe(false);
     });
 
     it('never lets racing takes exceed the limit: exactly the limit taken, every other refused', async () => {

@@ -15,7 +15,7 @@ import type { McpStore, RateWindowStore } from './port';
 const hashed = (subject: string) => createHash('sha256').update(subject).digest('base64url');
 
 export const dynamoRateWindows: RateWindowStore = {
-  take: (subject, windowStart, limit, expiresAt) => takeWindowSlot(keys.rateWindow(hashed(subject), windowStart), 'requests', limit, expiresAt),
+  take: (subject, windowStart, limit, expiresAt, slots) => takeWindowSlot(keys.rateWindow(hashed(subject), windowStart), 'requests', limit, expiresAt, slots),
 };
 
 export const dynamoMcpStore: McpStore = { rateWindows: dynamoRateWindows };

@@ -5,7 +5,7 @@ import type { McpStore, RateWindowStore } from './port';
 export function memoryRateWindows(now: () => number = () => Date.now()): RateWindowStore {
   const slots = windowSlots(now);
   const records: RateWindowStore = {
-    take: async (subject, windowStart, limit, expiresAt) => slots.take(subject, windowStart, limit, expiresAt),
+    take: async (subject, windowStart, limit, expiresAt, n) => slots.take(subject, windowStart, limit, expiresAt, n),
   };
   return holding(records, { rateWindows: () => slots.rows });
 }

@@ -4,11 +4,12 @@
  */
 export interface RateWindowStore {
   /**
-   * Counts one request of `subject` in the window that starts at `windowStart` (epoch seconds) if
-   * that window holds fewer than `limit`, and answers whether it did: racing requests never both
-   * take the last one. The window may be forgotten after `expiresAt` (epoch seconds).
+   * Counts `slots` requests (one by default) of `subject` in the window that starts at
+   * `windowStart` (epoch seconds) if that many are left under `limit`, and answers whether it did:
+   * racing requests never both take the last ones. The window may be forgotten after `expiresAt`
+   * (epoch seconds).
    */
-  take(subject: string, windowStart: number, limit: number, expiresAt: number): Promise<boolean>;
+  take(subject: string, windowStart: number, limit: number, expiresAt: number, slots?: number): Promise<boolean>;
 }
 
 /** The stores of the `mcp` family. */

@@ -14,7 +14,7 @@ import { windowCounterContract, type WindowCounter } from '../../contract/direct
 const windowKey = (scope: string, windowStart: number) => ({ pk: `WINDOWTEST#${scope}`, sk: String(windowStart) });
 
 const onTable = (): WindowCounter => ({
-  take: (scope, windowStart, limit, expiresAt) => takeWindowSlot(windowKey(scope, windowStart), 'taken', limit, expiresAt),
+  take: (scope, windowStart, limit, expiresAt, slots) => takeWindowSlot(windowKey(scope, windowStart), 'taken', limit, expiresAt, slots),
   held: async (scope, windowStart) => {
     const item = await getItem(config().directoryTable, windowKey(scope, windowStart));
     return item && { taken: item.taken as number, expiresAt: item.expiresAt as number };

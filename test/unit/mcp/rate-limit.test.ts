@@ -3,14 +3,15 @@
  * `Retry-After` the seconds to the next one, one window per (client, user), off at 0; and the
  * handler behind it: its work run beside the count, answered and audited only when allowed.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../../shared/auth/caller';
 import { resetConfig } from '../../../shared/config';
 import type { AuthedRequest } from '../../../shared/http/request';
 import type { HttpResponse } from '../../../shared/http/response';
-import { RATE_LIMITED_CODE, rateLimited, rateSubject, takeRequest } from '../../../shared/mcp/rate-limit';
+import { forgetRateLeases, leaseFor, RATE_LIMITED_CODE, rateLimited, rateSubject, takeRequest } from '../../../shared/mcp/rate-limit';
 import { useMcpStore } from '../../../shared/mcp/store/current';
 import { memoryMcpStore } from '../../../shared/mcp/store/memory';
+import type { McpStore } from '../../../shared/mcp/store/port';
 import { AuditTrail } from '../../../shared/telemetry/audit';
 import { METRIC } from '../../../shared/telemetry/names';
 
@@ -45,6 +46,53 @@ describe('takeRequest', () => {
 
   it('is off at 0', async () => {
     for (let i = 0; i < 5; i += 1) expect(await takeRequest(patient(4, 'x'), at(29_000_200, 0), 0)).toEqual({ allowed: true });
+  });
+});
+
+describe('takeRequest with a limit of 40 or more', () => {
+  /** The memory twin, its takes counted (slots asked, and whether they were taken). */
+  function countedStore() {
+    const inner = memoryMcpStore();
+    const takes: Array<[slots: number, taken: boolean]> = [];
+    restore.push(useMcpStore({ rateWindows: { take: async (...args) => { const taken = await inner.rateWindows.take(...args); takes.push([args[4] ?? 1, taken]); return taken; } } }));
+    forgetRateLeases();
+    return { inner, takes };
+  }
+  const restore: McpStore[] = [];
+  afterEach(() => restore.splice(0).forEach((store) => void useMcpStore(store)));
+
+  it('takes a twentieth of the limit at once: 120 requests a minute are 20 writes, the 121st refused', async () => {
+    const { takes } = countedStore();
+    const caller = patient(10, 'leases');
+    const start = 29_000_300;
+    const verdicts = [];
+    for (let i = 0; i < 121; i += 1) verdicts.push(await takeRequest(caller, at(start, Math.floor(i / 3)), 120));
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(120);
+    expect(verdicts[120]).toMatchObject({ allowed: false });
+    expect(leaseFor(120)).toBe(6);
+    expect(takes.filter(([slots, taken]) => slots === 6 && taken)).toHaveLength(20);
+    // The refused one: the lease no longer fits, then the one request does not either.
+    expect(takes.slice(20)).toEqual([[6, false], [1, false]]);
+  });
+
+  it('takes the last requests of a window one by one, and never lets more than the limit through however leases are left unused', async () => {
+    const { inner } = countedStore();
+    const caller = patient(11, 'leases');
+    const start = 29_000_400;
+    // Other instances took 117 of the 120 already.
+    expect(await inner.rateWindows.take(rateSubject(caller), start * 60, 120, start * 60 + 120, 117)).toBe(true);
+    const near = [];
+    for (let i = 0; i < 5; i += 1) near.push((await takeRequest(caller, at(start, 10), 120)).allowed);
+    expect(near).toEqual([true, true, true, false, false]);
+    // Instances that take a lease, use one request of it and are gone (their leases unused).
+    const other = patient(12, 'leases');
+    let allowed = 0;
+    for (let i = 0; i < 200; i += 1) {
+      if (i % 2 === 0) forgetRateLeases();
+      if ((await takeRequest(other, at(start, 20), 120)).allowed) allowed += 1;
+    }
+    expect(allowed).toBeLessThanOrEqual(120);
+    expect(allowed).toBeGreaterThanOrEqual(120 / 3);
   });
 });
 
