@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampRuns, decodeRuns, encodeRuns, runsKey } from '../../../shared/observations/search/runs-hint';
+import { clampRuns, decodeRuns, encodeRuns, runsKey } from '../../../../shared/observations/search/runs-hint';
 
 const T = Date.UTC(2025, 0, 1);
 const H = 3_600_000;

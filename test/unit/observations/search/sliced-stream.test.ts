@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SLICES, sliceQueries } from '../../../shared/observations/search/sliced-stream';
+import { SLICES, sliceQueries } from '../../../../shared/observations/search/sliced-stream';
 
 describe("an export's slices of a patient's read", () => {
   it('cover the time from the first page to the far end once, in the reading order, out to the read’s own bounds', () => {
