@@ -68,9 +68,14 @@ export function effectiveRange(o: ReadingFacts): TimeRange | undefined {
 
 const allOf = <T>(criteria: readonly T[][], test: (value: T) => boolean) => criteria.every((alternatives) => alternatives.some(test));
 
+/** True when the query tests more of a row than its code and its dates (what the day summaries can count by). */
+export function testsBeyondCodeAndDates(query: NativeQuery): boolean {
+  return query.ids.length + query.lastUpdated.length + query.statuses.length + query.identifiers.length + query.devices.length + query.values.length > 0;
+}
+
 /** True when the query tests more than a row's code, so counting must read the rows. */
 export function testsBeyondCode(query: NativeQuery): boolean {
-  return query.ids.length + query.dates.length + query.lastUpdated.length + query.statuses.length + query.identifiers.length + query.devices.length + query.values.length > 0;
+  return query.dates.length > 0 || testsBeyondCodeAndDates(query);
 }
 
 /**

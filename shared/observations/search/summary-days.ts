@@ -24,6 +24,7 @@ import { dateMatches } from '../../fhir/search/match';
 import type { StartBounds } from '../../fhir/search/date-bounds';
 import { FIRST_INSTANT, LAST_INSTANT } from '../../omh/datetime';
 import { DAY_MS, dayOf } from '../stats/day-summary';
+import { testsBeyondCodeAndDates } from './filters';
 import type { NativeQuery } from './query';
 
 /** Whole days a count takes from the summaries: `[start, end)` epoch ms, `from` and `to` their first and last day. */
@@ -42,8 +43,7 @@ const ceilDay = (ms: number) => Math.ceil(ms / DAY_MS) * DAY_MS;
 
 /** Whether the query tests nothing of a row but its code and its dates: what the summaries can count. */
 export function countableFromSummaries(query: NativeQuery): boolean {
-  const others = query.ids.length + query.lastUpdated.length + query.statuses.length + query.identifiers.length + query.devices.length + query.values.length;
-  return others === 0 && query.dates.every((alternatives) => alternatives.length === 1 && alternatives[0]!.prefix !== 'ne');
+  return !testsBeyondCodeAndDates(query) && query.dates.every((alternatives) => alternatives.length === 1 && alternatives[0]!.prefix !== 'ne');
 }
 
 /** Whether every reading of at most `span` ms that starts on the day of `start` matches the criteria (see above). */
