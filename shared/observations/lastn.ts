@@ -5,6 +5,9 @@
  * (code-table order), newest first; readings tied with the last one kept are kept too. Each
  * (patient, code) is one read of the code index from the newest end, stopping once `max` readings
  * and their ties are found: the cost grows with the codes asked for, not with the readings stored.
+ * When the request names one patient, each code's first read is begun while the caller's reach is
+ * resolved (as a search's first page is, `likelyPatientOf`); nothing of it is kept unless the reach
+ * allows that patient and code.
  */
 import pMap from 'p-map';
 import type { Caller } from '../auth/caller';
@@ -19,7 +22,9 @@ import { schemaForCode } from '../omh/schemas/index';
 import { allCodes } from './code-table-cache';
 import type { ReadingFacts, StoredObservation } from './model';
 import { readReadings } from './read';
-import { reachOf } from './search/execute';
+import type { ReadingsPage } from './store/port';
+import { likelyPatientOf, reachOf } from './search/execute';
+import { codeFilter } from './search/filters';
 import { maxFetch } from './search/streams';
 import { parseNativeQuery, type NativeQuery } from './search/query';
 
@@ -68,16 +73,20 @@ function inCategories(code: Code, categories: readonly TokenQuery[][]): boolean 
   return categories.every((alternatives) => alternatives.some((q) => tokenMatches({ s: OBSERVATION_CATEGORY_SYSTEM, c: category.code }, q)));
 }
 
-/** The newest `max` readings of one patient's code that pass `test`, and the ones tied with the last of them. */
-async function newestOf(patientId: Id, codeId: Id, max: number, test: (o: ReadingFacts) => boolean): Promise<StoredObservation[]> {
+/** A read of one patient's code from the newest end; the first asks one more than wanted: it tells whether the last one kept has a tie. */
+const newestPage = (patientId: Id, codeId: Id, limit: number, start?: ReadingsPage['next']) =>
+  readReadings({ patientId, order: 'effective', codeId, ascending: false, time: {} }, limit, start);
+
+/** The newest `max` readings of one patient's code that pass `test`, and the ones tied with the last of them; `first`: its first read, begun already. */
+async function newestOf(patientId: Id, codeId: Id, max: number, test: (o: ReadingFacts) => boolean, first?: ReadingsPage): Promise<StoredObservation[]> {
   const found: StoredObservation[] = [];
-  let start: Awaited<ReturnType<typeof readReadings>>['next'];
-  // One more than wanted: it tells whether the last one kept has a tie. When the search's filters
-  // pass over rows, each further read asks for twice as many (as the search's streams do), so a
-  // rare match is found in a few reads, not one read per row or two.
+  let start: ReadingsPage['next'];
+  // When the search's filters pass over rows, each further read asks for twice as many (as the
+  // search's streams do), so a rare match is found in a few reads, not one read per row or two.
   let limit = max + 1;
   do {
-    const page = await readReadings({ patientId, order: 'effective', codeId, ascending: false, time: {} }, limit, start);
+    const page = first ?? (await newestPage(patientId, codeId, limit, start));
+    first = undefined;
     limit = Math.min(maxFetch(), limit * 2);
     for (const reading of page.readings) {
       if (!test(reading)) continue;
@@ -91,12 +100,20 @@ async function newestOf(patientId: Id, codeId: Id, max: number, test: (o: Readin
 
 /** The readings `$lastn` answers, grouped by patient, then code (code-table order), newest first. */
 export async function lastn(caller: Caller, request: LastnRequest, now = Date.now()): Promise<StoredObservation[]> {
+  const codesAsked = async () => (await allCodes()).filter((c) => schemaForCode(c.code) && inCategories(c, request.categories));
+  const likely = likelyPatientOf(request.query, caller);
+  const filter = likely === undefined ? undefined : codeFilter(request.query, await allCodes());
+  const earlyCodes = likely === undefined ? [] : (await codesAsked()).filter((c) => !filter || filter.has(c.id));
+  const early = likely === undefined ? undefined : pMap(earlyCodes, (c) => newestPage(likely, c.id, request.max + 1), { concurrency: CONCURRENCY });
+  early?.catch(() => undefined); // awaited below, or dropped when the reach leaves the patient out
   const { patients, codes, test } = await reachOf(caller, request.query, now);
-  const table = (await allCodes()).filter((c) => schemaForCode(c.code) && inCategories(c, request.categories));
+  const firstPages = early && patients.includes(likely!) ? new Map((await early).map((page, i) => [earlyCodes[i]!.id, page])) : undefined;
+  // Asked again: the reach reloads the code table when the query names a code it lacked.
+  const table = await codesAsked();
   const reads = patients.flatMap((patientId) => {
     const allowed = codes.get(patientId);
     return table.filter((c) => !allowed || allowed.has(c.id)).map((c) => ({ patientId, codeId: c.id }));
   });
-  const groups = await pMap(reads, ({ patientId, codeId }) => newestOf(patientId, codeId, request.max, test), { concurrency: CONCURRENCY });
+  const groups = await pMap(reads, ({ patientId, codeId }) => newestOf(patientId, codeId, request.max, test, patientId === likely ? firstPages?.get(codeId) : undefined), { concurrency: CONCURRENCY });
   return groups.flat();
 }

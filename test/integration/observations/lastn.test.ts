@@ -4,6 +4,8 @@
  * the standard code), category and any search parameter; an empty searchset when nothing matches.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { directoryStore, useDirectoryStore } from '../../../shared/directory/store/current';
+import type { DirectoryStore } from '../../../shared/directory/store/port';
 import { observationStore, useObservationStore } from '../../../shared/observations/store/current';
 import { call } from '../../support/invoke';
 import { matchIds, observation, observationWorld, upload, type ObservationWorld } from '../../support/observations';
@@ -105,6 +107,39 @@ describe('Observation/$lastn', () => {
     expect(matchIds(await lastn(`patient=${world.patient.id}`, other.patient.token))).toEqual([]);
     expect((await lastn(`patient=${world.patient.id}`, other.practitioner.token)).status).toBe(403);
     expect((await lastn(`patient=${world.patient.id}`, '')).status).toBe(401);
+  });
+
+  it("reads a named patient's codes while the caller's reach is resolved, and shows them only when the reach allows", async () => {
+    const other = await observationWorld();
+    const inner = { directory: directoryStore(), observations: observationStore() };
+    // The directory's patients and organizations (what the reach reads) answer once the readings are being read, or after 2 s.
+    let readsBegun!: () => void;
+    const begun = new Promise<void>((resolve) => (readsBegun = resolve));
+    let readWhileHeld = 0;
+    let held = true;
+    const gate = Promise.race([begun, new Promise((r) => setTimeout(r, 2000))]).then(() => void (held = false));
+    const heldStore = Object.fromEntries(
+      Object.entries(inner.directory).map(([group, records]) => [
+        group,
+        group !== 'patients' && group !== 'organizations' ? records : Object.fromEntries(Object.entries(records as object).map(([name, fn]) => [name, async (...args: unknown[]) => (await gate, (fn as (...a: unknown[]) => unknown).apply(records, args))])),
+      ]),
+    ) as unknown as DirectoryStore;
+    useDirectoryStore(heldStore);
+    useObservationStore({ ...inner.observations, readings: (query, limit, start) => ((readWhileHeld += held ? 1 : 0), readsBegun(), inner.observations.readings(query, limit, start)) });
+    try {
+      const res = await lastn(`patient=${world.patient.id}`, world.practitioner.token);
+      expect(res.status).toBe(200);
+      expect(matchIds(res)).toHaveLength(3);
+      expect(readWhileHeld).toBeGreaterThan(0);
+      // Read early for a practitioner the reach leaves out: refused, and nothing of them shown.
+      const refused = await lastn(`patient=${world.patient.id}`, other.practitioner.token);
+      expect(refused.status).toBe(403);
+      expect(JSON.stringify(refused.json)).not.toContain(ids.get('hr 100 @3'));
+      expect(matchIds(await lastn(`patient=${world.patient.id}`, other.patient.token))).toEqual([]);
+    } finally {
+      useDirectoryStore(inner.directory);
+      useObservationStore(inner.observations);
+    }
   });
 
   it('finds a rare match in a few reads: each read past rows the filters pass over asks for twice as many', async () => {
