@@ -6,6 +6,7 @@
  */
 import { errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
+import { BoundedMap } from '../bounded-map';
 import { config } from '../config';
 import { unauthorized } from '../http/errors';
 import type { Id, UserKind } from '../directory/model';
@@ -114,8 +115,8 @@ const USER_ID = /^[1-9][0-9]{0,14}$/;
  * exact token text, still unexpired, still of this issuer and audience, and still signed by a key
  * of the current key set; anything else is verified in full. Bounded, oldest out first.
  */
-const verified = new Map<string, { claims: AccessTokenClaims; kid: string }>();
 const VERIFIED_MAX = 5000;
+const verified = new BoundedMap<string, { claims: AccessTokenClaims; kid: string }>(VERIFIED_MAX);
 
 async function fromCache(token: string): Promise<AccessTokenClaims | undefined> {
   const hit = verified.get(token);
@@ -159,7 +160,6 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
     throw invalidToken();
   }
   if (typeof claims.scope !== 'string') claims.scope = '';
-  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
   verified.set(token, { claims: { ...claims }, kid });
   return claims;
 }

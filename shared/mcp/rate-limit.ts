@@ -15,6 +15,7 @@ import type { JSONRPCErrorResponse } from '@modelcontextprotocol/server';
 import type { Caller } from '../auth/caller';
 import { config } from '../config';
 import type { AuthedRequest } from '../http/request';
+import { BoundedMap } from '../bounded-map';
 import { json, type HttpResponse } from '../http/response';
 import { METRIC } from '../telemetry/names';
 import { mcpStore } from './store/current';
@@ -44,8 +45,11 @@ export function rateSubject(caller: Caller): string {
  */
 export const leaseFor = (limit: number) => Math.max(1, Math.floor(limit / 20));
 
+/** Subjects an instance remembers (what it holds of their windows, who was refused) at most. */
+const MAX_REMEMBERED = 10_000;
+
 /** Per subject, what this instance holds of its current window: requests taken and not yet used, and whether a lease no longer fits. */
-const held = new Map<string, { windowStart: number; left: number; full: boolean }>();
+const held = new BoundedMap<string, { windowStart: number; left: number; full: boolean }>(MAX_REMEMBERED);
 
 /** Takes one request of the caller's window at `now` (ms): allowed, or refused until the next window. */
 export async function takeRequest(caller: Caller, now = Date.now(), limit = config().mcpRateLimitPerMinute): Promise<RateVerdict> {
@@ -56,9 +60,8 @@ export async function takeRequest(caller: Caller, now = Date.now(), limit = conf
   const subject = rateSubject(caller);
   let mine = held.get(subject);
   if (mine?.windowStart !== windowStart) {
-    if (held.size >= MAX_REMEMBERED) for (const [key, h] of held) if (h.windowStart < windowStart) held.delete(key);
     mine = { windowStart, left: 0, full: false };
-    if (held.size < MAX_REMEMBERED) held.set(subject, mine);
+    held.set(subject, mine);
   }
   // Taken already, in this window: answered without the store (decided before any await, so two
   // requests never use the same one).
@@ -89,14 +92,7 @@ export function forgetRateLeases(): void {
  * Subjects this instance saw refused, until their window ends: their requests wait for the verdict
  * before any work starts, so a client over its limit costs a count, not a tool's reads.
  */
-const refusedUntil = new Map<string, number>();
-/** Subjects remembered at most; past it the ended windows are forgotten. */
-const MAX_REMEMBERED = 10_000;
-
-function rememberRefused(subject: string, untilMs: number, now: number): void {
-  if (refusedUntil.size >= MAX_REMEMBERED) for (const [key, until] of refusedUntil) if (until <= now) refusedUntil.delete(key);
-  if (refusedUntil.size < MAX_REMEMBERED) refusedUntil.set(subject, untilMs);
-}
+const refusedUntil = new BoundedMap<string, number>(MAX_REMEMBERED);
 
 /** The caller's verdict; allowed when the store cannot count (fail open: logged and counted). */
 async function verdictOf(req: AuthedRequest, now: number): Promise<RateVerdict> {
@@ -127,7 +123,7 @@ export function rateLimited(handler: (req: AuthedRequest) => Promise<HttpRespons
     work?.catch(() => undefined); // awaited below, or dropped with a refused request
     const decided = await verdict;
     if (!decided.allowed) {
-      rememberRefused(subject, now + decided.retryAfterSeconds * 1000, now);
+      refusedUntil.set(subject, now + decided.retryAfterSeconds * 1000);
       req.meter.count(METRIC.mcpRateLimited);
       return tooManyRequests(req.body, decided);
     }

@@ -6,6 +6,7 @@
  * a bounded map; a key id the kept set lacks fetches again, at most every `REFETCH_AFTER_MS` (a
  * client rotating its keys).
  */
+import { BoundedMap } from '../bounded-map';
 import type { PublicJwk } from '../directory/model';
 import { jsonDepth } from '../http/json-depth';
 import { usableKeys } from './client-keys';
@@ -35,7 +36,7 @@ interface Kept {
   until: number;
 }
 
-const kept = new Map<string, Kept>();
+const kept = new BoundedMap<string, Kept>(CACHE_ENTRIES);
 
 async function fetchKeys(uri: string): Promise<PublicJwk[]> {
   const problem = jwksUriProblem(uri);
@@ -53,7 +54,6 @@ async function fetchKeys(uri: string): Promise<PublicJwk[]> {
   kept.delete(uri);
   const keepFor = keepMs(cacheControl);
   if (keepFor > 0) {
-    if (kept.size >= CACHE_ENTRIES) kept.delete(kept.keys().next().value!);
     kept.set(uri, { keys, fetchedAt: now, until: now + keepFor });
   }
   return keys;

@@ -9,6 +9,7 @@
  * (the sign-in page is open to anyone) is not fetched again and again. Nothing is stored: the
  * document is the registration.
  */
+import { BoundedMap } from '../bounded-map';
 import type { OAuthClient } from '../directory/model';
 import { isHttpError } from '../http/errors';
 import { jsonDepth } from '../http/json-depth';
@@ -44,7 +45,7 @@ export function documentUrlProblem(uri: string): string | undefined {
 
 type Kept = { client: OAuthClient; until: number } | { refused: string; until: number };
 
-const kept = new Map<string, Kept>();
+const kept = new BoundedMap<string, Kept>(CACHE_ENTRIES);
 
 function clientOfDocument(url: string, body: string): OAuthClient {
   let parsed: unknown;
@@ -77,17 +78,11 @@ function clientOfDocument(url: string, body: string): OAuthClient {
   };
 }
 
-function keep(url: string, entry: Kept): void {
-  kept.delete(url);
-  if (kept.size >= CACHE_ENTRIES) kept.delete(kept.keys().next().value!);
-  kept.set(url, entry);
-}
-
 async function fetchDocument(url: string): Promise<OAuthClient> {
   try {
     return await readDocument(url);
   } catch (e) {
-    if (e instanceof ClientDocumentRefused) keep(url, { refused: e.message, until: nowMs() + REFUSAL_KEEP_MS });
+    if (e instanceof ClientDocumentRefused) kept.set(url, { refused: e.message, until: nowMs() + REFUSAL_KEEP_MS });
     throw e;
   }
 }
@@ -101,7 +96,7 @@ async function readDocument(url: string): Promise<OAuthClient> {
     throw e;
   }
   const client = clientOfDocument(url, fetched.body);
-  keep(url, { client, until: nowMs() + keepMs(fetched.cacheControl, KEEP_BOUNDS) });
+  kept.set(url, { client, until: nowMs() + keepMs(fetched.cacheControl, KEEP_BOUNDS) });
   return client;
 }
 

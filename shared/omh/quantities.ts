@@ -10,6 +10,7 @@
  * Client text (a unit in a search) is only ever a Map key, never a plain object's, and is bounded
  * before it reaches the library.
  */
+import { BoundedMap } from '../bounded-map';
 import { config } from '../config';
 import { isObject } from '../json';
 import generated from './generated/quantities.json';
@@ -148,8 +149,7 @@ const MAX_UCUM_LENGTH = 64;
 /** UCUM codes are printable ASCII without spaces. */
 const UCUM_TEXT = /^[!-~]+$/;
 /** Units looked up through the library, kept so a repeated search does not parse again; forgotten when full. */
-const LOOKED_UP = new Map<string, CanonicalUnit | undefined>();
-const MAX_LOOKED_UP = 1000;
+const LOOKED_UP = new BoundedMap<string, CanonicalUnit | undefined>(1000);
 
 /**
  * A unit's canonical form, also for units outside the generated table (`[stone_av]`), through the
@@ -163,7 +163,6 @@ export async function canonicalOfAny(ucum: string): Promise<CanonicalUnit | unde
   if (LOOKED_UP.has(ucum)) return LOOKED_UP.get(ucum);
   const { canonicalFromLibrary } = await import('./quantities/ucum-library');
   const found = canonicalFromLibrary(ucum);
-  if (LOOKED_UP.size >= MAX_LOOKED_UP) LOOKED_UP.clear();
   LOOKED_UP.set(ucum, found);
   return found;
 }
