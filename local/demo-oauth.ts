@@ -7,6 +7,7 @@ import { findPatientByIdentifier, getPatient } from '../shared/directory/patient
 import { getOAuthClient } from '../shared/directory/oauth-clients';
 import { getUserByEmail } from '../shared/directory/users';
 import { issueInvitation } from '../shared/oauth/invitations';
+import { PASSWORD_PATH } from '../shared/oauth/pages';
 import { ensureServiceClients, PORTAL_CLIENT_ID, WEB_CLIENT_ID } from '../shared/oauth/service-clients';
 import { DEMO_PRACTITIONER_EMAIL } from './demo-directory';
 import type { SeedStep } from './seed-step';
@@ -36,6 +37,7 @@ export const demoOAuth: SeedStep = {
       `  OAuth clients  ${PORTAL_CLIENT_ID} (patient portal, app id ${portal.id}), ${WEB_CLIENT_ID} (practitioner sign-in on the start page)`,
       `  Invitation     for Patient/${patient.id} (${patient.nameGiven} ${patient.nameFamily}), valid until ${issued.invitation.expires}:`,
       `                 ${issued.invitationLink}`,
+      `                 (or, to sign an assistant in as this patient, set a password with it at ${new URL(PASSWORD_PATH, issued.invitationLink).href})`,
     );
   },
 };

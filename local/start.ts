@@ -29,8 +29,9 @@ async function main() {
   }
   const url = runtime.info.url!;
   const smartNotes = smart ? await smart.ready(runtime.info.siteUrl ?? url, runtime.info.dataDir) : [];
-  // With the fixture, the demo invitation was just issued again: the seed's link (two lines) no longer works.
-  const seedNotes = smart ? runtime.seedNotes.filter((line, i, all) => !line.startsWith('  Invitation') && !all[i - 1]?.startsWith('  Invitation')) : runtime.seedNotes;
+  // With the fixture, the demo invitation was just issued again: the seed's note of it (its line and
+  // the indented lines under it) no longer works.
+  const seedNotes = smart ? withoutNote(runtime.seedNotes, '  Invitation') : runtime.seedNotes;
   const lines = [
     '',
     `Clinical Data Exchange is running at ${url}  (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s)`,
@@ -39,6 +40,7 @@ async function main() {
     `  Management API     ${url}/api/v1/`,
     `  OAuth 2.0          ${url}/o/token/   (discovery: ${url}/.well-known/smart-configuration)`,
     `  Patient portal     ${url}/clients/portal/`,
+    `  Assistants (MCP)   ${url}/mcp   (a patient's connections: ${url}/o/connections/)`,
     `  Health             ${url}/health`,
     '',
     ...(seedNotes.length > 0 ? [...seedNotes, ''] : []),
@@ -70,3 +72,12 @@ main().catch((e) => {
   console.error(e instanceof Error ? (e.stack ?? e.message) : e);
   process.exit(1);
 });
+
+/** The notes less the one that begins with `heading`, with the lines indented under it. */
+function withoutNote(notes: readonly string[], heading: string): string[] {
+  let dropping = false;
+  return notes.filter((line) => {
+    dropping = line.startsWith(heading) || (dropping && /^ {4,}/.test(line));
+    return !dropping;
+  });
+}

@@ -16,6 +16,9 @@ describe('demo OAuth data', () => {
 
     const link = /(http:\/\/localhost:8000\/clients\/portal\/\?code=\S+)/.exec(ctx.notes.join('\n'))?.[1];
     expect(link).toBeDefined();
+    // Where the invited patient sets a password with that link, to sign an assistant in.
+    const passwordPage = /(http:\/\/localhost:8000\/o\/password\/)\)/.exec(ctx.notes.join('\n'))?.[1];
+    expect((await call('GET', new URL(passwordPage!).pathname)).status).toBe(200);
     const code = new URL(link!).searchParams.get('code')!;
     const [host, token] = code.split('_');
     expect(host).toBe('localhost:8000');
