@@ -72,9 +72,16 @@ export type FhirOperation = OperationLevel & {
   /** Canonical URL of its OperationDefinition. */
   definition: string;
   documentation?: string;
-  /** `id` is the instance's, for an instance-level operation. */
-  handler: (req: AuthedRequest, id?: string) => Promise<HttpResponse>;
-};
+} & (
+    | {
+        /** `id` is the instance's, for an instance-level operation. */
+        handler: (req: AuthedRequest, id?: string) => Promise<HttpResponse>;
+      }
+    | {
+        /** A read that may begin before the caller is confirmed: its access for the request (`earlyRead`). */
+        early: (req: HttpRequest) => Access;
+      }
+  );
 
 export interface FhirRegistry {
   types: ReadonlyMap<string, FhirTypeEntry>;

@@ -106,7 +106,8 @@ export function fhirRoutes(registry: FhirRegistry): Route[] {
   for (const base of FHIR_BASES) {
     for (const op of registry.operations) {
       const path = op.level === 'system' ? `${base}/$${op.name}` : op.level === 'type' ? `${base}/${op.type}/$${op.name}` : `${base}/${op.type}/{id}/$${op.name}`;
-      for (const method of ['GET', 'POST'] as const) routes.push({ method, path, auth: 'caller', handler: (req) => op.handler(req, req.params.id) });
+      const access: RouteAccess = 'early' in op ? { auth: 'per-request', choose: op.early } : { auth: 'caller', handler: (req) => op.handler(req, req.params.id) };
+      for (const method of ['GET', 'POST'] as const) routes.push({ method, path, ...access });
     }
     routes.push(
       {

@@ -24,7 +24,7 @@ import { enforceHandling, linkedSearch, searchsetBundle } from '../fhir/searchse
 import { observationPositions } from './search/cursor';
 import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
 import { parseNativeQuery, type NativeQuery } from './search/query';
-import { lastn, parseLastn } from './lastn';
+import { beginLastn, lastn, parseLastn, type EarlyLastn, type LastnRequest } from './lastn';
 import { operationParameters, parameterText } from '../fhir/parameters';
 import { parseBatchBundle } from './create/bundle';
 import { processEntries, type UploadRequest } from './create/process';
@@ -174,22 +174,35 @@ export const lastnOperation: FhirOperation = {
   name: 'lastn',
   definition: 'http://hl7.org/fhir/OperationDefinition/Observation-lastn',
   documentation: "Each code's newest max readings of the patient (patient or subject required; code, category, max, and every search parameter).",
-  handler: async (req) => {
-    const params = new URLSearchParams(operationParameters(req.method, req.query, req.body, 'A POST $lastn').map((p) => [p.name, parameterText(p)]));
-    const request = parseLastn(params);
-    enforceHandling(req.headers['prefer'], request.query.ignored);
-    const rows = await lastn(req.caller, request);
-    req.audit.touched(rows.map((r) => r.patientId));
-    const codes = await codesById(rows.map((r) => r.codeId));
-    const site = fhirSiteOf(req);
-    const bundle = searchsetBundle(linkedSearch(site, 'Observation', params, observationPositions(request.query.order)), {
-      resources: rows.map((o) => toFhirObservation(o, codes.get(o.codeId)!)),
-      total: rows.length,
-      ignored: request.query.ignored,
+  early: (req) => {
+    // Parsed before the caller is known, its error kept for after (a 400 only for a caller allowed to hear it).
+    let parsed: { params: URLSearchParams; request: LastnRequest } | { error: unknown };
+    try {
+      const params = new URLSearchParams(operationParameters(req.method, req.query, req.body, 'A POST $lastn').map((p) => [p.name, parameterText(p)]));
+      parsed = { params, request: parseLastn(params) };
+    } catch (error) {
+      parsed = { error };
+    }
+    return earlyRead<EarlyLastn | undefined>({
+      ...('request' in parsed ? { prepare: async (claimedPatient: number | undefined) => beginLastn((parsed as { request: LastnRequest }).request, claimedPatient) } : {}),
+      handler: async (req, prepared) => {
+        if ('error' in parsed) throw parsed.error;
+        const { params, request } = parsed;
+        enforceHandling(req.headers['prefer'], request.query.ignored);
+        const rows = await lastn(req.caller, request, Date.now(), prepared ? await prepared : undefined);
+        req.audit.touched(rows.map((r) => r.patientId));
+        const codes = await codesById(rows.map((r) => r.codeId));
+        const site = fhirSiteOf(req);
+        const bundle = searchsetBundle(linkedSearch(site, 'Observation', params, observationPositions(request.query.order)), {
+          resources: rows.map((o) => toFhirObservation(o, codes.get(o.codeId)!)),
+          total: rows.length,
+          ignored: request.query.ignored,
+        });
+        const query = params.toString();
+        bundle.link = [{ relation: 'self', url: `${site.origin}${site.base}/Observation/$lastn${query ? `?${query}` : ''}` }];
+        return fhirJson(200, bundle);
+      },
     });
-    const query = params.toString();
-    bundle.link = [{ relation: 'self', url: `${site.origin}${site.base}/Observation/$lastn${query ? `?${query}` : ''}` }];
-    return fhirJson(200, bundle);
   },
 };
 

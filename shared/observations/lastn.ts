@@ -5,9 +5,10 @@
  * (code-table order), newest first; readings tied with the last one kept are kept too. Each
  * (patient, code) is one read of the code index from the newest end, stopping once `max` readings
  * and their ties are found: the cost grows with the codes asked for, not with the readings stored.
- * When the request names one patient, each code's first read is begun while the caller's reach is
+ * When the request names one patient (or a patient token claims one), each code's first read is
+ * begun as soon as the token's signature holds, while the account is confirmed and the reach
  * resolved (as a search's first page is, `likelyPatientOf`); nothing of it is kept unless the reach
- * allows that patient and code.
+ * allows that patient.
  */
 import pMap from 'p-map';
 import type { Caller } from '../auth/caller';
@@ -98,22 +99,43 @@ async function newestOf(patientId: Id, codeId: Id, max: number, test: (o: Readin
   return found;
 }
 
-/** The readings `$lastn` answers, grouped by patient, then code (code-table order), newest first. */
-export async function lastn(caller: Caller, request: LastnRequest, now = Date.now()): Promise<StoredObservation[]> {
-  const codesAsked = async () => (await allCodes()).filter((c) => schemaForCode(c.code) && inCategories(c, request.categories));
-  const likely = likelyPatientOf(request.query, caller);
-  const filter = likely === undefined ? undefined : codeFilter(request.query, await allCodes());
-  const earlyCodes = likely === undefined ? [] : (await codesAsked()).filter((c) => !filter || filter.has(c.id));
-  const early = likely === undefined ? undefined : pMap(earlyCodes, (c) => newestPage(likely, c.id, request.max + 1), { concurrency: CONCURRENCY });
-  early?.catch(() => undefined); // awaited below, or dropped when the reach leaves the patient out
+/** The codes a request asks for that have a payload schema, in code-table order. */
+const codesAsked = async (request: LastnRequest) => (await allCodes()).filter((c) => schemaForCode(c.code) && inCategories(c, request.categories));
+
+/** The first read of each code the request asks for, of the one patient it names (or a patient token claims), begun before the reach is known. */
+export interface EarlyLastn {
+  patientId: Id;
+  pages: Promise<ReadonlyMap<Id, ReadingsPage>>;
+}
+
+/** Begins the first reads of the patient the request names, if one; nothing of them is shown unless the reach allows that patient. */
+export function beginLastn(request: LastnRequest, claimedPatient: Id | undefined): EarlyLastn | undefined {
+  const patientId = likelyPatientOf(request.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient });
+  if (patientId === undefined) return undefined;
+  const pages = (async () => {
+    const filter = codeFilter(request.query, await allCodes());
+    const codes = (await codesAsked(request)).filter((c) => !filter || filter.has(c.id));
+    const read = await pMap(codes, (c) => newestPage(patientId, c.id, request.max + 1), { concurrency: CONCURRENCY });
+    return new Map(read.map((page, i) => [codes[i]!.id, page]));
+  })();
+  pages.catch(() => undefined); // awaited by `lastn`, or dropped when the reach leaves the patient out
+  return { patientId, pages };
+}
+
+/**
+ * The readings `$lastn` answers, grouped by patient, then code (code-table order), newest first.
+ * `early`: the first reads begun before the caller was confirmed (`beginLastn`); begun here otherwise.
+ */
+export async function lastn(caller: Caller, request: LastnRequest, now = Date.now(), early = beginLastn(request, caller.kind === 'patient' ? caller.patientId : undefined)): Promise<StoredObservation[]> {
   const { patients, codes, test } = await reachOf(caller, request.query, now);
-  const firstPages = early && patients.includes(likely!) ? new Map((await early).map((page, i) => [earlyCodes[i]!.id, page])) : undefined;
-  // Asked again: the reach reloads the code table when the query names a code it lacked.
-  const table = await codesAsked();
+  const firstPages = early && patients.includes(early.patientId) ? await early.pages : undefined;
+  // Asked after the reach: it reloads the code table when the query names a code it lacked.
+  const table = await codesAsked(request);
   const reads = patients.flatMap((patientId) => {
     const allowed = codes.get(patientId);
     return table.filter((c) => !allowed || allowed.has(c.id)).map((c) => ({ patientId, codeId: c.id }));
   });
-  const groups = await pMap(reads, ({ patientId, codeId }) => newestOf(patientId, codeId, request.max, test, patientId === likely ? firstPages?.get(codeId) : undefined), { concurrency: CONCURRENCY });
+  const firstOf = (patientId: Id, codeId: Id) => (patientId === early?.patientId ? firstPages?.get(codeId) : undefined);
+  const groups = await pMap(reads, ({ patientId, codeId }) => newestOf(patientId, codeId, request.max, test, firstOf(patientId, codeId)), { concurrency: CONCURRENCY });
   return groups.flat();
 }

@@ -109,10 +109,11 @@ describe('Observation/$lastn', () => {
     expect((await lastn(`patient=${world.patient.id}`, '')).status).toBe(401);
   });
 
-  it("reads a named patient's codes while the caller's reach is resolved, and shows them only when the reach allows", async () => {
+  it("reads a named patient's codes while the caller's account is confirmed and their reach resolved, and shows them only when the reach allows", async () => {
     const other = await observationWorld();
     const inner = { directory: directoryStore(), observations: observationStore() };
-    // The directory's patients and organizations (what the reach reads) answer once the readings are being read, or after 2 s.
+    // The directory's users, patients and organizations (what confirming the account and the reach
+    // read) answer once the readings are being read, or after 2 s.
     let readsBegun!: () => void;
     const begun = new Promise<void>((resolve) => (readsBegun = resolve));
     let readWhileHeld = 0;
@@ -121,16 +122,27 @@ describe('Observation/$lastn', () => {
     const heldStore = Object.fromEntries(
       Object.entries(inner.directory).map(([group, records]) => [
         group,
-        group !== 'patients' && group !== 'organizations' ? records : Object.fromEntries(Object.entries(records as object).map(([name, fn]) => [name, async (...args: unknown[]) => (await gate, (fn as (...a: unknown[]) => unknown).apply(records, args))])),
+        !['users', 'patients', 'organizations'].includes(group) ? records : Object.fromEntries(Object.entries(records as object).map(([name, fn]) => [name, async (...args: unknown[]) => (await gate, (fn as (...a: unknown[]) => unknown).apply(records, args))])),
       ]),
     ) as unknown as DirectoryStore;
     useDirectoryStore(heldStore);
-    useObservationStore({ ...inner.observations, readings: (query, limit, start) => ((readWhileHeld += held ? 1 : 0), readsBegun(), inner.observations.readings(query, limit, start)) });
+    const firstReads: string[] = [];
+    useObservationStore({
+      ...inner.observations,
+      readings: (query, limit, start) => {
+        readWhileHeld += held ? 1 : 0;
+        if (!start) firstReads.push(`${query.patientId}/${query.codeId}`);
+        readsBegun();
+        return inner.observations.readings(query, limit, start);
+      },
+    });
     try {
       const res = await lastn(`patient=${world.patient.id}`, world.practitioner.token);
       expect(res.status).toBe(200);
       expect(matchIds(res)).toHaveLength(3);
       expect(readWhileHeld).toBeGreaterThan(0);
+      // Each code's newest end read once: the reads begun early are the ones used.
+      expect(new Set(firstReads).size).toBe(firstReads.length);
       // Read early for a practitioner the reach leaves out: refused, and nothing of them shown.
       const refused = await lastn(`patient=${world.patient.id}`, other.practitioner.token);
       expect(refused.status).toBe(403);
