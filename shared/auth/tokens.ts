@@ -113,7 +113,7 @@ const USER_ID = /^[1-9][0-9]{0,14}$/;
  * Tokens this process has already verified, so a client's next requests skip the signature check
  * (ES256 through WebCrypto costs ~0.2 ms; a hit costs microseconds). A hit is only taken for the
  * exact token text, still unexpired, still of this issuer and audience, and still signed by a key
- * of the current key set; anything else is verified in full. Bounded, oldest out first.
+ * of the current key set; anything else is verified in full. Bounded: the least recently kept go first (`BoundedMap`).
  */
 const VERIFIED_MAX = 5000;
 const verified = new BoundedMap<string, { claims: AccessTokenClaims; kid: string }>(VERIFIED_MAX);

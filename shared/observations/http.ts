@@ -23,8 +23,8 @@ import { readObservation } from './read';
 import { enforceHandling, linkedSearch, searchsetBundle } from '../fhir/searchset';
 import { observationPositions } from './search/cursor';
 import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
-import { parseNativeQuery, type NativeQuery } from './search/query';
-import { beginLastn, lastn, parseLastn, type EarlyLastn, type LastnRequest } from './lastn';
+import { parseNativeQuery } from './search/query';
+import { beginLastn, lastn, parseLastn, type EarlyLastn } from './lastn';
 import { operationParameters, parameterText } from '../fhir/parameters';
 import { parseBatchBundle } from './create/bundle';
 import { processEntries, type UploadRequest } from './create/process';
@@ -61,10 +61,13 @@ function auxiliaryAccess<K extends keyof FhirTypeHandlers>(auxiliary: AuxiliaryH
   return { auth: 'caller', handler: (req) => handler(req, ...args) };
 }
 
-/** The query, or the 400 it deserves once the caller is known to be allowed to hear it. */
-function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error: unknown } {
+/**
+ * A request's parameters parsed before the caller is known, or the 400 they deserve, kept to be
+ * thrown once the caller is known to be allowed to hear it.
+ */
+function parsedEarly<T>(parse: () => T): { value: T } | { error: unknown } {
   try {
-    return { query: parseNativeQuery(params) };
+    return { value: parse() };
   } catch (error) {
     return { error };
   }
@@ -76,16 +79,16 @@ function parsedQuery(params: URLSearchParams): { query: NativeQuery } | { error:
  */
 function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryHandover): Access {
   if (sourceOf(params) === 'auxiliary') return auxiliaryAccess(auxiliary, 'search', params);
-  const parsed = parsedQuery(params);
-  const linked = 'query' in parsed ? linkedSearch(fhirSiteOf(req), 'Observation', params, observationPositions(parsed.query.order)) : undefined;
+  const parsed = parsedEarly(() => parseNativeQuery(params));
+  const linked = 'value' in parsed ? linkedSearch(fhirSiteOf(req), 'Observation', params, observationPositions(parsed.value.order)) : undefined;
   const now = Date.now();
   return earlyRead({
-    ...('query' in parsed
-      ? { prepare: (claimedPatient: number | undefined) => prepareSearch(parsed.query, linked!, likelyPatientOf(parsed.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) }
+    ...('value' in parsed
+      ? { prepare: (claimedPatient: number | undefined) => prepareSearch(parsed.value, linked!, likelyPatientOf(parsed.value, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) }
       : {}),
     handler: async (req, prepared) => {
       if ('error' in parsed) throw parsed.error;
-      const { query } = parsed;
+      const query = parsed.value;
       enforceHandling(req.headers['prefer'], query.ignored);
       const page = await searchObservations(req.caller, query, linked!, now, prepared);
       req.audit.touched(page.rows.map((r) => r.patientId));
@@ -175,21 +178,17 @@ export const lastnOperation: FhirOperation = {
   definition: 'http://hl7.org/fhir/OperationDefinition/Observation-lastn',
   documentation: "Each code's newest max readings of the patient (patient or subject required; code, category, max, and every search parameter).",
   early: (req) => {
-    // Parsed before the caller is known, its error kept for after (a 400 only for a caller allowed to hear it).
-    let parsed: { params: URLSearchParams; request: LastnRequest } | { error: unknown };
-    try {
+    const parsed = parsedEarly(() => {
       const params = new URLSearchParams(operationParameters(req.method, req.query, req.body, 'A POST $lastn').map((p) => [p.name, parameterText(p)]));
-      parsed = { params, request: parseLastn(params) };
-    } catch (error) {
-      parsed = { error };
-    }
+      return { params, request: parseLastn(params) };
+    });
     return earlyRead<EarlyLastn | undefined>({
-      ...('request' in parsed ? { prepare: async (claimedPatient: number | undefined) => beginLastn((parsed as { request: LastnRequest }).request, claimedPatient) } : {}),
+      ...('value' in parsed ? { prepare: async (claimedPatient: number | undefined) => beginLastn(parsed.value.request, claimedPatient) } : {}),
       handler: async (req, prepared) => {
         if ('error' in parsed) throw parsed.error;
-        const { params, request } = parsed;
+        const { params, request } = parsed.value;
         enforceHandling(req.headers['prefer'], request.query.ignored);
-        const rows = await lastn(req.caller, request, Date.now(), prepared ? await prepared : undefined);
+        const rows = await lastn(req.caller, request, Date.now(), await prepared);
         req.audit.touched(rows.map((r) => r.patientId));
         const codes = await codesById(rows.map((r) => r.codeId));
         const site = fhirSiteOf(req);

@@ -99,8 +99,8 @@ async function newestOf(patientId: Id, codeId: Id, max: number, test: (o: Readin
   return found;
 }
 
-/** The codes a request asks for that have a payload schema, in code-table order. */
-const codesAsked = async (request: LastnRequest) => (await allCodes()).filter((c) => schemaForCode(c.code) && inCategories(c, request.categories));
+/** Whether the request asks for the code: one with a payload schema, in the categories asked. */
+const asked = (request: LastnRequest) => (c: Code) => schemaForCode(c.code) !== undefined && inCategories(c, request.categories);
 
 /** The first read of each code the request asks for, of the one patient it names (or a patient token claims), begun before the reach is known. */
 export interface EarlyLastn {
@@ -113,8 +113,9 @@ export function beginLastn(request: LastnRequest, claimedPatient: Id | undefined
   const patientId = likelyPatientOf(request.query, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient });
   if (patientId === undefined) return undefined;
   const pages = (async () => {
-    const filter = codeFilter(request.query, await allCodes());
-    const codes = (await codesAsked(request)).filter((c) => !filter || filter.has(c.id));
+    const table = await allCodes();
+    const filter = codeFilter(request.query, table);
+    const codes = table.filter(asked(request)).filter((c) => !filter || filter.has(c.id));
     const read = await pMap(codes, (c) => newestPage(patientId, c.id, request.max + 1), { concurrency: CONCURRENCY });
     return new Map(read.map((page, i) => [codes[i]!.id, page]));
   })();
@@ -130,7 +131,7 @@ export async function lastn(caller: Caller, request: LastnRequest, now = Date.no
   const { patients, codes, test } = await reachOf(caller, request.query, now);
   const firstPages = early && patients.includes(early.patientId) ? await early.pages : undefined;
   // Asked after the reach: it reloads the code table when the query names a code it lacked.
-  const table = await codesAsked(request);
+  const table = (await allCodes()).filter(asked(request));
   const reads = patients.flatMap((patientId) => {
     const allowed = codes.get(patientId);
     return table.filter((c) => !allowed || allowed.has(c.id)).map((c) => ({ patientId, codeId: c.id }));

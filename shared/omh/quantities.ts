@@ -148,7 +148,7 @@ export function canonicalOf(ucum: string): CanonicalUnit | undefined {
 const MAX_UCUM_LENGTH = 64;
 /** UCUM codes are printable ASCII without spaces. */
 const UCUM_TEXT = /^[!-~]+$/;
-/** Units looked up through the library, kept so a repeated search does not parse again; forgotten when full. */
+/** Units looked up through the library, kept so a repeated search does not parse again; the least recently kept forgotten when full. */
 const LOOKED_UP = new BoundedMap<string, CanonicalUnit | undefined>(1000);
 
 /**
