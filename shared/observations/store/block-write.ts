@@ -287,7 +287,7 @@ async function writeBlocks(pointed: readonly Placing[], outcomes: WriteOutcome[]
     async (group) => {
       let placed: Set<number>;
       try {
-        placed = await writeStretch(group[0]!.observation.patientId, group[0]!.ref, group.map((p) => p.observation));
+        placed = await placeInStretch(group[0]!.observation.patientId, group[0]!.ref, group.map((p) => p.observation));
       } catch (e) {
         rootLogger().warn('writing an observation block failed', e instanceof Error ? e : String(e));
         placed = new Set();
@@ -298,6 +298,48 @@ async function writeBlocks(pointed: readonly Placing[], outcomes: WriteOutcome[]
     },
     { concurrency: STRETCH_CONCURRENCY },
   );
+}
+
+interface Waiting {
+  readings: readonly StoredObservation[];
+  settle: (placed: Promise<Set<number>>) => void;
+}
+
+/** Per stretch of a patient, the writes waiting for the one under way in this process. */
+const stretchQueues = new Map<string, Waiting[]>();
+
+/**
+ * Places readings in a stretch, one write at a time per stretch in this process: readings that
+ * arrive while a write of their stretch is under way (the other slices of the same upload, another
+ * device of the patient) wait for it and go together in the next, so an upload writes each block
+ * about once rather than once per slice, without refusing one another's conditions.
+ */
+function placeInStretch(patientId: number, ref: StretchRef, readings: readonly StoredObservation[]): Promise<Set<number>> {
+  const key = `${patientId}#${stretchText(ref)}`;
+  return new Promise((resolve) => {
+    const settle = (placed: Promise<Set<number>>) => resolve(placed);
+    const queue = stretchQueues.get(key);
+    if (queue) {
+      queue.push({ readings, settle });
+      return;
+    }
+    stretchQueues.set(key, [{ readings, settle }]);
+    void drain(key, patientId, ref);
+  });
+}
+
+async function drain(key: string, patientId: number, ref: StretchRef): Promise<void> {
+  for (;;) {
+    const waiting = stretchQueues.get(key)!;
+    if (waiting.length === 0) {
+      stretchQueues.delete(key);
+      return;
+    }
+    const taken = waiting.splice(0);
+    const placed = writeStretch(patientId, ref, taken.flatMap((w) => w.readings));
+    for (const w of taken) w.settle(placed);
+    await placed.catch(() => undefined);
+  }
 }
 
 /**

@@ -1,13 +1,17 @@
 /**
  * A device's retry costs no more than its first try: readings already stored are found by their
- * key before anything is written, and answer 200 with the id they have. A lookup that misses them
- * (a race, a failed read) leaves the conditional write to refuse the second row, as before.
+ * claims before anything is written, and answer 200 with the id they have. A lookup that misses them
+ * (a race, a failed read) leaves the conditional claim to refuse a second reading, as before.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { injectFault, recordCommands, throttling, type SentCommand } from '../../support/faults';
 import { call } from '../../support/invoke';
-import { idsOf, observation, observationWorld, statusesOf, storedRows, upload, type ObservationWorld } from '../../support/observations';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../../shared/config';
+import { STALE_CLAIM_MS } from '../../../shared/observations/store/block-write';
+import { dynamo } from '../../../shared/store/clients';
+import { idsOf, observation, observationWorld, statusesOf, storedClaims, storedRows, upload, type ObservationWorld } from '../../support/observations';
 
 let world: ObservationWorld;
 let remove: (() => void) | undefined;
@@ -20,6 +24,14 @@ afterEach(() => {
 });
 
 const readings = (n: number) => Array.from({ length: n }, (_, i) => observation(world, { uuid: randomUUID(), at: Date.UTC(2025, 6, 1, 0, i) }));
+
+const uuidOf = (resource: unknown): string => JSON.parse(Buffer.from((resource as { valueAttachment: { data: string } }).valueAttachment.data, 'base64').toString('utf8')).header.uuid;
+
+/** Moves a claim's time of storing back by `ms`. */
+async function ageClaim(claim: Record<string, unknown>, ms: number): Promise<void> {
+  const at = new Date(Date.parse(String(claim.at)) - ms).toISOString();
+  await dynamo().send(new UpdateCommand({ TableName: config().observationsTable, Key: { pk: claim.pk, sk: claim.sk }, UpdateExpression: 'SET #at = :at', ExpressionAttributeNames: { '#at': 'at' }, ExpressionAttributeValues: { ':at': at } }));
+}
 
 const WRITES = /^(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)Command$/;
 const writesOf = (commands: SentCommand[]) => commands.filter((c) => WRITES.test(c.name)).map((c) => c.name);
@@ -58,9 +70,8 @@ describe('re-posting stored readings', () => {
       ...commands.filter((c) => c.name === 'TransactWriteItemsCommand').flatMap((c) => (c.input.TransactItems as Array<{ Put: { Item: { sk: string } } }>).map((action) => action.Put.Item.sk)),
       ...commands.filter((c) => c.name === 'PutItemCommand').map((c) => (c.input.Item as { sk: string }).sk),
     ].filter((sk) => sk.startsWith('U#'));
-    const uuidOf = (resource: unknown) => JSON.parse(Buffer.from((resource as { valueAttachment: { data: string } }).valueAttachment.data, 'base64').toString('utf8')).header.uuid;
     expect(rowPuts.sort()).toEqual(fresh.map((r) => `U#${uuidOf(r)}`).sort());
-    // Nothing to take back either: no pointer was written for the stored ones (a pointer follows its row).
+    // Nothing to take back either: nothing of the stored ones was written.
     const deletes = commands.filter((c) => c.name === 'BatchWriteItemCommand').flatMap((c) => Object.values(c.input.RequestItems as Record<string, Array<{ DeleteRequest?: unknown }>>).flat()).filter((r) => r.DeleteRequest);
     expect(deletes).toEqual([]);
   });
@@ -91,19 +102,32 @@ describe('a lookup that does not find them still ends in one row', () => {
     expect((await storedRows(world.patient.id)).length).toBe(rows);
   });
 
-  it('rows whose first upload stopped before their pointers, missed by the lookup: found by their own write, given their pointers', async () => {
+  it('claims an upload left behind when it stopped before its block: a re-send meanwhile is 503; once the claims are stale they are cleared and the readings stored once', async () => {
     const batch = readings(3);
+    // The block's put and taking the claims back both fail: the claims stay, as when the process ends between them.
     remove = injectFault(async (command, send) => {
-      if (command.name === 'BatchWriteItemCommand') throw throttling();
+      if (command.name === 'PutItemCommand' && String(command.input.Item?.sk).startsWith('B#')) throw throttling();
+      if (command.name === 'DeleteItemCommand') throw throttling();
       return send();
     });
     const first = await upload(world.patient.token, batch);
     expect(statusesOf(first)).toEqual(['503 Service Unavailable', '503 Service Unavailable', '503 Service Unavailable']);
     remove();
-    onRowLookups(() => ({ Responses: {} }));
+    remove = undefined;
+    const left = await storedClaims(world.patient.id);
+    const uuids = new Set(batch.map(uuidOf));
+    const ours = left.filter((c) => uuids.has(String(c.sk).slice(2)));
+    expect(ours).toHaveLength(3);
+    expect((await upload(world.patient.token, batch)).json.entry.map((e: { response: { status: string } }) => e.response.status)).toEqual(['503 Service Unavailable', '503 Service Unavailable', '503 Service Unavailable']);
+
+    // The claims grow old (a request never lives longer than STALE_CLAIM_MS).
+    for (const claim of ours) await ageClaim(claim, STALE_CLAIM_MS + 1000);
+    const rows = (await storedRows(world.patient.id)).length;
     const again = await upload(world.patient.token, batch);
-    expect(statusesOf(again)).toEqual(['200 OK', '200 OK', '200 OK']);
+    expect(statusesOf(again)).toEqual(['201 Created', '201 Created', '201 Created']);
     for (const id of idsOf(again)) expect((await call('GET', `/FHIR/R5/Observation/${id}`, { token: world.patient.token })).status, id).toBe(200);
+    expect((await storedRows(world.patient.id)).length).toBe(rows + 3);
+    expect(statusesOf(await upload(world.patient.token, batch))).toEqual(['200 OK', '200 OK', '200 OK']);
   }, 60_000);
 
   it('the lookup failing: the readings are still stored once', async () => {
