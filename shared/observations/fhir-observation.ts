@@ -8,11 +8,20 @@ import type { Code } from '../directory/model';
 import { nativeSourceUri } from '../fhir/constants';
 import { fhirEffective } from '../omh/effective-time';
 import { categoryOf, OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
-import { schemaQuantities } from '../omh/quantities';
+import { schemaQuantities, type StandardCoding } from '../omh/quantities';
 import type { StoredObservation } from './model';
 import { componentsOf, readingValues } from './values';
 
 export type FhirObservation = Record<string, unknown> & { resourceType: 'Observation'; id: string };
+
+/** A code of the table as a Coding, with its display. */
+export const codeCoding = (code: Pick<Code, 'system' | 'code' | 'display'>): StandardCoding => ({ system: code.system, code: code.code, display: code.display });
+
+/** A reading's `Observation.code`: the code with its display, then the schema's standard coding (LOINC) when it has one. */
+export function readingCode(code: Pick<Code, 'system' | 'code' | 'display'>): { coding: StandardCoding[] } {
+  const standard = schemaQuantities(code.code)?.coding;
+  return { coding: [codeCoding(code), ...(standard ? [{ ...standard }] : [])] };
+}
 
 export function toFhirObservation(o: StoredObservation, code: Code): FhirObservation {
   const quantities = schemaQuantities(code.code);
@@ -25,7 +34,7 @@ export function toFhirObservation(o: StoredObservation, code: Code): FhirObserva
     ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
     status: o.status,
     ...(category ? { category: [{ coding: [{ system: OBSERVATION_CATEGORY_SYSTEM, ...category }] }] } : {}),
-    code: { coding: [{ system: code.system, code: code.code, display: code.display }, ...(quantities?.coding ? [{ ...quantities.coding }] : [])] },
+    code: readingCode(code),
     subject: { reference: `Patient/${o.patientId}` },
     ...fhirEffective(o.effective),
     device: { reference: `Device/${o.deviceId}` },
