@@ -1,7 +1,7 @@
 /**
  * A stored reading as a FHIR R5 Observation (docs/api.md#effective-time-and-rendering): id, meta (lastUpdated, the native source),
- * identifiers, status as uploaded, the category (vital signs, activity), the code with its display and, after it, the schema's standard
- * coding (LOINC), subject, device, the lifted effective time, the payload attachment byte for byte,
+ * identifiers, status as uploaded, the category (vital signs, activity), the code with its display and, after it, the reading's standard
+ * coding (LOINC; for a blood glucose by its unit and specimen), subject, device, the lifted effective time, the payload attachment byte for byte,
  * and the lifted values as components.
  */
 import type { Code } from '../directory/model';
@@ -10,13 +10,16 @@ import { fhirEffective } from '../omh/effective-time';
 import { categoryOf, OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
 import { schemaQuantities } from '../omh/quantities';
 import type { StoredObservation } from './model';
-import { componentsOf, readingValues } from './values';
+import { componentsOf, readingCodings, readingSpecimen, readingValues } from './values';
 
 export type FhirObservation = Record<string, unknown> & { resourceType: 'Observation'; id: string };
 
 export function toFhirObservation(o: StoredObservation, code: Code): FhirObservation {
   const quantities = schemaQuantities(code.code);
-  const components = quantities ? componentsOf(readingValues(o, code.code), quantities) : [];
+  const values = quantities ? readingValues(o, code.code) : [];
+  // The standard codings follow what was measured: the values' units and, for a blood glucose, the specimen its payload names.
+  const codings = quantities ? readingCodings(quantities, values, readingSpecimen(o, quantities)) : undefined;
+  const components = codings ? componentsOf(values, codings) : [];
   const category = categoryOf(code.code);
   return {
     resourceType: 'Observation',
@@ -25,7 +28,7 @@ export function toFhirObservation(o: StoredObservation, code: Code): FhirObserva
     ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
     status: o.status,
     ...(category ? { category: [{ coding: [{ system: OBSERVATION_CATEGORY_SYSTEM, ...category }] }] } : {}),
-    code: { coding: [{ system: code.system, code: code.code, display: code.display }, ...(quantities?.coding ? [{ ...quantities.coding }] : [])] },
+    code: { coding: [{ system: code.system, code: code.code, display: code.display }, ...(codings?.observation ? [{ ...codings.observation }] : [])] },
     subject: { reference: `Patient/${o.patientId}` },
     ...fhirEffective(o.effective),
     device: { reference: `Device/${o.deviceId}` },
