@@ -11,7 +11,7 @@ import type { Caller } from '../../auth/caller';
 import { observationStats } from '../../observations/stats/operation';
 import { MAX_PERIOD_MS, parseStatsRequest } from '../../observations/stats/params';
 import { STATISTICS, type Statistic } from '../../observations/stats/statistics';
-import { schemaQuantities } from '../../omh/quantities';
+import { memberCodings, schemaQuantities } from '../../omh/quantities';
 import { isObject } from '../../json';
 import { readVisiblePatient, visiblePatient } from '../access';
 import { countPosition, encodeToolCursor, toolCursorPosition } from '../cursor';
@@ -39,7 +39,7 @@ interface StatsInterval {
 
 /** A value's name in a statistic: its member's dotted path when the coding is a member's, else the coding's display. */
 function memberName(schemaCode: string, coding: { system?: unknown; code?: unknown; display?: unknown }): string {
-  const member = schemaQuantities(schemaCode)?.members.find((m) => m.coding.code === coding.code && m.coding.system === coding.system);
+  const member = schemaQuantities(schemaCode)?.members.find((m) => memberCodings(m).some((c) => c.code === coding.code && c.system === coding.system));
   return member?.path ?? (typeof coding.display === 'string' ? coding.display : String(coding.code));
 }
 
