@@ -11,7 +11,7 @@ import type { Caller } from '../../auth/caller';
 import { observationStats } from '../../observations/stats/operation';
 import { MAX_PERIOD_MS, parseStatsRequest } from '../../observations/stats/params';
 import { isStatistic, STATISTICS, STATISTICS_SYSTEM, type Statistic } from '../../observations/stats/statistics';
-import { schemaQuantities } from '../../omh/quantities';
+import { memberCodings, schemaQuantities } from '../../omh/quantities';
 import { isObject } from '../../json';
 import { readVisiblePatient, visiblePatient } from '../access';
 import { countPosition, encodeToolCursor, toolCursorPosition } from '../cursor';
@@ -54,7 +54,7 @@ type Coding = { system?: unknown; code?: unknown; display?: unknown };
 function memberName(schemaCode: string, codings: readonly Coding[]): string {
   const quantities = schemaQuantities(schemaCode);
   const members = quantities?.members ?? [];
-  const byCoding = members.find((m) => codings.some((c) => m.coding.code === c.code && m.coding.system === c.system));
+  const byCoding = members.find((m) => memberCodings(m).some((mc) => codings.some((c) => mc.code === c.code && mc.system === c.system)));
   if (byCoding) return byCoding.path;
   const principal = quantities?.principal === undefined ? undefined : members[quantities.principal];
   if (principal && codings.some((c) => c.code === schemaCode)) return principal.path;

@@ -19,7 +19,7 @@
  * - A count is dimensionless (display.ts, `countQuantity`).
  */
 import type { Code } from '../../directory/model';
-import { omhMemberSystem, type SchemaQuantities, type StandardCoding } from '../../omh/quantities';
+import { memberCodingOf, omhMemberSystem, type SchemaQuantities, type StandardCoding } from '../../omh/quantities';
 import { codeCoding, readingCode } from '../fhir-observation';
 import type { ValueGroup } from './day-summary';
 import { countQuantity, displayUnitOf, inDisplayUnit, quantityOf } from './display';
@@ -39,10 +39,13 @@ export interface StatisticsOf {
  * The coding of member `member` in one unit group (undefined: no values, a count of 0): the one
  * place the statistics take a member's coding, so a coding that depends on the unit is chosen here.
  */
-function statisticsMemberCoding(quantities: SchemaQuantities, member: number, _group: ValueGroup | undefined): StandardCoding {
-  const coding = quantities.members[member]?.coding;
+function statisticsMemberCoding(quantities: SchemaQuantities, member: number, group: ValueGroup | undefined): StandardCoding {
   // Members are only ever appended: an index past the table is a newer schema's, named by its index.
-  return coding ? { system: coding.system, code: coding.code, display: coding.display } : { system: omhMemberSystem(), code: String(member), display: `member ${member}` };
+  if (quantities.members[member] === undefined) return { system: omhMemberSystem(), code: String(member), display: `member ${member}` };
+  // The group's unit chooses among a member's codings (a glucose in mg/dL or mmol/L); the day
+  // summaries do not keep the specimen, so a glucose's statistics carry the specimen-less codes.
+  const coding = memberCodingOf(quantities, member, group?.unit, undefined);
+  return { system: coding.system, code: coding.code, display: coding.display };
 }
 
 /** The `code` of the statistics Observation of one member (and unit group). */
