@@ -14,10 +14,12 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CanonicalUnit, StandardCoding } from '../shared/omh/quantities';
 import { walkUnitValues, type WalkedUnitValue } from '../shared/omh/quantities/schema-walk';
-import { OWN_CODE, STANDARD_CODES, type SchemaCodes } from '../shared/omh/quantities/standard-codes';
+import { dimensionUnitsOf, LOINC_FACTS } from '../shared/omh/quantities/loinc-properties';
+import { OWN_CODE, STANDARD_CODES, type CodedMember, type SchemaCodes } from '../shared/omh/quantities/standard-codes';
 import { canonicalFromLibrary, isValidUcum } from '../shared/omh/quantities/ucum-library';
 import { OMH_UCUM_UNITS } from '../shared/omh/quantities/ucum-units';
 import { PAYLOAD_SCHEMAS, type PayloadSchema } from '../shared/omh/schemas/index';
+import { issuesOf } from '../shared/omh/schemas/validate';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const QUANTITIES_JSON = resolve(ROOT, 'shared', 'omh', 'generated', 'quantities.json');
@@ -42,10 +44,19 @@ const DEFAULT_INPUTS: QuantityInputs = { schemas: PAYLOAD_SCHEMAS, codes: STANDA
 
 type GeneratedCoding = Omit<StandardCoding, 'system'> & { system: string | null };
 
+/** One coding of a member's variants: for values of the dimension `canonical`, in `specimen` (null: none, or one no other variant names). */
+interface GeneratedVariant {
+  specimen: string | null;
+  canonical: string;
+  coding: StandardCoding;
+}
+
 interface JoinedMember {
   path: string;
   coding: GeneratedCoding;
   units: readonly string[] | undefined;
+  /** The table's variant codings, resolved to dimensions once the units are checked. */
+  variantSets: CodedMember['variants'];
 }
 
 interface JoinedSchema {
@@ -53,8 +64,18 @@ interface JoinedSchema {
   coding: StandardCoding | undefined;
   principal: number | undefined;
   members: JoinedMember[];
+  /** The body member naming the specimen, and the values its validator accepts there. */
+  specimen: { path: string; accepts: (value: string) => boolean } | undefined;
   /** Unit-values inside list items, which no member indexes (said in the docs). */
   inLists: string[];
+}
+
+interface CompiledMember extends Omit<JoinedMember, 'variantSets'> {
+  variants: GeneratedVariant[];
+}
+
+interface CompiledSchema extends Omit<JoinedSchema, 'members'> {
+  members: CompiledMember[];
 }
 
 /** `sleep_stage_summary.latency_to_sleep_onset` -> `Sleep stage summary: latency to sleep onset`. */
@@ -87,6 +108,17 @@ function joinSchemas(inputs: QuantityInputs): JoinedSchema[] {
     if (listed.size !== entry.members.length) problems.push(`${schema.code}: the table lists a member twice`);
     const principal = entry.principal === undefined ? undefined : entry.members.findIndex((m) => m.path === entry.principal);
     if (principal === -1) problems.push(`${schema.code}: principal ${entry.principal} is not one of its members`);
+    const specimenMember = entry.specimen === undefined ? undefined : schema.body.declared?.find(([name]) => name === entry.specimen)?.[1];
+    if (entry.specimen !== undefined && !specimenMember) problems.push(`${schema.code}: the specimen member ${entry.specimen} is no member of the schema`);
+    const specimen = entry.specimen === undefined || !specimenMember ? undefined : { path: entry.specimen, accepts: (value: string) => issuesOf(specimenMember.validate, value, 'specimen').length === 0 };
+    for (const m of entry.members) {
+      for (const set of m.variants ?? []) {
+        if (set.specimen === undefined) continue;
+        if (!specimen) problems.push(`${schema.code} ${m.path}: a variant names the specimen ${set.specimen}, and the schema names no specimen member`);
+        else if (!specimen.accepts(set.specimen)) problems.push(`${schema.code} ${m.path}: ${set.specimen} is no value of ${specimen.path}`);
+      }
+      if (m.variants && !m.variants.some((set) => set.specimen === undefined)) problems.push(`${schema.code} ${m.path}: its variants have no set for readings without a specimen`);
+    }
     joined.push({
       code: schema.code,
       coding: entry.coding,
@@ -95,7 +127,9 @@ function joinSchemas(inputs: QuantityInputs): JoinedSchema[] {
         path: m.path,
         coding: m.coding === OWN_CODE ? { system: null, code: m.path, display: m.display ?? ownDisplay(m.path) } : m.coding,
         units: byPath.get(m.path)?.units,
+        variantSets: m.variants,
       })),
+      specimen,
       inLists: walked.filter((w) => w.inList).map((w) => w.path),
     });
   }
@@ -131,16 +165,66 @@ function checkUnits(inputs: QuantityInputs, schemas: readonly JoinedSchema[]): {
   return { units: [...ucumOf], canonical: [...canonical] };
 }
 
+/** The dimensions (canonical UCUM units) a LOINC coding's values may have, from its property; undefined when the table of properties lacks it. */
+function dimensionsOf(coding: StandardCoding): string[] | undefined {
+  const facts = coding.system === 'http://loinc.org' ? LOINC_FACTS.get(coding.code) : undefined;
+  if (!facts) return undefined;
+  return dimensionUnitsOf(facts).flatMap((unit) => canonicalFromLibrary(unit)?.canonical ?? []);
+}
+
+/**
+ * A member's variant codings by specimen and dimension; throws naming every problem: a coding
+ * whose property is not known, two codings of one set with a dimension in common, or a unit the
+ * member allows that some set has no coding for.
+ */
+function variantsOf(schemas: readonly JoinedSchema[], ucumOf: ReadonlyMap<string, string>, canonical: ReadonlyMap<string, CanonicalUnit>): CompiledSchema[] {
+  const problems: string[] = [];
+  const compiled = schemas.map((schema) => ({
+    ...schema,
+    members: schema.members.map(({ variantSets, ...member }): CompiledMember => {
+      const variants: GeneratedVariant[] = [];
+      for (const set of variantSets ?? []) {
+        const specimen = set.specimen ?? null;
+        for (const coding of set.codings) {
+          const dimensions = dimensionsOf(coding);
+          if (!dimensions || dimensions.length === 0) {
+            problems.push(`${schema.code} ${member.path}: ${coding.system}|${coding.code} has no quantitative property in loinc-properties.ts`);
+            continue;
+          }
+          for (const dimension of dimensions) {
+            if (variants.some((v) => v.specimen === specimen && v.canonical === dimension)) problems.push(`${schema.code} ${member.path}: two codings of ${specimen ?? 'no specimen'} measure ${dimension}`);
+            variants.push({ specimen, canonical: dimension, coding });
+          }
+        }
+        for (const unit of member.units ?? []) {
+          const dimension = canonical.get(ucumOf.get(unit) ?? '')?.canonical;
+          if (!variants.some((v) => v.specimen === specimen && v.canonical === dimension)) problems.push(`${schema.code} ${member.path}: no coding of ${specimen ?? 'no specimen'} measures ${unit} (${dimension ?? 'no dimension'})`);
+        }
+      }
+      return { ...member, variants };
+    }),
+  }));
+  if (problems.length > 0) throw new Error(`omh:quantities: coding variants:\n- ${problems.join('\n- ')}`);
+  return compiled;
+}
+
 /** The generated table and its docs section, from the schemas, the codes and the units. */
 export function compileQuantities(inputs: QuantityInputs = DEFAULT_INPUTS): CompiledQuantities {
-  const schemas = joinSchemas(inputs);
-  const { units, canonical } = checkUnits(inputs, schemas);
+  const joined = joinSchemas(inputs);
+  const { units, canonical } = checkUnits(inputs, joined);
+  const schemas = variantsOf(joined, new Map(units), new Map(canonical));
   const table = {
     schemas: schemas.map((schema) => ({
       code: schema.code,
       coding: schema.coding ?? null,
       principal: schema.principal ?? null,
-      members: schema.members.map((member) => ({ path: member.path, coding: member.coding, units: member.units ?? null })),
+      ...(schema.specimen ? { specimen: schema.specimen.path } : {}),
+      members: schema.members.map((member) => ({
+        path: member.path,
+        coding: member.coding,
+        units: member.units ?? null,
+        ...(member.variants.length > 0 ? { variants: member.variants } : {}),
+      })),
     })),
     units,
     canonical,
@@ -167,7 +251,7 @@ function formula(form: CanonicalUnit): string {
   return form.offset === 0 ? factor : `${factor} + ${form.offset}`;
 }
 
-function docsSection(schemas: readonly JoinedSchema[], ucumOf: ReadonlyMap<string, string>, canonical: ReadonlyMap<string, CanonicalUnit>): string {
+function docsSection(schemas: readonly CompiledSchema[], ucumOf: ReadonlyMap<string, string>, canonical: ReadonlyMap<string, CanonicalUnit>): string {
   const members = schemas.reduce((n, s) => n + s.members.length, 0);
   const own = schemas.reduce((n, s) => n + s.members.filter((m) => m.coding.system === null).length, 0);
   const lines = [
@@ -183,16 +267,39 @@ function docsSection(schemas: readonly JoinedSchema[], ucumOf: ReadonlyMap<strin
       const first = index === 0;
       const principal = schema.principal === index ? ' (value)' : '';
       lines.push(
-        `| ${first ? code(schema.code) : ''} | ${first ? codingCell(schema.coding) : ''} | ${index} | ${code(member.path)}${principal} | ${codingCell(member.coding)} | ${unitsCell(member.units, ucumOf)} |`,
+        `| ${first ? code(schema.code) : ''} | ${first ? codingCell(schema.coding) : ''} | ${index} | ${code(member.path)}${principal} | ${codingCell(member.coding)}${member.variants.length > 0 ? ' (by unit and specimen: below)' : ''} | ${unitsCell(member.units, ucumOf)} |`,
       );
     });
   }
+  lines.push(...variantsDocs(schemas, ucumOf, canonical));
   const inLists = schemas.flatMap((schema) => schema.inLists.map((path) => `${code(schema.code)} ${code(path)}`));
   lines.push('', `Unit-values inside list items (not lifted): ${inLists.length > 0 ? inLists.join(', ') : 'none'}.`, '');
   lines.push('Canonical forms (canonical value = value x factor + offset):', '', '| UCUM | canonical | value x factor + offset |', '|---|---|---|');
   for (const [ucum, form] of [...canonical].sort(([a], [b]) => a.localeCompare(b))) lines.push(`| ${code(ucum)} | ${code(form.canonical)} | ${formula(form)} |`);
   lines.push('', DOCS_END);
   return lines.join('\n');
+}
+
+/** The codings that follow a value's unit and its reading's specimen: one row per member, specimen and dimension. */
+function variantsDocs(schemas: readonly CompiledSchema[], ucumOf: ReadonlyMap<string, string>, canonical: ReadonlyMap<string, CanonicalUnit>): string[] {
+  const rows = schemas.flatMap((schema) =>
+    schema.members.flatMap((member) =>
+      member.variants.map((variant) => {
+        const units = (member.units ?? []).filter((unit) => canonical.get(ucumOf.get(unit) ?? '')?.canonical === variant.canonical);
+        const specimen = variant.specimen === null ? `none, or any other${schema.specimen ? ` \`${schema.specimen.path}\`` : ''}` : code(variant.specimen);
+        return `| ${code(schema.code)} | ${code(member.path)} | ${specimen} | ${units.map(code).join(', ') || 'none allowed'} (${code(variant.canonical)}) | ${codingCell(variant.coding)} |`;
+      }),
+    ),
+  );
+  if (rows.length === 0) return [];
+  return [
+    '',
+    "Codings that follow the value's unit (its dimension) and the reading's specimen; the member's code above is the one shown where neither is known. The observation, coded as its principal value, takes the same coding:",
+    '',
+    '| schema | member | specimen | units (dimension) | code |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ];
 }
 
 /** The document with its generated section replaced; throws when the markers are missing. */

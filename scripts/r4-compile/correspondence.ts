@@ -8,9 +8,10 @@
  * datatype (`Location.contact.telecom`, contact being an ExtendedContactDetail); a backbone R5 has
  * no node for may be lifted (its children go where their own facts say, under the node its parent
  * went to); a fact may take one part of an R4 datatype value (`Medication.amount.numerator`).
- * An element R5 removed may go into HL7's standard cross-version extension, where a fact says so
- * (`inExtensionOf`): the compiler places the extension on the R5 node the extension's element's parent
- * went to and checks that R5's Extension.value[x] takes every type the value holds.
+ * An element R5 removed, or one whose R5 element R4's values cannot fill validly, may go into the
+ * standard cross-version extension, where a fact says so (`inExtensionOf`): the compiler places the
+ * extension on the R5 node the extension's element's parent went to and checks that R5's
+ * Extension.value[x] takes every type the value holds.
  * Every fact is checked here: its R4 path and its R5 path must exist, the types must convert, and it
  * must be reachable (a fact under a backbone that goes nowhere could never apply).
  */
@@ -264,6 +265,9 @@ export function correspondence(input: CorrespondenceInput): R4TypeTable {
             if (rule) element.rules.push(rule);
           }
         }
+        // A datatype value kept whole in its cross-version extension may still have parts with R5 elements.
+        const parts = el.children ? undefined : partRules(path, el);
+        if (parts) element.rules.push(...parts.rules);
       } else if (mappedParent !== undefined) {
         const parts = el.children ? undefined : partRules(path, el);
         if (parts) {

@@ -40,7 +40,7 @@ const HL7: Record<NonNullable<ConversionFact['hl7']> | 'same', string> = { same:
  * "same" for "carried"; one kept in a cross-version extension says where HL7 keeps it.
  */
 function hl7Cell(fact: ConversionFact): string {
-  if (fact.inExtensionOf !== undefined) return 'cross-version extension';
+  if (fact.inExtensionOf !== undefined) return fact.hl7 === 'drops' ? 'cross-version extension; the maps drop it' : 'cross-version extension';
   return fact.hl7 === undefined && fact.to === null ? 'drops it too' : HL7[fact.hl7 ?? 'same'];
 }
 
@@ -51,7 +51,7 @@ export function factsSection(): string {
   const lines = [
     DOCS_START,
     '',
-    `${CONVERSION_FACTS.length} facts over ${byType.size} types. "HL7 map": whether HL7's R4 -> R5 map does the same (drops it too, for a dropped element), carries a value the fact drops, or drops one the fact carries; "cross-version extension": an element R5 removed that HL7's cross-version definitions keep in their standard extension, as the import does ([cross-version extensions](#cross-version-extensions)).`,
+    `${CONVERSION_FACTS.length} facts over ${byType.size} types. "HL7 map": whether HL7's R4 -> R5 map does the same (drops it too, for a dropped element), carries a value the fact drops, or drops one the fact carries; "cross-version extension": the import keeps the value in the element's standard cross-version extension, for an element R5 removed (as HL7's cross-version definitions do) or one whose R5 element R4's values cannot fill validly; "cross-version extension; the maps drop it": one whose value the maps drop ([cross-version extensions](#cross-version-extensions)).`,
     '',
   ];
   for (const [type, facts] of [...byType].sort(([a], [b]) => a.localeCompare(b))) {

@@ -46,13 +46,16 @@ export interface ConversionFact {
    */
   set?: ReadonlyArray<{ to: string; value: string | number | boolean | Record<string, unknown> }>;
   /**
-   * On a `to: null` row: HL7's cross-version definitions (the `hl7.fhir.uv.xver` extensions; their
-   * R4-for-R5 lookup says UseExtension) keep this R4-only element in the standard cross-version
-   * extension `http://hl7.org/fhir/4.0/StructureDefinition/extension-<R4 path>` of the element named
-   * here: itself, or an ancestor whose extension holds it as a sub-extension (UseExtensionFromAncestor,
-   * where R5 kept the ancestor's other children). The extension goes on the R5 node the named
-   * element's parent went to; its value is the R4 value converted as any value is, a backbone a
-   * complex extension whose sub-extensions are named by its children (docs/r4-import.md#cross-version-extensions).
+   * On a `to: null` row: the value goes into the standard cross-version extension
+   * `http://hl7.org/fhir/4.0/StructureDefinition/extension-<R4 path>` of the element named here:
+   * itself, or an ancestor whose extension holds it as a sub-extension (UseExtensionFromAncestor in
+   * the R4-for-R5 lookup of HL7's `hl7.fhir.uv.xver` definitions, where R5 kept the ancestor's other
+   * children). For an element R5 removed (the lookup says UseExtension), and for one whose R5
+   * element R4's values cannot fill validly (R5 requires what R4 lacks), so that the value is kept,
+   * not dropped. The extension goes on the R5 node the named element's parent went to; its value is
+   * the R4 value converted as any value is, a backbone a complex extension whose sub-extensions are
+   * named by its children (docs/r4-import.md#cross-version-extensions). On a datatype element, facts
+   * on its parts (`Medication.amount.numerator`) still carry those parts to their R5 elements.
    */
   inExtensionOf?: string;
   reason: string;
@@ -323,8 +326,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Immunization.programEligibility',
     to: null,
-    hl7: 'carries',
-    reason: "R5 made programEligibility a backbone that requires both program (the funding program) and programStatus (the patient's eligibility); R4 holds only the eligibility (its codes are those R5 binds to programStatus). The maps put it in program, which misplaces it and leaves the required programStatus missing (invalid R5), so the value is dropped and reported.",
+    inExtensionOf: 'Immunization.programEligibility',
+    reason: "R5 made programEligibility a backbone that requires both program (the funding program) and programStatus (the patient's eligibility); R4 holds only the eligibility (its codes are those R5 binds to programStatus). The maps put it in program, which misplaces it and leaves the required programStatus missing (invalid R5); the cross-version extension of the R4 element keeps the concept instead.",
   },
   {
     from: 'Immunization.reaction.detail',
@@ -373,9 +376,16 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   },
   // Medication: manufacturer, form and amount renamed.
   {
+    from: 'Medication.amount',
+    to: null,
+    inExtensionOf: 'Medication.amount',
+    hl7: 'drops',
+    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity, which has no place for the denominator (the package the amount is of); the maps drop the denominator (their cross-version lookup renames amount to totalVolume and names no extension for the Ratio), while the cross-version extension of the R4 element keeps the whole Ratio beside totalVolume.',
+  },
+  {
     from: 'Medication.amount.numerator',
     to: 'Medication.totalVolume',
-    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity: the numerator is carried, as in the maps; the denominator (the package the amount is of) has no counterpart, and the maps drop it too (their cross-version lookup renames amount to totalVolume and names no extension for the Ratio).',
+    reason: 'R5 replaced the amount Ratio with totalVolume, a Quantity: the numerator is carried, as in the maps (the whole Ratio also goes into the cross-version extension of Medication.amount).',
   },
   { from: 'Medication.form', to: 'Medication.doseForm', reason: 'R5 renamed form to doseForm.' },
   {
@@ -538,8 +548,8 @@ export const CONVERSION_FACTS: readonly ConversionFact[] = [
   {
     from: 'Specimen.container',
     to: null,
-    hl7: 'carries',
-    reason: 'R5 describes the container in a referenced Device (container.device, required), which R4 cannot supply: the maps carry only specimenQuantity into a container that would then be invalid, so the container is dropped and reported.',
+    inExtensionOf: 'Specimen.container',
+    reason: 'R5 describes the container in a referenced Device (container.device, required), which R4 cannot supply: the maps carry only specimenQuantity into a container that would then be invalid; the cross-version extension of the R4 container keeps all of it (identifier, description, type, capacity, specimenQuantity, additive), and with it the contained resource its additive refers to.',
   },
   {
     from: 'Specimen.processing.procedure',

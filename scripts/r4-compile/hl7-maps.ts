@@ -10,13 +10,15 @@ import { CONVERSION_FACTS, type ConversionFact } from './facts';
 
 /** One thing HL7's maps carry and the import drops, with why. */
 export interface MapsCarriedDrop {
-  /** The R4 element a fact drops (`Specimen.container`), or the kind of drop every type shares. */
+  /** The R4 element a fact marked `hl7: 'carries'` drops, or the kind of drop any type may show. */
   id: string;
   /** As the docs name it (markdown). */
   what: string;
   reason: string;
   /** Whether a drop the import reported is this item. */
   covers: (drop: Drop) => boolean;
+  /** A kind of drop any type may show (not one element's): listed whether or not a corpus shows it. */
+  general?: true;
 }
 
 /** What the maps carry and the import drops for every type alike. */
@@ -26,6 +28,7 @@ const GENERAL_DROPS: readonly MapsCarriedDrop[] = [
     what: 'Extensions of primitive values (`_birthDate`)',
     reason: 'The import does not carry them ([the conversion rules](#the-conversion-rules-where-each-lives-and-its-test)).',
     covers: (drop) => drop.kind === 'primitive-extension',
+    general: true,
   },
   {
     id: 'unreferenced-contained',
@@ -33,6 +36,7 @@ const GENERAL_DROPS: readonly MapsCarriedDrop[] = [
     reason:
       'R5 keeps a contained resource only where something in the resource refers to it (dom-3): when the element that referred to it has no R5 counterpart, keeping the contained resource would make the whole entry invalid.',
     covers: (drop) => drop.kind === 'no-place' && drop.element === CONTAINED_ELEMENT,
+    general: true,
   },
 ];
 

@@ -2,8 +2,6 @@
  * The one table of which public paths reach which Lambda. The CDK stack makes its HTTP API routes
  * and CloudFront behaviours from it, and the local gateway routes with it, so they cannot drift.
  */
-import type { Dialect } from './request';
-
 export const FAMILIES = ['fhir', 'fhir-import', 'api', 'oauth', 'mcp'] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -101,7 +99,10 @@ export function familyForPath(path: string): Family {
   return selectGatewayRoute(path)?.route.family ?? DEFAULT_ROUTE_FAMILY;
 }
 
-/** How errors are rendered for a path. */
+/** How errors and bodies are rendered on a path. */
+export type Dialect = 'fhir' | 'api' | 'oauth' | 'plain';
+
+/** The dialect of a path. */
 export function dialectOf(path: string): Dialect {
   if (/^\/(FHIR\/R5|fhir\/r5|fhir-import\/R4)(\/|$)/.test(path)) return 'fhir';
   if (path.startsWith(`${API_BASE}/`) || path === API_BASE) return 'api';

@@ -7,9 +7,6 @@ import type { AuditTrail } from '../telemetry/audit';
 import type { Logger } from '../telemetry/logger';
 import type { Meter } from '../telemetry/metrics';
 
-/** How errors and bodies are rendered on a path. */
-export type Dialect = 'fhir' | 'api' | 'oauth' | 'plain';
-
 export interface HttpRequest {
   readonly method: string;
   /** The path as received, without query string. */

@@ -7,7 +7,7 @@
  * (shared/omh/), never from a record.
  */
 import { categoryOf } from '../omh/categories';
-import { schemaQuantities } from '../omh/quantities';
+import { canonicalOf, observationCodings, schemaQuantities, ucumOf, type QuantityMember } from '../omh/quantities';
 import { PAYLOAD_SCHEMAS, type PayloadSchema } from '../omh/schemas/index';
 import type { Validator } from '../omh/schemas/validate';
 import { ToolRefusal } from './tool';
@@ -19,11 +19,11 @@ export const schemaUri = (schema: Pick<PayloadSchema, 'code'>): string => `${SCH
 const BY_CODE: ReadonlyMap<string, PayloadSchema> = new Map(PAYLOAD_SCHEMAS.map((s) => [s.code, s]));
 /** `namespace:name` and the bare name, each to every schema it may mean (two for `physical-activity` and `sleep-episode`). */
 const BY_SHORT_NAME: ReadonlyMap<string, readonly PayloadSchema[]> = groupBy(PAYLOAD_SCHEMAS.flatMap((s) => [[`${s.namespace}:${s.name}`, s] as const, [s.name, s] as const]));
-/** `system|code` of each schema's standard coding (LOINC 8867-4 for heart rate). */
+/** `system|code` of each standard coding a schema's readings may show (LOINC 8867-4 for heart rate; each of a blood glucose's). */
 const BY_STANDARD_CODING: ReadonlyMap<string, readonly PayloadSchema[]> = groupBy(
   PAYLOAD_SCHEMAS.flatMap((s) => {
-    const coding = schemaQuantities(s.code)?.coding;
-    return coding ? [[`${coding.system}|${coding.code}`, s] as const] : [];
+    const quantities = schemaQuantities(s.code);
+    return (quantities ? observationCodings(quantities) : []).map((coding) => [`${coding.system}|${coding.code}`, s] as const);
   }),
 );
 
@@ -61,9 +61,26 @@ export interface SchemaDescription {
   version: string;
   uri: string;
   category: string | null;
-  standardCoding: { system: string; code: string; display: string } | null;
+  standardCoding: Coding | null;
   members: SchemaMember[];
-  values: Array<{ path: string; principal: boolean; units: string[] | null; coding: { system: string; code: string; display: string } }>;
+  /** `coding` where a value's unit and specimen are not known; `variants`: the codings that follow them (a blood glucose's), empty for most. */
+  values: Array<{ path: string; principal: boolean; units: string[] | null; coding: Coding; variants: CodingVariantDescription[] }>;
+}
+
+type Coding = { system: string; code: string; display: string };
+
+/** A coding a value takes in these units, in readings naming this specimen (null: none, or another). */
+export interface CodingVariantDescription {
+  specimen: string | null;
+  units: string[];
+  coding: Coding;
+}
+
+const codingOf = (c: Coding): Coding => ({ system: c.system, code: c.code, display: c.display });
+
+function variantsOf(member: QuantityMember): CodingVariantDescription[] {
+  const dimension = (unit: string) => canonicalOf(ucumOf(unit) ?? unit)?.canonical;
+  return member.variants.map((v) => ({ specimen: v.specimen ?? null, units: (member.units ?? []).filter((unit) => dimension(unit) === v.canonical), coding: codingOf(v.coding) }));
 }
 
 function kindOf(validate: Validator): SchemaMember['kind'] {
@@ -84,7 +101,6 @@ function membersOf(body: Validator): SchemaMember[] {
 
 export function describeSchema(schema: PayloadSchema): SchemaDescription {
   const quantities = schemaQuantities(schema.code);
-  const coding = (c: { system: string; code: string; display: string }) => ({ system: c.system, code: c.code, display: c.display });
   return {
     code: schema.code,
     display: schema.display,
@@ -93,9 +109,15 @@ export function describeSchema(schema: PayloadSchema): SchemaDescription {
     version: schema.version,
     uri: schemaUri(schema),
     category: categoryOf(schema.code)?.code ?? null,
-    standardCoding: quantities?.coding ? coding(quantities.coding) : null,
+    standardCoding: quantities?.coding ? codingOf(quantities.coding) : null,
     members: membersOf(schema.body),
-    values: (quantities?.members ?? []).map((m, index) => ({ path: m.path, principal: quantities?.principal === index, units: m.units ? [...m.units] : null, coding: coding(m.coding) })),
+    values: (quantities?.members ?? []).map((m, index) => ({
+      path: m.path,
+      principal: quantities?.principal === index,
+      units: m.units ? [...m.units] : null,
+      coding: codingOf(m.coding),
+      variants: variantsOf(m),
+    })),
   };
 }
 

@@ -1,22 +1,36 @@
 /**
  * A stored reading as a FHIR R5 Observation (docs/api.md#effective-time-and-rendering): id, meta (lastUpdated, the native source),
- * identifiers, status as uploaded, the category (vital signs, activity), the code with its display and, after it, the schema's standard
- * coding (LOINC), subject, device, the lifted effective time, the payload attachment byte for byte,
+ * identifiers, status as uploaded, the category (vital signs, activity), the code with its display and, after it, the reading's standard
+ * coding (LOINC; for a blood glucose by its unit and specimen), subject, device, the lifted effective time, the payload attachment byte for byte,
  * and the lifted values as components.
  */
 import type { Code } from '../directory/model';
 import { nativeSourceUri } from '../fhir/constants';
 import { fhirEffective } from '../omh/effective-time';
 import { categoryOf, OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
-import { schemaQuantities } from '../omh/quantities';
+import { schemaQuantities, type StandardCoding } from '../omh/quantities';
 import type { StoredObservation } from './model';
-import { componentsOf, readingValues } from './values';
+import { componentsOf, readingCodings, readingSpecimen, readingValues } from './values';
 
 export type FhirObservation = Record<string, unknown> & { resourceType: 'Observation'; id: string };
 
+/** A code of the table as a Coding, with its display. */
+export const codeCoding = (code: Pick<Code, 'system' | 'code' | 'display'>): StandardCoding => ({ system: code.system, code: code.code, display: code.display });
+
+/**
+ * A reading's `Observation.code`: the code with its display, then its standard coding (LOINC) when
+ * it has one: the schema's, or the one a reading's units and specimen choose (a blood glucose).
+ */
+export function readingCode(code: Pick<Code, 'system' | 'code' | 'display'>, standard: StandardCoding | undefined = schemaQuantities(code.code)?.coding): { coding: StandardCoding[] } {
+  return { coding: [codeCoding(code), ...(standard ? [{ ...standard }] : [])] };
+}
+
 export function toFhirObservation(o: StoredObservation, code: Code): FhirObservation {
   const quantities = schemaQuantities(code.code);
-  const components = quantities ? componentsOf(readingValues(o, code.code), quantities) : [];
+  const values = quantities ? readingValues(o, code.code) : [];
+  // The standard codings follow what was measured: the values' units and, for a blood glucose, the specimen its payload names.
+  const codings = quantities ? readingCodings(quantities, values, readingSpecimen(o, quantities)) : undefined;
+  const components = codings ? componentsOf(values, codings) : [];
   const category = categoryOf(code.code);
   return {
     resourceType: 'Observation',
@@ -25,7 +39,7 @@ export function toFhirObservation(o: StoredObservation, code: Code): FhirObserva
     ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
     status: o.status,
     ...(category ? { category: [{ coding: [{ system: OBSERVATION_CATEGORY_SYSTEM, ...category }] }] } : {}),
-    code: { coding: [{ system: code.system, code: code.code, display: code.display }, ...(quantities?.coding ? [{ ...quantities.coding }] : [])] },
+    code: readingCode(code, codings?.observation),
     subject: { reference: `Patient/${o.patientId}` },
     ...fhirEffective(o.effective),
     device: { reference: `Device/${o.deviceId}` },

@@ -59,5 +59,9 @@ export interface StoredObservation extends NewObservation {
   lastUpdated: string;
 }
 
-/** What a search tests and orders a reading by: everything but its payload and `header.uuid`. */
-export type ReadingFacts = Omit<StoredObservation, 'data' | 'uuid'>;
+/**
+ * What a search tests and orders a reading by: everything but its payload and `header.uuid`; the
+ * payload too where a test reads it (a blood glucose's standard coding follows the specimen it
+ * names: a count then asks for it, `withPayload`).
+ */
+export type ReadingFacts = Omit<StoredObservation, 'data' | 'uuid'> & { data?: string };

@@ -17,5 +17,5 @@ export const readObservations = (ids: readonly number[]): Promise<StoredObservat
 /** One page of a patient's readings, at most `limit` of them, after `start` (a page's `next`). */
 export const readReadings = (q: ReadingsQuery, limit: number | undefined, start?: PageStart): Promise<ReadingsPage> => observationStore().readings(q, limit, start);
 
-/** How many of a patient's readings the query reads (those `test` accepts, when given). */
-export const countReadings = (q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean): Promise<number> => observationStore().countReadings(q, test);
+/** How many of a patient's readings the query reads (those `test` accepts, when given; shown their payloads with `withPayload`). */
+export const countReadings = (q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean, withPayload = false): Promise<number> => observationStore().countReadings(q, test, withPayload);

@@ -5,7 +5,10 @@
  * here is a copy of one of its `{value, unit}` members.
  */
 import { decodePayload } from '../omh/payload';
-import { liftQuantities, omhMemberSystem, schemaQuantities, UCUM_SYSTEM, ucumOf, type LiftedQuantity, type SchemaQuantities, type StandardCoding } from '../omh/quantities';
+import {
+  liftQuantities, memberCodingOf, observationCodingOf, omhMemberSystem, schemaQuantities, specimenOf, UCUM_SYSTEM, ucumOf,
+  type LiftedQuantity, type SchemaQuantities, type StandardCoding,
+} from '../omh/quantities';
 import type { KeptValue, StoredObservation } from './model';
 
 /** The unit a member's values are in unless a reading says otherwise: its first allowed unit. */
@@ -56,19 +59,40 @@ export function fhirQuantity({ value, unit }: Pick<LiftedQuantity, 'value' | 'un
 }
 
 /**
- * The code of a value's component: the member's standard coding, except where that is the
- * reading's own (a heart rate's `heart_rate` is 8867-4, like the reading): R5 forbids a component
- * coded as the Observation while `value[x]` is present (obs-7), and `value[x]` holds the payload,
- * so that one component is coded by its member in the service's own system.
+ * The specimen a stored reading names in its payload (`specimen_source` of a blood glucose), read
+ * only for a schema whose codings follow one: every other reading costs one property test. A
+ * reading without its payload (`data`: a count's facts) names none.
  */
-export function componentCoding(quantities: SchemaQuantities, member: number): StandardCoding {
-  const { coding, path } = quantities.members[member]!;
-  const own = quantities.coding;
-  const sameAsReading = own !== undefined && own.system === coding.system && own.code === coding.code;
-  return sameAsReading ? { system: omhMemberSystem(), code: path, display: coding.display } : { ...coding };
+export function readingSpecimen(reading: { data?: string }, quantities: SchemaQuantities): string | undefined {
+  if (quantities.specimen === undefined || reading.data === undefined) return undefined;
+  return specimenOf(quantities, storedBody(reading.data));
 }
 
-/** `Observation.component`: one entry per lifted value, coded by `componentCoding`. */
-export function componentsOf(values: readonly LiftedQuantity[], quantities: SchemaQuantities): Array<Record<string, unknown>> {
-  return values.map((v) => ({ code: { coding: [componentCoding(quantities, v.member)] }, valueQuantity: fhirQuantity(v) }));
+/**
+ * The code of a value's component: the member's standard coding for its unit and the reading's
+ * specimen (`memberCodingOf`), except where that is the reading's own (a heart rate's `heart_rate`
+ * is 8867-4, like the reading): R5 forbids a component coded as the Observation while `value[x]`
+ * is present (obs-7), and `value[x]` holds the payload, so that one component is coded by its
+ * member in the service's own system, with the display of the coding it would have had.
+ */
+export function componentCoding(quantities: SchemaQuantities, value: Pick<LiftedQuantity, 'member' | 'unit'>, specimen: string | undefined, observation: StandardCoding | undefined): StandardCoding {
+  const coding = memberCodingOf(quantities, value.member, value.unit, specimen);
+  const sameAsReading = observation !== undefined && observation.system === coding.system && observation.code === coding.code;
+  return sameAsReading ? { system: omhMemberSystem(), code: quantities.members[value.member]!.path, display: coding.display } : { ...coding };
+}
+
+/** A reading's standard codings: the observation's (after its `omh:` coding) and each value's component's, in the order of `values`. */
+export interface ReadingCodings {
+  observation: StandardCoding | undefined;
+  components: StandardCoding[];
+}
+
+export function readingCodings(quantities: SchemaQuantities, values: readonly LiftedQuantity[], specimen: string | undefined): ReadingCodings {
+  const observation = observationCodingOf(quantities, values, specimen);
+  return { observation, components: values.map((v) => componentCoding(quantities, v, specimen, observation)) };
+}
+
+/** `Observation.component`: one entry per lifted value, coded as `readingCodings` says. */
+export function componentsOf(values: readonly LiftedQuantity[], codings: ReadingCodings): Array<Record<string, unknown>> {
+  return values.map((v, i) => ({ code: { coding: [codings.components[i]!] }, valueQuantity: fhirQuantity(v) }));
 }

@@ -27,12 +27,23 @@ export const UCUM_SYSTEM = 'http://unitsofmeasure.org';
  */
 export const omhMemberSystem = (): string => `${config().namespace}/omh-member`;
 
+/** One of a member's codings that follow what was measured: the one for values of dimension `canonical` in `specimen` (undefined: none, or one no other variant names). */
+export interface CodingVariant {
+  specimen: string | undefined;
+  /** The canonical unit of the values' dimension (`m-3.g` a mass concentration, `m-3` a substance concentration). */
+  canonical: string;
+  coding: StandardCoding;
+}
+
 export interface QuantityMember {
   /** Dotted member path inside the body: 'heart_rate', 'systolic_blood_pressure', 'sleep_stage_summary.total_sleep_time'. */
   path: string;
+  /** Its coding; where it has variants, the one shown when the value's unit and the specimen are not known. */
   coding: StandardCoding;
   /** The units the schema allows here (OMH strings); undefined: any string. */
   units: readonly string[] | undefined;
+  /** Codings by the value's dimension and the reading's specimen (`memberCodingOf`); empty: `coding` always. */
+  variants: readonly CodingVariant[];
 }
 
 export interface SchemaQuantities {
@@ -47,6 +58,10 @@ export interface SchemaQuantities {
    * observation's own when it has one; undefined when no member is (blood pressure: two).
    */
   principal: number | undefined;
+  /** The observation is coded as its principal value: its coding follows that value's (`observationCodingOf`). */
+  codedAsPrincipal: boolean;
+  /** The body member naming the specimen a value was measured in (blood glucose's `specimen_source`), which codings may follow. */
+  specimen: string | undefined;
 }
 
 export interface LiftedQuantity {
@@ -68,7 +83,13 @@ interface GeneratedQuantities {
     code: string;
     coding: GeneratedCoding | null;
     principal: number | null;
-    members: { path: string; coding: GeneratedCoding; units: string[] | null }[];
+    specimen?: string;
+    members: {
+      path: string;
+      coding: GeneratedCoding;
+      units: string[] | null;
+      variants?: { specimen: string | null; canonical: string; coding: StandardCoding }[];
+    }[];
   }[];
   units: [omh: string, ucum: string][];
   canonical: [ucum: string, CanonicalUnit][];
@@ -88,13 +109,28 @@ function memberCoding({ system, code, display }: GeneratedCoding): StandardCodin
   };
 }
 
+const sameCoding = (a: Pick<StandardCoding, 'system' | 'code'> | undefined, b: Pick<StandardCoding, 'system' | 'code'> | undefined) =>
+  a !== undefined && b !== undefined && a.system === b.system && a.code === b.code;
+
 /** Every schema's quantities (for reverse lookups: which schema codes and members a standard coding names). */
-export const SCHEMA_QUANTITIES: readonly SchemaQuantities[] = table.schemas.map((schema) => ({
-  code: schema.code,
-  coding: schema.coding ? memberCoding(schema.coding) : undefined,
-  members: schema.members.map((member) => ({ path: member.path, coding: memberCoding(member.coding), units: member.units ?? undefined })),
-  principal: schema.principal ?? undefined,
-}));
+export const SCHEMA_QUANTITIES: readonly SchemaQuantities[] = table.schemas.map((schema) => {
+  const coding = schema.coding ? memberCoding(schema.coding) : undefined;
+  const members = schema.members.map((member) => ({
+    path: member.path,
+    coding: memberCoding(member.coding),
+    units: member.units ?? undefined,
+    variants: (member.variants ?? []).map((v) => ({ specimen: v.specimen ?? undefined, canonical: v.canonical, coding: v.coding })),
+  }));
+  const principal = schema.principal ?? undefined;
+  return {
+    code: schema.code,
+    coding,
+    members,
+    principal,
+    codedAsPrincipal: principal !== undefined && sameCoding(coding, members[principal]?.coding),
+    specimen: schema.specimen,
+  };
+});
 
 const BY_CODE = new Map(SCHEMA_QUANTITIES.map((schema) => [schema.code, schema]));
 const PATHS = new Map(SCHEMA_QUANTITIES.map((schema) => [schema.code, schema.members.map((member) => member.path.split('.'))]));
@@ -103,6 +139,62 @@ const CANONICAL = new Map(table.canonical);
 
 export function schemaQuantities(schemaCode: string): SchemaQuantities | undefined {
   return BY_CODE.get(schemaCode);
+}
+
+/** The dimension of a unit: the canonical form of an OMH label or a UCUM code of the table; other text (a canonical unit itself: `m-3.g`) as it is. */
+function dimensionOf(unit: string): string {
+  return canonicalOf(ucumOf(unit) ?? unit)?.canonical ?? unit;
+}
+
+/**
+ * The coding of a member's value in `unit` (an OMH label, a UCUM code, or a canonical unit), of a
+ * reading whose specimen is `specimen` (where known): the member's variant for the unit's
+ * dimension and that specimen, else for the dimension and no specimen, else its coding. The one
+ * rule every rendering, search and statistic codes a value by (docs/payloads.md#the-values-inside-a-payload).
+ */
+export function memberCodingOf(quantities: SchemaQuantities, member: number, unit: string | undefined, specimen: string | undefined): StandardCoding {
+  const { coding, variants } = quantities.members[member]!;
+  if (variants.length === 0 || unit === undefined) return coding;
+  const dimension = dimensionOf(unit);
+  const ofDimension = variants.filter((v) => v.canonical === dimension);
+  return (ofDimension.find((v) => v.specimen === specimen) ?? ofDimension.find((v) => v.specimen === undefined))?.coding ?? coding;
+}
+
+/** `memberCodingOf` by schema code (the statistics' entry: a value group knows its member and unit, not always its specimen); undefined for an unknown schema or member. */
+export function codingOf(schemaCode: string, member: number, unit: string | undefined, specimen?: string): StandardCoding | undefined {
+  const quantities = BY_CODE.get(schemaCode);
+  return quantities?.members[member] === undefined ? undefined : memberCodingOf(quantities, member, unit, specimen);
+}
+
+/** The observation's standard coding for a reading with these values: its principal value's where it is coded as that value, else the schema's. */
+export function observationCodingOf(quantities: SchemaQuantities, values: readonly LiftedQuantity[], specimen: string | undefined): StandardCoding | undefined {
+  if (!quantities.codedAsPrincipal) return quantities.coding;
+  const principal = quantities.principal!;
+  return memberCodingOf(quantities, principal, values.find((v) => v.member === principal)?.unit, specimen);
+}
+
+/** Whether a reading's codings may depend on its specimen (so reading them needs its payload). */
+export const followsSpecimen = (quantities: SchemaQuantities): boolean =>
+  quantities.specimen !== undefined && quantities.members.some((m) => m.variants.some((v) => v.specimen !== undefined));
+
+/** The specimen a validated body names (`specimen_source`), when its schema has a specimen member and the body a text there. */
+export function specimenOf(quantities: SchemaQuantities, body: unknown): string | undefined {
+  const path = quantities.specimen;
+  if (path === undefined || !isObject(body) || !Object.hasOwn(body, path)) return undefined;
+  const value = body[path];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Every coding a member's value may be shown with: its coding and its variants', each once. */
+export function memberCodings(member: QuantityMember): StandardCoding[] {
+  const all = [member.coding, ...member.variants.map((v) => v.coding)];
+  return all.filter((coding, i) => all.findIndex((other) => sameCoding(other, coding)) === i);
+}
+
+/** Every standard coding a reading of the schema may be shown with (none when it has none). */
+export function observationCodings(quantities: SchemaQuantities): StandardCoding[] {
+  if (!quantities.coding) return [];
+  return quantities.codedAsPrincipal ? memberCodings(quantities.members[quantities.principal!]!) : [quantities.coding];
 }
 
 /**

@@ -4,8 +4,9 @@
  * the datatype when R5 changed it. What it does not carry it records, with why (`Skip`): a key R4
  * does not define, a value whose JSON shape does not fit its R4 type, an element R5 removed, a value
  * R5 has no place for, a primitive extension (`_field`), a contained resource nothing refers to any
- * more. An element R5 removed goes into HL7's cross-version extension where its rule says so. A rule that fails on a value is skipped and the rest still converts; empty containers are
- * pruned. The loss report (`loss.ts`) then says what was lost, and these records why.
+ * more. An element R5 removed, or one R4's values cannot fill validly in R5, goes into its standard
+ * cross-version extension where its rule says so. A rule that fails on a value is skipped and the
+ * rest still converts; empty containers are pruned. The loss report (`loss.ts`) then says what was lost, and these records why.
  */
 import { targetTypeOf, type Conversion, type JsonKind } from './conversions';
 import type { ConversionRule, R4Element, RuleCondition } from './model';
@@ -166,17 +167,19 @@ class Converter {
       this.into(item as JsonObject, table, element.childrenAt!, frames, depth + 1);
       return;
     }
-    if (element.rules[0]!.part) {
-      this.parts(element, elementPath, item as JsonObject, table, frames, depth);
-      return;
-    }
     let carried = false;
     let misses: Miss[] | undefined;
+    let hasParts = false;
     for (const rule of element.rules) {
-      if (rule.fromType !== undefined && rule.fromType !== r4Type) continue;
+      if (rule.part) hasParts = true;
+      if (rule.part || (rule.fromType !== undefined && rule.fromType !== r4Type)) continue;
       const result = this.attempt(rule, r4Type, item, element, table, frames, depth);
       if (result === true) carried = true;
       else (misses ??= []).push(result);
+    }
+    if (hasParts) {
+      this.parts(element, elementPath, item as JsonObject, table, frames, depth, carried);
+      return;
     }
     if (!carried) {
       const miss = combined(misses ?? [], r4Type, elementPath, element);
@@ -184,22 +187,28 @@ class Converter {
     }
   }
 
-  /** A value of which rules take parts (`Medication.amount.numerator`): the other children are not carried. */
-  private parts(element: R4Element, elementPath: string, item: JsonObject, table: ConversionTable, frames: Frame[], depth: number): void {
+  /**
+   * A value of which rules take parts (`Medication.amount.numerator`): the other children are not
+   * carried, unless the whole value was (`wholeKept`: in its cross-version extension), in which case
+   * no part is lost whatever its rule does.
+   */
+  private parts(element: R4Element, elementPath: string, item: JsonObject, table: ConversionTable, frames: Frame[], depth: number, wholeKept: boolean): void {
     const taken = new Set<string>();
     for (const rule of element.rules) {
-      const { key, type } = rule.part!;
+      if (!rule.part) continue;
+      const { key, type } = rule.part;
       if (!Object.hasOwn(item, key) || item[key] === null || item[key] === undefined) continue;
       taken.add(key);
       this.at.push(key);
       if (shapeOf(item[key]) !== (typeKinds.r4Primitive(type) ?? 'object')) {
-        this.skip('wrong-shape', `${elementPath}.${key}`, `R4's ${elementPath}.${key} is a ${type}, and the value is ${SHAPE_WORDS[shapeOf(item[key])]}`);
+        if (!wholeKept) this.skip('wrong-shape', `${elementPath}.${key}`, `R4's ${elementPath}.${key} is a ${type}, and the value is ${SHAPE_WORDS[shapeOf(item[key])]}`);
       } else {
         const result = this.attempt(rule, type, item[key], element, table, frames, depth);
-        if (result !== true) this.skip(result.kind, `${elementPath}.${key}`, result.why);
+        if (result !== true && !wholeKept) this.skip(result.kind, `${elementPath}.${key}`, result.why);
       }
       this.at.pop();
     }
+    if (wholeKept) return;
     for (const key of Object.keys(item)) {
       if (!taken.has(key)) this.skip('removed', elementPath, element.why ?? `R5 keeps only part of ${elementPath}`, key);
     }
@@ -280,7 +289,7 @@ class Converter {
   }
 
   /**
-   * A value of an element R5 removed, into HL7's cross-version extension (docs/r4-import.md#cross-version-extensions):
+   * A value with no valid R5 element, into its standard cross-version extension (docs/r4-import.md#cross-version-extensions):
    * an extension of its own, or a sub-extension of the one extension of an ancestor (`within`).
    */
   private crossVersion(

@@ -33,7 +33,8 @@ export interface ConversionRule {
   set?: Array<{ to: string; value: unknown; toList?: true }>;
   /**
    * The rule converts one child of the R4 value's datatype, not the whole value: `numerator` (a
-   * Quantity) of `Medication.amount` (a Ratio). The value's other children are not carried.
+   * Quantity) of `Medication.amount` (a Ratio). The value's other children are not carried, unless
+   * a rule of the element without a part keeps the whole value (in its cross-version extension).
    */
   part?: { key: string; type: string };
   /**

@@ -294,6 +294,10 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         const facts: unknown[] = [];
         await countReadings(q, (f) => facts.push(f) > 0);
         expect(facts).toEqual([kept, before].map(({ data: _data, uuid: _uuid, ...f }) => f));
+        // A test that reads the payload (a blood glucose's coding follows its specimen) is shown it when it asks.
+        const withPayload: unknown[] = [];
+        await countReadings(q, (f) => withPayload.push(f) > 0, true);
+        expect(withPayload).toEqual([kept, before].map(({ uuid: _uuid, ...f }) => f));
       });
 
       it('refuses a reading too large to keep, and an identifier too long to claim, before anything is written', async () => {

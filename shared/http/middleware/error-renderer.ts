@@ -8,8 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { operationOutcome } from '../../fhir/outcome';
 import { badRequest, HttpError, isHttpError, unsupportedMediaType } from '../errors';
 import { RETRY_AFTER_SECONDS } from '../deadline';
-import { dialectOf, FHIR_BASES, IMPORT_BASE } from '../families';
-import type { Dialect } from '../request';
+import { dialectOf, FHIR_BASES, IMPORT_BASE, type Dialect } from '../families';
 import { APP_JSON, FHIR_JSON, toLambdaResult, type HttpResponse } from '../response';
 import { busyAs503 } from '../../store/busy';
 import { contextOf } from './request-context';

@@ -201,7 +201,9 @@ export const searchReadingsByValueTool = defineTool({
       // tests the principal value and the components alike.
       const quantity = `${args.comparator}${numberText(args.value)}${args.unit ? `||${escapeValue(args.unit)}` : ''}`;
       const params = patientParams(id, schema.code, args.from, args.to);
-      params.append('combo-code-value-quantity', `${escapeValue(member.coding.system)}|${escapeValue(member.coding.code)}$${quantity}`);
+      // A principal value whose coding follows the reading (a blood glucose's, by unit and specimen) is named by the reading's own code, which every such reading has.
+      const named = member.variants.length > 0 && index === quantities?.principal ? escapeValue(schema.code) : `${escapeValue(member.coding.system)}|${escapeValue(member.coding.code)}`;
+      params.append('combo-code-value-quantity', `${named}$${quantity}`);
       params.set('_sort', '-date');
       params.set('_count', String(args.pageSize ?? DEFAULT_READINGS));
       params.set('_total', 'accurate');

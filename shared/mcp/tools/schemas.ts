@@ -16,7 +16,15 @@ export const schemaDescriptionShape = z.object({
   category: z.string().nullable(),
   standardCoding: codingShape.nullable(),
   members: z.array(z.object({ name: z.string(), required: z.boolean(), kind: z.string() })),
-  values: z.array(z.object({ path: z.string(), principal: z.boolean(), units: z.array(z.string()).nullable(), coding: codingShape })),
+  values: z.array(
+    z.object({
+      path: z.string(),
+      principal: z.boolean(),
+      units: z.array(z.string()).nullable(),
+      coding: codingShape,
+      variants: z.array(z.object({ specimen: z.string().nullable(), units: z.array(z.string()), coding: codingShape })),
+    }),
+  ),
 });
 
 export const getOmhSchemaTool = defineTool({
@@ -29,7 +37,10 @@ export const getOmhSchemaTool = defineTool({
   reads: [],
   async run({ readingType }) {
     const schema = describeSchema(resolveReadingType(readingType));
-    const values = schema.values.map((v) => `- ${v.path}${v.principal ? ' (principal)' : ''}: ${v.units?.join(', ') ?? 'any unit'}; ${v.coding.system}|${v.coding.code} ${v.coding.display}`);
+    const values = schema.values.flatMap((v) => [
+      `- ${v.path}${v.principal ? ' (principal)' : ''}: ${v.units?.join(', ') ?? 'any unit'}; ${v.coding.system}|${v.coding.code} ${v.coding.display}${v.variants.length > 0 ? ', or by unit and specimen:' : ''}`,
+      ...v.variants.map((variant) => `  - ${variant.units.join(', ')}, ${variant.specimen ?? 'no or another specimen'}: ${variant.coding.system}|${variant.coding.code} ${variant.coding.display}`),
+    ]);
     return {
       structured: { schema },
       text: [`${schema.code} (${schema.display})${schema.standardCoding ? `, ${schema.standardCoding.system}|${schema.standardCoding.code}` : ''}`, `Members: ${schema.members.map((m) => `${m.name}${m.required ? '*' : ''}`).join(', ')} (* required)`, 'Values:', ...values].join('\n'),

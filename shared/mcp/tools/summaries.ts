@@ -10,8 +10,8 @@ import * as z from 'zod';
 import type { Caller } from '../../auth/caller';
 import { observationStats } from '../../observations/stats/operation';
 import { MAX_PERIOD_MS, parseStatsRequest } from '../../observations/stats/params';
-import { STATISTICS, type Statistic } from '../../observations/stats/statistics';
-import { schemaQuantities } from '../../omh/quantities';
+import { isStatistic, STATISTICS, STATISTICS_SYSTEM, type Statistic } from '../../observations/stats/statistics';
+import { memberCodings, schemaQuantities } from '../../omh/quantities';
 import { isObject } from '../../json';
 import { readVisiblePatient, visiblePatient } from '../access';
 import { countPosition, encodeToolCursor, toolCursorPosition } from '../cursor';
@@ -29,23 +29,53 @@ const SUMMARY_CONCURRENCY = 4;
 
 const STATISTIC_CODES = Object.keys(STATISTICS) as [Statistic, ...Statistic[]];
 
-const statisticValueShape = z.object({ member: z.string(), statistic: z.string(), value: z.number(), unit: z.string() });
+const statisticValueShape = z.object({
+  member: z.string(),
+  statistic: z.string(),
+  value: z.number(),
+  unit: z.string().optional().describe('Absent for a count'),
+});
+type StatisticValue = z.infer<typeof statisticValueShape>;
 
+/** One interval of `$stats` read back: per statistics Observation (a member, in one unit group), its statistics. */
 interface StatsInterval {
   start: string;
   end: string;
-  values: Array<z.infer<typeof statisticValueShape>>;
+  observations: Array<{ member: string; values: StatisticValue[] }>;
 }
 
-/** A value's name in a statistic: its member's dotted path when the coding is a member's, else the coding's display. */
-function memberName(schemaCode: string, coding: { system?: unknown; code?: unknown; display?: unknown }): string {
-  const member = schemaQuantities(schemaCode)?.members.find((m) => m.coding.code === coding.code && m.coding.system === coding.system);
-  return member?.path ?? (typeof coding.display === 'string' ? coding.display : String(coding.code));
+type Coding = { system?: unknown; code?: unknown; display?: unknown };
+
+/**
+ * The member a statistics Observation is of, by its dotted path: the member whose coding its code
+ * holds, else the code's principal member when its code holds the omh code's coding (a principal
+ * member coded by its unit), else the first coding's display.
+ */
+function memberName(schemaCode: string, codings: readonly Coding[]): string {
+  const quantities = schemaQuantities(schemaCode);
+  const members = quantities?.members ?? [];
+  const byCoding = members.find((m) => memberCodings(m).some((mc) => codings.some((c) => mc.code === c.code && mc.system === c.system)));
+  if (byCoding) return byCoding.path;
+  const principal = quantities?.principal === undefined ? undefined : members[quantities.principal];
+  if (principal && codings.some((c) => c.code === schemaCode)) return principal.path;
+  const first = codings[0];
+  return typeof first?.display === 'string' ? first.display : String(first?.code);
+}
+
+/** A statistics component read back: the statistic its code names (R5's statistics code system) and its value. */
+function statisticValue(member: string, component: Record<string, unknown>): StatisticValue[] {
+  const codings = (component.code as { coding?: Coding[] } | undefined)?.coding ?? [];
+  const statistic = codings.find((c) => c.system === STATISTICS_SYSTEM)?.code;
+  const quantity = component.valueQuantity as { value?: unknown; unit?: unknown } | undefined;
+  if (typeof statistic !== 'string' || typeof quantity?.value !== 'number') return [];
+  return [{ member, statistic, value: quantity.value, ...(typeof quantity.unit === 'string' ? { unit: quantity.unit } : {}) }];
 }
 
 /**
  * `$stats` for one patient and type, read back into intervals: the request parsed by `$stats`' own
- * parser (one place for its limits and their messages), the answer its own function gives.
+ * parser (one place for its limits and their messages), the answer its own function gives, read
+ * as R5 defines it (one Observation per member and unit group, a component per statistic, coded by
+ * the statistic). An interval's Observations follow one another; the intervals come in time order.
  */
 async function statisticsOf(caller: Caller, patientId: number, schemaCode: string, period: { from: string; to: string }, statistics: readonly Statistic[], interval: 'day' | 'week' | undefined, now: number): Promise<StatsInterval[]> {
   const params = new URLSearchParams([
@@ -57,19 +87,32 @@ async function statisticsOf(caller: Caller, patientId: number, schemaCode: strin
   ]);
   const answer = await observationStats(caller, parseStatsRequest('GET', params, undefined, now));
   const parameters = (answer.parameters.parameter as Array<{ name: string; resource?: unknown }>).filter((p) => p.name === 'statistics');
-  return parameters.map(({ resource }) => {
-    const observation = resource as { effectivePeriod: { start: string; end: string }; component: unknown[] };
-    return {
-      start: observation.effectivePeriod.start,
-      end: observation.effectivePeriod.end,
-      values: observation.component.filter(isObject).map((component) => {
-        const statistic = (component.extension as Array<{ valueCoding: { code: string } }>)[0]!.valueCoding.code;
-        const coding = ((component.code as { coding: unknown[] }).coding[0] ?? {}) as Record<string, unknown>;
-        const quantity = component.valueQuantity as { value: number; unit: string };
-        return { member: memberName(schemaCode, coding), statistic, value: quantity.value, unit: quantity.unit };
-      }),
-    };
-  });
+  const intervals: StatsInterval[] = [];
+  for (const { resource } of parameters) {
+    const observation = resource as { effectivePeriod: { start: string; end: string }; code: { coding: Coding[] }; component?: unknown[] };
+    const { start, end } = observation.effectivePeriod;
+    const member = memberName(schemaCode, observation.code.coding);
+    const values = (observation.component ?? []).filter(isObject).flatMap((component) => statisticValue(member, component));
+    const last = intervals.at(-1);
+    if (last && last.start === start && last.end === end) last.observations.push({ member, values });
+    else intervals.push({ start, end, observations: [{ member, values }] });
+  }
+  return intervals;
+}
+
+const valuesOf = (i: StatsInterval): StatisticValue[] => i.observations.flatMap((o) => o.values);
+
+/** A statistic as words: a count as readings ("12 readings"), any other as its name, value and unit ("average 72 beats/min"). */
+function statisticText(v: StatisticValue): string {
+  if (v.statistic === 'count') return `${v.value} ${v.value === 1 ? 'reading' : 'readings'}`;
+  const name = isStatistic(v.statistic) ? STATISTICS[v.statistic].toLowerCase() : v.statistic;
+  return `${name} ${v.value}${v.unit ? ` ${v.unit}` : ''}`;
+}
+
+/** An interval's statistics as one line: each member (in each unit group) with its statistics, apart by semicolons. */
+function intervalText(i: StatsInterval): string {
+  const members = i.observations.filter((o) => o.values.length > 0).map((o) => `${o.member}: ${o.values.map(statisticText).join(', ')}`);
+  return `${i.start.slice(0, 10)}..${i.end.slice(0, 10)}: ${members.join('; ') || 'no readings'}`;
 }
 
 export const readingStatisticsTool = defineTool({
@@ -106,10 +149,9 @@ export const readingStatisticsTool = defineTool({
     context.touched([patientId]);
     const intervals = all.slice(offset, offset + size);
     const more = offset + size < all.length ? { nextCursor: encodeToolCursor('reading_statistics', args, offset + size) } : {};
-    const line = (i: StatsInterval) => `${i.start.slice(0, 10)}..${i.end.slice(0, 10)}: ${i.values.map((v) => `${v.member} ${v.statistic} ${v.value} ${v.unit}`).join(', ') || 'no readings'}`;
     return {
-      structured: { patientId, readingType: schema.code, intervals, ...more },
-      text: [`${schema.code} of patient ${patientId}:`, ...intervals.map(line)].join('\n'),
+      structured: { patientId, readingType: schema.code, intervals: intervals.map((i) => ({ start: i.start, end: i.end, values: valuesOf(i) })), ...more },
+      text: [`${schema.code} of patient ${patientId}:`, ...intervals.map(intervalText)].join('\n'),
     };
   },
 });
@@ -162,5 +204,5 @@ async function averagesOf(caller: Caller, patientId: number, schemaCode: string,
   const earliest = new Date(Date.parse(last) - MAX_PERIOD_MS + 86_400_000).toISOString();
   const from = asked.from ?? (Date.parse(last) - Date.parse(first) >= MAX_PERIOD_MS - 86_400_000 ? earliest : first);
   const [whole] = await statisticsOf(caller, patientId, schemaCode, { from, to }, ['average'], undefined, now);
-  return (whole?.values ?? []).map(({ member, value, unit }) => ({ member, value, unit }));
+  return (whole ? valuesOf(whole) : []).map(({ member, value, unit }) => ({ member, value, unit: unit ?? '' }));
 }

@@ -6,8 +6,8 @@
  *    are ignored: the service lifts the effective time and the values from the payload);
  * 2. `subject` a patient the caller may write for (403, also for an unknown patient);
  * 3. `device` a data source of type `personal_device` (400);
- * 4. one coding in the code table, first (400); the schema's standard coding the service shows
- *    beside it may follow it (a reading read back and posted again), nothing else;
+ * 4. one coding in the code table, first (400); a standard coding the service shows beside it
+ *    for that schema may follow it (a reading read back and posted again), nothing else;
  * 5. the code consented by the patient in a study (403);
  * 6. the payload: Base64 of UTF-8 JSON, header and body valid for the code (400 / 422).
  *
@@ -27,7 +27,7 @@ import { checkPayload } from '../../omh/check';
 import { codeByCoding } from '../code-table-cache';
 import { observationStore } from '../store/current';
 import type { NewObservation, ObservationIdentifier } from '../model';
-import { schemaQuantities } from '../../omh/quantities';
+import { observationCodings, schemaQuantities } from '../../omh/quantities';
 import { keptValues } from '../values';
 
 export type EntryCheck =
@@ -180,10 +180,12 @@ async function codeOf(resource: Json): Promise<Code> {
   if (!found) return fail(400, 'code-invalid', `Code not found: ${system ?? '(no system)'}|${code ?? '(no code)'} is not in the code table.`, 'Observation.code.coding[0]');
   const second = coding[1];
   if (second !== undefined) {
-    const standard = schemaQuantities(found.code)?.coding;
-    if (!standard || second.system !== standard.system || second.code !== standard.code) {
-      const expected = standard ? `${standard.system}|${standard.code}` : 'none';
-      fail(400, 'value', `Observation.code.coding[1] may only be the standard coding of ${found.code} (${expected}), found ${second.system ?? '(no system)'}|${second.code ?? '(no code)'}.`, 'Observation.code.coding[1]');
+    // Any standard coding the schema's readings may show (a blood glucose's follows its unit and specimen): it is not stored, the service shows its own.
+    const quantities = schemaQuantities(found.code);
+    const standard = quantities ? observationCodings(quantities) : [];
+    if (!standard.some((s) => second.system === s.system && second.code === s.code)) {
+      const expected = standard.length > 0 ? standard.map((s) => `${s.system}|${s.code}`).join(', ') : 'none';
+      fail(400, 'value', `Observation.code.coding[1] may only be a standard coding of ${found.code} (${expected}), found ${second.system ?? '(no system)'}|${second.code ?? '(no code)'}.`, 'Observation.code.coding[1]');
     }
   }
   return found;

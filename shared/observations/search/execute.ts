@@ -15,15 +15,16 @@ import type { ReadingFacts, StoredObservation } from '../model';
 import { countReadings, readObservations } from '../read';
 import { knownSpan, storedSpans } from '../span-stats';
 import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '../../fhir/searchset';
-import { allowedCodes, codeFilter, idFilter, namesUnknownCode, rowTest, testsBeyondCode } from './filters';
+import { allowedCodes, codeFilter, codingTests, idFilter, namesUnknownCode, rowTest, testsBeyondCode } from './filters';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
-import { hourTest, resolveQueryUnits, valueTest } from './values';
+import { hourTest, resolveQueryUnits, testsCodings, valueTest } from './values';
 import { candidateRuns, type HourTest } from './hours';
 import { clampRuns, decodeRuns, encodeRuns, runsKey, type PlannedRuns } from './runs-hint';
 import { patientQueries, type PatientRead } from './segments';
 import { orderedRows } from './ordered-rows';
 import { ArrayStream, runsOf, type RowStream } from './streams';
+import { followsSpecimen, schemaQuantities } from '../../omh/quantities';
 import { summarisedCodes } from '../stats/keep';
 import { summaryStore } from '../store/summary-current';
 import { countableFromSummaries, summaryDays, type SummaryDays } from './summary-days';
@@ -51,20 +52,43 @@ interface Plan {
   codes: Map<Id, Set<Id> | undefined>;
   ids: Set<number> | undefined;
   spans: Map<Id, number>;
-  /** The test of a row's values, when the query has value criteria. */
+  /**
+   * The test of what a row holds beyond the fields `rowTest` reads: its values (value criteria) and
+   * the standard coding they give it (a code named for some of its readings, `codingTests`).
+   */
   values: ((o: ReadingFacts) => boolean) | undefined;
+  /** Codes whose readings the `code` parameters name only some of: neither a count by key nor the day summaries count them. */
+  partialCodes: ReadonlySet<Id>;
+  /** Whether `values` reads a row's payload (the specimen a blood glucose's coding follows): a count then reads the payloads. */
+  payload: boolean;
   /** The test of an hour of a code's readings by its values' bounds, when the value criteria can rule hours out (./hours.ts). */
   hours: ((codeId: Id) => HourTest | undefined) | undefined;
 }
 
-/** The tests of the query's value criteria (their units resolved once): of a row, and of an hour by the day summaries; undefined when it has none. */
-async function valueTestsOf(query: NativeQuery, table: readonly Code[]): Promise<Pick<Plan, 'values' | 'hours'>> {
-  if (query.values.length === 0) return { values: undefined, hours: undefined };
+type ReadingTests = Pick<Plan, 'values' | 'partialCodes' | 'payload' | 'hours'>;
+
+/**
+ * The tests of what a row holds, from the query's value criteria (their units resolved once) and
+ * its code criteria that name some of a code's readings: of a row, and of an hour by the day
+ * summaries. A test reads the payload only for a code whose codings follow the specimen.
+ */
+async function readingTestsOf(query: NativeQuery, table: readonly Code[]): Promise<ReadingTests> {
+  const byCoding = codingTests(query, table);
+  const specimenCodes = table.filter((c) => {
+    const quantities = schemaQuantities(c.code);
+    return quantities !== undefined && followsSpecimen(quantities);
+  });
+  const payload = specimenCodes.some((c) => byCoding.has(c.id)) || (query.values.some(testsCodings) && specimenCodes.length > 0);
+  const codings = byCoding.size === 0 ? undefined : (o: ReadingFacts) => byCoding.get(o.codeId)?.(o) ?? true;
+  const base = { partialCodes: new Set(byCoding.keys()), payload };
+  if (query.values.length === 0) return { ...base, values: codings, hours: undefined };
   const codes = new Map(table.map((c) => [c.id, c]));
   const units = await resolveQueryUnits(query.values);
   const hours = new Map<Id, HourTest | undefined>();
+  const values = valueTest(query.values, codes, units)!;
   return {
-    values: valueTest(query.values, codes, units),
+    ...base,
+    values: codings ? (o) => codings(o) && values(o) : values,
     hours: (codeId) => {
       if (!hours.has(codeId)) {
         const code = codes.get(codeId);
@@ -133,7 +157,7 @@ async function planOf(
   const filter = codeFilter(query, table);
   const codes = new Map(patients.map((p) => [p, allowedCodes(filter, studyCodes?.get(p))]));
   const reachable = patients.filter((p) => codes.get(p)?.size !== 0);
-  const [spans, tests] = await Promise.all([spansOf(reachable), valueTestsOf(query, table)]);
+  const [spans, tests] = await Promise.all([spansOf(reachable), readingTestsOf(query, table)]);
   return { patients: reachable, codes, ids: idFilter(query), spans, ...tests };
 }
 
@@ -219,7 +243,7 @@ export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Pos
   const cursor = cursorOf(search, query.cursor);
   const t: Traversal = { order: query.order, backward: cursor?.direction === 'previous' };
   const table = await allCodesFor((codes) => namesUnknownCode(query, codes));
-  const tests = await valueTestsOf(query, table);
+  const tests = await readingTestsOf(query, table);
   const guess = query.summaryCount || query.ids.length > 0 ? undefined : likelyPlan(likelyPatient, query, table, tests);
   const early = guess && pageOf(query, guess, t, cursor, now);
   early?.catch(() => undefined); // settled below, or abandoned when the scope refuses
@@ -284,7 +308,7 @@ export function likelyPatientOf(query: NativeQuery, caller: Pick<Caller, 'kind'>
   return undefined;
 }
 
-function likelyPlan(patientId: Id | undefined, query: NativeQuery, table: readonly Code[], tests: Pick<Plan, 'values' | 'hours'>): Plan | undefined {
+function likelyPlan(patientId: Id | undefined, query: NativeQuery, table: readonly Code[], tests: ReadingTests): Plan | undefined {
   if (patientId === undefined) return undefined;
   return { patients: [patientId], codes: new Map([[patientId, codeFilter(query, table)]]), ids: undefined, spans: new Map([[patientId, knownSpan(patientId)]]), ...tests };
 }
@@ -348,13 +372,14 @@ async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (o
   const days = summarised.size > 0 ? summaryDays(query, boundsOf(query.dates, 1, now), span, now) : undefined;
   const counts = await Promise.all(
     reads.map(async (read) => {
-      const exact = !testsBeyondCode(query) && (read.codeId !== undefined || p.codes.get(patientId) === undefined);
+      // A code named for some of its readings is counted reading by reading, never by key or summary.
+      const exact = !testsBeyondCode(query) && (read.codeId !== undefined ? !p.partialCodes.has(read.codeId) : p.codes.get(patientId) === undefined);
       // The whole days from the code's day summaries; rows only around them (and the undated).
-      const fromSummaries = days && read.codeId !== undefined && summarised.has(read.codeId) && !read.runs;
+      const fromSummaries = days && read.codeId !== undefined && summarised.has(read.codeId) && !read.runs && !p.partialCodes.has(read.codeId);
       const rowsRead: PatientRead = fromSummaries ? { ...read, runs: [{ ...startOf(read.dates), hi: days.start }, { ...endOf(read.dates), lo: days.end }] } : read;
       const [kept, rows] = await Promise.all([
         fromSummaries ? summaryReadings(patientId, read.codeId!, days) : 0,
-        Promise.all(patientQueries(rowsRead, { order: query.order, backward: false }).map((q) => countReadings(q, exact ? undefined : test))),
+        Promise.all(patientQueries(rowsRead, { order: query.order, backward: false }).map((q) => countReadings(q, exact ? undefined : test, p.payload))),
       ]);
       return kept + rows.reduce((a, b) => a + b, 0);
     }),

@@ -13,37 +13,70 @@ import type { TimeRange } from '../../fhir/search/dates';
 import { dateMatches, tokenMatches } from '../../fhir/search/match';
 import { normaliseText } from '../../fhir/search/text';
 import type { ReadingFacts } from '../model';
-import { schemaQuantities } from '../../omh/quantities';
+import { observationCodingOf, observationCodings, schemaQuantities, type StandardCoding } from '../../omh/quantities';
+import { readingSpecimen, readingValues } from '../values';
 import type { NativeQuery } from './query';
 
 type CodeCriterion = NativeQuery['codes'][number];
 
-/** Whether one value of a `code` parameter names the code. */
-function names(c: Code, criterion: CodeCriterion, q: CodeCriterion['values'][number]): boolean {
+/**
+ * Which of a code's readings one `code` parameter (its values OR-ed, before `:not`) names: all of
+ * them (its `omh:` coding, or every standard coding its readings may show), some (a blood
+ * glucose's standard coding follows its unit and specimen: `http://loinc.org|99504-3` names the
+ * interstitial mg/dL readings), or none.
+ */
+function namedReadings(c: Code, criterion: Pick<CodeCriterion, 'modifier' | 'values'>): 'all' | 'some' | 'none' {
   if (criterion.modifier === 'text') {
     const text = normaliseText(c.display);
-    return q.text !== undefined && (text.startsWith(q.text) || text.includes(` ${q.text}`));
+    return criterion.values.some((q) => q.text !== undefined && (text.startsWith(q.text) || text.includes(` ${q.text}`))) ? 'all' : 'none';
   }
-  // The schema's standard coding (LOINC) names the code too: `code=http://loinc.org|8867-4` finds heart rates.
-  const standard = schemaQuantities(c.code)?.coding;
-  return tokenMatches({ s: c.system, c: c.code }, q) || (standard !== undefined && tokenMatches({ s: standard.system, c: standard.code }, q));
+  if (criterion.values.some((q) => tokenMatches({ s: c.system, c: c.code }, q))) return 'all';
+  const quantities = schemaQuantities(c.code);
+  const codings = quantities ? observationCodings(quantities) : [];
+  const named = codings.filter((coding) => codingNamed(coding, criterion));
+  return named.length === 0 ? 'none' : named.length === codings.length ? 'all' : 'some';
 }
 
-/** Codes a `code` parameter selects: its alternatives (OR), or the codes not selected (`:not`). */
+const codingNamed = (coding: Pick<StandardCoding, 'system' | 'code'>, criterion: Pick<CodeCriterion, 'values'>) =>
+  criterion.values.some((q) => tokenMatches({ s: coding.system, c: coding.code }, q));
+
+/** Codes a `code` parameter selects (the readings of each are tested by `codingTests` where it names only some): its alternatives (OR), or the codes not selected whole (`:not`). */
 function codesOf(criterion: CodeCriterion, table: readonly Code[]): Set<Id> {
-  const ids = new Set(table.filter((c) => criterion.values.some((q) => names(c, criterion, q))).map((c) => c.id));
-  return criterion.modifier === 'not' ? new Set(table.filter((c) => !ids.has(c.id)).map((c) => c.id)) : ids;
+  const wanted = criterion.modifier === 'not' ? (named: string) => named !== 'all' : (named: string) => named !== 'none';
+  return new Set(table.filter((c) => wanted(namedReadings(c, criterion))).map((c) => c.id));
 }
 
 /** Whether a token of the `code` parameters names no code of the table (one added since it was loaded, perhaps). */
 export function namesUnknownCode(query: NativeQuery, table: readonly Code[]): boolean {
-  return query.codes.some((criterion) => criterion.modifier !== 'text' && criterion.values.some((q) => !table.some((c) => names(c, criterion, q))));
+  return query.codes.some(
+    (criterion) => criterion.modifier !== 'text' && criterion.values.some((q) => !table.some((c) => namedReadings(c, { values: [q] }) !== 'none')),
+  );
 }
 
 /** The codes the `code` parameters allow together (AND), or undefined when there is none. */
 export function codeFilter(query: NativeQuery, table: readonly Code[]): Set<Id> | undefined {
   if (query.codes.length === 0) return undefined;
   return query.codes.map((c) => codesOf(c, table)).reduce((a, b) => new Set([...a].filter((id) => b.has(id))));
+}
+
+/**
+ * The tests of a reading of each code whose readings a `code` parameter names only some of: the
+ * standard coding the reading shows (its unit's and its specimen's, as rendered: the values from
+ * the payload where none were kept) is named (or, under `:not`, is not). Empty when every code is
+ * named whole or not at all, as for every code but a blood glucose.
+ */
+export function codingTests(query: NativeQuery, table: readonly Code[]): Map<Id, (o: ReadingFacts) => boolean> {
+  const tests = new Map<Id, (o: ReadingFacts) => boolean>();
+  for (const c of table) {
+    const partial = query.codes.filter((criterion) => criterion.modifier !== 'text' && namedReadings(c, criterion) === 'some');
+    const quantities = partial.length > 0 ? schemaQuantities(c.code) : undefined;
+    if (!quantities) continue;
+    tests.set(c.id, (o) => {
+      const coding = observationCodingOf(quantities, readingValues(o, c.code), readingSpecimen(o, quantities));
+      return partial.every((criterion) => (coding !== undefined && codingNamed(coding, criterion)) !== (criterion.modifier === 'not'));
+    });
+  }
+  return tests;
 }
 
 /** Codes allowed for one patient: the code filter and, under a study filter, the study's codes. */

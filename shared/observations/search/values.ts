@@ -18,9 +18,12 @@ import type { Code, Id } from '../../directory/model';
 import type { ComponentQuery, Criterion, QuantityQuery, TokenQuery } from '../../fhir/search';
 import { numberMatches, tokenMatches } from '../../fhir/search/match';
 import { normaliseText } from '../../fhir/search/text';
-import { canonicalOf, canonicalOfAny, schemaQuantities, UCUM_SYSTEM, ucumOf, type CanonicalUnit, type LiftedQuantity } from '../../omh/quantities';
+import {
+  canonicalOf, canonicalOfAny, memberCodings, observationCodings, omhMemberSystem, schemaQuantities, UCUM_SYSTEM, ucumOf,
+  type CanonicalUnit, type LiftedQuantity, type SchemaQuantities, type StandardCoding,
+} from '../../omh/quantities';
 import type { ReadingFacts } from '../model';
-import { componentCoding, readingValues } from '../values';
+import { readingCodings, readingSpecimen, readingValues } from '../values';
 
 /** The parameters this module answers, and which measures of a reading each looks at. */
 const VALUE_PARAMS: ReadonlyMap<string, { reading: boolean; components: boolean }> = new Map([
@@ -167,7 +170,7 @@ function criterionMatches(measures: { reading: Measure; components: Measure[] },
   }
 }
 
-const codingOf = (system: string, code: string, display?: string): Coding => ({ s: system, c: code, ...(display ? { t: normaliseText(display) } : {}) });
+const codingOf = ({ system, code, display }: StandardCoding): Coding => ({ s: system, c: code, ...(display ? { t: normaliseText(display) } : {}) });
 
 /** A measure a code's readings can have, before its value: its codings, and the member whose value it takes (none: a blood pressure's reading). */
 interface MeasureShape {
@@ -175,29 +178,57 @@ interface MeasureShape {
   member: number | undefined;
 }
 
-/** The measures of a code's readings: the reading's, and one per member of its schema (by member index). */
-function shapesOf(code: Code): { reading: MeasureShape; components: MeasureShape[] } {
-  const quantities = schemaQuantities(code.code);
-  const standard = quantities?.coding;
-  return {
-    reading: { codings: [codingOf(code.system, code.code, code.display), ...(standard ? [codingOf(standard.system, standard.code, standard.display)] : [])], member: quantities?.principal },
-    components: (quantities?.members ?? []).map((_, member) => {
-      const coding = componentCoding(quantities!, member);
-      return { codings: [codingOf(coding.system, coding.code, coding.display)], member };
-    }),
-  };
+interface CodeShapes {
+  code: Code;
+  quantities: SchemaQuantities | undefined;
+  /** The reading's measure: its `omh:` coding and every standard coding it may be shown with. */
+  reading: MeasureShape;
+  /** One per member (by member index), with every coding its component may be shown with. */
+  components: MeasureShape[];
+  /** The standard codings follow each reading's units and specimen: a reading's own are worked out from it. */
+  perReading: boolean;
 }
 
-function measuresOf(reading: ReadingFacts, code: Code, shapes: ReturnType<typeof shapesOf>): { reading: Measure; components: Measure[] } {
+/**
+ * The measures of a code's readings, with every coding each may be shown with: exact for a code
+ * whose codings never vary, the bounds of what a reading may show otherwise (what an hour's test
+ * needs: it may keep an hour, never lose one).
+ */
+function shapesOf(code: Code): CodeShapes {
+  const quantities = schemaQuantities(code.code);
+  const own = codingOf(code);
+  if (!quantities) return { code, quantities, reading: { codings: [own], member: undefined }, components: [], perReading: false };
+  const reading = { codings: [own, ...observationCodings(quantities).map(codingOf)], member: quantities.principal };
+  const components = quantities.members.map((member, index) => {
+    // A value coded as its reading is shown in the service's own system (componentCoding), with the display of the coding it stands for.
+    const codings = memberCodings(member).flatMap((coding) => {
+      const asReading = quantities.codedAsPrincipal && index === quantities.principal;
+      return asReading ? [codingOf({ system: omhMemberSystem(), code: member.path, display: coding.display })] : [codingOf(coding)];
+    });
+    return { codings, member: index };
+  });
+  return { code, quantities, reading, components, perReading: quantities.members.some((m) => m.variants.length > 0) };
+}
+
+/** A reading's measures; its own codings worked out only when `codings` (a criterion tests them) and they vary by reading. */
+function measuresOf(reading: ReadingFacts, shapes: CodeShapes, codings: boolean): { reading: Measure; components: Measure[] } {
+  const { code, quantities } = shapes;
   // The kept values only, never the payload: a page and a count must agree (a reading stored before
   // values were lifted has none until the migration gives them).
   const values = shapes.components.length > 0 ? readingValues({ values: reading.values }, code.code) : [];
   const principal = shapes.reading.member === undefined ? undefined : values.find((v) => v.member === shapes.reading.member);
+  if (!codings || !shapes.perReading || !quantities) {
+    return { reading: { codings: shapes.reading.codings, value: principal }, components: values.map((v) => ({ codings: shapes.components[v.member]!.codings, value: v })) };
+  }
+  const own = readingCodings(quantities, values, readingSpecimen(reading, quantities));
   return {
-    reading: { codings: shapes.reading.codings, value: principal },
-    components: values.map((v) => ({ codings: shapes.components[v.member]!.codings, value: v })),
+    reading: { codings: [codingOf(code), ...(own.observation ? [codingOf(own.observation)] : [])], value: principal },
+    components: values.map((v, i) => ({ codings: [codingOf(own.components[i]!)], value: v })),
   };
 }
+
+/** Whether a criterion looks at codings (a token, or a composite with a token part): for codes whose codings follow the specimen, its test reads the payload. */
+export const testsCodings = (c: ValueCriterion): boolean => c.kind === 'token' || (c.kind === 'composite' && c.values.some((parts) => parts.some((p) => p.kind === 'token')));
 
 /**
  * The test of a reading's values against every value criterion (AND); undefined when there is none.
@@ -205,13 +236,14 @@ function measuresOf(reading: ReadingFacts, code: Code, shapes: ReturnType<typeof
  */
 export function valueTest(criteria: readonly ValueCriterion[], codes: ReadonlyMap<Id, Code>, units: QueryUnits): ((o: ReadingFacts) => boolean) | undefined {
   if (criteria.length === 0) return undefined;
-  const shapes = new Map<Id, ReturnType<typeof shapesOf>>();
+  const shapes = new Map<Id, CodeShapes>();
+  const codings = criteria.some(testsCodings);
   return (o) => {
     const code = codes.get(o.codeId);
     if (!code) return false;
     let shape = shapes.get(o.codeId);
     if (!shape) shapes.set(o.codeId, (shape = shapesOf(code)));
-    const measures = measuresOf(o, code, shape);
+    const measures = measuresOf(o, shape, codings);
     return criteria.every((c) => criterionMatches(measures, c, units));
   };
 }

@@ -59,9 +59,15 @@ export function inDisplayUnit(value: number, scaling: Scaling, unit: DisplayUnit
   }
 }
 
-/** The FHIR Quantity of a shown statistic: a count is a plain number, a variance in the square of the unit (text only). */
+/**
+ * A count as a FHIR Quantity: dimensionless, UCUM `1`, with no `unit` text (a count has no unit to
+ * show; R5's examples code a unitless quantity the same way, system and code only).
+ */
+export const countQuantity = (value: number): Record<string, unknown> => ({ value, system: UCUM_SYSTEM, code: '1' });
+
+/** The FHIR Quantity of a shown statistic: a count as `countQuantity`, a variance in the square of the unit (text only). */
 export function quantityOf(value: number, scaling: Scaling, unit: DisplayUnit): Record<string, unknown> {
-  if (scaling === 'count') return { value, unit: '1', system: UCUM_SYSTEM, code: '1' };
+  if (scaling === 'count') return countQuantity(value);
   if (scaling === 'square') return { value, unit: `(${unit.label})²` };
   return unit.ucum === undefined ? { value, unit: unit.label } : { value, unit: unit.label, system: UCUM_SYSTEM, code: unit.ucum };
 }

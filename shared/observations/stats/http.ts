@@ -26,7 +26,7 @@ export const statsOperations: readonly FhirOperation[] = [
     name: 'stats',
     definition: STATS_DEFINITION,
     documentation:
-      "Statistics of a patient's mobile-health readings over a period (count, minimum, maximum, average, sum, variance, std-dev, median, percentiles, quartiles), exact; interval=hour|day|week for a series (docs/api.md#statistics-observationstats).",
+      "Statistics of a patient's mobile-health readings over a period (count, minimum, maximum, average, sum, variance, std-dev, median, percentiles, quartiles), exact, answered as R5 defines: one Observation per code (per member of a panel such as blood pressure), each statistic a component whose code is the statistic (http://hl7.org/fhir/observation-statistics); interval=hour|day|week for a series (docs/api.md#statistics-observationstats).",
     handler: (req) => stats(req),
   },
 ];

@@ -6,29 +6,24 @@
  * subject reads as one without readings, as such a search finds nothing), a practitioner their
  * organizations' patients (any other is a 403, as the search's).
  *
- * The answer is a Parameters resource: one `statistics` Observation per code (per code and interval
- * with `interval`), with one component per (member, unit group, statistic) whose code is the
- * member's coding and whose statistic is named by the `observation-statistic` extension; with
- * `include=true`, the period's latest readings (at most `limit`) as `source` parameters.
+ * The answer is a Parameters resource: `statistics` Observations in R5's shape (answer.ts), per code
+ * (per code and interval with `interval`) one per member and unit group, each statistic a
+ * component coded by the statistic; with `include=true`, the period's latest readings (at most
+ * `limit`) as `source` parameters.
  */
 import { isPatient, type Caller } from '../../auth/caller';
 import { scopesCover } from '../../auth/claims';
 import { patientScope, referenceId } from '../../auth/scope';
-import { config } from '../../config';
 import { forbidden } from '../../http/errors';
-import { schemaQuantities, UCUM_SYSTEM, type SchemaQuantities } from '../../omh/quantities';
+import { schemaQuantities } from '../../omh/quantities';
 import { codesById } from '../code-table-cache';
 import { toFhirObservation } from '../fhir-observation';
 import { observationStore } from '../store/current';
-import type { ValueGroup } from './day-summary';
-import { displayUnitOf, inDisplayUnit, quantityOf } from './display';
+import { statisticsObservations } from './answer';
 import type { StatsRequest } from './params';
-import { intervalsOf, periodGroups, type IntervalGroups, type Span, type StatsTarget } from './period';
-import { needsHistogram, scalingOf, sortedValues, STATISTICS, STATISTICS_SYSTEM, statisticOf, type Statistic } from './statistics';
+import { intervalsOf, periodGroups, type IntervalGroups, type Span } from './period';
+import { needsHistogram } from './statistics';
 import { statsTargets } from './targets';
-
-/** The extension naming a component's statistic (R5 defines the codes, not where a per-member statistic goes). */
-export const statisticExtensionUrl = (): string => `${config().namespace}/StructureDefinition/observation-statistic`;
 
 export interface StatsAnswer {
   /** The patient whose readings were read, when the caller may see them. */
@@ -58,21 +53,13 @@ export async function observationStats(caller: Caller, request: StatsRequest): P
   const parameter: Array<Record<string, unknown>> = [];
   for (const target of targets) {
     const code = codes.get(target.codeId)!;
-    const quantities = schemaQuantities(target.schemaCode);
+    const of = { code, quantities: schemaQuantities(target.schemaCode), target, subject: request.subject, statistics: request.statistics };
     const perInterval: IntervalGroups[] =
       patientId === undefined ? intervals.map((span) => ({ ...span, groups: [] })) : await periodGroups(patientId, target, period, intervals, histograms, request.interval === 'hour');
     for (const answer of perInterval) {
       // Per interval, an interval without values is left out; the whole period is always answered.
       if (request.interval && answer.groups.length === 0) continue;
-      const observation = {
-        resourceType: 'Observation',
-        status: 'final',
-        code: { coding: [{ system: code.system, code: code.code, display: code.display }, ...(quantities?.coding ? [{ ...quantities.coding }] : [])] },
-        subject: { reference: request.subject },
-        effectivePeriod: { start: new Date(answer.from).toISOString(), end: new Date(answer.to).toISOString() },
-        component: componentsOf(answer.groups, request.statistics, quantities, target),
-      };
-      parameter.push({ name: 'statistics', resource: observation });
+      for (const resource of statisticsObservations(of, answer)) parameter.push({ name: 'statistics', resource });
     }
     if (request.sources !== undefined && patientId !== undefined) {
       const page = await observationStore().readings({ patientId, order: 'effective', codeId: target.codeId, ascending: false, time: { from: period.from, to: period.to - 1 } }, request.sources);
@@ -80,33 +67,4 @@ export async function observationStats(caller: Caller, request: StatsRequest): P
     }
   }
   return { patientId, parameters: { resourceType: 'Parameters', parameter } };
-}
-
-/** The components of one statistics Observation: per group (member and unit), per statistic; a count of 0 per member when nothing was found. */
-function componentsOf(groups: readonly ValueGroup[], statistics: readonly Statistic[], quantities: SchemaQuantities | undefined, target: StatsTarget): Array<Record<string, unknown>> {
-  const members = quantities?.members ?? [];
-  if (groups.length === 0) {
-    if (!statistics.includes('count')) return [];
-    return members.flatMap((member, index) => (target.members && !target.members.has(index) ? [] : [component(member.coding, 'count', { value: 0, unit: '1', system: UCUM_SYSTEM, code: '1' })]));
-  }
-  return groups.flatMap((group) => {
-    const member = members[group.member];
-    const unit = displayUnitOf(group, member);
-    const sorted = statistics.some(needsHistogram) ? sortedValues(group) : undefined;
-    return statistics.flatMap((s) => {
-      const value = statisticOf(group, s, sorted);
-      if (value === undefined) return [];
-      const scaling = scalingOf(s);
-      const coding = member?.coding ?? { system: '', code: String(group.member), display: String(group.member) };
-      return [component(coding, s, quantityOf(inDisplayUnit(value, scaling, unit, group.count), scaling, unit))];
-    });
-  });
-}
-
-function component(coding: { system: string; code: string; display: string }, s: Statistic, valueQuantity: Record<string, unknown>): Record<string, unknown> {
-  return {
-    extension: [{ url: statisticExtensionUrl(), valueCoding: { system: STATISTICS_SYSTEM, code: s, display: STATISTICS[s] } }],
-    code: { coding: [{ system: coding.system, code: coding.code, display: coding.display }], text: `${coding.display}: ${STATISTICS[s]}` },
-    valueQuantity,
-  };
 }

@@ -8,7 +8,7 @@
  */
 import type { Code } from '../../directory/model';
 import { badRequest } from '../../http/errors';
-import { SCHEMA_QUANTITIES, type StandardCoding } from '../../omh/quantities';
+import { memberCodings, observationCodings, SCHEMA_QUANTITIES, type StandardCoding } from '../../omh/quantities';
 import { allCodes, allCodesFor } from '../code-table-cache';
 import type { AskedCoding } from './params';
 import type { StatsTarget } from './period';
@@ -47,13 +47,14 @@ function targetsIn(table: readonly Code[], codings: readonly AskedCoding[]): Sta
     for (const schema of SCHEMA_QUANTITIES) {
       const code = bySchema.get(schema.code);
       if (!code) continue;
-      if (matches(asked, schema.coding)) {
+      // Any standard coding the readings may show names them (a blood glucose's follows its unit and specimen: each names the code).
+      if (observationCodings(schema).some((coding) => matches(asked, coding))) {
         name(code.id);
         found = true;
         continue;
       }
       schema.members.forEach((member, index) => {
-        if (!matches(asked, member.coding)) return;
+        if (!memberCodings(member).some((coding) => matches(asked, coding))) return;
         name(code.id, index);
         found = true;
       });

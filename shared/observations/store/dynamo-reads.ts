@@ -7,7 +7,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { holdsWholeItems, OBSERVATIONS } from '../../store/tables';
-import { factsOf, fromItem, ROW_FIELDS, type ObservationItem } from './dynamo-items';
+import { factsOf, fromItem, ROW_FIELDS, uploadedPayload, type ObservationItem } from './dynamo-items';
 import { DATED_END, DATED_START, INDEX, observationKeys, readingsRange, type IndexName } from './dynamo-keys';
 import type { ReadingFacts, ReadingKey, StoredObservation } from '../model';
 import { table } from './dynamo-table';
@@ -96,15 +96,25 @@ export async function readings(q: ReadingsQuery, limit: number | undefined, star
 
 /** The fields a count tests (`ReadingFacts`): no payload, no key. */
 const COUNT_FIELDS = ['id', 'patientId', 'codeId', 'deviceId', 'status', 'identifiers', 'effKind', 'effStart', 'effEnd', 'updatedSk', 'q'];
+/** And the payload, for a test that reads it. */
+const COUNT_FIELDS_WITH_PAYLOAD = [...COUNT_FIELDS, 'data'];
+
+/** The facts a count tests, with the payload when it was read. */
+function countedFacts(item: ObservationItem): ReadingFacts {
+  const facts = factsOf(item);
+  if (item.data !== undefined) facts.data = uploadedPayload(item.data);
+  return facts;
+}
 
 /** A count: with Select COUNT when nothing is tested, else reading only the fields tested. */
-export async function countReadings(q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean): Promise<number> {
+export async function countReadings(q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean, withPayload = false): Promise<number> {
   const range = rangeOf(q);
+  const attributes = withPayload ? COUNT_FIELDS_WITH_PAYLOAD : COUNT_FIELDS;
   let n = 0;
   let start: PageStart | undefined;
   do {
-    const page = await queryRange(test ? { ...range, attributes: COUNT_FIELDS } : { ...range, countOnly: true }, undefined, start);
-    n += test ? page.items.map(factsOf).filter(test).length : page.count;
+    const page = await queryRange(test ? { ...range, attributes } : { ...range, countOnly: true }, undefined, start);
+    n += test ? page.items.map(countedFacts).filter(test).length : page.count;
     start = page.next;
   } while (start);
   return n;

@@ -68,8 +68,9 @@ export function rowTable() {
       const last = limit !== undefined && rows.length === limit && rows.length > 0 ? rows[rows.length - 1] : undefined;
       return { readings: rows.map(copy), next: last ? ({ place: placeOf(q, last) } satisfies After as unknown as PageStart) : undefined };
     },
-    /** As a count: the readings the read takes that `test` accepts, shown only their facts (no payload, no uuid). */
-    count: (q: ReadingsQuery, test?: (facts: ReadingFacts) => boolean): number => ordered(q).filter(({ data: _data, uuid: _uuid, ...facts }) => !test || test(copy(facts))).length,
+    /** As a count: the readings the read takes that `test` accepts, shown only their facts (no uuid; no payload unless `withPayload`). */
+    count: (q: ReadingsQuery, test?: (facts: ReadingFacts) => boolean, withPayload = false): number =>
+      ordered(q).filter(({ data, uuid: _uuid, ...facts }) => !test || test(copy(withPayload ? { ...facts, data } : facts))).length,
     /** The readings by patient and uuid, and where each id leads, for a test's look (`holding`). */
     held: { readings: () => nestedEntries(byPatient), readingIds: () => byId },
   };

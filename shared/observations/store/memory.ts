@@ -51,7 +51,7 @@ export function memoryObservationStore(): ObservationStore {
     },
     readByIds: async (ids) => found(ids.map(rows.ofId)),
     readings: async (query, limit, start) => rows.page(query, limit, start),
-    countReadings: async (query, test) => rows.count(query, test),
+    countReadings: async (query, test, withPayload) => rows.count(query, test, withPayload),
     // The twin refuses what the table would: the same measure of a reading's items and claim keys.
     tooLarge,
     canClaim,

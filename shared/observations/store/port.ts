@@ -84,8 +84,12 @@ export interface ObservationStore {
   readByIds(ids: readonly number[]): Promise<StoredObservation[]>;
   /** One page of a patient's readings, at most `limit` of them, after `start`. */
   readings(query: ReadingsQuery, limit: number | undefined, start?: PageStart): Promise<ReadingsPage>;
-  /** How many of a patient's readings the query reads (those `test` accepts, when given). */
-  countReadings(query: ReadingsQuery, test?: (reading: ReadingFacts) => boolean): Promise<number>;
+  /**
+   * How many of a patient's readings the query reads (those `test` accepts, when given). The test
+   * sees each reading's facts, without its payload unless `withPayload` (it costs the payload's
+   * bytes on every reading read).
+   */
+  countReadings(query: ReadingsQuery, test?: (reading: ReadingFacts) => boolean, withPayload?: boolean): Promise<number>;
   /** Why the store cannot keep this reading (too large), or undefined; asked before anything is written. */
   tooLarge(reading: StoredObservation): string | undefined;
   /** Whether the store can hold this identifier's claim (one across the store); too long a system and value cannot. */

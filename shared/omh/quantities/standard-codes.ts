@@ -16,14 +16,26 @@
  *   pcd-sleep-observation-code: 93832-4 sleep, 93829-0 REM, 93830-8 light, 93831-6 deep sleep
  *   duration and SNOMED CT 258158006 "Sleep, function".
  * - [PA] HL7 US Physical Activity IG 1.0.0 (hl7.org/fhir/us/physical-activity), value set
- *   pa-observation-code-activity: 73985-4 exercise activity, 55411-3 exercise duration, 77592-4 /
- *   77593-2 moderate / vigorous physical activity, 55424-6 calories burned.
+ *   pa-observation-code-activity: 73985-4 exercise activity, 55411-3 exercise duration, 55424-6
+ *   calories burned.
  * - [USCore] US Core pulse-oximetry profile: 3151-8 inhaled oxygen flow rate (its component).
+ * - [CGM] HL7 Continuous Glucose Monitoring IG (hl7.org/fhir/uv/cgm): a sensor reading is 99504-3
+ *   (mass/volume) or 105272-9 (moles/volume), glucose in interstitial fluid.
+ * - [LOINC] the glucose terms by property and specimen: 2339-0 / 15074-8 in blood, 41653-7 /
+ *   14743-9 in capillary blood by glucometer (mass / substance concentration).
+ *
+ * Every LOINC code here has its property in loinc-properties.ts; a test holds each coding against
+ * the UCUM dimension of every unit its member allows.
  *
  * Choices:
- * - Blood glucose is 2339-0 (mass/volume), as [mFHIR] and [PHR] have it, whatever the unit: a
- *   reading in mmol/L keeps its own unit in the quantity (15074-8, moles/volume, would need the
- *   coding to follow the unit, and one member has one coding).
+ * - Blood glucose follows what was measured: the unit's dimension picks mass or substance
+ *   concentration, and `specimen_source` the specimen ([LOINC], [CGM]): capillary blood the
+ *   glucometer codes, interstitial fluid the CGM codes, and no specimen or any other (breath,
+ *   saliva, sweat, tears, urine) the blood codes 2339-0 / 15074-8 ([mFHIR] and [PHR] have 2339-0):
+ *   the schema's value is a blood glucose, and a device that samples another fluid reports its
+ *   estimate of the blood's, not that fluid's own glucose (LOINC's urine or sweat glucose terms
+ *   would name a concentration the value is not). Its default coding, where neither is known, is
+ *   2339-0.
  * - Oxygen saturation is 59408-5 (by pulse oximetry), as [mFHIR] has it and as the schema's only
  *   `system` / `measurement_method` values (peripheral capillary, pulse oximetry) say; the plain
  *   vital-signs code 2708-6 is not added here.
@@ -32,8 +44,10 @@
  * - No standard code (coded `<namespace>/omh-member` with the member path as code, never
  *   dropped): RR interval, time in bed, sleep latencies, wake after sleep onset, awake duration,
  *   every sleep percentage and efficiency, distance, elevation gain, speed, cadence, base movement
- *   quantity, light-activity duration, and the food entry's amount and nutrients. The LOINC codes
- *   the mappings offer near them do not mean the same thing: the nutrient intake codes of [PHR]
+ *   quantity, light-, moderate- and vigorous-activity durations, and the food entry's amount and
+ *   nutrients. The LOINC codes the mappings offer near them do not mean the same thing: [PA]'s
+ *   77592-4 / 77593-2 (moderate / vigorous physical activity [IPAQ]) are 7-day rates in
+ *   MET-minutes (property ARat), not a duration; the nutrient intake codes of [PHR]
  *   (9052-2, 9079-5, ...) are 24-hour totals, not one food's content; the distance codes are per
  *   sport (93818-3 cycling, 93816-7 swimming); LOINC's R-R interval codes are ECG measurements, and
  *   80404-7 ([PHR] heart-rate variability) is their standard deviation, not one interval.
@@ -50,11 +64,24 @@ const loinc = (code: string, display: string): StandardCoding => ({ system: LOIN
 /** A member coded in the service's own system (`<namespace>/omh-member`, its path as code). */
 export const OWN_CODE = 'own';
 
+/**
+ * Codings of one member for one specimen (undefined: no specimen, or one no other set names), told
+ * apart by the dimension of their LOINC property: a value is coded by the one whose dimension is
+ * its unit's (`mg/dL` a mass concentration, `mmol/L` a substance concentration).
+ */
+export interface CodingVariants {
+  specimen: string | undefined;
+  codings: readonly StandardCoding[];
+}
+
 export interface CodedMember {
   path: string;
+  /** The member's coding; with `variants`, where the value's unit and the specimen are not known. */
   coding: StandardCoding | typeof OWN_CODE;
   /** An own code's display, when the path read as words is not one (`RR interval`). */
   display?: string;
+  /** Codings that follow the value's unit and the reading's specimen (the schema's `specimen` member). */
+  variants?: readonly CodingVariants[];
 }
 
 export interface SchemaCodes {
@@ -64,10 +91,17 @@ export interface SchemaCodes {
   /** Path of the member that is the reading's value (its coding is the observation's, when there is one). */
   principal: string | undefined;
   members: readonly CodedMember[];
+  /** The body member naming the specimen the value was measured in, which members' variants follow. */
+  specimen?: string;
 }
 
 const HEART_RATE = loinc('8867-4', 'Heart rate');
-const GLUCOSE = loinc('2339-0', 'Glucose [Mass/volume] in Blood');
+const GLUCOSE_MASS = loinc('2339-0', 'Glucose [Mass/volume] in Blood');
+const GLUCOSE_MOLES = loinc('15074-8', 'Glucose [Moles/volume] in Blood');
+const CAPILLARY_GLUCOSE_MASS = loinc('41653-7', 'Glucose [Mass/volume] in Capillary blood by Glucometer');
+const CAPILLARY_GLUCOSE_MOLES = loinc('14743-9', 'Glucose [Moles/volume] in Capillary blood by Glucometer');
+const INTERSTITIAL_GLUCOSE_MASS = loinc('99504-3', 'Glucose [Mass/volume] in Interstitial fluid');
+const INTERSTITIAL_GLUCOSE_MOLES = loinc('105272-9', 'Glucose [Moles/volume] in Interstitial fluid');
 const BODY_TEMPERATURE = loinc('8310-5', 'Body temperature');
 const SPO2 = loinc('59408-5', 'Oxygen saturation in Arterial blood by Pulse oximetry');
 const RESPIRATORY_RATE = loinc('9279-1', 'Respiratory rate');
@@ -82,8 +116,6 @@ const DEEP_SLEEP = loinc('93831-6', 'Deep sleep duration');
 const SLEEP: StandardCoding = { system: SNOMED, code: '258158006', display: 'Sleep, function (observable entity)' };
 const EXERCISE_ACTIVITY = loinc('73985-4', 'Exercise activity');
 const EXERCISE_DURATION = loinc('55411-3', 'Exercise duration');
-const MODERATE_ACTIVITY = loinc('77592-4', 'Moderate physical activity [IPAQ]');
-const VIGOROUS_ACTIVITY = loinc('77593-2', 'Vigorous physical activity [IPAQ]');
 const CALORIES_BURNED = loinc('55424-6', 'Calories burned in unspecified time Pedometer');
 
 const own = (path: string, display?: string): CodedMember => ({ path, coding: OWN_CODE, ...(display ? { display } : {}) });
@@ -95,7 +127,23 @@ function single(code: string, path: string, coding: StandardCoding | undefined, 
 }
 
 export const STANDARD_CODES: readonly SchemaCodes[] = [
-  single('omh:blood-glucose:4.0', 'blood_glucose', GLUCOSE),
+  {
+    code: 'omh:blood-glucose:4.0',
+    coding: GLUCOSE_MASS,
+    principal: 'blood_glucose',
+    specimen: 'specimen_source',
+    members: [
+      {
+        path: 'blood_glucose',
+        coding: GLUCOSE_MASS,
+        variants: [
+          { specimen: undefined, codings: [GLUCOSE_MASS, GLUCOSE_MOLES] },
+          { specimen: 'capillary blood', codings: [CAPILLARY_GLUCOSE_MASS, CAPILLARY_GLUCOSE_MOLES] },
+          { specimen: 'interstitial fluid', codings: [INTERSTITIAL_GLUCOSE_MASS, INTERSTITIAL_GLUCOSE_MOLES] },
+        ],
+      },
+    ],
+  },
   {
     code: 'omh:blood-pressure:4.0',
     coding: loinc('85354-9', 'Blood pressure panel with all children optional'),
@@ -167,8 +215,8 @@ export const STANDARD_CODES: readonly SchemaCodes[] = [
       own('cumulative_elevation_gain'),
       coded('duration', EXERCISE_DURATION),
       own('duration_light_activity'),
-      coded('duration_moderate_activity', MODERATE_ACTIVITY),
-      coded('duration_vigorous_activity', VIGOROUS_ACTIVITY),
+      own('duration_moderate_activity'),
+      own('duration_vigorous_activity'),
       own('average_cadence'),
       own('average_speed'),
       coded('kcal_burned', CALORIES_BURNED),

@@ -46,15 +46,8 @@ const r4Condition = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** An R4 Immunization whose programEligibility the import drops (R5 requires a programStatus R4 cannot supply). */
-const immunizationWithEligibility = (eligibility: string) => ({
-  resourceType: 'Immunization',
-  status: 'completed',
-  vaccineCode: { text: 'Flu' },
-  patient: { reference: 'Patient/p1' },
-  occurrenceDateTime: '2024-01-01',
-  programEligibility: [{ text: eligibility }],
-});
+/** An R4 Location whose availabilityExceptions the import drops (R5 has no free-text exceptions on Location). */
+const locationWithExceptions = (exceptions: string) => ({ resourceType: 'Location', name: 'Clinic', availabilityExceptions: exceptions });
 
 describe('request-level gates', () => {
   it('answers 405 with Allow: POST to GET, PUT, PATCH and DELETE on both paths', async () => {
@@ -128,15 +121,58 @@ describe('outcome table', () => {
     expect(read.json.code.text).toBe('Asthma');
   });
 
-  it('success with loss: 201 and one warning per dropped path (Immunization.programEligibility)', async () => {
-    const immunization = immunizationWithEligibility('VFC eligible');
-    const res = await importOne('Immunization', immunization);
+  it('success with loss: 201 and one warning per dropped path (Location.availabilityExceptions)', async () => {
+    const res = await importOne('Location', locationWithExceptions('Closed on public holidays'));
     const [entry] = res.json.entry;
     expect(entry.response.status).toBe('201 Created');
-    expect(entry.resource.programEligibility).toBeUndefined();
+    expect(JSON.stringify(entry.resource)).not.toContain('public holidays');
     expect(entry.response.outcome.issue).toEqual([
-      { severity: 'warning', code: 'not-supported', diagnostics: expect.stringContaining('Immunization.programEligibility'), expression: ['Immunization.programEligibility'] },
+      { severity: 'warning', code: 'not-supported', diagnostics: expect.stringContaining('Location.availabilityExceptions'), expression: ['Location.availabilityExceptions'] },
     ]);
+  });
+
+  it('what R5 has no valid element for is stored in its cross-version extension, and nothing is lost (Immunization.programEligibility, Specimen.container, Medication.amount)', async () => {
+    const xver = 'http://hl7.org/fhir/4.0/StructureDefinition/extension-';
+    const eligibility = { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/immunization-program-eligibility', code: 'ineligible' }] };
+    const amount = { numerator: { value: 5, unit: 'mL' }, denominator: { value: 1, unit: 'vial' } };
+    const res = await importBundle(
+      bundleOf(
+        { resourceType: 'Immunization', status: 'completed', vaccineCode: { text: 'Flu' }, patient: { reference: 'Patient/p1' }, occurrenceDateTime: '2024-01-01', programEligibility: [eligibility] },
+        {
+          resourceType: 'Specimen',
+          contained: [{ resourceType: 'Substance', id: 'hep', code: { text: 'Lithium/Li Heparin' } }],
+          subject: { reference: 'Patient/p1' },
+          container: [{ description: 'Green Gel tube', capacity: { value: 10, unit: 'mL' }, additiveReference: { reference: '#hep' } }],
+        },
+        { resourceType: 'Medication', code: { text: 'Saline' }, amount },
+      ),
+    );
+    expect(res.status).toBe(200);
+    const entries = res.json.entry;
+    for (const entry of entries) {
+      expect(entry.response.status).toBe('201 Created');
+      expect(entry.response.outcome.issue).toEqual([{ severity: 'information', code: 'informational', diagnostics: 'The conversion from R4 to R5 lost no field.' }]);
+    }
+    const read = async (i: number) => (await call('GET', `/FHIR/R5/${entries[i].resource.resourceType}/${entries[i].resource.id}`, { token: world.alice.token })).json;
+    const immunization = await read(0);
+    expect(immunization.programEligibility).toBeUndefined();
+    expect(immunization.extension).toEqual([{ url: `${xver}Immunization.programEligibility`, valueCodeableConcept: eligibility }]);
+    const specimen = await read(1);
+    expect(specimen.container).toBeUndefined();
+    expect(specimen.contained).toEqual([{ resourceType: 'Substance', id: 'hep', instance: true, code: { concept: { text: 'Lithium/Li Heparin' } } }]);
+    expect(specimen.extension).toEqual([
+      {
+        url: `${xver}Specimen.container`,
+        extension: [
+          { url: 'description', valueString: 'Green Gel tube' },
+          { url: 'capacity', valueQuantity: { value: 10, unit: 'mL' } },
+          { url: 'additive', valueReference: { reference: '#hep' } },
+        ],
+      },
+    ]);
+    const medication = await read(2);
+    expect(medication.totalVolume).toEqual(amount.numerator);
+    expect(medication.extension).toEqual([{ url: `${xver}Medication.amount`, valueRatio: amount }]);
   });
 
   it("an element R5 removed is stored in HL7's cross-version extension and nothing is lost (CarePlan.activity.detail)", async () => {
@@ -428,9 +464,9 @@ describe('logs', () => {
   it('writes one structured warn line per dropped path, with the request id, the type, the path and the kind of cause, never the value', async () => {
     const log = new Logger({ serviceName: 'fhir-import', logLevel: 'INFO' });
     log.setCorrelationId('req-import-1');
-    const immunization = immunizationWithEligibility('SECRET-VALUE');
+    const location = locationWithExceptions('SECRET-VALUE');
     const coverage = { resourceType: 'Coverage', status: 'active', beneficiary: { reference: 'Patient/p1' }, payor: [{ reference: 'Organization/SECRET-PAYOR' }] };
-    const prepared = [prepareImport(immunization, 'Immunization'), prepareImport(coverage, 'Coverage')];
+    const prepared = [prepareImport(location, 'Location'), prepareImport(coverage, 'Coverage')];
     const caller = { kind: 'patient' as const, userId: world.alice.userId!, patientId: world.alice.id, scopes: [] };
     const { result: results, lines } = await capturedLines(() =>
       importPrepared(
@@ -442,7 +478,7 @@ describe('logs', () => {
     expect(results.map((r) => r.status)).toEqual([201, 400]);
     const drops = lines.filter((l) => l.event === 'r4-import-drop');
     expect(drops).toEqual([
-      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'Immunization', path: 'Immunization.programEligibility', kind: 'removed', message: 'R4 import dropped a field' }),
+      expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'Location', path: 'Location.availabilityExceptions', kind: 'removed', message: 'R4 import dropped a field' }),
       expect.objectContaining({ level: 'WARN', correlation_id: 'req-import-1', service: 'fhir-import', event: 'r4-import-drop', type: 'Coverage', path: 'Coverage.payor', kind: 'removed', message: 'R4 import dropped a field' }),
     ]);
     expect(JSON.stringify(lines)).not.toMatch(/SECRET/);

@@ -185,6 +185,21 @@ describe('readings', () => {
     const whole = await ok(asPractitioner, 'reading_statistics', { patientId: id(), readingType: 'heart-rate', from: '2026-01-05', to: '2026-01-07' });
     const values = Object.fromEntries(whole.intervals[0].values.map((v: any) => [v.statistic, v.value]));
     expect(values).toEqual({ count: 5, minimum: 70, maximum: 130, average: 99 });
+    expect(whole.intervals[0].values.find((v: any) => v.statistic === 'count')).toEqual({ member: 'heart_rate', statistic: 'count', value: 5 });
+    // The text reads a count as readings, never as a number with the unit 1.
+    const said = await tool(asPractitioner, 'reading_statistics', { patientId: id(), readingType: 'heart-rate', from: '2026-01-05', to: '2026-01-07' });
+    expect((said.content[0] as { text: string }).text).toBe(
+      `omh:heart-rate:2.0 of patient ${id()}:\n2026-01-05..2026-01-08: heart_rate: 5 readings, minimum 70 beats/min, maximum 130 beats/min, average 99 beats/min`,
+    );
+    // Blood pressure: each member's statistics, read from its own statistics Observation.
+    const pressure = await tool(asPractitioner, 'reading_statistics', { patientId: id(), readingType: 'blood-pressure', from: '2026-01-05', to: '2026-01-07', statistics: ['count', 'maximum'] });
+    expect((pressure.structuredContent as any).intervals[0].values).toEqual([
+      { member: 'systolic_blood_pressure', statistic: 'count', value: 2 },
+      { member: 'systolic_blood_pressure', statistic: 'maximum', value: 150, unit: 'mmHg' },
+      { member: 'diastolic_blood_pressure', statistic: 'count', value: 2 },
+      { member: 'diastolic_blood_pressure', statistic: 'maximum', value: 90, unit: 'mmHg' },
+    ]);
+    expect((pressure.content[0] as { text: string }).text).toContain('systolic_blood_pressure: 2 readings, maximum 150 mmHg; diastolic_blood_pressure: 2 readings, maximum 90 mmHg');
     const daily = await ok(asPatient, 'reading_statistics', { readingType: 'heart-rate', from: '2026-01-05', to: '2026-01-07', interval: 'day', statistics: ['average'], pageSize: 2 });
     expect(daily.intervals.map((i: any) => [i.start.slice(0, 10), i.values[0].value])).toEqual([
       ['2026-01-05', 100],

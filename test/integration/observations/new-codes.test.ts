@@ -43,6 +43,16 @@ describe('a code added on another instance', () => {
     useDirectoryStore(inner);
     const stats = await call('GET', `/FHIR/R5/Observation/$stats?subject=Patient/${world.patient.id}&code=${encodeURIComponent(code.code)}&system=${encodeURIComponent(SYSTEM)}&period=2024-01-01/2026-01-01&statistic=count`, { token });
     expect(stats.status).toBe(200);
+    // A code whose readings hold no values: one statistics Observation coded as its readings, a count of 0.
+    expect(stats.json.parameter).toEqual([
+      {
+        name: 'statistics',
+        resource: expect.objectContaining({
+          code: { coding: [{ system: SYSTEM, code: code.code, display: 'Added elsewhere' }] },
+          component: [{ code: { coding: [{ system: 'http://hl7.org/fhir/observation-statistics', code: 'count', display: 'Count' }] }, valueQuantity: { value: 0, system: 'http://unitsofmeasure.org', code: '1' } }],
+        }),
+      },
+    ]);
     const found = await search(token, `code=${encodeURIComponent(`${SYSTEM}|${code.code}`)}`);
     expect(found.status).toBe(200);
     expect(matchIds(found)).toHaveLength(1);

@@ -11,8 +11,8 @@ import { deletePatientObservations } from '../../../shared/observations/delete';
 import { rebuildSummaries } from '../../../shared/observations/stats/keep';
 import { summaryStore } from '../../../shared/observations/store/summary-current';
 import { code, makeOrganization, makePatient, makePractitioner, makeStudy } from '../../support/directory';
-import { observationWorld, statusesOf, upload, type ObservationWorld } from '../../support/observations';
-import { stats, statisticsOf, statsPost, valued } from '../../support/stats';
+import { observation, observationWorld, statusesOf, upload, type ObservationWorld } from '../../support/observations';
+import { stats, STATISTICS_SYSTEM, statisticsObservations, statisticsOf, statsPost, valued, type StatisticsObservation } from '../../support/stats';
 
 const HOUR = 3_600_000;
 const D1 = Date.UTC(2025, 5, 1);
@@ -20,6 +20,12 @@ const D2 = Date.UTC(2025, 5, 2);
 const ALL = 'count,minimum,maximum,average,sum,variance,std-dev,median,20-percent,80-percent,4-lower,4-upper';
 const HR = '8867-4';
 const WEIGHT = '29463-7';
+const SYSTOLIC = '8480-6';
+const DIASTOLIC = '8462-4';
+const HR_CODE = 'omh:heart-rate:2.0';
+const BP_CODE = 'omh:blood-pressure:4.0';
+const ACTIVITY_CODE = 'ieee:physical-activity:1.0';
+const UCUM = 'http://unitsofmeasure.org';
 
 let world: ObservationWorld;
 beforeAll(async () => {
@@ -29,7 +35,7 @@ beforeAll(async () => {
 /** A fresh patient of the world's organization, with a login and consent to every code. */
 async function freshPatient(): Promise<ObservationWorld> {
   const patient = (await makePatient({ organizations: [world.organization], login: true })) as ObservationWorld['patient'];
-  await makeStudy({ organization: world.organization, codes: ['omh:heart-rate:2.0', 'omh:body-weight:3.0'], patients: [patient], consent: true, dataSources: [world.device] });
+  await makeStudy({ organization: world.organization, codes: [HR_CODE, 'omh:body-weight:3.0', BP_CODE, ACTIVITY_CODE], patients: [patient], consent: true, dataSources: [world.device] });
   return { ...world, patient };
 }
 
@@ -119,6 +125,86 @@ describe('known readings, known statistics', () => {
     const res = await stats(w.patient.token, query(w, 'code=omh:heart-rate:2.0&period=2025-06-01/2025-06-01&statistic=count&include=true&limit=2'));
     const sources = (res.json.parameter as Array<{ name: string; resource: { effectiveDateTime: string } }>).filter((p) => p.name === 'source');
     expect(sources.map((s) => s.resource.effectiveDateTime.slice(11, 13))).toEqual(['02', '01']);
+  });
+});
+
+describe("the answer in R5's shape: one Observation per code (per member of a panel), each statistic a component coded by it", () => {
+  /** A blood pressure reading at `at`. */
+  const pressure = (w: ObservationWorld, at: number, systolic: number, diastolic: number) =>
+    observation(w, { code: BP_CODE, at, form: 'date_time', members: { systolic_blood_pressure: { value: systolic, unit: 'mmHg' }, diastolic_blood_pressure: { value: diastolic, unit: 'mmHg' } } });
+  /** The Observation whose code has this coding. */
+  const coded = (observations: StatisticsObservation[], system: string, code: string) => observations.filter((o) => o.code.coding.some((c) => c.system === system && c.code === code));
+  /** The valueQuantity of the component whose code is the statistic, found as the OperationDefinition says: component.code holds the statistic. */
+  const statistic = (o: StatisticsObservation, code: string) => o.component?.find((c) => c.code.coding.some((x) => x.system === STATISTICS_SYSTEM && x.code === code))?.valueQuantity;
+
+  it('heart rate and blood pressure: count, minimum, maximum and average of the readings stored, per member, in the measured unit', async () => {
+    const w = await freshPatient();
+    const rates = [60, 72, 93];
+    const pressures: Array<[number, number]> = [[120, 80], [141, 91], [130, 69]];
+    const sent = [...rates.map((value, i) => valued(w, { at: D1 + i * HOUR, value })), ...pressures.map(([s, d], i) => pressure(w, D1 + i * HOUR, s, d))];
+    expect(statusesOf(await upload(w.patient.token, sent))).toEqual(Array(6).fill('201 Created'));
+    const res = await stats(w.practitioner.token, query(w, `code=${HR_CODE},${BP_CODE}&period=2025-06-01/2025-06-01&statistic=count,minimum,maximum,average`));
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const observations = statisticsObservations(res);
+    expect(observations).toHaveLength(3);
+    for (const o of observations) {
+      expect(o).toMatchObject({ resourceType: 'Observation', status: 'final', subject: { reference: `Patient/${w.patient.id}` }, effectivePeriod: { start: '2025-06-01T00:00:00.000Z', end: '2025-06-02T00:00:00.000Z' } });
+      expect(o.component?.map((c) => c.code.coding)).toEqual(['count', 'minimum', 'maximum', 'average'].map((code) => [{ system: STATISTICS_SYSTEM, code, display: code[0]!.toUpperCase() + code.slice(1) }]));
+      expect(JSON.stringify(o)).not.toContain('extension');
+    }
+
+    // Heart rate: coded as its readings are (the omh code, then LOINC), so asked either way it is found.
+    const [heart] = coded(observations, 'http://loinc.org', HR);
+    expect(heart!.code.coding.map((c) => c.code)).toEqual([HR_CODE, HR]);
+    expect(coded(observations, 'https://w3id.org/openmhealth', HR_CODE)).toEqual([heart]);
+    // Shown to 12 significant digits (display.ts).
+    const mean = (xs: readonly number[]) => Number((xs.reduce((a, b) => a + b, 0) / xs.length).toPrecision(12));
+    const beats = (value: number) => ({ value, unit: 'beats/min', system: UCUM, code: '/min' });
+    expect(statistic(heart!, 'count')).toEqual({ value: 3, system: UCUM, code: '1' });
+    expect(statistic(heart!, 'minimum')).toEqual(beats(Math.min(...rates)));
+    expect(statistic(heart!, 'maximum')).toEqual(beats(Math.max(...rates)));
+    expect(statistic(heart!, 'average')).toEqual(beats(mean(rates)));
+
+    // Blood pressure: one Observation per member, coded by the member alone.
+    const mmHg = (value: number) => ({ value, unit: 'mmHg', system: UCUM, code: 'mm[Hg]' });
+    for (const [loinc, values] of [[SYSTOLIC, pressures.map(([s]) => s)], [DIASTOLIC, pressures.map(([, d]) => d)]] as const) {
+      const members = coded(observations, 'http://loinc.org', loinc);
+      expect(members, loinc).toHaveLength(1);
+      const [member] = members;
+      expect(member!.code.coding).toHaveLength(1);
+      expect(statistic(member!, 'count')).toEqual({ value: values.length, system: UCUM, code: '1' });
+      expect(statistic(member!, 'minimum')).toEqual(mmHg(Math.min(...values)));
+      expect(statistic(member!, 'maximum')).toEqual(mmHg(Math.max(...values)));
+      expect(statistic(member!, 'average')).toEqual(mmHg(mean(values)));
+    }
+
+    // One member asked by its coding answers that member alone; per day, the same shape per interval.
+    const systolic = statisticsObservations(await stats(w.practitioner.token, query(w, `coding=http://loinc.org|${SYSTOLIC}&period=2025-06-01/2025-06-01&statistic=maximum`)));
+    expect(systolic.map((o) => [o.code.coding[0]!.code, statistic(o, 'maximum')?.value])).toEqual([[SYSTOLIC, 141]]);
+    const daily = statisticsObservations(await stats(w.practitioner.token, query(w, `code=${BP_CODE}&period=2025-05-31/2025-06-02&statistic=count&interval=day`)));
+    expect(daily.map((o) => [o.effectivePeriod.start.slice(0, 10), o.code.coding[0]!.code, statistic(o, 'count')?.value])).toEqual([
+      ['2025-06-01', SYSTOLIC, 3],
+      ['2025-06-01', DIASTOLIC, 3],
+    ]);
+  });
+
+  it('nothing found: a count of 0 per member asked, in the same shape; a member in two unit groups answers one Observation per group', async () => {
+    const w = await freshPatient();
+    const none = statisticsObservations(await stats(w.practitioner.token, query(w, `code=${BP_CODE}&period=2025-06-01/2025-06-01&statistic=count,average`)));
+    expect(none.map((o) => [o.code.coding.map((c) => c.code), o.component])).toEqual([
+      [[SYSTOLIC], [{ code: { coding: [{ system: STATISTICS_SYSTEM, code: 'count', display: 'Count' }] }, valueQuantity: { value: 0, system: UCUM, code: '1' } }]],
+      [[DIASTOLIC], [{ code: { coding: [{ system: STATISTICS_SYSTEM, code: 'count', display: 'Count' }] }, valueQuantity: { value: 0, system: UCUM, code: '1' } }]],
+    ]);
+    // base_movement_quantity takes any unit: steps (UCUM {steps}) and laps (none) are never mixed.
+    const activity = (at: number, value: number, unit: string) => observation(w, { code: ACTIVITY_CODE, at, form: 'start_end', members: { base_movement_quantity: { value, unit } } });
+    const up = await upload(w.patient.token, [activity(D1 + HOUR, 5400, 'steps'), activity(D1 + 2 * HOUR, 20, 'laps'), activity(D1 + 3 * HOUR, 12, 'laps')]);
+    expect(statusesOf(up), JSON.stringify(up.json)).toEqual(Array(3).fill('201 Created'));
+    const res = await stats(w.practitioner.token, query(w, `code=${ACTIVITY_CODE}&period=2025-06-01/2025-06-01&statistic=count,sum`));
+    const movements = statisticsObservations(res).filter((o) => o.code.coding[0]!.code === 'base_movement_quantity');
+    expect(movements.map((o) => [statistic(o, 'count')?.value, statistic(o, 'sum')])).toEqual([
+      [1, { value: 5400, unit: '1', system: UCUM, code: '1' }],
+      [2, { value: 32, unit: 'laps' }],
+    ]);
   });
 });
 

@@ -54,9 +54,9 @@ function recordReads(): { rows: () => number; queries: ReadingsQuery[]; counted:
       rows += page.readings.length;
       return page;
     },
-    countReadings: async (query, test) => {
+    countReadings: async (query, test, withPayload) => {
       counted.push(query);
-      return inner.countReadings(query, test);
+      return inner.countReadings(query, test, withPayload);
     },
   };
   restore.push(() => useObservationStore(inner));

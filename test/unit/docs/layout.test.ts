@@ -17,6 +17,7 @@ const CROSS_CUTTING = new Map([
   ['fhir/namespace', 'the deployment namespace, in every place the service stamps or reads its own URIs'],
   ['fhir/r5-corpus', 'every R5 example of the standard through validation and search extraction'],
   ['fhir/validation-cost', 'the cost per kilobyte of the whole validator'],
+  ['import-cycles', 'the imports of every TypeScript file tsconfig.json includes, types only included'],
   ['r4-import/hostile', "fuzzed input through the import's conversion, loss detection and entry preparation"],
   ['r4-import/r4-corpus', 'every R4 example of the standard through the compiled conversion'],
   ['r4-import/structure', 'the structural conversion facts, from the compiler to the converted resource'],

@@ -23,4 +23,19 @@ describe('reading types', () => {
       ['diastolic_blood_pressure', false],
     ]);
   });
+
+  it('resolve and describe each code a blood glucose may show, by unit and specimen', () => {
+    for (const code of ['2339-0', '15074-8', '41653-7', '14743-9', '99504-3', '105272-9']) expect(resolveReadingType(`http://loinc.org|${code}`).code).toBe('omh:blood-glucose:4.0');
+    const [value] = describeSchema(resolveReadingType('blood-glucose')).values;
+    expect(value!.coding.code).toBe('2339-0');
+    expect(value!.variants.map((v) => [v.specimen, v.units, v.coding.code])).toEqual([
+      [null, ['mg/dL'], '2339-0'],
+      [null, ['mmol/L'], '15074-8'],
+      ['capillary blood', ['mg/dL'], '41653-7'],
+      ['capillary blood', ['mmol/L'], '14743-9'],
+      ['interstitial fluid', ['mg/dL'], '99504-3'],
+      ['interstitial fluid', ['mmol/L'], '105272-9'],
+    ]);
+    expect(describeSchema(resolveReadingType('heart-rate')).values[0]!.variants).toEqual([]);
+  });
 });

@@ -8,9 +8,10 @@ import {
 } from '../../../scripts/omh-quantities';
 import { resetConfig } from '../../../shared/config';
 import {
-  canonicalOf, canonicalOfAny, liftQuantities, SCHEMA_QUANTITIES, schemaQuantities, ucumOf, UCUM_SYSTEM, type CanonicalUnit,
+  canonicalOf, canonicalOfAny, codingOf, followsSpecimen, liftQuantities, memberCodingOf, observationCodingOf, observationCodings, SCHEMA_QUANTITIES,
+  schemaQuantities, specimenOf, ucumOf, UCUM_SYSTEM, type CanonicalUnit,
 } from '../../../shared/omh/quantities';
-import { STANDARD_CODES, type SchemaCodes } from '../../../shared/omh/quantities/standard-codes';
+import { STANDARD_CODES, type CodedMember, type SchemaCodes } from '../../../shared/omh/quantities/standard-codes';
 import { isValidUcum } from '../../../shared/omh/quantities/ucum-library';
 import { OMH_UCUM_UNITS } from '../../../shared/omh/quantities/ucum-units';
 import { EXAMPLE_BODIES } from '../../../shared/omh/samples';
@@ -95,6 +96,68 @@ describe('the generated table of quantities', () => {
     expect(food.members[0]!.units).toEqual(expect.arrayContaining(['g', 'lb', 'mL', 'fl oz', 'Cup']));
     const activity = schemaQuantities('ieee:physical-activity:1.0')!;
     expect(activity.members.filter((m) => m.units === undefined).map((m) => m.path)).toEqual(['base_movement_quantity', 'average_cadence']);
+  });
+});
+
+describe('codings that follow what was measured (blood glucose)', () => {
+  const glucose = schemaQuantities('omh:blood-glucose:4.0')!;
+  const code = (unit: string | undefined, specimen?: string) => memberCodingOf(glucose, 0, unit, specimen).code;
+
+  it('picks the code by the unit\'s dimension and the specimen: capillary blood, interstitial fluid, else blood', () => {
+    expect(glucose.codedAsPrincipal).toBe(true);
+    expect(glucose.specimen).toBe('specimen_source');
+    expect([code('mg/dL', 'capillary blood'), code('mmol/L', 'capillary blood')]).toEqual(['41653-7', '14743-9']);
+    expect([code('mg/dL', 'interstitial fluid'), code('mmol/L', 'interstitial fluid')]).toEqual(['99504-3', '105272-9']);
+    expect([code('mg/dL'), code('mmol/L')]).toEqual(['2339-0', '15074-8']);
+    expect([code('mg/dL', 'saliva'), code('mmol/L', 'urine')]).toEqual(['2339-0', '15074-8']);
+    // By dimension, not by the label: the canonical unit itself (a statistic's unit group) picks the same.
+    expect([code('m-3.g', 'capillary blood'), code('m-3'), code('m-3', 'interstitial fluid')]).toEqual(['41653-7', '15074-8', '105272-9']);
+    // A unit of neither dimension, or none known: the member's coding.
+    expect([code(undefined, 'capillary blood'), code('kg'), code('strides')]).toEqual(['2339-0', '2339-0', '2339-0']);
+  });
+
+  it('codes the observation as its principal value, and every other schema as before', () => {
+    const values = [{ member: 0, value: 6.7, unit: 'mmol/L' }];
+    expect(observationCodingOf(glucose, values, 'interstitial fluid')).toEqual({ system: 'http://loinc.org', code: '105272-9', display: 'Glucose [Moles/volume] in Interstitial fluid' });
+    expect(observationCodingOf(glucose, [], 'interstitial fluid')?.code).toBe('2339-0');
+    const heartRate = schemaQuantities('omh:heart-rate:2.0')!;
+    expect(observationCodingOf(heartRate, [{ member: 0, value: 60, unit: 'beats/min' }], undefined)).toEqual(heartRate.coding);
+    expect(observationCodingOf(schemaQuantities('omh:blood-pressure:4.0')!, [], undefined)?.code).toBe('85354-9');
+    expect(observationCodings(glucose).map((c) => c.code)).toEqual(['2339-0', '15074-8', '41653-7', '14743-9', '99504-3', '105272-9']);
+    expect(observationCodings(heartRate)).toEqual([heartRate.coding]);
+    expect(SCHEMA_QUANTITIES.filter(followsSpecimen).map((s) => s.code)).toEqual(['omh:blood-glucose:4.0']);
+  });
+
+  it('answers the coding of a member by schema code, unit and specimen (for the statistics of a unit group)', () => {
+    expect(codingOf('omh:blood-glucose:4.0', 0, 'm-3')?.code).toBe('15074-8');
+    expect(codingOf('omh:blood-glucose:4.0', 0, 'm-3.g', 'capillary blood')?.code).toBe('41653-7');
+    expect(codingOf('omh:blood-pressure:4.0', 1, 'm-1.s-2.g')?.code).toBe('8462-4');
+    expect(codingOf('omh:blood-glucose:4.0', 3, 'mg/dL')).toBeUndefined();
+    expect(codingOf('omh:nope:1.0', 0, 'mg/dL')).toBeUndefined();
+  });
+
+  it('reads the specimen from a body, only a text at the schema\'s specimen member', () => {
+    expect(specimenOf(glucose, { specimen_source: 'interstitial fluid' })).toBe('interstitial fluid');
+    expect(specimenOf(glucose, { specimen_source: 3 })).toBeUndefined();
+    expect(specimenOf(glucose, Object.create({ specimen_source: 'tears' }))).toBeUndefined();
+    expect(specimenOf(glucose, null)).toBeUndefined();
+    expect(specimenOf(schemaQuantities('omh:heart-rate:2.0')!, { specimen_source: 'tears' })).toBeUndefined();
+  });
+
+  it('the generator refuses variants it cannot tell apart, leave a unit uncoded, name no specimen value, or have no property', () => {
+    const withVariants = (variants: NonNullable<CodedMember['variants']>) =>
+      STANDARD_CODES.map((entry): SchemaCodes => (entry.code === 'omh:blood-glucose:4.0' ? { ...entry, members: [{ ...entry.members[0]!, variants }] } : entry));
+    const [blood, capillary] = STANDARD_CODES.find((e) => e.code === 'omh:blood-glucose:4.0')!.members[0]!.variants!;
+    expect(() => compileQuantities({ ...inputs, codes: withVariants([blood!, { specimen: 'capillary blood', codings: capillary!.codings.slice(0, 1) }]) })).toThrow(
+      /no coding of capillary blood measures mmol\/L \(m-3\)/,
+    );
+    expect(() => compileQuantities({ ...inputs, codes: withVariants([blood!, { specimen: 'capillary blood', codings: [capillary!.codings[0]!, capillary!.codings[0]!] }]) })).toThrow(
+      /two codings of capillary blood measure m-3.g/,
+    );
+    expect(() => compileQuantities({ ...inputs, codes: withVariants([blood!, { ...capillary!, specimen: 'lacrimal fluid' }]) })).toThrow(/lacrimal fluid is no value of specimen_source/);
+    expect(() => compileQuantities({ ...inputs, codes: withVariants([capillary!]) })).toThrow(/its variants have no set for readings without a specimen/);
+    const unknown = { system: 'http://loinc.org', code: '2345-7', display: 'Glucose [Mass/volume] in Serum or Plasma' };
+    expect(() => compileQuantities({ ...inputs, codes: withVariants([{ specimen: undefined, codings: [unknown, blood!.codings[1]!] }]) })).toThrow(/2345-7 has no quantitative property/);
   });
 });
 

@@ -13,11 +13,14 @@ import { loadFhirPath } from '../../../shared/fhir/fhirpath';
 import { hasErrors, validateResource } from '../../../shared/fhir/validation';
 import { convertR4 } from '../../../shared/r4-import/convert';
 import { lossReport } from '../../../shared/r4-import/loss';
+import { conversionTable } from '../../../shared/r4-import/tables';
 
 type Json = Record<string, any>;
 
 const cc = (code: string) => ({ coding: [{ system: 'http://snomed.info/sct', code }], text: `t-${code}` });
 const ref = (reference: string) => ({ reference });
+/** The standard cross-version extensions' url before the R4 element path. */
+const XVER = 'http://hl7.org/fhir/4.0/StructureDefinition/extension-';
 const active = { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'active' }] };
 
 beforeAll(loadFhirPath);
@@ -123,11 +126,33 @@ describe('lifted backbones (children up a level; several R4 elements into one Co
 });
 
 describe('a part of a datatype value', () => {
-  it('Medication.amount.numerator -> totalVolume; the denominator reported with the reason', async () => {
-    const { out, drops } = await imported({ resourceType: 'Medication', code: cc('m'), amount: { numerator: { value: 100, unit: 'mL' }, denominator: { value: 1, unit: 'vial' } } });
+  it('Medication.amount.numerator -> totalVolume, and the whole Ratio in the cross-version extension: nothing lost', async () => {
+    const amount = { numerator: { value: 100, unit: 'mL' }, denominator: { value: 1, unit: 'vial' } };
+    const { out, drops } = await imported({ resourceType: 'Medication', code: cc('m'), amount });
     expect(out.totalVolume).toEqual({ value: 100, unit: 'mL' });
     expect(out.amount).toBeUndefined();
-    expect(drops).toEqual([{ path: 'Medication.amount.denominator', kind: 'removed', why: expect.stringContaining('the denominator') }]);
+    expect(out.extension).toEqual([{ url: `${XVER}Medication.amount`, valueRatio: amount }]);
+    expect(drops).toEqual([]);
+  });
+
+  it('without the extension\'s rule, the parts no rule takes are reported', () => {
+    const real = conversionTable('Medication')!;
+    const elements = new Map(real.elements);
+    const amountElement = elements.get('Medication.amount')!;
+    elements.set('Medication.amount', { ...amountElement, rules: amountElement.rules.filter((r) => r.part) });
+    const tables = (type: string) => (type === 'Medication' ? { ...real, elements } : conversionTable(type));
+    const r4 = { resourceType: 'Medication', code: cc('m'), amount: { numerator: { value: 100, unit: 'mL' }, denominator: { value: 1, unit: 'vial' } } };
+    const conversion = convertR4(r4, tables)!;
+    expect(conversion.resource.totalVolume).toEqual({ value: 100, unit: 'mL' });
+    expect(conversion.resource.extension).toBeUndefined();
+    expect(lossReport(r4, conversion).map((d) => [d.path, d.kind])).toEqual([['Medication.amount.denominator', 'removed']]);
+  });
+
+  it('a part that does not fit is reported only when the whole value is not kept: kept, its one place is the extension', async () => {
+    const amount = { numerator: { value: 100, unit: 'mL', nonsense: 1 }, denominator: { value: 1 } };
+    const { out, drops } = await imported({ resourceType: 'Medication', code: cc('m'), amount });
+    expect(out.extension).toEqual([{ url: `${XVER}Medication.amount`, valueRatio: { numerator: { value: 100, unit: 'mL' }, denominator: { value: 1 } } }]);
+    expect(drops.map((d) => [d.path, d.kind])).toEqual([['Medication.amount.numerator.nonsense', 'unknown-element']]);
   });
 });
 
@@ -152,29 +177,35 @@ describe('a second value for a single element of a list entry starts a new entry
 });
 
 describe('contained resources stay while something refers to them', () => {
-  const specimen = (contained: Json[], extra: Json = {}) => ({
-    resourceType: 'Specimen',
-    contained,
-    subject: ref('Patient/1'),
-    container: [{ description: 'tube', additiveReference: ref('#only-container') }],
-    ...extra,
-  });
-
-  it('drops one only the dropped container referred to, and one only it referred to; keeps the rest', async () => {
+  it('drops one only a dropped element referred to, and one only it referred to; keeps the rest', async () => {
     const contained = [
-      { resourceType: 'Substance', id: 'only-container', code: cc('s'), ingredient: [{ substanceReference: ref('#ingredient') }] },
+      { resourceType: 'Substance', id: 'only-dropped', code: cc('s'), ingredient: [{ substanceReference: ref('#ingredient') }] },
       { resourceType: 'Substance', id: 'ingredient', code: cc('i') },
       { resourceType: 'Patient', id: 'kept', active: true },
       { resourceType: 'Condition', id: 'points-back', clinicalStatus: active, subject: ref('Patient/1'), evidence: [{ detail: [ref('#')] }] },
     ];
-    const { out, drops } = await imported(specimen(contained, { subject: ref('#kept') }));
-    expect(out.contained.map((c: Json) => c.id)).toEqual(['kept', 'points-back']);
+    // Coverage.payor has no R5 place (a fact drops it); R5 also requires kind, which R4 lacks, so
+    // this is not validated, only converted.
+    const r4 = { resourceType: 'Coverage', status: 'active', contained, beneficiary: ref('#kept'), payor: [ref('#only-dropped')] };
+    const conversion = convertR4(r4)!;
+    expect((conversion.resource.contained as Json[]).map((c) => c.id)).toEqual(['kept', 'points-back']);
+    const drops = lossReport(r4, conversion);
     expect(drops.map((d) => [d.path, d.kind])).toEqual([
-      ['Specimen.contained[0]', 'no-place'],
-      ['Specimen.contained[1]', 'no-place'],
-      ['Specimen.container', 'removed'],
+      ['Coverage.contained[0]', 'no-place'],
+      ['Coverage.contained[1]', 'no-place'],
+      ['Coverage.payor', 'removed'],
     ]);
     expect(drops[0]!.why).toMatch(/nothing in the R5 resource refers to this contained resource/);
+  });
+
+  it('keeps the ones a Specimen container refers to (the container is in its cross-version extension)', async () => {
+    const contained = [
+      { resourceType: 'Substance', id: 'additive', code: cc('s'), ingredient: [{ substanceReference: ref('#ingredient') }] },
+      { resourceType: 'Substance', id: 'ingredient', code: cc('i') },
+    ];
+    const { out, drops } = await imported({ resourceType: 'Specimen', contained, subject: ref('Patient/1'), container: [{ description: 'tube', additiveReference: ref('#additive') }] });
+    expect(out.contained.map((c: Json) => c.id)).toEqual(['additive', 'ingredient']);
+    expect(drops).toEqual([]);
   });
 
   it('keeps one a value in a cross-version extension refers to (the CarePlan activity detail\'s product)', async () => {
@@ -190,9 +221,6 @@ describe('contained resources stay while something refers to them', () => {
     expect(drops).toEqual([]);
   });
 });
-
-/** The standard cross-version extensions' url before the R4 element path. */
-const XVER = 'http://hl7.org/fhir/4.0/StructureDefinition/extension-';
 
 /** An R4 backbone back from its complex extension: each sub-extension's value under its name (a choice element's key gets the type). */
 function backFromExtension(extension: Json, choices: ReadonlySet<string> = new Set()): Json {
@@ -321,24 +349,48 @@ describe("elements R5 removed go into HL7's cross-version extensions, and nothin
   });
 });
 
-describe('what R5 would refuse is dropped and reported, so the rest is stored', () => {
-  it('Immunization.programEligibility (R5 requires a program and a programStatus; R4 has only the status)', async () => {
+describe('what R5 would refuse in its own element goes into the cross-version extension, so nothing is lost', () => {
+  it('Immunization.programEligibility (R5 requires a program and a programStatus; R4 has only the status): one extension per concept', async () => {
     const { out, drops } = await imported({
       resourceType: 'Immunization',
       status: 'completed',
       vaccineCode: cc('v'),
       patient: ref('Patient/1'),
       occurrenceDateTime: '2024-01-01',
-      programEligibility: [cc('vfc')],
+      programEligibility: [cc('vfc'), cc('ineligible')],
     });
     expect(out.programEligibility).toBeUndefined();
-    expect(drops).toEqual([{ path: 'Immunization.programEligibility', kind: 'removed', why: expect.stringMatching(/leaves the required programStatus missing/) }]);
+    expect(out.extension).toEqual([
+      { url: `${XVER}Immunization.programEligibility`, valueCodeableConcept: cc('vfc') },
+      { url: `${XVER}Immunization.programEligibility`, valueCodeableConcept: cc('ineligible') },
+    ]);
+    expect(drops).toEqual([]);
   });
 
-  it('Specimen.container (R5 requires a Device R4 does not have); a doseNumber R4 gives as a number is carried as R5\'s text', async () => {
-    const specimen = await imported({ resourceType: 'Specimen', subject: ref('Patient/1'), container: [{ specimenQuantity: { value: 3, unit: 'mL' }, description: 'tube' }] });
+  it('Specimen.container (R5 requires a Device R4 does not have): a complex extension per container; a doseNumber R4 gives as a number is carried as R5\'s text', async () => {
+    const specimen = await imported({
+      resourceType: 'Specimen',
+      subject: ref('Patient/1'),
+      container: [
+        { identifier: [{ value: 'c-1' }, { value: 'c-2' }], specimenQuantity: { value: 3, unit: 'mL' }, description: 'tube', additiveCodeableConcept: cc('edta') },
+        { id: 'second', type: cc('cup'), capacity: { value: 50, unit: 'mL' } },
+      ],
+    });
     expect(specimen.out.container).toBeUndefined();
-    expect(specimen.drops).toEqual([{ path: 'Specimen.container', kind: 'removed', why: expect.stringMatching(/container\.device, required/) }]);
+    expect(specimen.out.extension).toEqual([
+      {
+        url: `${XVER}Specimen.container`,
+        extension: [
+          { url: 'identifier', valueIdentifier: { value: 'c-1' } },
+          { url: 'identifier', valueIdentifier: { value: 'c-2' } },
+          { url: 'specimenQuantity', valueQuantity: { value: 3, unit: 'mL' } },
+          { url: 'description', valueString: 'tube' },
+          { url: 'additive', valueCodeableConcept: cc('edta') },
+        ],
+      },
+      { url: `${XVER}Specimen.container`, id: 'second', extension: [{ url: 'type', valueCodeableConcept: cc('cup') }, { url: 'capacity', valueQuantity: { value: 50, unit: 'mL' } }] },
+    ]);
+    expect(specimen.drops).toEqual([]);
     const immunization = await imported({
       resourceType: 'Immunization',
       status: 'completed',
@@ -349,6 +401,19 @@ describe('what R5 would refuse is dropped and reported, so the rest is stored', 
     });
     expect(immunization.out.protocolApplied).toEqual([{ doseNumber: '2', seriesDoses: '3' }]);
     expect(immunization.drops).toEqual([]);
+  });
+
+  it('and still reports what is truly dropped there: a container\'s modifier extension, a key R4 does not define', async () => {
+    const { out, drops } = await imported({
+      resourceType: 'Specimen',
+      subject: ref('Patient/1'),
+      container: [{ description: 'tube', modifierExtension: [{ url: 'http://x.example/m', valueBoolean: true }], nonsense: 'x' }],
+    });
+    expect(out.extension).toEqual([{ url: `${XVER}Specimen.container`, extension: [{ url: 'description', valueString: 'tube' }] }]);
+    expect(drops.map((d) => [d.path, d.kind])).toEqual([
+      ['Specimen.container[0].modifierExtension', 'no-place'],
+      ['Specimen.container[0].nonsense', 'unknown-element'],
+    ]);
   });
 });
 
@@ -378,6 +443,8 @@ describe('the compiler refuses a fact whose paths or types do not exist, that ca
   });
 
   it('a fact under a backbone that goes nowhere', () => {
+    expect(add({ from: 'Organization.contact.name', to: 'Organization.name', reason: 'x' })).toThrow(/can never apply: its parent Organization.contact goes nowhere/);
+    // Nor under one kept in a cross-version extension: its children are the extension's.
     expect(add({ from: 'Specimen.container.description', to: 'Specimen.note', reason: 'x' })).toThrow(/can never apply: its parent Specimen.container goes nowhere/);
   });
 
