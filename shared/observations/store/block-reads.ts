@@ -258,17 +258,20 @@ export async function readings(q: ReadingsQuery, limit: number | undefined, star
   return { readings: out, next: undefined };
 }
 
-/** How many readings the query reads (those `test` accepts, when given), from their facts alone. */
-export async function countReadings(q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean): Promise<number> {
+/**
+ * How many readings the query reads (those `test` accepts, when given), from their facts alone, or
+ * with their payloads when the test reads them (`withPayload`).
+ */
+export async function countReadings(q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean, withPayload = false): Promise<number> {
   let n = 0;
-  for await (const r of ordered(q, undefined, true)) if (!test || test(stripFacts(r))) n += 1;
+  for await (const r of ordered(q, undefined, !(test && withPayload))) if (!test || test(stripFacts(r, withPayload))) n += 1;
   return n;
 }
 
-/** A reading's facts as a test sees them: without the block's bookkeeping or the uuid. */
-function stripFacts(r: ReadingFacts): ReadingFacts {
-  const { payloadAt: _a, payloadLength: _l, payloadIsText: _t, uuid: _u, ...facts } = r as ReadingFacts & { payloadAt?: number; payloadLength?: number; payloadIsText?: boolean; uuid?: string };
-  return facts;
+/** A reading's facts as a test sees them: without the block's bookkeeping or the uuid, and without the payload unless asked. */
+function stripFacts(r: ReadingFacts, withPayload: boolean): ReadingFacts {
+  const { payloadAt: _a, payloadLength: _l, payloadIsText: _t, uuid: _u, data, ...facts } = r as ReadingFacts & { payloadAt?: number; payloadLength?: number; payloadIsText?: boolean; uuid?: string; data?: string };
+  return withPayload && data !== undefined ? { ...facts, data } : facts;
 }
 
 /** The range items of one id partition that can hold these ids, and each id's patient and stretch. */
