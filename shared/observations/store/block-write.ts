@@ -2,24 +2,29 @@
  * Storing readings in blocks (layout 3): never a second reading for the same patient and uuid,
  * never a silent loss, one write per block an upload touches rather than one per reading.
  *
- * For each reading, in this order:
+ * For each upload, in this order:
  *
- * 1. **Its claim**: `U#<uuid>` in the patient's partition, a conditional put naming the reading's
- *    id, stretch and time of storing (with identifiers, one transaction with their claims). A
- *    claim already there is the reading stored before: it answers 'existing' with that reading. A
- *    claim whose reading is not in its stretch is an upload still under way (503, send again) or,
- *    older than a request can live, one that stopped: it is cleared and this reading takes its
- *    place. An identifier's claim held by an id that is stored, or still being stored, is a conflict.
- * 2. **Its pointers**, per upload and patient: the id range and the update log
- *    (`block-pointers.ts`), and the patient's code set when the code is new to them.
- * 3. **Its block**: the readings of one stretch are merged into its last segment (or a new one when
+ * 1. **Pointers**, per upload and patient: the id range and the update log (`block-pointers.ts`),
+ *    and the patient's code set when a code is new to them. They name fresh ids, so they need no
+ *    condition; a pointer whose reading never lands (refused, or the upload stopped) leads to a
+ *    stretch without its id, which every read treats as no reading.
+ * 2. **Claims**, per reading: `U#<uuid>` in the patient's partition, a conditional put naming the
+ *    reading's id, stretch, time of storing and a hash of its payload (with identifiers, one
+ *    transaction with their claims). A claim already there whose reading is in its stretch answers
+ *    'existing'. One whose reading is not there yet (another request is writing it, or stopped
+ *    before its block) and that names the same stretch and payload is the same reading: this
+ *    request writes it under the claimed id and time (the block takes an id once, so both writers
+ *    may), and answers 'existing'. A claim naming another payload answers 503 while a request could
+ *    still be writing it, and is cleared after that. An identifier's claim held by a reading that is
+ *    stored, or still being stored, is a conflict.
+ * 3. **Blocks**: the readings of one stretch are merged into its last segment (or a new one when
  *    the last is full) by one put conditional on the segment's version; two uploads writing one
  *    stretch at once meet in the condition, and the one refused reads the stretch again and merges
- *    anew (optimistic concurrency, with backoff).
+ *    anew (optimistic concurrency, with backoff). In one process, readings that arrive while their
+ *    stretch is being written wait and go in its next write.
  *
- * A reading whose pointers or block could not be written after the retries answers 503 and its
- * claims are taken back, so the device's re-send stores it afresh; pointers it leaves behind lead
- * to a stretch without its id, which every read treats as no reading.
+ * A reading whose block could not be written after the retries answers 503 and its claims are taken
+ * back, so the device's re-send stores it afresh.
  */
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
@@ -61,6 +66,8 @@ interface Placing {
   index: number;
   observation: StoredObservation;
   ref: StretchRef;
+  /** Written under another request's claim (the same reading it is storing, or stopped storing): answered 'existing'. */
+  adopted?: boolean;
 }
 
 const refOf = (o: StoredObservation): StretchRef => ({ codeId: o.codeId, stretch: stretchOf(o.effective?.start) });
@@ -69,14 +76,14 @@ export async function insert(readings: readonly StoredObservation[]): Promise<Wr
   const outcomes = new Array<WriteOutcome>(readings.length);
   const placing = readings.map((observation, index): Placing => ({ index, observation, ref: refOf(observation) }));
   await inRounds(placing, (p) => readingKeys(p.observation).map(keyId), async (round) => {
-    const claimed = (await pMap(round, (p) => claim(p, outcomes), { concurrency: CLAIM_CONCURRENCY })).filter((p): p is Placing => p !== undefined);
-    const pointed = await writePointers(claimed, outcomes);
-    await writeBlocks(pointed, outcomes);
+    const pointed = await writePointers(round, outcomes);
+    const claimed = (await pMap(pointed, (p) => claim(p, outcomes), { concurrency: CLAIM_CONCURRENCY })).filter((p): p is Placing => p !== undefined);
+    await writeBlocks(claimed, outcomes);
   });
   return outcomes;
 }
 
-/** Pointers are written before blocks, so a reading found in its block is always readable by id. */
+/** Pointers are written before claims and blocks, so a reading found in its block is always readable by id. */
 export const makeReadableById: ObservationStore['makeReadableById'] = async () => [];
 
 // ---------------------------------------------------------------------------------------------
@@ -86,15 +93,18 @@ type ClaimResult =
   | { kind: 'owned' }
   | { kind: 'settled'; outcome: WriteOutcome }
   /** The uuid's claim names another id. */
-  | { kind: 'uuid-held'; id: number; ref: StretchRef; at: string }
+  | { kind: 'uuid-held'; id: number; ref: StretchRef; at: string; hash: string | undefined }
   /** An identifier's claim names another id. */
   | { kind: 'identifier-held'; identifier: ObservationIdentifier; id: number; at: string };
 
 const isStale = (at: string) => !(Date.now() - Date.parse(at) < STALE_CLAIM_MS);
 
+/** A short hash of a payload: a claim names what it claims, so a re-send of the same reading can finish storing it. */
+const payloadHash = (data: string) => createHash('sha256').update(data).digest('base64url').slice(0, 16);
+
 function claimItem(p: Placing) {
   const o = p.observation;
-  return { ...blockKeys.claim(o.patientId, o.uuid), id: o.id, st: stretchText(p.ref), at: o.lastUpdated };
+  return { ...blockKeys.claim(o.patientId, o.uuid), id: o.id, st: stretchText(p.ref), at: o.lastUpdated, h: payloadHash(o.data) };
 }
 
 const identifierClaimItem = (o: StoredObservation, identifier: ObservationIdentifier) => ({ ...claimKey(identifier), id: o.id, patientId: o.patientId, at: o.lastUpdated });
@@ -115,6 +125,10 @@ async function claim(p: Placing, outcomes: WriteOutcome[]): Promise<Placing | un
       if (existing) {
         outcomes[p.index] = { kind: 'existing', observation: existing as StoredObservation };
         return undefined;
+      }
+      // The same reading, claimed by a request still writing it or stopped before its block: finish it.
+      if (stretchText(result.ref) === stretchText(p.ref) && result.hash === payloadHash(o.data)) {
+        return { ...p, observation: { ...o, id: result.id, lastUpdated: result.at }, adopted: true };
       }
       if (!isStale(result.at)) {
         outcomes[p.index] = storeBusy();
@@ -158,7 +172,7 @@ async function putClaim(p: Placing): Promise<ClaimResult> {
 /** What a refused uuid claim means: our own (a put the SDK sent again after a lost answer), or another reading's. */
 function heldBy(p: Placing, old: Record<string, unknown> | undefined): ClaimResult {
   if (!old || Number(old.id) === p.observation.id) return { kind: 'owned' };
-  return { kind: 'uuid-held', id: Number(old.id), ref: stretchFromText(String(old.st)), at: String(old.at) };
+  return { kind: 'uuid-held', id: Number(old.id), ref: stretchFromText(String(old.st)), at: String(old.at), hash: old.h === undefined ? undefined : String(old.h) };
 }
 
 function failureOf(e: unknown, what: string): WriteOutcome {
@@ -221,27 +235,20 @@ async function releaseClaims(placings: readonly Placing[]): Promise<void> {
 /** Codes this process knows each patient has (their code set holds them): a new code costs one update, once. */
 const knownCodes = new BoundedMap<number, Set<number>>(10_000);
 
-/** Writes the pointers (and code sets) of claimed readings; returns those whose pointers are written. */
-async function writePointers(claimed: readonly Placing[], outcomes: WriteOutcome[]): Promise<Placing[]> {
-  if (claimed.length === 0) return [];
-  const items = pointerItems(claimed.map((p) => ({ id: p.observation.id, patientId: p.observation.patientId, lastUpdated: p.observation.lastUpdated, ref: p.ref })));
+/** Writes the pointers (and code sets) of an upload's readings; returns those whose pointers are written (the others answer 503). */
+async function writePointers(round: readonly Placing[], outcomes: WriteOutcome[]): Promise<Placing[]> {
+  if (round.length === 0) return [];
+  const items = pointerItems(round.map((p) => ({ id: p.observation.id, patientId: p.observation.patientId, lastUpdated: p.observation.lastUpdated, ref: p.ref })));
   const failedPointers = await batchWriteAll(table(), items.map((Item) => ({ PutRequest: { Item } }))).catch((e: unknown) => {
     rootLogger().warn('writing observation pointers failed', e instanceof Error ? e : String(e));
     return items.map((Item) => ({ PutRequest: { Item } }));
   });
-  const failedCodes = await addCodes(claimed);
-  const unwritten = (p: Placing) =>
-    failedCodes.has(`${p.observation.patientId}#${p.observation.codeId}`) ||
-    failedPointers.some((r) => {
-      const item = r.PutRequest!.Item!;
-      return String(item.pk) === blockKeys.patientPk(p.observation.patientId) || Number(item.p) === p.observation.patientId;
-    });
-  const lost = claimed.filter(unwritten);
-  if (lost.length > 0) {
-    for (const p of lost) outcomes[p.index] = storeBusy();
-    await releaseClaims(lost);
-  }
-  return claimed.filter((p) => !unwritten(p));
+  const failedCodes = await addCodes(round);
+  // A pointer that failed fails every reading of its patient in this upload (pointers are per upload and patient).
+  const failedPatients = new Set(failedPointers.map((r) => (String(r.PutRequest!.Item!.pk).startsWith('R#') ? Number(r.PutRequest!.Item!.p) : Number(String(r.PutRequest!.Item!.pk).slice(2)))));
+  const written = (p: Placing) => !failedPatients.has(p.observation.patientId) && !failedCodes.has(`${p.observation.patientId}#${p.observation.codeId}`);
+  for (const p of round) if (!written(p)) outcomes[p.index] = storeBusy();
+  return round.filter(written);
 }
 
 /** Adds each patient's new codes to their code set; returns the `patient#code` pairs it could not add. */
@@ -292,8 +299,9 @@ async function writeBlocks(pointed: readonly Placing[], outcomes: WriteOutcome[]
         rootLogger().warn('writing an observation block failed', e instanceof Error ? e : String(e));
         placed = new Set();
       }
-      const lost = group.filter((p) => !placed.has(p.observation.id));
-      for (const p of group) outcomes[p.index] = placed.has(p.observation.id) ? { kind: 'created', observation: p.observation } : storeBusy();
+      for (const p of group) outcomes[p.index] = !placed.has(p.observation.id) ? storeBusy() : { kind: p.adopted ? 'existing' : 'created', observation: p.observation };
+      // A claim this request took is taken back; one it wrote under is left to the request that took it.
+      const lost = group.filter((p) => !placed.has(p.observation.id) && !p.adopted);
       if (lost.length > 0) await releaseClaims(lost);
     },
     { concurrency: STRETCH_CONCURRENCY },

@@ -35,7 +35,7 @@ async function allReadable(ids: string[]) {
   for (const id of ids) expect((await call('GET', `/FHIR/R5/Observation/${id}`, { token: world.patient.token })).status, id).toBe(200);
 }
 
-/** Where each reading's writes went, in order: its claim (put or transaction), its id range, the first block put holding it. */
+/** Where each reading's writes went, in order: its id range, its claim (put or transaction), the first block put holding it. */
 function writeOrder(commands: ReadonlyArray<{ name: string; input: any }>, id: number) {
   const isClaim = (i: any) => String(i.sk).startsWith('U#') && i.id === id;
   const claim = commands.findIndex((c) => (c.name === 'PutItemCommand' && isClaim(c.input.Item)) || (c.name === 'TransactWriteItemsCommand' && c.input.TransactItems.some((a: any) => isClaim(a.Put?.Item ?? {}))));
@@ -49,7 +49,7 @@ function writeOrder(commands: ReadonlyArray<{ name: string; input: any }>, id: n
 const blockPuts = (commands: ReadonlyArray<{ name: string; input: any }>) => commands.filter((c) => c.name === 'PutItemCommand' && String(c.input.Item?.sk).startsWith('B#'));
 
 describe('retried until stored', () => {
-  it('a reading with identifiers: its uuid and identifier claims are one transaction, so neither lands without the other; its id range after them, its block last', async () => {
+  it('a reading with identifiers: its id range first; its uuid and identifier claims one transaction, so neither lands without the other; its block last', async () => {
     const recorder = recordCommands();
     remove = recorder.stop;
     const res = await upload(world.patient.token, claimed(30));
@@ -58,14 +58,14 @@ describe('retried until stored', () => {
       const transaction = recorder.commands.find((c) => c.name === 'TransactWriteItemsCommand' && c.input.TransactItems.some((a: any) => a.Put.Item.id === id && String(a.Put.Item.sk).startsWith('U#')));
       expect(transaction?.input.TransactItems.some((a: any) => a.Put.Item.id === id && String(a.Put.Item.pk).startsWith('I#')), String(id)).toBe(true);
       const { claim, range, block } = writeOrder(recorder.commands, id);
-      expect(claim, String(id)).toBeGreaterThanOrEqual(0);
-      expect(range, String(id)).toBeGreaterThan(claim);
-      expect(block, String(id)).toBeGreaterThan(range);
+      expect(range, String(id)).toBeGreaterThanOrEqual(0);
+      expect(claim, String(id)).toBeGreaterThan(range);
+      expect(block, String(id)).toBeGreaterThan(claim);
     }
     await allReadable(idsOf(res));
   });
 
-  it('a reading without identifiers: one conditional put of its claim; its id range after it; its block last, written for the readings of the whole upload together', async () => {
+  it('a reading without identifiers: its id range first; one conditional put of its claim; its block last, written for the readings of the whole upload together', async () => {
     const recorder = recordCommands();
     remove = recorder.stop;
     const res = await upload(world.patient.token, readings(30));
@@ -76,8 +76,8 @@ describe('retried until stored', () => {
     expect(claims.every((c) => c.input.ConditionExpression === 'attribute_not_exists(pk)')).toBe(true);
     for (const id of idsOf(res).map(Number)) {
       const { claim, range, block } = writeOrder(recorder.commands, id);
-      expect(range, String(id)).toBeGreaterThan(claim);
-      expect(block, String(id)).toBeGreaterThan(range);
+      expect(claim, String(id)).toBeGreaterThan(range);
+      expect(block, String(id)).toBeGreaterThan(claim);
     }
     // 30 readings of one hour, checked and stored in slices side by side: the slices that arrive
     // while the block is being written go together in the next write.
@@ -100,7 +100,7 @@ describe('retried until stored', () => {
     await allReadable(idsOf(res));
   });
 
-  it('pointers that could not be written: the readings answer 503 and their claims are taken back; the re-send stores them', async () => {
+  it('pointers that could not be written: the readings answer 503 before anything of them is claimed; the re-send stores them', async () => {
     remove = injectFault(async (command, send) => {
       if (command.name === 'BatchWriteItemCommand') throw throttling();
       return send();

@@ -27,6 +27,32 @@ const readings = (n: number) => Array.from({ length: n }, (_, i) => observation(
 
 const uuidOf = (resource: unknown): string => JSON.parse(Buffer.from((resource as { valueAttachment: { data: string } }).valueAttachment.data, 'base64').toString('utf8')).header.uuid;
 
+/** Readings whose upload stopped after their claims, before their block (the block's put and taking the claims back both fail), and their claims. */
+async function leftClaimed(n: number) {
+  const batch = readings(n);
+  remove = injectFault(async (command, send) => {
+    if (command.name === 'PutItemCommand' && String(command.input.Item?.sk).startsWith('B#')) throw throttling();
+    if (command.name === 'DeleteItemCommand') throw throttling();
+    return send();
+  });
+  const first = await upload(world.patient.token, batch);
+  expect(statusesOf(first)).toEqual(batch.map(() => '503 Service Unavailable'));
+  remove();
+  remove = undefined;
+  const uuids = new Set(batch.map(uuidOf));
+  const ours = (await storedClaims(world.patient.id)).filter((c) => uuids.has(String(c.sk).slice(2)));
+  expect(ours).toHaveLength(n);
+  return { batch, ours };
+}
+
+/** The same reading (its uuid) with another heart rate. */
+function withValue(resource: unknown, value: number): Record<string, unknown> {
+  const r = resource as { valueAttachment: { data: string } };
+  const payload = JSON.parse(Buffer.from(r.valueAttachment.data, 'base64').toString('utf8'));
+  payload.body.heart_rate.value = value;
+  return { ...r, valueAttachment: { ...r.valueAttachment, data: Buffer.from(JSON.stringify(payload)).toString('base64') } };
+}
+
 /** Moves a claim's time of storing back by `ms`. */
 async function ageClaim(claim: Record<string, unknown>, ms: number): Promise<void> {
   const at = new Date(Date.parse(String(claim.at)) - ms).toISOString();
@@ -102,32 +128,28 @@ describe('a lookup that does not find them still ends in one row', () => {
     expect((await storedRows(world.patient.id)).length).toBe(rows);
   });
 
-  it('claims an upload left behind when it stopped before its block: a re-send meanwhile is 503; once the claims are stale they are cleared and the readings stored once', async () => {
-    const batch = readings(3);
-    // The block's put and taking the claims back both fail: the claims stay, as when the process ends between them.
-    remove = injectFault(async (command, send) => {
-      if (command.name === 'PutItemCommand' && String(command.input.Item?.sk).startsWith('B#')) throw throttling();
-      if (command.name === 'DeleteItemCommand') throw throttling();
-      return send();
-    });
-    const first = await upload(world.patient.token, batch);
-    expect(statusesOf(first)).toEqual(['503 Service Unavailable', '503 Service Unavailable', '503 Service Unavailable']);
-    remove();
-    remove = undefined;
-    const left = await storedClaims(world.patient.id);
-    const uuids = new Set(batch.map(uuidOf));
-    const ours = left.filter((c) => uuids.has(String(c.sk).slice(2)));
-    expect(ours).toHaveLength(3);
-    expect((await upload(world.patient.token, batch)).json.entry.map((e: { response: { status: string } }) => e.response.status)).toEqual(['503 Service Unavailable', '503 Service Unavailable', '503 Service Unavailable']);
-
-    // The claims grow old (a request never lives longer than STALE_CLAIM_MS).
-    for (const claim of ours) await ageClaim(claim, STALE_CLAIM_MS + 1000);
+  it('claims an upload left behind when it stopped before its block: the re-send of the same readings finishes them under the claimed ids', async () => {
+    const { batch, ours } = await leftClaimed(3);
     const rows = (await storedRows(world.patient.id)).length;
     const again = await upload(world.patient.token, batch);
-    expect(statusesOf(again)).toEqual(['201 Created', '201 Created', '201 Created']);
+    expect(statusesOf(again)).toEqual(['200 OK', '200 OK', '200 OK']);
+    expect(idsOf(again).map(Number).sort()).toEqual(ours.map((c) => Number(c.id)).sort());
     for (const id of idsOf(again)) expect((await call('GET', `/FHIR/R5/Observation/${id}`, { token: world.patient.token })).status, id).toBe(200);
     expect((await storedRows(world.patient.id)).length).toBe(rows + 3);
     expect(statusesOf(await upload(world.patient.token, batch))).toEqual(['200 OK', '200 OK', '200 OK']);
+  }, 60_000);
+
+  it('another payload under a left-behind claim: 503 while the upload that claimed it could still be running; once the claim is stale, stored once', async () => {
+    const { batch, ours } = await leftClaimed(2);
+    // The same uuids, other values: another reading, not a re-send.
+    const changed = batch.map((resource) => withValue(resource, 99));
+    expect(statusesOf(await upload(world.patient.token, changed))).toEqual(['503 Service Unavailable', '503 Service Unavailable']);
+    for (const claim of ours) await ageClaim(claim, STALE_CLAIM_MS + 1000);
+    const rows = (await storedRows(world.patient.id)).length;
+    const stored = await upload(world.patient.token, changed);
+    expect(statusesOf(stored)).toEqual(['201 Created', '201 Created']);
+    expect((await storedRows(world.patient.id)).length).toBe(rows + 2);
+    expect(statusesOf(await upload(world.patient.token, batch))).toEqual(['200 OK', '200 OK']);
   }, 60_000);
 
   it('the lookup failing: the readings are still stored once', async () => {
