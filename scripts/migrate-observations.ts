@@ -65,7 +65,7 @@ const file = values.progress ?? '.migrate-observations.json';
 if (values.from === to) fail(`--from names ${to}, the table the readings move into`);
 const saved = readProgress<MigrationProgress>(file);
 if (saved && (saved.from !== values.from || saved.to !== to)) fail(`${file} belongs to a move from ${saved.from} into ${saved.to}; give another --progress file`);
-console.log(`${saved ? 'resuming the move' : 'moving'} of the readings of ${values.from} into ${to}`);
+console.log(saved?.stage === 'done' ? `the move recorded in ${file} is finished` : `${saved ? 'resuming the move' : 'moving'} of the readings of ${values.from} into ${to}`);
 const done = await migrateToLayout3({
   steps: await layoutMigrationSteps(),
   progress: saved ?? freshMigration(values.from, { segments, lanes: wholeNumber('lanes', values.lanes) }),
