@@ -6,6 +6,7 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from './clients';
+import { sideBySide } from './side-by-side';
 
 export type Item = Record<string, unknown>;
 
@@ -47,37 +48,26 @@ export async function scanInSegments(options: ScanOptions): Promise<void> {
   const { progress } = options;
   const total = progress.segments.length;
   const expression = expressionOf(options);
-  // A segment that fails stops the others at their next page: nothing runs on once the call has failed.
-  let failed = false;
-  const settled = await Promise.allSettled(
-    progress.segments.map(async (segment, index) => {
-      try {
-        while (!segment.done && !failed) {
-          const page = await dynamo().send(
-            new ScanCommand({
-              TableName: options.table,
-              Segment: index,
-              TotalSegments: total,
-              Limit: options.pageSize ?? 500,
-              ConsistentRead: true,
-              ...(segment.start ? { ExclusiveStartKey: segment.start } : {}),
-              ...expression,
-            }),
-          );
-          await options.onPage(page.Items ?? []);
-          if (page.LastEvaluatedKey) segment.start = page.LastEvaluatedKey;
-          else {
-            delete segment.start;
-            segment.done = true;
-          }
-          await options.save?.();
-        }
-      } catch (e) {
-        failed = true;
-        throw e;
+  await sideBySide(progress.segments, async (segment, index, stopped) => {
+    while (!segment.done && !stopped()) {
+      const page = await dynamo().send(
+        new ScanCommand({
+          TableName: options.table,
+          Segment: index,
+          TotalSegments: total,
+          Limit: options.pageSize ?? 500,
+          ConsistentRead: true,
+          ...(segment.start ? { ExclusiveStartKey: segment.start } : {}),
+          ...expression,
+        }),
+      );
+      await options.onPage(page.Items ?? []);
+      if (page.LastEvaluatedKey) segment.start = page.LastEvaluatedKey;
+      else {
+        delete segment.start;
+        segment.done = true;
       }
-    }),
-  );
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failure) throw failure.reason;
+      await options.save?.();
+    }
+  });
 }

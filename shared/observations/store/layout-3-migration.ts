@@ -32,6 +32,7 @@ import { putIfAbsent } from '../../store/put-if-absent';
 import type { Item } from '../../store/reads';
 import { backoff, MAX_ATTEMPTS } from '../../store/retry';
 import { freshSegments, scanInSegments, type ScanProgress } from '../../store/scan-segments';
+import { sideBySide } from '../../store/side-by-side';
 import type { KeptValue, StoredObservation } from '../model';
 import { findReadings, patientCodes, readByIds } from './block-reads';
 import { insert } from './block-write';
@@ -162,7 +163,7 @@ export async function migrateToLayout3(run: MigrationRun): Promise<MigrationProg
     await save();
   }
   if (progress.stage === 'copying') {
-    await inLanes(progress.lanes, (lane, stopped) => copyLane(run, lane, stopped, save));
+    await sideBySide(progress.lanes, (lane, _index, stopped) => copyLane(run, lane, stopped, save));
     progress.stage = 'claims';
     await save();
   }
@@ -196,23 +197,6 @@ async function findPatients(progress: MigrationProgress, save: () => Promise<voi
     },
     save,
   });
-}
-
-/** Runs every lane; one that fails stops the others at their next step, and the call fails with it. */
-async function inLanes(lanes: Lane[], work: (lane: Lane, stopped: () => boolean) => Promise<void>): Promise<void> {
-  let failed = false;
-  const settled = await Promise.allSettled(
-    lanes.map(async (lane) => {
-      try {
-        await work(lane, () => failed);
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    }),
-  );
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failure) throw failure.reason;
 }
 
 async function copyLane(run: MigrationRun, lane: Lane, stopped: () => boolean, save: () => Promise<void>): Promise<void> {
