@@ -27,7 +27,7 @@ function storedBody(data: string): unknown {
   return decoded.ok ? decoded.payload.body : undefined;
 }
 
-/** What a reading stored before values were lifted keeps of its payload's values (the values migration). */
+/** What a stored reading keeps of its payload's values (the move to layout 3 lifts those an earlier layout stored without them). */
 export function keptValuesOfStored(reading: Pick<StoredObservation, 'data'>, schemaCode: string): KeptValue[] {
   return keptValues(schemaCode, storedBody(reading.data));
 }

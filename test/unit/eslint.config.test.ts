@@ -139,7 +139,7 @@ describe('the storage rules of the linter', () => {
     ['the site URL middleware reads SSM itself, not through the platform store', 'shared/http/middleware/site-url.ts', "export const load = () => import('@aws-sdk/client-ssm');\n", SDK],
     ['the signing keys call KMS outside their store folder', 'shared/auth/planted.ts', "import { KMSClient } from '@aws-sdk/client-kms';\nexport const k = KMSClient;\n", SDK],
     ['a handler imports the SDK', 'functions/fhir/planted.ts', "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const g = GetCommand;\n", SDK],
-    ['a domain file imports its DynamoDB adapter', 'shared/observations/search/planted.ts', "import { readings } from '../store/dynamo-reads';\nexport const r = readings;\n", ADAPTER],
+    ['a domain file imports its DynamoDB adapter', 'shared/observations/search/planted.ts', "import { dynamoSummaryStore } from '../store/dynamo-summaries';\nexport const s = dynamoSummaryStore;\n", ADAPTER],
     ['a domain file imports its in-memory twin', 'shared/observations/planted.ts', "import { memoryObservationStore } from './store/memory';\nexport const m = memoryObservationStore;\n", ADAPTER],
     ['a domain file imports an S3 adapter', 'shared/auxiliary/search/planted.ts', "import * as bodies from '../store/s3-bodies';\nexport const b = bodies;\n", ADAPTER],
     ['a domain file imports another domain\'s adapter', 'shared/export/planted.ts', "import { dynamoAuxiliaryStore } from '../auxiliary/store/dynamo';\nexport const a = dynamoAuxiliaryStore;\n", ADAPTER],
@@ -155,9 +155,9 @@ describe('the storage rules of the linter', () => {
     ['the platform store imports the SDK', 'shared/store/planted.ts', "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const c = DynamoDBClient;\n"],
     ['the local runtime imports the SDK', 'local/planted.ts', "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const c = DynamoDBClient;\n"],
     ['a domain file imports its port and current adapter', 'shared/observations/search/planted.ts', "import type { ReadingsQuery } from '../store/port';\nimport { observationStore } from '../store/current';\nexport const s = observationStore;\nexport type Q = ReadingsQuery;\n"],
-    ['an adapter imports a sibling adapter', 'shared/observations/store/planted.ts', "import { readings } from './dynamo-reads';\nexport const r = readings;\n"],
+    ['an adapter imports a sibling adapter', 'shared/observations/store/planted.ts', "import { dynamoSummaryStore } from './dynamo-summaries';\nexport const s = dynamoSummaryStore;\n"],
     ['an adapter builds on the platform\'s directory table', 'shared/oauth/store/planted.ts', "import { getItem } from '../../store/directory-table';\nexport const g = getItem;\n"],
-    ['the wiring imports every adapter', 'shared/planted.ts', "import { dynamoObservationStore } from './observations/store/dynamo';\nexport const o = dynamoObservationStore;\n"],
+    ['the wiring imports every adapter', 'shared/planted.ts', "import { dynamoSummaryStore } from './observations/store/dynamo-summaries';\nexport const s = dynamoSummaryStore;\n"],
   ])('allows: %s', async (_case, filePath, code) => {
     const found = await refusalsAt(filePath, code);
     expect(found.filter((m) => SDK.test(m) || ADAPTER.test(m) || OTHER_STORE.test(m))).toEqual([]);

@@ -16,7 +16,8 @@
  * A day whose summary could not be kept (the store stayed busy after its retries) answers its
  * readings of this request 503 (`storeBusy`: send again), though their rows are stored: the
  * device's re-send finds them stored and recomputes the day. `rebuildSummaries` puts every day of
- * a patient right from the rows, for the operator's repair (`npm run migrate:observations`).
+ * a patient right from the rows, for the operator's repair (`npm run migrate:observations -- summaries`)
+ * and the move to layout 3.
  */
 import pMap from 'p-map';
 import { rootLogger } from '../../telemetry/logger';
@@ -68,6 +69,12 @@ export async function allReadings(query: ReadingsQuery): Promise<StoredObservati
 export async function recomputeDay(key: DayKey, schemaCode: string): Promise<DaySummary> {
   const from = dayStart(key.day);
   return summariseDay(key, await allReadings(rowsQuery(key.patientId, key.codeId, from, from + DAY_MS)), schemaCode);
+}
+
+/** One day's summary recomputed from its rows and kept (a code without values keeps none); whether it was written. */
+export async function refreshDay(key: DayKey): Promise<boolean> {
+  const schemaCode = (await summarisedCodes([key.codeId])).get(key.codeId);
+  return schemaCode !== undefined && summaryStore().keep(await recomputeDay(key, schemaCode), 'from-more-readings');
 }
 
 /** Whether the kept summary already counts every row of the day (a re-post's check: a count, no rows read). */

@@ -202,8 +202,10 @@ async function transactClaims(p: Placing): Promise<ClaimResult> {
       if (failed === 0) return heldBy(p, reasons![0]!.Item ? unmarshall(reasons![0]!.Item) : undefined);
       if (failed > 0) {
         const old = reasons![failed]!.Item ? unmarshall(reasons![failed]!.Item) : {};
-        if (Number(old.id) === o.id) return { kind: 'owned' };
-        return { kind: 'identifier-held', identifier: o.identifiers[failed - 1]!, id: Number(old.id), at: String(old.at ?? new Date(0).toISOString()) };
+        // An identifier claim naming this very id without its uuid claim (nothing of the cancelled
+        // transaction landed) holds nothing stored: the claim() loop finds no reading and clears it.
+        const at = Number(old.id) === o.id ? new Date(0).toISOString() : String(old.at ?? new Date(0).toISOString());
+        return { kind: 'identifier-held', identifier: o.identifiers[failed - 1]!, id: Number(old.id), at };
       }
       const passing = reasons ? reasons.every((r) => PASSING_CANCELLATIONS.has(r.Code ?? 'None')) : isRetryable(e);
       if (!passing) return { kind: 'settled', outcome: failureOf(e, 'observation claims refused') };

@@ -33,6 +33,5 @@ export const blockObservationStore: ObservationStore = {
   canClaim,
   raiseSpan,
   spans,
-  keepValues: async () => false,
   deletePatient,
 };

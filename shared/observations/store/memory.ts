@@ -61,12 +61,6 @@ export function memoryObservationStore(): ObservationStore {
       return stored;
     },
     spans: async (patientIds) => new Map(patientIds.flatMap((p) => (spans.has(p) ? [[p, spans.get(p)!] as const] : []))),
-    keepValues: async (reading, values) => {
-      const row = rows.get(reading.patientId, reading.uuid);
-      if (!row || row.values !== undefined) return false;
-      row.values = values.map((v) => ({ ...v }));
-      return true;
-    },
     deletePatient: async (patientId) => {
       const removed = rows.removePatient(patientId);
       for (const row of removed) for (const identifier of row.identifiers) claims.delete(claimOf(identifier));

@@ -1,6 +1,6 @@
 /**
  * The observation store port: what the readings' families need kept, in their own terms. Two
- * adapters implement it, DynamoDB (`dynamo.ts`, the service's) and in memory (`memory.ts`, a twin
+ * adapters implement it, DynamoDB (`blocks.ts`, the service's) and in memory (`memory.ts`, a twin
  * for fast tests); one contract suite (test/contract/observation-store.ts) runs against both, so
  * they cannot drift. What a write decides before it reaches a store (the lookup of readings already
  * stored, ids, the time stamp, refusing a reading too large to keep, raising the span statistics) stays in the domain
@@ -8,12 +8,12 @@
  *
  * It speaks of readings, never of tables: a patient's readings in an order (`ReadingsQuery`), a page
  * after another (`PageStart`), a count; how they are keyed and indexed is each adapter's own
- * (DynamoDB's keys in `dynamo-keys.ts`, its items in `dynamo-items.ts`).
+ * (DynamoDB's keys in `block-keys.ts`, its blocks in `block-items.ts`).
  *
  * The outcomes a store reports for a refused reading are the same values from either adapter, built here.
  */
 import { STORE_BUSY } from '../../http/errors';
-import type { KeptValue, ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
+import type { ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
 
 export type WriteOutcome =
   /** Stored now. */
@@ -101,12 +101,6 @@ export interface ObservationStore {
   raiseSpan(patientId: number, span: number): Promise<number>;
   /** The stored span of each of these patients that has one. */
   spans(patientIds: readonly number[]): Promise<Map<number, number>>;
-  /**
-   * Keeps values lifted from a stored reading's payload on it, when it has none (a reading stored
-   * before values were lifted); true when they were kept now, false when it had some or is gone.
-   * The one change a stored reading takes: what it adds is derived from its own payload.
-   */
-  keepValues(reading: ReadingKey, values: readonly KeptValue[]): Promise<boolean>;
   /** Deletes the patient's readings with everything that leads to them (ids, identifiers, span); returns how many. */
   deletePatient(patientId: number): Promise<number>;
 }
