@@ -12,7 +12,8 @@ import {
 import type { KeptValue, StoredObservation } from './model';
 
 /** The unit a member's values are in unless a reading says otherwise: its first allowed unit. */
-const defaultUnit = (quantities: SchemaQuantities, member: number): string | undefined => quantities.members[member]?.units?.[0];
+/** A member's default unit: the first its schema allows (a kept value names its unit only when it is another). */
+export const defaultUnit = (quantities: SchemaQuantities, member: number): string | undefined => quantities.members[member]?.units?.[0];
 
 /** What a new reading keeps of its payload's values (the unit only where it is not the member's default). */
 export function keptValues(schemaCode: string, body: unknown): KeptValue[] {

@@ -182,6 +182,7 @@ describe('an invocation stopped half-way through its batch, and the batch sent a
     await stopper.stopped;
     suite.faults += 1;
     const again = await sent(world.patient.token, batch);
-    expect(new Set(statusesOf(again))).toEqual(new Set(['201 Created']));
+    // Readings whose claims went out before the stop are finished under their claimed ids (200).
+    expect(statusesOf(again).every((s) => s === '201 Created' || s === '200 OK')).toBe(true);
   });
 });

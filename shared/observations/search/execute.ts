@@ -12,7 +12,7 @@ import type { Code, CodeRef, Id } from '../../directory/model';
 import { allOfBounds, anyOfBounds, startBounds, type StartBounds } from '../../fhir/search/date-bounds';
 import { allCodesFor } from '../code-table-cache';
 import type { ReadingFacts, StoredObservation } from '../model';
-import { countReadings, readObservations } from '../read';
+import { countReadings, readObservations, type ReadingFilter } from '../read';
 import { knownSpan, storedSpans } from '../span-stats';
 import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '../../fhir/searchset';
 import { allowedCodes, codeFilter, codingTests, idFilter, namesUnknownCode, rowTest, testsBeyondCode } from './filters';
@@ -24,7 +24,8 @@ import { clampRuns, decodeRuns, encodeRuns, runsKey, type PlannedRuns } from './
 import { patientQueries, type PatientRead } from './segments';
 import { orderedRows } from './ordered-rows';
 import { ArrayStream, runsOf, type RowStream } from './streams';
-import { followsSpecimen, schemaQuantities } from '../../omh/quantities';
+import { followsSpecimen, schemaQuantities, type SchemaQuantities } from '../../omh/quantities';
+import { defaultUnit } from '../values';
 import { summarisedCodes } from '../stats/keep';
 import { summaryStore } from '../store/summary-current';
 import { countableFromSummaries, summaryDays, type SummaryDays } from './summary-days';
@@ -61,11 +62,32 @@ interface Plan {
   partialCodes: ReadonlySet<Id>;
   /** Whether `values` reads a row's payload (the specimen a blood glucose's coding follows): a count then reads the payloads. */
   payload: boolean;
+  /** A code's payload schema's quantities, if it has one. */
+  schemaOf: (codeId: Id) => SchemaQuantities | undefined;
   /** The test of an hour of a code's readings by its values' bounds, when the value criteria can rule hours out (./hours.ts). */
   hours: ((codeId: Id) => HourTest | undefined) | undefined;
 }
 
-type ReadingTests = Pick<Plan, 'values' | 'partialCodes' | 'payload' | 'hours'>;
+/**
+ * The filter a store applies as it reads: `keep`, with whether it reads payloads, and (for value
+ * criteria) the test of a stretch of a code's readings by its values' bounds, the hours' test.
+ */
+function filterOf(p: Plan, keep: (o: ReadingFacts) => boolean): ReadingFilter {
+  const hours = p.hours;
+  if (!hours) return { keep, needsPayload: p.payload };
+  return {
+    keep,
+    needsPayload: p.payload,
+    mayHold: (codeId, bounds) => {
+      const test = hours(codeId);
+      if (!test) return true;
+      const quantities = p.schemaOf(codeId);
+      return test(bounds.map(({ member, unit, min, max }) => ({ member, unit: unit ?? (quantities && defaultUnit(quantities, member)) ?? '', min, max })));
+    },
+  };
+}
+
+type ReadingTests = Pick<Plan, 'values' | 'partialCodes' | 'payload' | 'hours' | 'schemaOf'>;
 
 /**
  * The tests of what a row holds, from the query's value criteria (their units resolved once) and
@@ -80,9 +102,13 @@ async function readingTestsOf(query: NativeQuery, table: readonly Code[]): Promi
   });
   const payload = specimenCodes.some((c) => byCoding.has(c.id)) || (query.values.some(testsCodings) && specimenCodes.length > 0);
   const codings = byCoding.size === 0 ? undefined : (o: ReadingFacts) => byCoding.get(o.codeId)?.(o) ?? true;
-  const base = { partialCodes: new Set(byCoding.keys()), payload };
-  if (query.values.length === 0) return { ...base, values: codings, hours: undefined };
   const codes = new Map(table.map((c) => [c.id, c]));
+  const schemaOf = (codeId: Id) => {
+    const code = codes.get(codeId);
+    return code && schemaQuantities(code.code);
+  };
+  const base = { partialCodes: new Set(byCoding.keys()), payload, schemaOf };
+  if (query.values.length === 0) return { ...base, values: codings, hours: undefined };
   const units = await resolveQueryUnits(query.values);
   const hours = new Map<Id, HourTest | undefined>();
   const values = valueTest(query.values, codes, units)!;
@@ -170,16 +196,16 @@ async function planOf(
 export async function* matchingRows(queries: readonly NativeQuery[], patients: readonly Id[], studyCodes?: readonly Pick<CodeRef, 'id'>[], now = Date.now()): AsyncGenerator<StoredObservation[]> {
   const table = await allCodesFor((codes) => queries.some((query) => namesUnknownCode(query, codes)));
   const studyMap = studyCodes && new Map(patients.map((id) => [id, studyCodes]));
-  const earlier: Array<(o: StoredObservation) => boolean> = [];
+  const earlier: Array<(o: ReadingFacts) => boolean> = [];
   for (const query of queries) {
     const p = await planOf(query, table, patients, studyMap, (reachable) => spansFor(query, reachable));
     const test = rowTest(query, p.codes, now, p.values);
     const before = [...earlier];
-    const keep = (o: StoredObservation) => test(o) && !before.some((matched) => matched(o));
+    const keep = (o: ReadingFacts) => test(o) && !before.some((matched) => matched(o));
     earlier.push(test);
     const t: Traversal = { order: query.order, backward: false };
     const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, true), t, undefined, keep, Number.MAX_SAFE_INTEGER, true);
+    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, true), t, undefined, filterOf(p, keep), Number.MAX_SAFE_INTEGER, true);
     for await (const run of runsOf(stream)) yield run;
   }
 }
@@ -273,13 +299,13 @@ async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor<
   if (query.summaryCount) return { rows: [], more: false };
   const test = rowTest(query, p.codes, now, p.values);
   const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-  const follows = (o: StoredObservation) => !cursor || compareIn(t, positionOf(t.order, o), cursor.at) > 0;
-  const keep = (o: StoredObservation) => test(o) && follows(o);
+  const follows = (o: ReadingFacts) => !cursor || compareIn(t, positionOf(t.order, o), cursor.at) > 0;
+  const keep = (o: ReadingFacts) => test(o) && follows(o);
   // The page, the row that tells whether another follows, and (after a cursor) the cursor's own
   // row, which the key bounds read again: with it the page's first Query is also its last.
   const want = query.count + 1 + (cursor ? 1 : 0);
   const planned: PageRuns = { known: decodeRuns(cursor?.hint), used: new Map() };
-  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, false, planned), t, cursor?.at, keep, want);
+  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, false, planned), t, cursor?.at, filterOf(p, keep), want);
   const page = await cutPage(runsOf(stream), query.count, cursor, (item) => positionOf(t.order, item));
   // The runs this page planned (and those it was handed) go on to the pages it links to.
   const hint = encodeRuns(new Map([...(planned.known ?? []), ...planned.used])) ?? encodeRuns(planned.used);

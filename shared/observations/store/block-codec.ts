@@ -42,6 +42,8 @@ export interface EncodedBlock {
   hi?: number;
   /** Per member and unit: least and greatest value and how many (`values.ts` rules a block out by them). */
   s: string;
+  /** Readings kept without lifted values (none in layout 3 but a store's own tests): `s` does not bound them. */
+  unvalued: number;
 }
 
 /** Order of readings inside a block: effective start, then id; undated ones by id. */
@@ -206,6 +208,7 @@ export function encodeBlock(input: readonly StoredObservation[]): EncodedBlock {
     n: readings.length,
     ...(starts.length > 0 ? { lo: starts[0], hi: starts[starts.length - 1] } : {}),
     s: valueStats(readings),
+    unvalued: readings.filter((r) => r.values === undefined).length,
   };
 }
 

@@ -4,7 +4,8 @@
  */
 import { itemSize, type StoredItem } from '../../store/capacity';
 import type { ReadingFacts, StoredObservation } from '../model';
-import { blockOrder, decodeFacts, encodeBlock, inflatePayloads, payloadOf, type BlockFacts } from './block-codec';
+import { blockOrder, decodeFacts, decodeValueStats, encodeBlock, inflatePayloads, payloadOf, type BlockFacts } from './block-codec';
+import type { ValueBounds } from './port';
 import { blockKeys, blockOf, type StretchRef } from './block-keys';
 
 export type BlockItem = Record<string, unknown>;
@@ -13,9 +14,9 @@ export type BlockItem = Record<string, unknown>;
 export const SEGMENT_BYTES = 32 * 1024;
 
 /** The attributes a read of blocks asks for: all but the partition key. */
-export const BLOCK_FIELDS: readonly string[] = ['sk', 'ver', 'n', 'lo', 'hi', 'c', 'u', 'z', 's'];
+export const BLOCK_FIELDS: readonly string[] = ['sk', 'ver', 'n', 'lo', 'hi', 'c', 'u', 'z', 's', 'nv'];
 /** What a count or a test of facts needs: no payloads. */
-export const FACT_FIELDS: readonly string[] = ['sk', 'n', 'lo', 'hi', 'c', 'u'];
+export const FACT_FIELDS: readonly string[] = ['sk', 'n', 'lo', 'hi', 'c', 'u', 's', 'nv'];
 
 /** The item of one segment holding `readings`, at version `ver`. */
 export function blockItem(patientId: number, ref: StretchRef, segment: number, readings: readonly StoredObservation[], ver: number): BlockItem {
@@ -29,7 +30,14 @@ export function blockItem(patientId: number, ref: StretchRef, segment: number, r
     u: block.u,
     z: block.z,
     ...(block.s !== '' ? { s: block.s } : {}),
+    ...(block.unvalued > 0 ? { nv: block.unvalued } : {}),
   };
+}
+
+/** The value bounds of a block's readings, per member and unit, or undefined when some of its readings have no values to bound. */
+export function boundsOfBlock(item: BlockItem): ValueBounds[] | undefined {
+  if (item.nv !== undefined) return undefined;
+  return decodeValueStats(typeof item.s === 'string' ? item.s : '').map(({ member, unit, lo, hi }) => ({ member, unit, min: lo, max: hi }));
 }
 
 /** Stored size of a block item as DynamoDB counts it. */

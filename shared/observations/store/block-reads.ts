@@ -22,11 +22,11 @@ import { dynamo } from '../../store/clients';
 import { pad } from '../../store/directory-keys';
 import type { ReadingFacts, ReadingKey, StoredObservation } from '../model';
 import { blockOrder } from './block-codec';
-import { BLOCK_FIELDS, FACT_FIELDS, factsOfStretch, readingsOfStretch, type BlockItem } from './block-items';
+import { BLOCK_FIELDS, boundsOfBlock, FACT_FIELDS, factsOfStretch, readingsOfStretch, type BlockItem } from './block-items';
 import { blockKeys, instantKey, stretchFromText, stretchOf, stretchText, UNDATED_STRETCH, type StretchRef } from './block-keys';
 import { logUpdated, pointedIds, rangeHolds, type PointerItem } from './block-pointers';
 import { table } from './dynamo-table';
-import type { PageStart, ReadingsPage, ReadingsQuery } from './port';
+import type { PageStart, ReadingFilter, ReadingsPage, ReadingsQuery } from './port';
 
 /** Where a page stopped: the last reading it gave, in the terms of its order. */
 type Position = { order: 'effective'; start: number | undefined; id: number } | { order: 'updated'; at: string; id: number };
@@ -34,8 +34,13 @@ type Position = { order: 'effective'; start: number | undefined; id: number } | 
 const positionOf = (q: ReadingsQuery, r: ReadingFacts): Position =>
   q.order === 'effective' ? { order: 'effective', start: r.effective?.start, id: r.id } : { order: 'updated', at: r.lastUpdated, id: r.id };
 
-/** Stretches a first Query asks for; each further Query of the same read asks for twice as many, up to the last. */
-const FIRST_STRETCH_LIMIT = 4;
+/**
+ * Blocks a read's first Query asks for: about what a page of `limit` readings needs when a block
+ * holds an hour of minute readings (a selective filter: as many as a Query brings); each further
+ * Query asks for four times as many, up to the last.
+ */
+const firstBlockLimit = (limit: number | undefined, filter: ReadingFilter | undefined) =>
+  limit === undefined || filter?.mayHold ? MOST_BLOCKS_A_QUERY : Math.min(MOST_BLOCKS_A_QUERY, Math.max(2, Math.ceil(limit / 50) + 1));
 const MOST_BLOCKS_A_QUERY = 256;
 /** Stretches read side by side (a page of the update order, reads by id). */
 const STRETCH_CONCURRENCY = 8;
@@ -75,7 +80,7 @@ async function* itemsOf(r: RangeRead, firstLimit?: number): AsyncGenerator<Block
     const page = await queryPage(r, limit, start);
     yield* page.items;
     start = page.next;
-    if (limit !== undefined) limit = Math.min(MOST_BLOCKS_A_QUERY, limit * 2);
+    if (limit !== undefined) limit = Math.min(MOST_BLOCKS_A_QUERY, limit * 4);
   } while (start);
 }
 
@@ -83,9 +88,9 @@ async function* itemsOf(r: RangeRead, firstLimit?: number): AsyncGenerator<Block
 const stretchKeyOf = (sk: string) => sk.slice(0, sk.lastIndexOf('#'));
 
 /** The blocks of a key range, one whole stretch at a time (all its segments), in the range's order. */
-async function* stretchesOf(r: RangeRead): AsyncGenerator<BlockItem[]> {
+async function* stretchesOf(r: RangeRead, firstLimit: number): AsyncGenerator<BlockItem[]> {
   let current: BlockItem[] = [];
-  for await (const item of itemsOf(r, FIRST_STRETCH_LIMIT)) {
+  for await (const item of itemsOf(r, firstLimit)) {
     if (current.length > 0 && stretchKeyOf(String(item.sk)) !== stretchKeyOf(String(current[0]!.sk))) {
       yield current;
       current = [];
@@ -142,11 +147,33 @@ function codeRange(q: ReadingsQuery, codeId: number, after: Position | undefined
   return { pk: blockKeys.patientPk(q.patientId), from: `${prefix}${low}#`, to: `${prefix}${high}#~`, ascending: q.ascending, fields };
 }
 
-/** One code's readings (or their facts) that the query and the page's start let through, in order. */
-async function* codeReadings(q: ReadingsQuery, codeId: number, after: Position | undefined, factsOnly: boolean): AsyncGenerator<ReadingFacts> {
-  const keep = (r: ReadingFacts) => withinBounds(q, r) && afterPosition(q, after, r);
-  for await (const stretch of stretchesOf(codeRange(q, codeId, after, factsOnly ? FACT_FIELDS : BLOCK_FIELDS))) {
-    const rows: ReadingFacts[] = factsOnly ? factsOfStretch(stretch, q.patientId).filter(keep) : readingsOfStretch(stretch, q.patientId, keep);
+/** What a read makes of each reading: its facts only (a count), or the whole reading (a page). */
+type Yield = 'facts' | 'readings';
+
+/**
+ * The readings of a stretch the query, the page's start and the filter let through, in block order:
+ * segments whose value bounds the filter rules out are passed over, each other's facts tested
+ * before its payloads are inflated (after, when the filter reads payloads).
+ */
+function fromStretch(stretch: readonly BlockItem[], patientId: number, codeId: number, pass: (r: ReadingFacts) => boolean, filter: ReadingFilter | undefined, yields: Yield): ReadingFacts[] {
+  const segments = filter?.mayHold
+    ? stretch.filter((item) => {
+        const bounds = boundsOfBlock(item);
+        return bounds === undefined || filter.mayHold!(codeId, bounds);
+      })
+    : stretch;
+  if (segments.length === 0) return [];
+  if (yields === 'facts') return factsOfStretch(segments, patientId).filter(pass);
+  if (!filter) return readingsOfStretch(segments, patientId, pass);
+  if (filter.needsPayload) return readingsOfStretch(segments, patientId, pass).filter(filter.keep);
+  return readingsOfStretch(segments, patientId, (r) => pass(r) && filter.keep(r));
+}
+
+/** One code's readings (or their facts) that the query, the page's start and the filter let through, in order. */
+async function* codeReadings(q: ReadingsQuery, codeId: number, after: Position | undefined, yields: Yield, limit: number | undefined, filter?: ReadingFilter): AsyncGenerator<ReadingFacts> {
+  const pass = (r: ReadingFacts) => withinBounds(q, r) && afterPosition(q, after, r);
+  for await (const stretch of stretchesOf(codeRange(q, codeId, after, yields === 'facts' ? FACT_FIELDS : BLOCK_FIELDS), firstBlockLimit(limit, filter))) {
+    const rows = fromStretch(stretch, q.patientId, codeId, pass, filter, yields);
     if (!q.ascending) rows.reverse();
     yield* rows;
   }
@@ -173,18 +200,18 @@ async function* merged(streams: ReadonlyArray<AsyncGenerator<ReadingFacts>>, com
   }
 }
 
-async function* effectiveReadings(q: ReadingsQuery, after: Position | undefined, factsOnly: boolean): AsyncGenerator<ReadingFacts> {
-  if (q.codeId !== undefined) return yield* codeReadings(q, q.codeId, after, factsOnly);
+async function* effectiveReadings(q: ReadingsQuery, after: Position | undefined, yields: Yield, limit: number | undefined, filter?: ReadingFilter): AsyncGenerator<ReadingFacts> {
+  if (q.codeId !== undefined) return yield* codeReadings(q, q.codeId, after, yields, limit, filter);
   const codes = await patientCodes(q.patientId);
   const compare = q.ascending ? blockOrder : (a: ReadingFacts, b: ReadingFacts) => blockOrder(b, a);
-  yield* merged(codes.map((codeId) => codeReadings(q, codeId, after, factsOnly)), compare);
+  yield* merged(codes.map((codeId) => codeReadings(q, codeId, after, yields, limit, filter)), compare);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Order of last update
 
 /** Readings named by ids, each from the stretch its pointer names; ids whose reading never landed are left out. */
-export async function readingsAt(patientId: number, wanted: ReadonlyArray<{ id: number; ref: StretchRef }>, factsOnly: boolean): Promise<Map<number, ReadingFacts>> {
+export async function readingsAt(patientId: number, wanted: ReadonlyArray<{ id: number; ref: StretchRef }>, yields: Yield, filter?: ReadingFilter): Promise<Map<number, ReadingFacts>> {
   const byStretch = new Map<string, Set<number>>();
   for (const { id, ref } of wanted) {
     const text = stretchText(ref);
@@ -196,8 +223,9 @@ export async function readingsAt(patientId: number, wanted: ReadonlyArray<{ id: 
   await pMap(
     [...byStretch],
     async ([text, ids]) => {
-      const items = await stretchItems(patientId, stretchFromText(text), factsOnly ? FACT_FIELDS : BLOCK_FIELDS);
-      const rows: ReadingFacts[] = factsOnly ? factsOfStretch(items, patientId).filter((r) => ids.has(r.id)) : readingsOfStretch(items, patientId, (r) => ids.has(r.id));
+      const ref = stretchFromText(text);
+      const items = await stretchItems(patientId, ref, yields === 'facts' ? FACT_FIELDS : BLOCK_FIELDS);
+      const rows = fromStretch(items, patientId, ref.codeId, (r) => ids.has(r.id), filter, yields);
       for (const r of rows) found.set(r.id, r);
     },
     { concurrency: STRETCH_CONCURRENCY },
@@ -205,7 +233,7 @@ export async function readingsAt(patientId: number, wanted: ReadonlyArray<{ id: 
   return found;
 }
 
-async function* updatedReadings(q: ReadingsQuery, after: Position | undefined, factsOnly: boolean): AsyncGenerator<ReadingFacts> {
+async function* updatedReadings(q: ReadingsQuery, after: Position | undefined, yields: Yield, filter?: ReadingFilter): AsyncGenerator<ReadingFacts> {
   const t = q.time ?? {};
   const from = after?.order === 'updated' && q.ascending ? after.at : t.from === undefined ? '' : instantKey(t.from);
   const to = after?.order === 'updated' && !q.ascending ? after.at : t.to === undefined ? '~' : instantKey(t.to);
@@ -216,7 +244,7 @@ async function* updatedReadings(q: ReadingsQuery, after: Position | undefined, f
     if (items.length === 0) return;
     const at = logUpdated(items[0]!);
     const wanted = items.flatMap(pointedIds).sort((a, b) => (q.ascending ? a.id - b.id : b.id - a.id));
-    const found = await readingsAt(q.patientId, wanted, factsOnly);
+    const found = await readingsAt(q.patientId, wanted, yields, filter);
     for (const { id } of wanted) {
       const r = found.get(id);
       if (!r || r.lastUpdated !== at) continue;
@@ -238,16 +266,16 @@ async function* updatedReadings(q: ReadingsQuery, after: Position | undefined, f
 // ---------------------------------------------------------------------------------------------
 // The port's reads
 
-function ordered(q: ReadingsQuery, after: Position | undefined, factsOnly: boolean): AsyncGenerator<ReadingFacts> {
-  return q.order === 'effective' ? effectiveReadings(q, after, factsOnly) : updatedReadings(q, after, factsOnly);
+function ordered(q: ReadingsQuery, after: Position | undefined, yields: Yield, limit: number | undefined, filter?: ReadingFilter): AsyncGenerator<ReadingFacts> {
+  return q.order === 'effective' ? effectiveReadings(q, after, yields, limit, filter) : updatedReadings(q, after, yields, filter);
 }
 
-/** A page of readings after `start`, at most `limit`; its start for the next page when it stopped at the limit. */
-export async function readings(q: ReadingsQuery, limit: number | undefined, start?: PageStart): Promise<ReadingsPage> {
+/** A page of the readings `filter` keeps after `start`, at most `limit`; its start for the next page when it stopped at the limit. */
+export async function readings(q: ReadingsQuery, limit: number | undefined, start?: PageStart, filter?: ReadingFilter): Promise<ReadingsPage> {
   const after = start as unknown as Position | undefined;
   const out: StoredObservation[] = [];
   if (limit === 0) return { readings: out, next: start };
-  const stream = ordered(q, after, false);
+  const stream = ordered(q, after, 'readings', limit, filter);
   for await (const r of stream) {
     out.push(r as StoredObservation);
     if (limit !== undefined && out.length >= limit) {
@@ -264,7 +292,7 @@ export async function readings(q: ReadingsQuery, limit: number | undefined, star
  */
 export async function countReadings(q: ReadingsQuery, test?: (reading: ReadingFacts) => boolean, withPayload = false): Promise<number> {
   let n = 0;
-  for await (const r of ordered(q, undefined, !(test && withPayload))) if (!test || test(stripFacts(r, withPayload))) n += 1;
+  for await (const r of ordered(q, undefined, test && withPayload ? 'readings' : 'facts', undefined)) if (!test || test(stripFacts(r, withPayload))) n += 1;
   return n;
 }
 
@@ -317,7 +345,7 @@ async function readLocated(located: Map<number, { patientId: number; ref: Stretc
     if (list) list.push({ id, ref });
     else byPatient.set(patientId, [{ id, ref }]);
   }
-  const found = await pMap([...byPatient], ([patientId, wanted]) => readingsAt(patientId, wanted, false), { concurrency: STRETCH_CONCURRENCY });
+  const found = await pMap([...byPatient], ([patientId, wanted]) => readingsAt(patientId, wanted, 'readings'), { concurrency: STRETCH_CONCURRENCY });
   return found.flatMap((m) => [...m.values()]) as StoredObservation[];
 }
 

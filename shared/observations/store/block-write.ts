@@ -4,6 +4,7 @@
  *
  * For each upload, in this order:
  *
+ * 0. An identifier another reading holds answers 'conflict' before anything is written.
  * 1. **Pointers**, per upload and patient: the id range and the update log (`block-pointers.ts`),
  *    and the patient's code set when a code is new to them. They name fresh ids, so they need no
  *    condition; a pointer whose reading never lands (refused, or the upload stopped) leads to a
@@ -32,7 +33,7 @@ import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import pMap from 'p-map';
 import { BoundedMap } from '../../bounded-map';
-import { batchWriteAll } from '../../store/batch';
+import { batchGetAll, batchWriteAll } from '../../store/batch';
 import { PASSING_CANCELLATIONS } from '../../store/busy';
 import { dynamo } from '../../store/clients';
 import { idBlocks } from '../../store/counters';
@@ -76,7 +77,8 @@ export async function insert(readings: readonly StoredObservation[]): Promise<Wr
   const outcomes = new Array<WriteOutcome>(readings.length);
   const placing = readings.map((observation, index): Placing => ({ index, observation, ref: refOf(observation) }));
   await inRounds(placing, (p) => readingKeys(p.observation).map(keyId), async (round) => {
-    const pointed = await writePointers(round, outcomes);
+    const free = await withoutHeldIdentifiers(round, outcomes);
+    const pointed = await writePointers(free, outcomes);
     const claimed = (await pMap(pointed, (p) => claim(p, outcomes), { concurrency: CLAIM_CONCURRENCY })).filter((p): p is Placing => p !== undefined);
     await writeBlocks(claimed, outcomes);
   });
@@ -121,7 +123,7 @@ async function claim(p: Placing, outcomes: WriteOutcome[]): Promise<Placing | un
       return undefined;
     }
     if (result.kind === 'uuid-held') {
-      const existing = (await readingsAt(o.patientId, [{ id: result.id, ref: result.ref }], false)).get(result.id);
+      const existing = (await readingsAt(o.patientId, [{ id: result.id, ref: result.ref }], 'readings')).get(result.id);
       if (existing) {
         outcomes[p.index] = { kind: 'existing', observation: existing as StoredObservation };
         return undefined;
@@ -146,6 +148,37 @@ async function claim(p: Placing, outcomes: WriteOutcome[]): Promise<Placing | un
   }
   outcomes[p.index] = storeBusy();
   return undefined;
+}
+
+/**
+ * The readings of a round whose identifiers no other stored reading holds: such a conflict is
+ * answered before anything of the reading is written (the claims' transaction settles the rest: a
+ * race, a holder being stored). A reading whose uuid is claimed already is left to its claim (a
+ * re-send holds its own identifiers).
+ */
+async function withoutHeldIdentifiers(round: readonly Placing[], outcomes: WriteOutcome[]): Promise<Placing[]> {
+  const claiming = round.filter((p) => p.observation.identifiers.length > 0);
+  if (claiming.length === 0) return [...round];
+  const keys = claiming.flatMap((p) => [blockKeys.claim(p.observation.patientId, p.observation.uuid), ...p.observation.identifiers.map(claimKey)]);
+  const held = new Map((await batchGetAll(table(), keys)).map((item) => [keyId(item), { id: Number(item.id), at: String(item.at ?? new Date(0).toISOString()) }]));
+  const conflicts = await pMap(
+    claiming,
+    async (p) => {
+      const o = p.observation;
+      if (held.has(keyId(blockKeys.claim(o.patientId, o.uuid)))) return undefined;
+      for (const identifier of o.identifiers) {
+        const claim = held.get(keyId(claimKey(identifier)));
+        if (!claim || claim.id === o.id) continue;
+        // Only a stored holder that is another reading (one being stored is the claims' transaction's to settle).
+        const holder = await readById(claim.id);
+        if (holder && !(holder.patientId === o.patientId && holder.uuid === o.uuid)) return { p, identifier, holder: claim };
+      }
+      return undefined;
+    },
+    { concurrency: CLAIM_CONCURRENCY },
+  );
+  for (const c of conflicts) if (c) outcomes[c.p.index] = { kind: 'conflict', identifier: c.identifier, heldBy: c.holder.id };
+  return round.filter((p) => outcomes[p.index] === undefined);
 }
 
 /** Deletes a claim only if it still names that id and time (another request may have cleared and taken it). */

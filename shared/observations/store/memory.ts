@@ -50,7 +50,7 @@ export function memoryObservationStore(): ObservationStore {
       return row && copy(row);
     },
     readByIds: async (ids) => found(ids.map(rows.ofId)),
-    readings: async (query, limit, start) => rows.page(query, limit, start),
+    readings: async (query, limit, start, filter) => rows.page(query, limit, start, filter),
     countReadings: async (query, test, withPayload) => rows.count(query, test, withPayload),
     // The twin refuses what the table would: the same measure of a reading's items and claim keys.
     tooLarge,

@@ -57,6 +57,28 @@ declare const pageStart: unique symbol;
 /** Where the next page of a read starts: opaque, accepted back only by the adapter that made it. */
 export type PageStart = { readonly [pageStart]: true };
 
+/**
+ * What a read keeps of the readings it passes, applied by the store as it reads them, so a page
+ * counts kept readings only: a store that keeps readings apart from their payloads tests their
+ * facts first (`keep` sees `data` only with `needsPayload`), and one that keeps value bounds per
+ * stretch of a code passes over the stretches `mayHold` rules out.
+ */
+export interface ReadingFilter {
+  keep: (reading: ReadingFacts) => boolean;
+  /** Whether `keep` reads a reading's payload. */
+  needsPayload?: boolean;
+  /** Whether readings of the code whose values lie within these bounds may pass `keep` (no bounds: readings without values). */
+  mayHold?: (codeId: number, bounds: readonly ValueBounds[]) => boolean;
+}
+
+/** The least and greatest value of a member in one unit over some readings; `unit` undefined: the member's default unit. */
+export interface ValueBounds {
+  member: number;
+  unit: string | undefined;
+  min: number;
+  max: number;
+}
+
 export interface ReadingsPage {
   readings: StoredObservation[];
   /** Absent after the last page; a page that stopped at its limit names one even when no row follows. */
@@ -82,8 +104,8 @@ export interface ObservationStore {
   readById(id: number): Promise<StoredObservation | undefined>;
   /** The readings with these ids that exist, in no particular order. */
   readByIds(ids: readonly number[]): Promise<StoredObservation[]>;
-  /** One page of a patient's readings, at most `limit` of them, after `start`. */
-  readings(query: ReadingsQuery, limit: number | undefined, start?: PageStart): Promise<ReadingsPage>;
+  /** One page of a patient's readings (those `filter` keeps), at most `limit` of them, after `start`. */
+  readings(query: ReadingsQuery, limit: number | undefined, start?: PageStart, filter?: ReadingFilter): Promise<ReadingsPage>;
   /**
    * How many of a patient's readings the query reads (those `test` accepts, when given). The test
    * sees each reading's facts, without its payload unless `withPayload` (it costs the payload's
