@@ -391,7 +391,8 @@ async function drain(key: string, patientId: number, ref: StretchRef): Promise<v
  * was lost), and writes one segment: the last one grown, or a new one when the last is full.
  */
 export async function writeStretch(patientId: number, ref: StretchRef, readings: readonly StoredObservation[]): Promise<Set<number>> {
-  let pending = [...readings].sort(blockOrder);
+  // One reading may come twice (an upload and a re-send finishing it under the same id): once.
+  let pending = [...new Map(readings.map((r) => [r.id, r])).values()].sort(blockOrder);
   const placed = new Set<number>();
   let fruitless = 0;
   while (pending.length > 0 && fruitless < MAX_ATTEMPTS) {
