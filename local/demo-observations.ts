@@ -2,7 +2,7 @@
  * Demo readings of `npm start`, written through the upload path the API uses (the same checks,
  * the same store), as the demo practitioner: two weeks of readings that look like a person's
  * (`demo-readings.ts`: a heart rate with a daily rhythm and workouts, blood pressures, a glucose
- * sensor's trace every 5 minutes, ...) in every effective-time form for the patient with a login
+ * sensor's trace every 15 minutes, ...) in every effective-time form for the patient with a login
  * (enrolled in the demo study, consenting to every code), and a smaller activity study with heart
  * rate and steps for the second patient. Runs after the directory step, on an empty store.
  */
@@ -41,7 +41,7 @@ import { NO_DEADLINE } from '../shared/http/deadline';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** Two weeks for the patient with a login: about 5,000 readings (4,032 of them the glucose sensor's), every form of time frame. */
+/** Two weeks for the patient with a login: about 1,900 readings (1,344 of them the glucose sensor's), every form of time frame. */
 export const MAIN_PATIENT: readonly DemoSeries[] = [
   heartRates({ person: 1, hours: 1, forms: ['date_time', 'start_end', 'start_duration', 'end_duration', 'date_part_of_day'], spanMinutes: 5, workouts: true }),
   stepCounts,

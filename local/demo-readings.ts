@@ -2,7 +2,7 @@
  * What the demo readings of `npm start` say (`demo-observations.ts` uploads them): two weeks that
  * look like a person's, so a value search, `$stats` per day or an assistant's summary has something
  * to find. A heart rate that follows the day (lowest asleep, highest in a daily workout), blood
- * pressures around 125/80 with some days above 140, a glucose sensor's trace every 5 minutes (three
+ * pressures around 125/80 with some days above 140, a glucose sensor's trace every 15 minutes (three
  * meals a day, a low some nights), a weight drifting down, an oxygen saturation of 94-99 %, and the
  * steps, sleep and workouts that go with them. Times of day are UTC (the demo has no time zone).
  *
@@ -294,9 +294,18 @@ export const sleepEpisodes: DemoSeries = {
 
 // -- the glucose sensor ---------------------------------------------------------------------------
 
-/** A sensor reading every 5 minutes: 288 a day. */
-export const GLUCOSE_EVERY_MINUTES = 5;
-const GLUCOSE_SLOTS = MINUTES_PER_DAY / GLUCOSE_EVERY_MINUTES;
+/**
+ * The sensor's level is modelled every 5 minutes (`SENSOR_MINUTES`); the demo uploads one reading
+ * every 15 minutes of it (96 a day, 1,344 in two weeks), the history a flash glucose sensor keeps.
+ * Every 5 minutes (288 a day, 4,032) would be a continuous monitor's, but each reading costs about
+ * 7 ms of CPU through the upload path on DynamoDB Local, and `npm start` must stay quick: the
+ * readings would add 20 s to it on an idle 2-core machine, and over a minute on a busy one. A
+ * multiple of 5 that divides a day; the values at shared instants are the same whatever it is.
+ */
+export const GLUCOSE_EVERY_MINUTES = 15;
+export const GLUCOSE_PER_DAY = 1440 / GLUCOSE_EVERY_MINUTES;
+const SENSOR_MINUTES = 5;
+const SENSOR_SLOTS = MINUTES_PER_DAY / SENSOR_MINUTES;
 
 /** Breakfast, lunch and dinner: usual UTC minute, how far it wanders, and the rise it brings (mg/dL). */
 const MEALS = [
@@ -326,8 +335,8 @@ const dawnRise = (minute: number) => 10 * clamp(Math.min((minute - 240) / 180, (
 
 const glucoseDays = new Map<number, readonly number[]>();
 
-/** The sensor's 288 values of one day (mg/dL, whole numbers), from 00:00 UTC. */
-export function glucoseDay(day: number): readonly number[] {
+/** The sensor's level every 5 minutes of one day (mg/dL, whole numbers), from 00:00 UTC. */
+function glucoseDay(day: number): readonly number[] {
   const known = glucoseDays.get(day);
   if (known) return known;
   // The day before's dinner still shows after midnight (`day` counts days back).
@@ -338,8 +347,8 @@ export function glucoseDay(day: number): readonly number[] {
   const values: number[] = [];
   // The sensor's error drifts: each value keeps most of the last one's.
   let drift = 0;
-  for (let slot = 0; slot < GLUCOSE_SLOTS; slot++) {
-    const minute = slot * GLUCOSE_EVERY_MINUTES;
+  for (let slot = 0; slot < SENSOR_SLOTS; slot++) {
+    const minute = slot * SENSOR_MINUTES;
     drift = 0.8 * drift + 1.8 * noise(STREAM.glucose, day, 100 + slot);
     const dawn = dawnRise(minute);
     const eaten = meals.reduce((sum, meal) => sum + meal.rise * mealShape(minute - meal.at), 0);
@@ -352,7 +361,7 @@ export function glucoseDay(day: number): readonly number[] {
   return values;
 }
 
-/** The demo patient's glucose sensor (interstitial fluid, mg/dL): every 5 minutes of the window. */
+/** The demo patient's glucose sensor (interstitial fluid, mg/dL): every `GLUCOSE_EVERY_MINUTES` of the window. */
 export const glucoseTrace: DemoSeries = {
   code: 'omh:blood-glucose:4.0',
   readings: (window) => {
@@ -364,7 +373,7 @@ export const glucoseTrace: DemoSeries = {
         at,
         form: 'date_time',
         members: {
-          blood_glucose: { value: glucoseDay(day)[minute / GLUCOSE_EVERY_MINUTES]!, unit: 'mg/dL' },
+          blood_glucose: { value: glucoseDay(day)[minute / SENSOR_MINUTES]!, unit: 'mg/dL' },
           specimen_source: 'interstitial fluid',
           temporal_relationship_to_meal: undefined,
           temporal_relationship_to_sleep: undefined,

@@ -30,6 +30,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from '../../local/demo-directory';
+import { DAYS } from '../../local/demo-observations';
+import { GLUCOSE_PER_DAY } from '../../local/demo-readings';
 import { freePort } from '../../local/engines';
 import { s256Challenge } from '../../shared/oauth/pkce';
 import { TOOLS } from '../../shared/mcp/server';
@@ -170,8 +172,8 @@ function toolCalls(who: Who): ReadonlyArray<{ name: string; args: Record<string,
         const heartRate = types.find((t: { type: string }) => t.type === 'omh:heart-rate:2.0');
         expect(heartRate.count).toBeGreaterThan(0);
         expect(heartRate.averages[0]).toMatchObject({ member: 'heart_rate', unit: 'beats/min' });
-        // The glucose sensor's two weeks, a reading every 5 minutes.
-        expect(types.find((t: { type: string }) => t.type === 'omh:blood-glucose:4.0')?.count).toBe(14 * 288);
+        // The glucose sensor's two weeks, a reading every 15 minutes.
+        expect(types.find((t: { type: string }) => t.type === 'omh:blood-glucose:4.0')?.count).toBe(DAYS * GLUCOSE_PER_DAY);
       },
     },
     {

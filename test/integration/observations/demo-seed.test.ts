@@ -3,6 +3,8 @@ import { getUserByEmail } from '../../../shared/directory/users';
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL, OTHER_PATIENT_EMAIL, OTHER_PRACTITIONER_EMAIL } from '../../../local/demo-directory';
 import { call } from '../../support/invoke';
 import { SEED_STEPS } from '../../../local/seed';
+import { DAYS } from '../../../local/demo-observations';
+import { GLUCOSE_PER_DAY } from '../../../local/demo-readings';
 import { tokenFor } from '../../support/directory';
 import { observation, search, statusesOf, TABLE_CODES, upload } from '../../support/observations';
 import { formOf } from '../../../shared/omh/samples';
@@ -17,7 +19,7 @@ describe('the demo data of npm start', () => {
     const patientUser = await getUserByEmail(DEMO_PATIENT_EMAIL);
     const doctorToken = await tokenFor(practitioner as never);
     const count = (await search(doctorToken, '_summary=count')).json.total;
-    expect(count).toBeGreaterThan(4500);
+    expect(count).toBeGreaterThan(DAYS * GLUCOSE_PER_DAY + 500);
     const perPatient = await search(doctorToken, 'patient=2&_summary=count');
     expect(perPatient.json.total).toBeGreaterThan(50);
     const main = patientUser!.patientId!;
@@ -34,8 +36,8 @@ describe('the demo data of npm start', () => {
     expect(await total('code=omh:heart-rate:2.0&value-quantity=lt60')).toBeGreaterThan(20);
     // Blood pressures above 140 systolic on some days.
     expect(await total('component-code-value-quantity=http://loinc.org|8480-6$gt140')).toBeGreaterThan(0);
-    // The glucose sensor: every 5 minutes for 14 days, some night lows.
-    expect(await total('code=omh:blood-glucose:4.0')).toBe(14 * 288);
+    // The glucose sensor: every 15 minutes for 14 days, some night lows.
+    expect(await total('code=omh:blood-glucose:4.0')).toBe(DAYS * GLUCOSE_PER_DAY);
     expect(await total('code=omh:blood-glucose:4.0&value-quantity=lt70')).toBeGreaterThan(0);
     expect(await total('code=omh:blood-glucose:4.0&value-quantity=gt180')).toBeGreaterThan(0);
     // One reading at least of every known type: each code's latest.
