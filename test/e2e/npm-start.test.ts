@@ -56,6 +56,13 @@ async function claimsOf(accessToken: string) {
 
 const url = (path: string) => service.url(path);
 
+/** Every number held by a member named `value` in a JSON answer, however it nests them (a `$stats` answer's statistics). */
+function numbersNamedValue(json: unknown): number[] {
+  if (Array.isArray(json)) return json.flatMap(numbersNamedValue);
+  if (json === null || typeof json !== 'object') return [];
+  return Object.entries(json).flatMap(([key, v]) => (key === 'value' && typeof v === 'number' ? [v] : numbersNamedValue(v)));
+}
+
 /** The shell blocks of the README's quick start (its section up to the next `## `), in order. */
 function quickStartBlocks(): string[] {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
@@ -154,8 +161,8 @@ describe('npm start, as the README says', () => {
     expect(token('practitioner', { PORT: String(service.port + 1) })).toMatchObject({ status: 1, stdout: '' });
   }, 60_000);
 
-  it("lists the demo patients to the practitioner's token (the README's block), and nothing without one", async () => {
-    const [tokenLine, fhir, api] = runBlock(BLOCKS.patients);
+  it("lists the demo patients to the practitioner's token (the README's block), and nothing without one; patient 1's readings are worth a look", async () => {
+    const [tokenLine, fhir, api, lows, stats] = runBlock(BLOCKS.patients);
     expect(tokenLine).toBe('');
     const bundle = JSON.parse(fhir!) as { resourceType: string; total: number; entry: Array<{ resource: { id: string; name: Array<{ family: string }> } }> };
     expect(bundle).toMatchObject({ resourceType: 'Bundle', total: 2 });
@@ -165,6 +172,15 @@ describe('npm start, as the README says', () => {
     ]);
     const listed = JSON.parse(api!) as { results: Array<{ id: number; name: string }> };
     expect(listed.results.map((p) => p.id)).toEqual([1, 2]);
+    // The glucose sensor's night lows, and a week of heart rates whose days differ.
+    expect(JSON.parse(lows!)).toMatchObject({ resourceType: 'Bundle', type: 'searchset', total: expect.any(Number) });
+    expect(JSON.parse(lows!).total).toBeGreaterThan(0);
+    const statistics = JSON.parse(stats!);
+    expect(statistics.resourceType).toBe('Parameters');
+    const values = numbersNamedValue(statistics);
+    expect(new Set(values).size).toBeGreaterThan(10);
+    expect(Math.max(...values)).toBeGreaterThan(120);
+    expect(Math.min(...values)).toBeLessThan(65);
     const accessToken = token('practitioner').stdout.trim();
     const res = await fetch(url('/FHIR/R5/Patient'), { headers: { Authorization: `Bearer ${accessToken}` } });
     expect(res.headers.get('content-type')).toContain('application/fhir+json');
