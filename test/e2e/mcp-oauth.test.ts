@@ -172,7 +172,7 @@ function toolCalls(who: Who): ReadonlyArray<{ name: string; args: Record<string,
         const heartRate = types.find((t: { type: string }) => t.type === 'omh:heart-rate:2.0');
         expect(heartRate.count).toBeGreaterThan(0);
         expect(heartRate.averages[0]).toMatchObject({ member: 'heart_rate', unit: 'beats/min' });
-        // The glucose sensor's two weeks, a reading every 15 minutes.
+        // The glucose sensor's two weeks, a reading every 5 minutes.
         expect(types.find((t: { type: string }) => t.type === 'omh:blood-glucose:4.0')?.count).toBe(DAYS * GLUCOSE_PER_DAY);
       },
     },
