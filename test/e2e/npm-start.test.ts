@@ -1,6 +1,6 @@
 /**
  * The README's own commands, as a new user types them, against one data folder: `npm start` comes
- * up with demo data within a minute; every command block of the quick start runs as written (in
+ * up with demo data (how fast is the bench's: `npm run bench -- npm-start`); every command block of the quick start runs as written (in
  * bash, the port substituted, in the order a reader meets them): `npm run --silent token -- <who>`
  * prints a token the service accepts; the demo patients list through `GET /FHIR/R5/Patient`; a
  * sample upload stores and re-posts; the demo study exports; Ctrl-C stops it cleanly. A block this
@@ -21,7 +21,7 @@ import { verifyAccessToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
 import { REPO_ROOT } from '../../local/runtime';
 import { launchBrowser } from '../support/browser';
-import { NpmStart } from '../support/npm-start';
+import { NpmStart, START_TIMEOUT_MS } from '../support/npm-start';
 import { docsPythonExamples, pythonRequired, pythonWithPandas } from '../support/docs-python';
 import { counts, phonePage, pickHospital } from '../support/portal';
 
@@ -118,9 +118,8 @@ describe("the README's quick start", () => {
 });
 
 describe('npm start, as the README says', () => {
-  it('comes up with demo data within a minute and serves the metadata on both bases', async () => {
-    const elapsed = await npmStart();
-    expect(elapsed).toBeLessThan(60_000);
+  it('comes up with demo data and serves the metadata on both bases', async () => {
+    await npmStart();
     expect(service.output).toContain(`http://localhost:${service.port}`);
     expect(service.output).toContain('demo data seeded');
     expect(service.output).toContain('npm run --silent token -- practitioner');
@@ -130,7 +129,7 @@ describe('npm start, as the README says', () => {
       expect(res.status).toBe(200);
       expect((await res.json()).resourceType).toBe('CapabilityStatement');
     }
-  }, 120_000);
+  }, START_TIMEOUT_MS + 10_000);
 
   it('answers the "Try it" block: the CapabilityStatement and the health check', () => {
     const [metadata, health] = runBlock(BLOCKS.tryIt);
@@ -281,5 +280,5 @@ describe('npm start, as the README says', () => {
     expect(await counts(page)).toMatchObject({ stored: 45, storedWithLoss: 1, failed: 1, hospital: 'Fixture General Hospital' });
     expect(errors).toEqual([]);
     expect(await ctrlC()).toBe(true);
-  }, 200_000);
+  }, START_TIMEOUT_MS + 100_000);
 });
