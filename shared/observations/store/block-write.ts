@@ -267,7 +267,11 @@ async function releaseClaims(placings: readonly Placing[]): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // 2. Pointers and code sets
 
-/** Codes this process knows each patient has (their code set holds them): a new code costs one update, once. */
+/**
+ * Codes this process knows each patient has (their code set holds them): a new code costs one
+ * update, once. A patient's readings are deleted only with the patient (nothing is uploaded for
+ * them after), so what a process remembers never names a code set that was deleted under it.
+ */
 const knownCodes = new BoundedMap<number, Set<number>>(10_000);
 
 /** Writes the pointers (and code sets) of an upload's readings; returns those whose pointers are written (the others answer 503). */
