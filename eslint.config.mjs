@@ -20,6 +20,7 @@ export const PLATFORM = [
   'shared/fhir/*.ts',
   'shared/fhir/!(projections)/**',
   'shared/config.ts',
+  'shared/failures.ts',
   'shared/bounded-map.ts',
   'shared/json.ts',
   'shared/lists.ts',
