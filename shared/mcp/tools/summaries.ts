@@ -11,6 +11,7 @@ import * as z from 'zod';
 import type { Caller } from '../../auth/caller';
 import { isBounded, periodOfDates, type BoundedPeriod, type ReadingPeriod } from '../../observations/period';
 import { countReadingsByCode, type SeriesQuery } from '../../observations/series';
+import { DAY_MS } from '../../observations/stats/day-summary';
 import { unitText } from '../../observations/stats/display';
 import { readingStatistics } from '../../observations/stats/operation';
 import { MAX_PERIOD_MS } from '../../observations/stats/params';
@@ -30,7 +31,6 @@ export const MAX_STATISTICS_INTERVALS = 60;
 const DEFAULT_STATISTICS: readonly Statistic[] = ['count', 'minimum', 'maximum', 'average'];
 /** Reading types summarised at once. */
 const SUMMARY_CONCURRENCY = 4;
-const DAY_MS = 86_400_000;
 
 const STATISTIC_CODES = Object.keys(STATISTICS) as [Statistic, ...Statistic[]];
 
