@@ -157,6 +157,8 @@ const MCP_TYPED_IMPORTS = [
   { group: ['**/observations/search/execute'], importNames: ['searchObservations', 'countByCode'], message: MCP_TYPED_MESSAGE },
   { group: ['**/auxiliary/search', '**/auxiliary/search/index'], importNames: ['searchAuxiliary'], message: MCP_TYPED_MESSAGE },
 ];
+/** The files of the `/mcp` endpoint itself (the HTTP edge of the tools, shared/mcp/http.ts's chunk and its rate limit). */
+const MCP_ENDPOINT = ['shared/mcp/http.ts', 'shared/mcp/exchange.ts', 'shared/mcp/rate-limit.ts'];
 const MCP_TYPED_SYNTAX = [
   { selector: "NewExpression[callee.name='URLSearchParams']", message: MCP_TYPED_MESSAGE },
   { selector: "NewExpression[callee.name='URL']", message: MCP_TYPED_MESSAGE },
@@ -210,9 +212,11 @@ export default defineConfig(
     },
   },
   {
-    // The rules' options replace those of the block above for these files: the AWS SDK's stay.
+    // The tools and what they stand on; not the endpoint's HTTP files, which read requests (an
+    // Origin, the site URL) as every route does. The rules' options replace those of the block
+    // above for these files: the AWS SDK's stay.
     files: ['shared/mcp/**/*.ts'],
-    ignores: AWS_SDK_ALLOWED,
+    ignores: [...AWS_SDK_ALLOWED, ...MCP_ENDPOINT],
     rules: {
       'no-restricted-imports': ['error', { patterns: [AWS_SDK_IMPORT, ...MCP_TYPED_IMPORTS] }],
       'no-restricted-syntax': ['error', AWS_SDK_DYNAMIC_IMPORT, ...MCP_TYPED_SYNTAX],

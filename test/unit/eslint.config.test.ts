@@ -83,6 +83,8 @@ const CLEAN: Array<{ file: string; source: string }> = [
     source: "import { findReadings } from '../../observations/series';\nimport { findAuxiliary } from '../../auxiliary/search';\nimport { MAX_PERIOD_MS } from '../../observations/stats/params';\nexport const f = [findReadings, findAuxiliary, MAX_PERIOD_MS];\n",
   },
   { file: 'shared/mcp/store/planted.ts', source: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const f = DynamoDBClient;\n" },
+  // The endpoint reads its requests as every route does: the site URL's origin.
+  { file: 'shared/mcp/http.ts', source: "export const own = (siteUrl: string) => new URL(siteUrl).origin;\n" },
   { file: 'functions/fhir/planted.ts', source: "import { handlerBuilder } from '../../shared/stores';\nexport const f = handlerBuilder;\n" },
   { file: 'functions/api/handler.ts', source: "import { authenticator } from '../../shared/auth/authenticate';\nexport const f = authenticator;\n" },
 ];
