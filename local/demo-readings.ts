@@ -295,14 +295,11 @@ export const sleepEpisodes: DemoSeries = {
 // -- the glucose sensor ---------------------------------------------------------------------------
 
 /**
- * The sensor's level is modelled every 5 minutes (`SENSOR_MINUTES`); the demo uploads one reading
- * every 15 minutes of it (96 a day, 1,344 in two weeks), the history a flash glucose sensor keeps.
- * Every 5 minutes (288 a day, 4,032) would be a continuous monitor's, but each reading costs about
- * 7 ms of CPU through the upload path on DynamoDB Local, and `npm start` must stay quick: the
- * readings would add 20 s to it on an idle 2-core machine, and over a minute on a busy one. A
- * multiple of 5 that divides a day; the values at shared instants are the same whatever it is.
+ * The demo patient's continuous glucose monitor: a reading every 5 minutes (288 a day, 4,032 in two
+ * weeks), as a sensor sends them. The level is modelled every 5 minutes (`SENSOR_MINUTES`); a
+ * multiple of 5 that divides a day would upload fewer of them, the values at shared instants the same.
  */
-export const GLUCOSE_EVERY_MINUTES = 15;
+export const GLUCOSE_EVERY_MINUTES = 5;
 export const GLUCOSE_PER_DAY = 1440 / GLUCOSE_EVERY_MINUTES;
 const SENSOR_MINUTES = 5;
 const SENSOR_SLOTS = MINUTES_PER_DAY / SENSOR_MINUTES;

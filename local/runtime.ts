@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { config, resetConfig } from '../shared/config';
 import { resetClients, s3 } from '../shared/store/clients';
 import { ensureBucket, ensureTables } from '../shared/store/provision';
-import { liftStoredValues, upgradeObservationsTable } from './upgrade-tables';
+import { upgradeObservationsTable } from './upgrade-tables';
 import { startDynamoDbLocal, startS3Local, type Engine } from './engines';
 import { startGateway, type Gateway } from './gateway';
 import { loadHandlers, loadWorker } from './handlers';
@@ -129,12 +129,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     const raw = new DynamoDBClient({});
     const created = await ensureTables(raw);
-    await upgradeObservationsTable(raw, created);
+    const moved = await upgradeObservationsTable(raw, created, join(dataDir, 'migrate-observations.json'));
     raw.destroy();
     await ensureBucket(await s3());
-    await liftStoredValues();
 
     const seed = options.seed === false ? { seeded: false, notes: [] } : await seedDemoData();
+    const movedNotes = moved ? ['  Readings moved to the layout-3 observations table (docs/operations.md#moving-observations-to-layout-3):', ...moved.map((line) => `    ${line}`)] : [];
 
     if (wantsGateway) {
       exportWorker = startLocalExportWorker(await loadWorker());
@@ -163,7 +163,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       info,
       gateway,
       exportWorker,
-      seedNotes: seed.notes,
+      seedNotes: [...movedNotes, ...seed.notes],
       seeded: seed.seeded,
       stop: async () => {
         if (stopped) return;

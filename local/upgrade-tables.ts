@@ -1,32 +1,42 @@
 /**
- * A data folder made before the observations table's layout 2 holds its readings in the layout-1
- * table. When `npm start` has just created the layout-2 table beside it, the readings are copied
- * across once (the copy the operations runbook runs on AWS), so a local user keeps their data.
+ * A data folder made before the observations table's layout 3 holds its readings in the layout-2
+ * table (or, older still, the layout-1 table). When `npm start` has just created the layout-3 table
+ * beside it, the readings are moved across once (the move the operations runbook runs on AWS), so a
+ * local user keeps their data. The progress is kept in the data folder: a start stopped part-way
+ * resumes the move at the next start.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from '../shared/config';
-import { toLayout2 } from '../shared/observations/store/dynamo-layout-migration';
-import { copyTable } from '../shared/store/copy-table';
+import { layoutMigrationSteps } from '../shared/observations/layout-migration';
+import { freshMigration, migrateToLayout3, migrationReport, type MigrationProgress } from '../shared/observations/store/layout-3-migration';
 import { tableExists } from '../shared/store/provision';
-import { OBSERVATIONS_LAYOUT_1 } from '../shared/store/tables';
-import { migrateValues, valuesLifted } from '../shared/observations/store/dynamo-values-migration';
-import { valuesMigrationSteps } from '../shared/observations/values-migration';
-
-/** Copies a layout-1 observations table into a layout-2 table created just now; returns the items copied. */
-export async function upgradeObservationsTable(client: DynamoDBClient, created: readonly string[]): Promise<number> {
-  const cfg = config();
-  const previous = `${cfg.resourcePrefix}${OBSERVATIONS_LAYOUT_1.name}`;
-  if (!created.includes(cfg.observationsTable) || previous === cfg.observationsTable || !(await tableExists(client, previous))) return 0;
-  const done = await copyTable({ from: previous, to: cfg.observationsTable, transform: toLayout2 });
-  return done.copied;
-}
+import { OBSERVATIONS_LAYOUT_1, OBSERVATIONS_LAYOUT_2 } from '../shared/store/tables';
+import { readProgress, writeProgress } from '../scripts/progress-file';
 
 /**
- * Readings stored before values were lifted get them once (the migration the runbook runs on AWS):
- * a data folder whose observations table carries the marker is left alone, a new one is marked.
+ * Moves the readings of the newest earlier observations table into a layout-3 table created just
+ * now, or finishes a move a stopped start began; returns the move's report, or undefined when
+ * there was nothing to move.
  */
-export async function liftStoredValues(): Promise<number> {
-  if (await valuesLifted()) return 0;
-  const done = await migrateValues(await valuesMigrationSteps());
-  return done.lifted;
+export async function upgradeObservationsTable(client: DynamoDBClient, created: readonly string[], progressFile: string): Promise<string[] | undefined> {
+  const cfg = config();
+  let progress = readProgress<MigrationProgress>(progressFile);
+  if (progress?.stage === 'done' || (progress && progress.to !== cfg.observationsTable)) progress = undefined;
+  if (!progress) {
+    if (!created.includes(cfg.observationsTable)) return undefined;
+    const source = await newestEarlierTable(client);
+    if (!source) return undefined;
+    progress = freshMigration(source);
+  }
+  const done = await migrateToLayout3({ steps: await layoutMigrationSteps(), progress, save: (p) => writeProgress(progressFile, p) });
+  return migrationReport(done);
+}
+
+async function newestEarlierTable(client: DynamoDBClient): Promise<string | undefined> {
+  const cfg = config();
+  for (const layout of [OBSERVATIONS_LAYOUT_2, OBSERVATIONS_LAYOUT_1]) {
+    const name = `${cfg.resourcePrefix}${layout.name}`;
+    if (name !== cfg.observationsTable && (await tableExists(client, name))) return name;
+  }
+  return undefined;
 }

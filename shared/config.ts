@@ -6,7 +6,7 @@
  */
 
 /** The observations table's name after the prefix; the layout's version is part of it (`shared/store/tables.ts`). */
-export const OBSERVATIONS_TABLE_NAME = 'observations-v2';
+export const OBSERVATIONS_TABLE_NAME = 'observations-v3';
 
 export interface Config {
   /** Prefix of every table and bucket name; lets tests and side-by-side instances share one engine. */

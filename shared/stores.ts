@@ -22,7 +22,7 @@ import { useExportStore } from './export/store/current';
 import { dynamoExportStore } from './export/store/dynamo';
 import type { ExportStore } from './export/store/port';
 import { useObservationStore } from './observations/store/current';
-import { dynamoObservationStore } from './observations/store/dynamo';
+import { blockObservationStore } from './observations/store/blocks';
 import type { ObservationStore } from './observations/store/port';
 import { useSummaryStore } from './observations/store/summary-current';
 import { dynamoSummaryStore } from './observations/store/dynamo-summaries';
@@ -49,7 +49,7 @@ export interface Stores {
 export const dynamoStores: Stores = {
   directory: dynamoDirectoryStore,
   oauth: dynamoOAuthStore,
-  observations: dynamoObservationStore,
+  observations: blockObservationStore,
   summaries: dynamoSummaryStore,
   auxiliary: dynamoAuxiliaryStore,
   brands: dynamoBrandStore,

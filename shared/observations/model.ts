@@ -30,8 +30,8 @@ export interface NewObservation {
   effective: EffectiveTime | undefined;
   /**
    * The payload's `{value, unit}` members, lifted on upload as the effective time is
-   * (docs/payloads.md#the-values-inside-a-payload). Undefined only for a reading stored before
-   * values were lifted and not yet migrated (`npm run migrate:observations -- values`).
+   * (docs/payloads.md#the-values-inside-a-payload). Undefined only for a reading an earlier layout
+   * stored before values were lifted: the move to layout 3 lifts them (`npm run migrate:observations`).
    */
   values?: KeptValue[];
 }

@@ -12,7 +12,8 @@ import {
 import type { KeptValue, StoredObservation } from './model';
 
 /** The unit a member's values are in unless a reading says otherwise: its first allowed unit. */
-const defaultUnit = (quantities: SchemaQuantities, member: number): string | undefined => quantities.members[member]?.units?.[0];
+/** A member's default unit: the first its schema allows (a kept value names its unit only when it is another). */
+export const defaultUnit = (quantities: SchemaQuantities, member: number): string | undefined => quantities.members[member]?.units?.[0];
 
 /** What a new reading keeps of its payload's values (the unit only where it is not the member's default). */
 export function keptValues(schemaCode: string, body: unknown): KeptValue[] {
@@ -27,7 +28,7 @@ function storedBody(data: string): unknown {
   return decoded.ok ? decoded.payload.body : undefined;
 }
 
-/** What a reading stored before values were lifted keeps of its payload's values (the values migration). */
+/** What a stored reading keeps of its payload's values (the move to layout 3 lifts those an earlier layout stored without them). */
 export function keptValuesOfStored(reading: Pick<StoredObservation, 'data'>, schemaCode: string): KeptValue[] {
   return keptValues(schemaCode, storedBody(reading.data));
 }

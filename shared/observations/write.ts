@@ -1,7 +1,7 @@
 /**
  * Storing readings: never a second row for the same reading, never a silent loss. The steps
  * decided here, in front of either store (how the DynamoDB adapter writes is told in
- * `store/dynamo-write.ts`):
+ * `store/block-write.ts`):
  *
  * 0. A device that retries re-sends readings already stored; they are looked up first (on
  *    DynamoDB one BatchGetItem per 100 readings, by the row key patient + `header.uuid`) and answer

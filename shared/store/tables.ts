@@ -39,20 +39,31 @@ export interface TableDefinition {
 const S = (name: string): KeyAttribute => ({ name, type: 'S' });
 
 /**
- * Native mobile-health observations. The base key starts with the patient (`P#<patientId>`), so
- * every per-patient read is a strongly consistent Query on the base table or one of its local
- * indexes: a device reads its own upload back at once. The sharded code index serves
- * population-wide reads by code, where eventual consistency is acceptable.
- *
- * Layout 2 (docs/store.md): only the code index, which serves code searches, study scopes and full
- * downloads by code, copies whole rows; the effective and last-update indexes and the population
- * index hold keys only (a Query on a local index fetches the rest of each row from the table, still
- * strongly consistent). Every index entry costs one write unit either way; keys-only entries cost
- * a fifth of the bytes.
+ * Native mobile-health observations, layout 3 (docs/store.md#observations): the readings of one
+ * patient, code and hour kept together in blocks, with per-upload pointers and per-reading uuid
+ * claims, all in the patient's partition (`P#<patientId>`) but the id ranges and identifier
+ * claims (keys in `shared/observations/store/block-keys.ts`). Every per-patient read is a strongly
+ * consistent Query or key read of the base table: no index at all, so a patient's partition has no
+ * item-collection limit, and every write is one item. Population-wide reads go through the
+ * table's stream (docs/store.md#limits-and-scale-on-paper-observations).
  */
 export const OBSERVATIONS: TableDefinition = {
   id: 'observations',
   name: OBSERVATIONS_TABLE_NAME,
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  localIndexes: [],
+  globalIndexes: [],
+};
+
+/**
+ * Layout 2 (table `observations-v2`): a row per reading keyed by patient and uuid, three local
+ * indexes (effective start, code then start, last update) and the sharded code index, with id
+ * pointers. Kept for the move to layout 3 (`npm run migrate:observations`).
+ */
+export const OBSERVATIONS_LAYOUT_2: TableDefinition = {
+  id: 'observations',
+  name: 'observations-v2',
   partitionKey: S('pk'),
   sortKey: S('sk'),
   localIndexes: [
@@ -65,10 +76,10 @@ export const OBSERVATIONS: TableDefinition = {
 
 /** The first layout of the observations table (every index a full copy), kept for the migration command. */
 export const OBSERVATIONS_LAYOUT_1: TableDefinition = {
-  ...OBSERVATIONS,
+  ...OBSERVATIONS_LAYOUT_2,
   name: 'observations',
-  localIndexes: OBSERVATIONS.localIndexes.map((i) => ({ ...i, projection: 'ALL' })),
-  globalIndexes: OBSERVATIONS.globalIndexes.map((i) => ({ ...i, projection: 'ALL' })),
+  localIndexes: OBSERVATIONS_LAYOUT_2.localIndexes.map((i) => ({ ...i, projection: 'ALL' })),
+  globalIndexes: OBSERVATIONS_LAYOUT_2.globalIndexes.map((i) => ({ ...i, projection: 'ALL' })),
 };
 
 /**

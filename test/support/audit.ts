@@ -1,16 +1,18 @@
 /**
  * Whole-store audits for the fault and fuzz suites: every item of the observations table, of the
  * auxiliary table and every object of the bodies bucket (or every record of the twins, when the
- * file runs on them), checked for the items that must come in sets. A reading is its row, its id
- * pointer and one claim per identifier; an auxiliary resource is its resource item, its index item,
+ * file runs on them), checked for the items that must come in sets. A reading is its place in a
+ * block, its uuid claim, the id range that leads to it and one claim per identifier (the twin: its
+ * row, its id and its identifier claims); an auxiliary resource is its resource item, its index item,
  * its upstream claim and (when large) its S3 object. An item of a set whose other members are
  * missing is an orphan, and the audit names it; so is an object that no resource points at unless
  * the store lists it as pending (being written, or to delete).
  */
 import { config } from '../../shared/config';
 import { auxiliaryKeys } from '../../shared/auxiliary/store/dynamo-keys';
-import { uuidOf } from '../../shared/observations/store/dynamo-items';
-import { observationKeys } from '../../shared/observations/store/dynamo-keys';
+import { readingsOfBlock } from '../../shared/observations/store/block-items';
+import { blockKeys, blockOf } from '../../shared/observations/store/block-keys';
+import { rangeHolds } from '../../shared/observations/store/block-pointers';
 import type { ObservationIdentifier } from '../../shared/observations/model';
 import { claimKey, keyId } from '../../shared/observations/store/rounds';
 import { bucketKeys } from './auxiliary';
@@ -26,9 +28,9 @@ export interface StoredReading {
 
 export interface ObservationAudit {
   readings: StoredReading[];
-  /** `O#<id>` items that do not lead to a row carrying that id. */
+  /** Uuid claims (the twin: ids) that do not lead to a reading carrying that id: a re-post of it would wait for a reading that is not there. */
   orphanPointers: string[];
-  /** Rows no pointer leads to: stored, yet not readable by id. */
+  /** Readings no claim or no id range leads to: stored, yet not found again by uuid or by id. */
   unreachableRows: string[];
   /** `I#...` claims held by no row that carries the identifier. */
   orphanIdentifierClaims: string[];
@@ -69,14 +71,30 @@ async function readingSets(): Promise<ReadingSets> {
     };
   }
   const items = (await tableItems(config().observationsTable)) as Item[];
+  const patientOf = (item: Item) => Number(String(item.pk).slice(2));
+  const rows: Item[] = items
+    .filter((i) => String(i.pk).startsWith('P#') && String(i.sk).startsWith('B#'))
+    .flatMap((block) => readingsOfBlock(block, patientOf(block)).map((r) => ({ ...r, place: `${block.pk}|${blockOf(String(block.sk)).codeId}#${blockOf(String(block.sk)).stretch}` })));
+  const ranges = items.filter((i) => String(i.pk).startsWith('R#'));
+  // A reading counts as pointed at when its uuid claim names it and an id range leads to its stretch.
+  const ranged = (row: Item) => ranges.some((range) => {
+    const held = rangeHolds(range, row.id as number);
+    return held !== undefined && held.patientId === row.patientId && `P#${held.patientId}|${held.ref.codeId}#${held.ref.stretch}` === row.place;
+  });
   return {
-    rows: items.filter((i) => String(i.sk).startsWith('U#')),
-    placeOf: keyOf,
-    placeOfPointed: (patientId, uuid) => keyOf(observationKeys.observation(Number(patientId), String(uuid))),
-    pointers: items.filter((i) => String(i.pk).startsWith('O#')).map((p) => ({ name: String(p.pk), id: Number(String(p.pk).slice(2)), patientId: p.patientId, uuid: p.uuid })),
+    rows,
+    placeOf: (row) => `${row.patientId}|${row.uuid}`,
+    placeOfPointed: (patientId, uuid) => `${Number(patientId)}|${String(uuid)}`,
+    pointers: items
+      .filter((i) => String(i.pk).startsWith('P#') && String(i.sk).startsWith('U#'))
+      .map((c) => ({ name: `${c.pk}|${c.sk}`, id: Number(c.id), patientId: patientOf(c), uuid: String(c.sk).slice(2) }))
+      .filter((claim) => {
+        const row = rows.find((r) => r.patientId === claim.patientId && r.uuid === claim.uuid);
+        return !row || ranged(row);
+      }),
     claims: new Map(items.filter((i) => String(i.pk).startsWith('I#')).map((c) => [keyOf(c), c.id])),
-    claimOf: (identifier) => keyOf(observationKeys.identifier(identifier.system ?? '', identifier.value)),
-    uuidOf,
+    claimOf: (identifier) => keyOf(blockKeys.identifier(identifier.system ?? '', identifier.value)),
+    uuidOf: (row) => String(row.uuid),
   };
 }
 

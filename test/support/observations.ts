@@ -120,22 +120,40 @@ export function matchIds(res: TestResponse): string[] {
   return (res.json.entry as Array<{ resource: { id: string }; search?: { mode: string } }>).filter((e) => e.search?.mode !== 'outcome').map((e) => e.resource.id);
 }
 
-/** Rows stored for a patient (observations only, each with its `header.uuid`), read straight from the table, or the twin's readings of the patient. */
+/** Readings stored for a patient (each with its `header.uuid`), read straight from the table's blocks, or the twin's readings of the patient. */
 export async function storedRows(patientId: number): Promise<Array<Record<string, unknown> & { uuid: string }>> {
   const twins = twinsInUse();
   if (twins) return twinRecords(twins.observations).filter((r) => r.kind === 'readings' && r.patientId === patientId) as Array<Record<string, unknown> & { uuid: string }>;
+  const { readingsOfBlock } = await import('../../shared/observations/store/block-items');
+  return (await partitionItems(patientId, 'B#')).flatMap((item) => readingsOfBlock(item, patientId)) as unknown as Array<Record<string, unknown> & { uuid: string }>;
+}
+
+/** The uuid claims of a patient's readings, read straight from the table (layout 3: `U#<uuid>`). */
+export async function storedClaims(patientId: number): Promise<Array<Record<string, unknown>>> {
+  return partitionItems(patientId, 'U#');
+}
+
+/** The items of a patient's partition whose sort key starts with `prefix`, straight from the table. */
+async function partitionItems(patientId: number, prefix: string): Promise<Array<Record<string, unknown>>> {
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { dynamo } = await import('../../shared/store/clients');
   const { config } = await import('../../shared/config');
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: config().observationsTable,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :u)',
-      ExpressionAttributeValues: { ':pk': `P#${patientId}`, ':u': 'U#' },
-      ConsistentRead: true,
-    }),
-  );
-  return (out.Items ?? []).map((item) => ({ ...item, uuid: String(item.sk).slice(2) }));
+  const items: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await dynamo().send(
+      new QueryCommand({
+        TableName: config().observationsTable,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `P#${patientId}`, ':prefix': prefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
 }
 
 /** The resource with its `code.coding` replaced. */

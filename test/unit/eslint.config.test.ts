@@ -28,6 +28,8 @@ interface Planted {
 const PLATFORM_MESSAGE = 'Platform code (store, http, telemetry, config, FHIR core) imports no domain folder';
 const WIRING_MESSAGE = 'Only the handlers (functions/), local/ and the tests choose the stores';
 const ORDER_MESSAGE = 'imports only the domain folders before it in DOMAIN_ORDER';
+const AWS_MESSAGE = 'The AWS SDK belongs to the store adapters';
+const MCP_TYPED_MESSAGE = 'The assistants\' tools call the typed domain functions';
 
 export const PLANTED: Planted[] = [
   { name: 'platform imports a domain folder', file: 'shared/http/planted.ts', source: "import { getUser } from '../directory/users';\nexport const f = getUser;\n", rule: 'import-x/no-restricted-paths', message: PLATFORM_MESSAGE },
@@ -50,6 +52,15 @@ export const PLANTED: Planted[] = [
   { name: 'a domain file imports the authenticator', file: 'shared/observations/planted.ts', source: "import { authenticate } from '../auth/authenticate';\nexport const again = authenticate;\n", rule: 'import-x/no-restricted-paths', message: "Only a family's handler.ts imports the authenticator" },
   { name: "a family's route file imports the authenticator", file: 'functions/api/planted.ts', source: "import { authenticate } from '../../shared/auth/authenticate';\nexport const again = authenticate;\n", rule: 'import-x/no-restricted-paths', message: "Only a family's handler.ts imports the authenticator" },
   { name: 'a module imports itself', file: 'shared/lists.ts', source: "import { chunksOf } from './lists';\nexport const f = chunksOf;\n", rule: 'import-x/no-self-import' },
+  { name: 'a domain file imports the AWS SDK', file: 'shared/observations/planted.ts', source: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const f = DynamoDBClient;\n", rule: 'no-restricted-imports', message: AWS_MESSAGE },
+  { name: 'a tool imports the AWS SDK', file: 'shared/mcp/tools/planted.ts', source: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const f = DynamoDBClient;\n", rule: 'no-restricted-imports', message: AWS_MESSAGE },
+  { name: 'a tool builds a FHIR query string', file: 'shared/mcp/tools/planted.ts', source: "export const q = new URLSearchParams([['patient', '1'], ['date', 'ge2026-01-01']]);\n", rule: 'no-restricted-syntax', message: MCP_TYPED_MESSAGE },
+  { name: 'a tool reads a cursor out of a link', file: 'shared/mcp/planted.ts', source: "export const c = (link: string) => new URL(link).searchParams.get('_cursor');\n", rule: 'no-restricted-syntax', message: MCP_TYPED_MESSAGE },
+  { name: 'a tool parses a FHIR search', file: 'shared/mcp/tools/planted.ts', source: "import { parseNativeQuery } from '../../observations/search/query';\nexport const f = parseNativeQuery;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
+  { name: "a tool parses $stats' FHIR parameters", file: 'shared/mcp/tools/planted.ts', source: "import { parseStatsRequest } from '../../observations/stats/params';\nexport const f = parseStatsRequest;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
+  { name: "a tool parses $lastn's FHIR parameters", file: 'shared/mcp/tools/planted.ts', source: "import { parseLastn } from '../../observations/lastn';\nexport const f = parseLastn;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
+  { name: 'a tool runs the search on a FHIR query', file: 'shared/mcp/planted.ts', source: "import { searchObservations } from '../observations/search/execute';\nexport const f = searchObservations;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
+  { name: 'a tool runs the auxiliary search on a query string', file: 'shared/mcp/tools/planted.ts', source: "import { searchAuxiliary } from '../../auxiliary/search';\nexport const f = searchAuxiliary;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
 ];
 
 /** Imports every kind of rule above allows: platform, a folder below, the caller type, the wiring from a handler. */
@@ -67,6 +78,13 @@ const CLEAN: Array<{ file: string; source: string }> = [
     ].join('\n'),
   },
   { file: 'shared/http/planted.ts', source: "import type { Caller } from '../auth/caller';\nexport type C = Caller;\n" },
+  {
+    file: 'shared/mcp/tools/planted.ts',
+    source: "import { findReadings } from '../../observations/series';\nimport { findAuxiliary } from '../../auxiliary/search';\nimport { MAX_PERIOD_MS } from '../../observations/stats/params';\nexport const f = [findReadings, findAuxiliary, MAX_PERIOD_MS];\n",
+  },
+  { file: 'shared/mcp/store/planted.ts', source: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const f = DynamoDBClient;\n" },
+  // The endpoint reads its requests as every route does: the site URL's origin.
+  { file: 'shared/mcp/http.ts', source: "export const own = (siteUrl: string) => new URL(siteUrl).origin;\n" },
   { file: 'functions/fhir/planted.ts', source: "import { handlerBuilder } from '../../shared/stores';\nexport const f = handlerBuilder;\n" },
   { file: 'functions/api/handler.ts', source: "import { authenticator } from '../../shared/auth/authenticate';\nexport const f = authenticator;\n" },
 ];
@@ -139,7 +157,7 @@ describe('the storage rules of the linter', () => {
     ['the site URL middleware reads SSM itself, not through the platform store', 'shared/http/middleware/site-url.ts', "export const load = () => import('@aws-sdk/client-ssm');\n", SDK],
     ['the signing keys call KMS outside their store folder', 'shared/auth/planted.ts', "import { KMSClient } from '@aws-sdk/client-kms';\nexport const k = KMSClient;\n", SDK],
     ['a handler imports the SDK', 'functions/fhir/planted.ts', "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const g = GetCommand;\n", SDK],
-    ['a domain file imports its DynamoDB adapter', 'shared/observations/search/planted.ts', "import { readings } from '../store/dynamo-reads';\nexport const r = readings;\n", ADAPTER],
+    ['a domain file imports its DynamoDB adapter', 'shared/observations/search/planted.ts', "import { dynamoSummaryStore } from '../store/dynamo-summaries';\nexport const s = dynamoSummaryStore;\n", ADAPTER],
     ['a domain file imports its in-memory twin', 'shared/observations/planted.ts', "import { memoryObservationStore } from './store/memory';\nexport const m = memoryObservationStore;\n", ADAPTER],
     ['a domain file imports an S3 adapter', 'shared/auxiliary/search/planted.ts', "import * as bodies from '../store/s3-bodies';\nexport const b = bodies;\n", ADAPTER],
     ['a domain file imports another domain\'s adapter', 'shared/export/planted.ts', "import { dynamoAuxiliaryStore } from '../auxiliary/store/dynamo';\nexport const a = dynamoAuxiliaryStore;\n", ADAPTER],
@@ -155,9 +173,9 @@ describe('the storage rules of the linter', () => {
     ['the platform store imports the SDK', 'shared/store/planted.ts', "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const c = DynamoDBClient;\n"],
     ['the local runtime imports the SDK', 'local/planted.ts', "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const c = DynamoDBClient;\n"],
     ['a domain file imports its port and current adapter', 'shared/observations/search/planted.ts', "import type { ReadingsQuery } from '../store/port';\nimport { observationStore } from '../store/current';\nexport const s = observationStore;\nexport type Q = ReadingsQuery;\n"],
-    ['an adapter imports a sibling adapter', 'shared/observations/store/planted.ts', "import { readings } from './dynamo-reads';\nexport const r = readings;\n"],
+    ['an adapter imports a sibling adapter', 'shared/observations/store/planted.ts', "import { dynamoSummaryStore } from './dynamo-summaries';\nexport const s = dynamoSummaryStore;\n"],
     ['an adapter builds on the platform\'s directory table', 'shared/oauth/store/planted.ts', "import { getItem } from '../../store/directory-table';\nexport const g = getItem;\n"],
-    ['the wiring imports every adapter', 'shared/planted.ts', "import { dynamoObservationStore } from './observations/store/dynamo';\nexport const o = dynamoObservationStore;\n"],
+    ['the wiring imports every adapter', 'shared/planted.ts', "import { dynamoSummaryStore } from './observations/store/dynamo-summaries';\nexport const s = dynamoSummaryStore;\n"],
   ])('allows: %s', async (_case, filePath, code) => {
     const found = await refusalsAt(filePath, code);
     expect(found.filter((m) => SDK.test(m) || ADAPTER.test(m) || OTHER_STORE.test(m))).toEqual([]);

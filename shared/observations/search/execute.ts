@@ -9,12 +9,14 @@ import { patientScope, referenceId } from '../../auth/scope';
 import { isPatient, type Caller } from '../../auth/caller';
 import pMap from 'p-map';
 import type { Code, CodeRef, Id } from '../../directory/model';
+import type { TokenQuery } from '../../fhir/search';
 import { allOfBounds, anyOfBounds, startBounds, type StartBounds } from '../../fhir/search/date-bounds';
 import { allCodesFor } from '../code-table-cache';
 import type { ReadingFacts, StoredObservation } from '../model';
-import { countReadings, readObservations } from '../read';
+import { countReadings, readObservations, type ReadingFilter } from '../read';
 import { knownSpan, storedSpans } from '../span-stats';
-import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '../../fhir/searchset';
+import { cutPage, type Cursor, type Page } from '../../fhir/searchset';
+import { isBounded, startBoundsOf } from '../period';
 import { allowedCodes, codeFilter, codingTests, idFilter, namesUnknownCode, rowTest, testsBeyondCode } from './filters';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
@@ -24,7 +26,8 @@ import { clampRuns, decodeRuns, encodeRuns, runsKey, type PlannedRuns } from './
 import { patientQueries, type PatientRead } from './segments';
 import { orderedRows } from './ordered-rows';
 import { ArrayStream, runsOf, type RowStream } from './streams';
-import { followsSpecimen, schemaQuantities } from '../../omh/quantities';
+import { followsSpecimen, schemaQuantities, type SchemaQuantities } from '../../omh/quantities';
+import { defaultUnit } from '../values';
 import { summarisedCodes } from '../stats/keep';
 import { summaryStore } from '../store/summary-current';
 import { countableFromSummaries, summaryDays, type SummaryDays } from './summary-days';
@@ -61,11 +64,32 @@ interface Plan {
   partialCodes: ReadonlySet<Id>;
   /** Whether `values` reads a row's payload (the specimen a blood glucose's coding follows): a count then reads the payloads. */
   payload: boolean;
+  /** A code's payload schema's quantities, if it has one. */
+  schemaOf: (codeId: Id) => SchemaQuantities | undefined;
   /** The test of an hour of a code's readings by its values' bounds, when the value criteria can rule hours out (./hours.ts). */
   hours: ((codeId: Id) => HourTest | undefined) | undefined;
 }
 
-type ReadingTests = Pick<Plan, 'values' | 'partialCodes' | 'payload' | 'hours'>;
+/**
+ * The filter a store applies as it reads: `keep`, with whether it reads payloads, and (for value
+ * criteria) the test of a stretch of a code's readings by its values' bounds, the hours' test.
+ */
+function filterOf(p: Plan, keep: (o: ReadingFacts) => boolean): ReadingFilter {
+  const hours = p.hours;
+  if (!hours) return { keep, needsPayload: p.payload };
+  return {
+    keep,
+    needsPayload: p.payload,
+    mayHold: (codeId, bounds) => {
+      const test = hours(codeId);
+      if (!test) return true;
+      const quantities = p.schemaOf(codeId);
+      return test(bounds.map(({ member, unit, min, max }) => ({ member, unit: unit ?? (quantities && defaultUnit(quantities, member)) ?? '', min, max })));
+    },
+  };
+}
+
+type ReadingTests = Pick<Plan, 'values' | 'partialCodes' | 'payload' | 'hours' | 'schemaOf'>;
 
 /**
  * The tests of what a row holds, from the query's value criteria (their units resolved once) and
@@ -80,9 +104,13 @@ async function readingTestsOf(query: NativeQuery, table: readonly Code[]): Promi
   });
   const payload = specimenCodes.some((c) => byCoding.has(c.id)) || (query.values.some(testsCodings) && specimenCodes.length > 0);
   const codings = byCoding.size === 0 ? undefined : (o: ReadingFacts) => byCoding.get(o.codeId)?.(o) ?? true;
-  const base = { partialCodes: new Set(byCoding.keys()), payload };
-  if (query.values.length === 0) return { ...base, values: codings, hours: undefined };
   const codes = new Map(table.map((c) => [c.id, c]));
+  const schemaOf = (codeId: Id) => {
+    const code = codes.get(codeId);
+    return code && schemaQuantities(code.code);
+  };
+  const base = { partialCodes: new Set(byCoding.keys()), payload, schemaOf };
+  if (query.values.length === 0) return { ...base, values: codings, hours: undefined };
   const units = await resolveQueryUnits(query.values);
   const hours = new Map<Id, HourTest | undefined>();
   const values = valueTest(query.values, codes, units)!;
@@ -170,16 +198,16 @@ async function planOf(
 export async function* matchingRows(queries: readonly NativeQuery[], patients: readonly Id[], studyCodes?: readonly Pick<CodeRef, 'id'>[], now = Date.now()): AsyncGenerator<StoredObservation[]> {
   const table = await allCodesFor((codes) => queries.some((query) => namesUnknownCode(query, codes)));
   const studyMap = studyCodes && new Map(patients.map((id) => [id, studyCodes]));
-  const earlier: Array<(o: StoredObservation) => boolean> = [];
+  const earlier: Array<(o: ReadingFacts) => boolean> = [];
   for (const query of queries) {
     const p = await planOf(query, table, patients, studyMap, (reachable) => spansFor(query, reachable));
     const test = rowTest(query, p.codes, now, p.values);
     const before = [...earlier];
-    const keep = (o: StoredObservation) => test(o) && !before.some((matched) => matched(o));
+    const keep = (o: ReadingFacts) => test(o) && !before.some((matched) => matched(o));
     earlier.push(test);
     const t: Traversal = { order: query.order, backward: false };
     const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, true), t, undefined, keep, Number.MAX_SAFE_INTEGER, true);
+    const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, true), t, undefined, filterOf(p, keep), Number.MAX_SAFE_INTEGER, true);
     for await (const run of runsOf(stream)) yield run;
   }
 }
@@ -196,6 +224,12 @@ function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): S
   return allOfBounds(criteria.map((alternatives) => anyOfBounds(alternatives.map((d) => startBounds(d, width, now)))));
 }
 
+/** The start bounds of the query's dates (for readings at most `width` long) and its period together. */
+function startBoundsOfQuery(query: NativeQuery, width: number, now: number): StartBounds {
+  const dates = boundsOf(query.dates, width, now);
+  return query.period ? allOfBounds([dates, startBoundsOf(query.period)]) : dates;
+}
+
 /**
  * The reads of one patient: one per allowed code when few, else one of every code. A code's read
  * of a value search takes only the runs of hours its day summaries leave (./hours.ts).
@@ -203,9 +237,9 @@ function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): S
 async function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrder = false, planned?: PageRuns): Promise<PatientRead[]> {
   const base = {
     patientId,
-    dates: boundsOf(query.dates, p.spans.get(patientId) ?? 1, now),
+    dates: startBoundsOfQuery(query, p.spans.get(patientId) ?? 1, now),
     updated: boundsOf(query.lastUpdated, 1, now),
-    withUndated: query.dates.length === 0,
+    withUndated: query.dates.length === 0 && !(query.period && isBounded(query.period)),
     ...(anyOrder ? { anyOrder } : {}),
   };
   const codes = p.codes.get(patientId);
@@ -225,6 +259,12 @@ async function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, 
   return [base];
 }
 
+/**
+ * How a search reads its cursor text back: the FHIR search from its links' `_cursor` (a 400 for one
+ * that is not its own), a typed query from its opaque cursor (`../series.ts`).
+ */
+export type CursorReader = (text: string | undefined) => Cursor<Position> | undefined;
+
 /** What a search can do before its caller is known: decode the cursor, load the code table, read early. */
 export interface PreparedSearch {
   cursor: Cursor<Position> | undefined;
@@ -239,8 +279,8 @@ export interface PreparedSearch {
  * account is read. `likelyPatient` is the patient the page probably belongs to: the one the query
  * names, or the one a patient token names. Its early page is only a guess, used or dropped later.
  */
-export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Position>, likelyPatient: Id | undefined, now = Date.now()): Promise<PreparedSearch> {
-  const cursor = cursorOf(search, query.cursor);
+export async function prepareSearch(query: NativeQuery, readCursor: CursorReader, likelyPatient: Id | undefined, now = Date.now()): Promise<PreparedSearch> {
+  const cursor = readCursor(query.cursor);
   const t: Traversal = { order: query.order, backward: cursor?.direction === 'previous' };
   const table = await allCodesFor((codes) => namesUnknownCode(query, codes));
   const tests = await readingTestsOf(query, table);
@@ -253,11 +293,11 @@ export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Pos
 export async function searchObservations(
   caller: Caller,
   query: NativeQuery,
-  search: LinkedSearch<Position>,
+  readCursor: CursorReader,
   now = Date.now(),
   prepared?: Promise<PreparedSearch>,
 ): Promise<SearchPage> {
-  const { cursor, t, table, guess, early } = await (prepared ?? prepareSearch(query, search, likelyPatientOf(query, caller), now));
+  const { cursor, t, table, guess, early } = await (prepared ?? prepareSearch(query, readCursor, likelyPatientOf(query, caller), now));
   const p = await plan(caller, query, table, guess?.patients[0]);
   const page = (early && sameReads(guess!, p) ? await early.catch(() => undefined) : undefined) ?? (await pageOf(query, p, t, cursor, now));
 
@@ -273,13 +313,13 @@ async function pageOf(query: NativeQuery, p: Plan, t: Traversal, cursor: Cursor<
   if (query.summaryCount) return { rows: [], more: false };
   const test = rowTest(query, p.codes, now, p.values);
   const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
-  const follows = (o: StoredObservation) => !cursor || compareIn(t, positionOf(t.order, o), cursor.at) > 0;
-  const keep = (o: StoredObservation) => test(o) && follows(o);
+  const follows = (o: ReadingFacts) => !cursor || compareIn(t, positionOf(t.order, o), cursor.at) > 0;
+  const keep = (o: ReadingFacts) => test(o) && follows(o);
   // The page, the row that tells whether another follows, and (after a cursor) the cursor's own
   // row, which the key bounds read again: with it the page's first Query is also its last.
   const want = query.count + 1 + (cursor ? 1 : 0);
   const planned: PageRuns = { known: decodeRuns(cursor?.hint), used: new Map() };
-  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, false, planned), t, cursor?.at, keep, want);
+  const stream = p.ids ? await byIdStream(p, keep, byOrder) : orderedRows(p.patients, (patientId) => readsOf(patientId, query, p, now, false, planned), t, cursor?.at, filterOf(p, keep), want);
   const page = await cutPage(runsOf(stream), query.count, cursor, (item) => positionOf(t.order, item));
   // The runs this page planned (and those it was handed) go on to the pages it links to.
   const hint = encodeRuns(new Map([...(planned.known ?? []), ...planned.used])) ?? encodeRuns(planned.used);
@@ -338,7 +378,7 @@ async function byIdStream(p: Plan, keep: (o: StoredObservation) => boolean, byOr
  * patient's or a study's readings by type). A code outside a patient's allowed ones (a study's
  * consented codes) counts none of theirs, as the search's.
  */
-export async function countByCode(caller: Caller, query: NativeQuery, codes: readonly Pick<Code, 'system' | 'code'>[], now = Date.now()): Promise<number[]> {
+export async function countByCode(caller: Caller, query: NativeQuery, codes: readonly TokenQuery[], now = Date.now()): Promise<number[]> {
   const table = await allCodesFor((known) => namesUnknownCode(query, known));
   const { patients, studyCodes } = await scopeOf(caller, query);
   let spans: Promise<Map<Id, number>> | undefined;
@@ -346,7 +386,7 @@ export async function countByCode(caller: Caller, query: NativeQuery, codes: rea
   return pMap(
     codes,
     async (code) => {
-      const coded: NativeQuery = { ...query, codes: [...query.codes, { values: [{ system: code.system, code: code.code }] }] };
+      const coded: NativeQuery = { ...query, codes: [...query.codes, { values: [code] }] };
       const p = await planOf(coded, table, patients, studyCodes, spansOf);
       return countMatches(coded, p, rowTest(coded, p.codes, now, p.values), now);
     },
@@ -369,7 +409,7 @@ async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (o
   const summarised = countableFromSummaries(query) ? await summarisedCodes(reads.flatMap((r) => (r.codeId === undefined ? [] : [r.codeId]))) : new Map<Id, string>();
   // The patient's span bounds every reading's length when the plan read it (a date filter that needs it); else no bound is known.
   const span = needsSpans(query, now) ? (p.spans.get(patientId) ?? 1) : Number.POSITIVE_INFINITY;
-  const days = summarised.size > 0 ? summaryDays(query, boundsOf(query.dates, 1, now), span, now) : undefined;
+  const days = summarised.size > 0 ? summaryDays(query, startBoundsOfQuery(query, 1, now), span, now) : undefined;
   const counts = await Promise.all(
     reads.map(async (read) => {
       // A code named for some of its readings is counted reading by reading, never by key or summary.

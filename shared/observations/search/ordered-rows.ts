@@ -5,13 +5,14 @@
  */
 import pMap from 'p-map';
 import type { StoredObservation } from '../model';
+import type { ReadingFilter } from '../read';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import { patientQueries, type PatientRead } from './segments';
 import { SlicedStream } from './sliced-stream';
 import { ChainStream, DeferredStream, MergeStream, PLAN_CONCURRENCY, QueryStream, type RowStream } from './streams';
 
 /**
- * The rows of the patients, in the traversal, following `at`, that `keep` accepts. Patient by
+ * The rows of the patients, in the traversal, following `at`, that `filter` keeps. Patient by
  * patient for the default order (a patient's reads open only when the page reaches them), else a
  * merge of every patient's reads, each starting small since most of a page comes from few patients.
  */
@@ -20,7 +21,8 @@ export function orderedRows(
   readsOf: (patientId: number) => PatientRead[] | Promise<PatientRead[]>,
   t: Traversal,
   at: Position | undefined,
-  keep: (item: StoredObservation) => boolean,
+  /** What the store keeps as it reads (a plain test: applied to every row it reads). */
+  filter: ReadingFilter | ((item: StoredObservation) => boolean),
   want: number,
   /**
    * Every row will be read (a bulk export, in any order): read each next page, and the next patient,
@@ -29,6 +31,7 @@ export function orderedRows(
   readAhead = false,
 ): RowStream {
   const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
+  const keep: ReadingFilter = typeof filter === 'function' ? { keep: filter as ReadingFilter['keep'] } : filter;
   const streamsOf = async (patientId: number, first: number): Promise<RowStream[]> => {
     const reads = (await readsOf(patientId)).map((read) => patientQueries(read, t, at)).filter((queries) => queries.length > 0);
     const only = reads.length === 1 && reads[0]!.length === 1 ? reads[0]![0]! : undefined;

@@ -9,7 +9,7 @@
  * A patient whose rows fit in the first page costs what it did (one Query).
  */
 import type { StoredObservation } from '../model';
-import { readReadings, type ReadingsQuery } from '../read';
+import { readReadings, type ReadingFilter, type ReadingsQuery } from '../read';
 import { maxFetch, QueryStream, type RowStream } from './streams';
 
 /** Stretches read side by side after the first page. */
@@ -53,7 +53,7 @@ export class SlicedStream implements RowStream {
 
   constructor(
     private readonly query: ReadingsQuery,
-    private readonly keep: (item: StoredObservation) => boolean,
+    private readonly filter: ReadingFilter,
   ) {}
 
   /** Starts the first page (a read-ahead). */
@@ -83,8 +83,8 @@ export class SlicedStream implements RowStream {
   /** Reads the first page, then opens the stretches that follow it (or the one read that goes on). */
   private async open(): Promise<void> {
     const q = this.query;
-    const page = await readReadings(q, FIRST_PAGE);
-    this.buffer.push(...page.readings.filter(this.keep));
+    const page = await readReadings(q, FIRST_PAGE, undefined, this.filter);
+    this.buffer.push(...page.readings);
     if (!page.next) return;
     const last = page.readings.length > 0 ? timeOf(page.readings[page.readings.length - 1]!) : undefined;
     let rest: ReadingsQuery[] | undefined;
@@ -96,7 +96,7 @@ export class SlicedStream implements RowStream {
     }
     // The page ended among undated readings (or nothing is left to cut): the read goes on as one.
     const reads = rest ?? [q];
-    reads.forEach((read, j) => this.add(new QueryStream([read], this.keep, maxFetch(), true, j === 0 ? page.next : undefined)));
+    reads.forEach((read, j) => this.add(new QueryStream([read], this.filter, maxFetch(), true, j === 0 ? page.next : undefined)));
   }
 
   private add(stream: QueryStream): void {

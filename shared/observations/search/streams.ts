@@ -7,7 +7,7 @@
 import pMap from 'p-map';
 import { config } from '../../config';
 import type { StoredObservation } from '../model';
-import { readReadings, type ReadingsQuery } from '../read';
+import { readReadings, type ReadingFilter, type ReadingsQuery } from '../read';
 import type { PageStart, ReadingsPage } from '../store/port';
 
 export interface RowStream {
@@ -48,7 +48,8 @@ export class QueryStream implements RowStream {
 
   constructor(
     private readonly queries: readonly ReadingsQuery[],
-    private readonly keep: (item: StoredObservation) => boolean,
+    /** Applied by the store as it reads (a page counts kept rows only). */
+    private readonly filter: ReadingFilter,
     first: number,
     private readonly readAhead = false,
     /** Where the first Query goes on from (a page start another read of the same rows gave). */
@@ -81,7 +82,7 @@ export class QueryStream implements RowStream {
   }
 
   private read(): Promise<ReadingsPage> {
-    const page = readReadings(this.queries[this.segment]!, this.fetchSize, this.start);
+    const page = readReadings(this.queries[this.segment]!, this.fetchSize, this.start, this.filter);
     page.catch(() => undefined); // awaited by `fill`, or dropped with the stream
     return page;
   }
@@ -90,7 +91,7 @@ export class QueryStream implements RowStream {
     const page = await (this.ahead ?? this.read());
     this.ahead = undefined;
     this.fetchSize = Math.min(maxFetch(), this.fetchSize * 2);
-    this.buffer.push(...page.readings.filter(this.keep));
+    this.buffer.push(...page.readings);
     this.start = page.next;
     if (!this.start) {
       this.segment += 1;

@@ -61,6 +61,9 @@ export function updatedSortKey(lastUpdated: string, id: number): string {
   return `${lastUpdated}#${pad(id)}`;
 }
 
+/** The id an `updatedSk` ends with. */
+export const idOfUpdatedSortKey = (sk: string): number => Number(sk.slice(sk.lastIndexOf('#') + 1));
+
 export function codeShard(codeId: number, id: number): string {
   return `${codeId}#${id % CODE_SHARDS}`;
 }

@@ -26,8 +26,8 @@ export async function raiseSpan(patientId: number, span: number): Promise<number
   }
 }
 
-/** Strongly consistent, as every read of this table. */
+/** Strongly consistent, as every read of this table. The item also holds the patient's code set (layout 3), so it may have no span. */
 export async function spans(patientIds: readonly number[]): Promise<Map<number, number>> {
   const items = await batchGetAll(table(), patientIds.map((p) => observationKeys.spanStats(p)));
-  return new Map(items.map((item) => [Number(String(item.pk).slice(2)), Number(item.maxSpan)]));
+  return new Map(items.filter((item) => item.maxSpan !== undefined).map((item) => [Number(String(item.pk).slice(2)), Number(item.maxSpan)]));
 }

@@ -32,7 +32,8 @@ import type { DayBounds, KeepRule, SummaryStore } from './summary-port';
 /** Characters of histogram text an item keeps at most. */
 export const HISTOGRAM_BUDGET = 64_000;
 
-const DAYS = '#DAY#';
+/** The sort keys of a patient's day summaries begin with this. */
+export const DAYS = '#DAY#';
 const codeDays = (codeId: number) => `${DAYS}${pad(codeId)}#`;
 const summaryKey = (patientId: number, codeId: number, day: string) => ({ pk: observationKeys.patientPk(patientId), sk: `${codeDays(codeId)}${day}` });
 
@@ -111,7 +112,8 @@ function boundsOf(text: string): HourBounds {
   };
 }
 
-const keysOf = (item: Record<string, unknown>) => {
+/** The code and day a summary item is of. */
+export const keysOf = (item: Record<string, unknown>): { codeId: number; day: string } => {
   const [codeId, day] = String(item.sk).slice(DAYS.length).split('#');
   return { codeId: Number(codeId), day: day! };
 };

@@ -4,7 +4,7 @@
  */
 import { copy, innerMap, nestedEntries } from '../../store/memory';
 import type { ReadingFacts, StoredObservation } from '../model';
-import type { PageStart, ReadingsPage, ReadingsQuery } from './port';
+import type { PageStart, ReadingFilter, ReadingsPage, ReadingsQuery } from './port';
 
 /** A reading's place in a read's order: undated (1) or not (0), its time, its id. */
 type Place = readonly [number, number, number];
@@ -60,10 +60,10 @@ export function rowTable() {
       return rows;
     },
     /** As a Query page: a page that stopped at its limit names where the next starts, even when none follows. */
-    page(q: ReadingsQuery, limit: number | undefined, start?: PageStart): ReadingsPage {
+    page(q: ReadingsQuery, limit: number | undefined, start?: PageStart, filter?: ReadingFilter): ReadingsPage {
       const direction = q.ascending ? 1 : -1;
       const after = (start as unknown as After | undefined)?.place;
-      const following = ordered(q).filter((o) => after === undefined || direction * comparePlaces(placeOf(q, o), after) > 0);
+      const following = ordered(q).filter((o) => (after === undefined || direction * comparePlaces(placeOf(q, o), after) > 0) && (!filter || filter.keep(copy(o))));
       const rows = limit === undefined ? following : following.slice(0, limit);
       const last = limit !== undefined && rows.length === limit && rows.length > 0 ? rows[rows.length - 1] : undefined;
       return { readings: rows.map(copy), next: last ? ({ place: placeOf(q, last) } satisfies After as unknown as PageStart) : undefined };

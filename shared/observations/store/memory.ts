@@ -50,7 +50,7 @@ export function memoryObservationStore(): ObservationStore {
       return row && copy(row);
     },
     readByIds: async (ids) => found(ids.map(rows.ofId)),
-    readings: async (query, limit, start) => rows.page(query, limit, start),
+    readings: async (query, limit, start, filter) => rows.page(query, limit, start, filter),
     countReadings: async (query, test, withPayload) => rows.count(query, test, withPayload),
     // The twin refuses what the table would: the same measure of a reading's items and claim keys.
     tooLarge,
@@ -61,12 +61,6 @@ export function memoryObservationStore(): ObservationStore {
       return stored;
     },
     spans: async (patientIds) => new Map(patientIds.flatMap((p) => (spans.has(p) ? [[p, spans.get(p)!] as const] : []))),
-    keepValues: async (reading, values) => {
-      const row = rows.get(reading.patientId, reading.uuid);
-      if (!row || row.values !== undefined) return false;
-      row.values = values.map((v) => ({ ...v }));
-      return true;
-    },
     deletePatient: async (patientId) => {
       const removed = rows.removePatient(patientId);
       for (const row of removed) for (const identifier of row.identifiers) claims.delete(claimOf(identifier));

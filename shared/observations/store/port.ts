@@ -1,6 +1,6 @@
 /**
  * The observation store port: what the readings' families need kept, in their own terms. Two
- * adapters implement it, DynamoDB (`dynamo.ts`, the service's) and in memory (`memory.ts`, a twin
+ * adapters implement it, DynamoDB (`blocks.ts`, the service's) and in memory (`memory.ts`, a twin
  * for fast tests); one contract suite (test/contract/observation-store.ts) runs against both, so
  * they cannot drift. What a write decides before it reaches a store (the lookup of readings already
  * stored, ids, the time stamp, refusing a reading too large to keep, raising the span statistics) stays in the domain
@@ -8,12 +8,12 @@
  *
  * It speaks of readings, never of tables: a patient's readings in an order (`ReadingsQuery`), a page
  * after another (`PageStart`), a count; how they are keyed and indexed is each adapter's own
- * (DynamoDB's keys in `dynamo-keys.ts`, its items in `dynamo-items.ts`).
+ * (DynamoDB's keys in `block-keys.ts`, its blocks in `block-items.ts`).
  *
  * The outcomes a store reports for a refused reading are the same values from either adapter, built here.
  */
 import { STORE_BUSY } from '../../http/errors';
-import type { KeptValue, ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
+import type { ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
 
 export type WriteOutcome =
   /** Stored now. */
@@ -57,6 +57,28 @@ declare const pageStart: unique symbol;
 /** Where the next page of a read starts: opaque, accepted back only by the adapter that made it. */
 export type PageStart = { readonly [pageStart]: true };
 
+/**
+ * What a read keeps of the readings it passes, applied by the store as it reads them, so a page
+ * counts kept readings only: a store that keeps readings apart from their payloads tests their
+ * facts first (`keep` sees `data` only with `needsPayload`), and one that keeps value bounds per
+ * stretch of a code passes over the stretches `mayHold` rules out.
+ */
+export interface ReadingFilter {
+  keep: (reading: ReadingFacts) => boolean;
+  /** Whether `keep` reads a reading's payload. */
+  needsPayload?: boolean;
+  /** Whether readings of the code whose values lie within these bounds may pass `keep` (no bounds: readings without values). */
+  mayHold?: (codeId: number, bounds: readonly ValueBounds[]) => boolean;
+}
+
+/** The least and greatest value of a member in one unit over some readings; `unit` undefined: the member's default unit. */
+export interface ValueBounds {
+  member: number;
+  unit: string | undefined;
+  min: number;
+  max: number;
+}
+
 export interface ReadingsPage {
   readings: StoredObservation[];
   /** Absent after the last page; a page that stopped at its limit names one even when no row follows. */
@@ -82,8 +104,8 @@ export interface ObservationStore {
   readById(id: number): Promise<StoredObservation | undefined>;
   /** The readings with these ids that exist, in no particular order. */
   readByIds(ids: readonly number[]): Promise<StoredObservation[]>;
-  /** One page of a patient's readings, at most `limit` of them, after `start`. */
-  readings(query: ReadingsQuery, limit: number | undefined, start?: PageStart): Promise<ReadingsPage>;
+  /** One page of a patient's readings (those `filter` keeps), at most `limit` of them, after `start`. */
+  readings(query: ReadingsQuery, limit: number | undefined, start?: PageStart, filter?: ReadingFilter): Promise<ReadingsPage>;
   /**
    * How many of a patient's readings the query reads (those `test` accepts, when given). The test
    * sees each reading's facts, without its payload unless `withPayload` (it costs the payload's
@@ -101,12 +123,6 @@ export interface ObservationStore {
   raiseSpan(patientId: number, span: number): Promise<number>;
   /** The stored span of each of these patients that has one. */
   spans(patientIds: readonly number[]): Promise<Map<number, number>>;
-  /**
-   * Keeps values lifted from a stored reading's payload on it, when it has none (a reading stored
-   * before values were lifted); true when they were kept now, false when it had some or is gone.
-   * The one change a stored reading takes: what it adds is derived from its own payload.
-   */
-  keepValues(reading: ReadingKey, values: readonly KeptValue[]): Promise<boolean>;
   /** Deletes the patient's readings with everything that leads to them (ids, identifiers, span); returns how many. */
   deletePatient(patientId: number): Promise<number>;
 }

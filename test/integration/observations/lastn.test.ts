@@ -129,11 +129,11 @@ describe('Observation/$lastn', () => {
     const firstReads: string[] = [];
     useObservationStore({
       ...inner.observations,
-      readings: (query, limit, start) => {
+      readings: (query, limit, start, filter) => {
         readWhileHeld += held ? 1 : 0;
         if (!start) firstReads.push(`${query.patientId}/${query.codeId}`);
         readsBegun();
-        return inner.observations.readings(query, limit, start);
+        return inner.observations.readings(query, limit, start, filter);
       },
     });
     try {
@@ -162,7 +162,7 @@ describe('Observation/$lastn', () => {
     expect((await upload(many.patient.token, readings)).status).toBe(200);
     const inner = observationStore();
     let reads = 0;
-    useObservationStore({ ...inner, readings: (query, limit, start) => (reads++, inner.readings(query, limit, start)) });
+    useObservationStore({ ...inner, readings: (query, limit, start, filter) => (reads++, inner.readings(query, limit, start, filter)) });
     try {
       const res = await lastn(`patient=${many.patient.id}&code=omh:heart-rate:2.0&value-quantity=gt120`, many.patient.token);
       expect(res.status).toBe(200);
