@@ -22,6 +22,7 @@ export const PLATFORM = [
   'shared/config.ts',
   'shared/failures.ts',
   'shared/bounded-map.ts',
+  'shared/distribution.ts',
   'shared/json.ts',
   'shared/lists.ts',
   'shared/secrets.ts',

@@ -20,6 +20,7 @@
  *   is with the value as uploaded; one with a unit converts the bounds exactly as it converts a
  *   value), and over every reading, `entered-in-error` ones included: the search finds those too.
  */
+import { mergeMoments, momentsOf } from '../../distribution';
 import type { StoredObservation } from '../model';
 import { canonicalOf, ucumOf } from '../../omh/quantities';
 import { readingValues } from '../values';
@@ -91,20 +92,15 @@ const groupKey = (member: number, unit: string, converted: boolean) => `${member
 
 /** The group of these values (at least one). */
 export function groupOf(member: number, unit: string, converted: boolean, values: readonly number[]): ValueGroup {
-  let sum = 0;
   let min = Infinity;
   let max = -Infinity;
   const histogram = new Map<number, number>();
   for (const v of values) {
-    sum += v;
     if (v < min) min = v;
     if (v > max) max = v;
     histogram.set(v, (histogram.get(v) ?? 0) + 1);
   }
-  const mean = sum / values.length;
-  let m2 = 0;
-  for (const v of values) m2 += (v - mean) ** 2;
-  return { member, unit, converted, count: values.length, sum, m2, min, max, histogram };
+  return { member, unit, converted, ...momentsOf(values), min, max, histogram };
 }
 
 /**
@@ -170,15 +166,11 @@ export function hourBounds(readings: readonly StoredObservation[], schemaCode: s
 
 /** Two groups of the same member and unit as one (Chan's merge of the spread); the histogram only when both have one. */
 export function mergeGroup(a: ValueGroup, b: ValueGroup): ValueGroup {
-  const count = a.count + b.count;
-  const delta = b.sum / b.count - a.sum / a.count;
   const merged: ValueGroup = {
     member: a.member,
     unit: a.unit,
     converted: a.converted,
-    count,
-    sum: a.sum + b.sum,
-    m2: a.m2 + b.m2 + (delta * delta * a.count * b.count) / count,
+    ...mergeMoments(a, b),
     min: Math.min(a.min, b.min),
     max: Math.max(a.max, b.max),
   };
