@@ -39,6 +39,7 @@ export const DOMAIN_ORDER = [
   'shared/directory',
   'shared/brands',
   'shared/omh',
+  'shared/cgm',
   'shared/portal',
   'shared/auth',
   'shared/oauth',
