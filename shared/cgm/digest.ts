@@ -20,7 +20,7 @@
  */
 import { mergeMoments, momentsOf, type Moments } from '../distribution';
 import { BANDS, bandIndexOf } from './thresholds';
-import { BINS_PER_DAY, binOf, isOffset, quarterOf } from './time-of-day';
+import { binOf, isOffset, quarterOf } from './time-of-day';
 
 /** One sensor reading: its instant (epoch ms), the UTC offset it was written with, and its value in mg/dL (units.ts converts). */
 export interface CgmReading {
@@ -59,8 +59,14 @@ export const emptyDigest = (): CgmDigest => ({ version: DIGEST_VERSION, count: 0
 /** A value a digest counts: a finite, non-negative concentration (no validated payload holds another, but uploads are not bounded below). */
 const isGlucose = (mgdl: number) => Number.isFinite(mgdl) && mgdl >= 0;
 
-/** The profile's key of a (bin, whole value) pair: one number, in (value, bin) order. */
-const profileKey = (bin: number, mgdl: number) => mgdl * BINS_PER_DAY + bin;
+/** Per time-of-day bin, how many times each whole mg/dL value occurs. */
+type Profile = Map<number, Map<number, number>>;
+
+function countValue(profile: Profile, bin: number, mgdl: number, times: number): void {
+  let values = profile.get(bin);
+  if (!values) profile.set(bin, (values = new Map()));
+  values.set(mgdl, (values.get(mgdl) ?? 0) + times);
+}
 
 /** Whole seconds between two instants. */
 const secondsBetween = (earlier: number, later: number) => Math.round((later - earlier) / 1000);
@@ -86,12 +92,11 @@ export function summariseDay(readings: readonly CgmReading[]): CgmDayDigest {
   }
   const gaps = new Map<number, number>();
   const active: Array<[number, number]> = [];
-  const profile = new Map<number, number>();
+  const profile: Profile = new Map();
   kept.forEach((r, i) => {
     if (i > 0) countGap(gaps, secondsBetween(kept[i - 1]!.at, r.at));
     addQuarter(active, quarterOf(r.at));
-    const key = profileKey(binOf(r.at, r.offsetMinutes), Math.round(r.mgdl));
-    profile.set(key, (profile.get(key) ?? 0) + 1);
+    countValue(profile, binOf(r.at, r.offsetMinutes), Math.round(r.mgdl), 1);
   });
   return {
     version: DIGEST_VERSION,
@@ -117,7 +122,7 @@ export function mergeDigests(digests: readonly CgmDigest[]): CgmPeriodDigest {
   if (held.length === 0) return merged;
   let moments: Moments = merged;
   const gaps = new Map<number, number>();
-  const profile = new Map<number, number>();
+  const profile: Profile = new Map();
   const runs: Array<[number, number]> = [];
   held.forEach((d, i) => {
     if (d.version !== DIGEST_VERSION) throw new RangeError(`a digest of version ${d.version}, not ${DIGEST_VERSION}`);
@@ -132,10 +137,7 @@ export function mergeDigests(digests: readonly CgmDigest[]): CgmPeriodDigest {
     d.bands.forEach((n, band) => (merged.bands[band]! += n));
     for (const [seconds, times] of d.gaps) gaps.set(seconds, (gaps.get(seconds) ?? 0) + times);
     runs.push(...d.active);
-    for (const [bin, mgdl, times] of d.profile) {
-      const key = profileKey(bin, mgdl);
-      profile.set(key, (profile.get(key) ?? 0) + times);
-    }
+    for (const [bin, mgdl, times] of d.profile) countValue(profile, bin, mgdl, times);
   });
   return {
     ...merged,
@@ -173,8 +175,8 @@ function unionOf(runs: Array<[number, number]>): Array<[number, number]> {
 
 const sortedPairs = (counts: Map<number, number>): Array<[number, number]> => [...counts].sort((a, b) => a[0] - b[0]);
 
-function profileRows(profile: Map<number, number>): Array<[number, number, number]> {
+function profileRows(profile: Profile): Array<[number, number, number]> {
   return [...profile]
-    .map(([key, times]): [number, number, number] => [key % BINS_PER_DAY, Math.floor(key / BINS_PER_DAY), times])
+    .flatMap(([bin, values]) => [...values].map(([mgdl, times]): [number, number, number] => [bin, mgdl, times]))
     .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 }

@@ -122,10 +122,7 @@ export function summaryOf(digest: CgmPeriodDigest, options: CgmSummaryOptions): 
 /** The summary of a period straight from its readings (those outside it left out): one digest of them all. */
 export function summariseReadings(readings: readonly CgmReading[], options: CgmSummaryOptions): CgmSummary {
   const { from, to } = options.period;
-  return summaryOf(
-    summariseDay(readings.filter((r) => r.at >= from && r.at < to)),
-    options,
-  );
+  return summaryOf(summariseDay(readings.filter((r) => r.at >= from && r.at < to)), options);
 }
 
 function glucoseMetrics(digest: CgmPeriodDigest, targets: readonly Target[]): GlucoseMetrics {
@@ -153,7 +150,9 @@ function glucoseMetrics(digest: CgmPeriodDigest, targets: readonly Target[]): Gl
 
 function intervalOf(digest: CgmPeriodDigest, given: number | undefined): CgmSummary['interval'] {
   if (given !== undefined) {
-    if (!(Number.isFinite(given) && given > 0 && given <= MAX_INTERVAL_MINUTES)) throw invalidQuery(`The reading interval must be more than 0 and at most ${MAX_INTERVAL_MINUTES} minutes.`, 'interval');
+    if (!(Number.isFinite(given) && given > 0 && given <= MAX_INTERVAL_MINUTES)) {
+      throw invalidQuery(`The reading interval must be more than 0 and at most ${MAX_INTERVAL_MINUTES} minutes.`, 'interval');
+    }
     return { minutes: given, source: 'given' };
   }
   const gaps = digest.gaps;
