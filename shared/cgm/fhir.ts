@@ -9,8 +9,8 @@
  *   open, so the profile rides along as one more member;
  * - each with status `final`, category `laboratory` (what the guide's examples and write scopes
  *   use), `subject`, and an `effectivePeriod` with `start` and `end`: dates when the period is whole
- *   days on the clock it is written in (`end` the last day, as FHIR reads a date's whole day), else
- *   date-times (`end` the period's last millisecond);
+ *   days on the clock it is written on (a fixed offset or a time zone, zones.ts; `end` the last day,
+ *   as FHIR reads a date's whole day), else date-times (`end` the period's last millisecond);
  * - percentages, GMI and CV to two decimal places (the guide asks for at least two for the times in
  *   ranges); the mean to one decimal in mg/dL and two in mmol/L; days of wear whole;
  * - a figure the period cannot give (no readings: no mean, CV, GMI or times in ranges) has a
@@ -33,7 +33,6 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import { OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
-import { MS_PER_DAY } from '../omh/datetime';
 import { UCUM_SYSTEM } from '../omh/quantities';
 import { AGP_PERCENTILES, type AgpBin } from './agp';
 import {
@@ -44,6 +43,7 @@ import type { CgmPeriod, CgmSummary, TargetCheck } from './metrics';
 import { BANDS, METRIC_LABELS, type Band, type TargetMetric } from './thresholds';
 import { BIN_MINUTES, dateAt, dateTimeAt, isMidnightAt } from './time-of-day';
 import { glucoseIn, type GlucoseUnit } from './units';
+import { UTC_CLOCK, type Clock } from './zones';
 
 export type FhirResource = Record<string, unknown> & { resourceType: string };
 
@@ -72,8 +72,8 @@ export interface CgmRenderOptions {
   subject: string;
   /** The unit of the glucose figures (mean, the profile); mg/dL when not given. */
   unit?: GlucoseUnit;
-  /** The UTC offset of the clock the period's ends are written on (minutes); UTC when not given. */
-  periodOffsetMinutes?: number;
+  /** The clock the period's ends are written on (a fixed offset or a time zone's, zones.ts); UTC when not given. */
+  periodClock?: Clock;
   /** A new entry's `fullUrl`; `urn:uuid:<random>` when not given. */
   fullUrlOf?: () => string;
 }
@@ -104,7 +104,7 @@ export function cgmResources(summary: CgmSummary, options: CgmRenderOptions): Cg
     status: 'final',
     category: [{ coding: [{ system: OBSERVATION_CATEGORY_SYSTEM, code: 'laboratory', display: 'Laboratory' }] }],
   };
-  const about = { subject: { reference: options.subject }, effectivePeriod: effectivePeriodOf(summary.period, options.periodOffsetMinutes ?? 0) };
+  const about = { subject: { reference: options.subject }, effectivePeriod: effectivePeriodOf(summary.period, options.periodClock ?? UTC_CLOCK) };
   const observation = (code: { coding: object[]; text?: string }, rest: Record<string, unknown>): CgmEntry => ({
     fullUrl: fullUrlOf(),
     resource: { resourceType: 'Observation', ...base, code, ...about, ...rest },
@@ -143,15 +143,18 @@ export function cgmResources(summary: CgmSummary, options: CgmRenderOptions): Cg
 export const cgmEntries = (resources: CgmResources): CgmEntry[] => [resources.summary, ...membersOf(resources), resources.agp];
 
 /**
- * A period as FHIR's `effectivePeriod`: dates when both ends are midnights on the clock
- * `offsetMinutes` from UTC (the end date is the last day the period holds), else date-times on that
- * clock (the end the period's last millisecond, FHIR's ends being inclusive).
+ * A period as FHIR's `effectivePeriod`: dates when both ends are midnights on the clock (the end
+ * date is the last day the period holds), else date-times on that clock (the end the period's last
+ * millisecond, FHIR's ends being inclusive). Each end is read at its own offset, so a period of
+ * local days across a change of daylight saving time is still written as dates.
  */
-export function effectivePeriodOf(period: CgmPeriod, offsetMinutes: number): { start: string; end: string } {
-  if (isMidnightAt(period.from, offsetMinutes) && isMidnightAt(period.to, offsetMinutes)) {
-    return { start: dateAt(period.from, offsetMinutes), end: dateAt(period.to - MS_PER_DAY, offsetMinutes) };
+export function effectivePeriodOf(period: CgmPeriod, clock: Clock): { start: string; end: string } {
+  const last = period.to - 1;
+  const [fromOffset, toOffset, lastOffset] = [clock(period.from), clock(period.to), clock(last)];
+  if (isMidnightAt(period.from, fromOffset) && isMidnightAt(period.to, toOffset)) {
+    return { start: dateAt(period.from, fromOffset), end: dateAt(last, lastOffset) };
   }
-  return { start: dateTimeAt(period.from, offsetMinutes), end: dateTimeAt(period.to - 1, offsetMinutes) };
+  return { start: dateTimeAt(period.from, fromOffset), end: dateTimeAt(last, lastOffset) };
 }
 
 const loinc = ({ code, display }: LoincCode) => ({ coding: [{ system: LOINC_SYSTEM, code, display }] });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { cgmCodeSystem, cgmEntries, cgmResources, effectivePeriodOf, membersOf, type CgmEntry } from '../../../shared/cgm/fhir';
 import { summariseReadings } from '../../../shared/cgm/metrics';
+import { fixedClock, UTC_CLOCK, zoneClock } from '../../../shared/cgm/zones';
 import { hasErrors, validateResource } from '../../../shared/fhir/validation';
 import { DAY, HOUR, trace } from '../../support/cgm';
 
@@ -32,7 +33,7 @@ async function expectValid(resource: unknown): Promise<void> {
 }
 
 describe('the summary in mg/dL', () => {
-  const resources = cgmResources(summary, { subject: 'Patient/7', periodOffsetMinutes: -480, fullUrlOf });
+  const resources = cgmResources(summary, { subject: 'Patient/7', periodClock: fixedClock(-480), fullUrlOf });
   const { mean, timesInRanges: ranges, gmi, cv, daysOfWear: days, sensorActive: active } = resources;
 
   it('is the summary panel, its members referenced from hasMember in the guide order, then the profile', () => {
@@ -134,12 +135,21 @@ describe('a period without readings', () => {
 
 describe('the effective period', () => {
   it('is dates for whole days on the clock it is written on, the end the last day held', () => {
-    expect(effectivePeriodOf(PERIOD, -480)).toEqual({ start: '2026-03-01', end: '2026-03-14' });
-    expect(effectivePeriodOf({ from: Date.parse('2026-03-01T00:00:00Z'), to: Date.parse('2026-03-15T00:00:00Z') }, 0)).toEqual({ start: '2026-03-01', end: '2026-03-14' });
+    expect(effectivePeriodOf(PERIOD, fixedClock(-480))).toEqual({ start: '2026-03-01', end: '2026-03-14' });
+    expect(effectivePeriodOf({ from: Date.parse('2026-03-01T00:00:00Z'), to: Date.parse('2026-03-15T00:00:00Z') }, UTC_CLOCK)).toEqual({ start: '2026-03-01', end: '2026-03-14' });
   });
 
   it('is date-times otherwise, the end the last millisecond held', () => {
-    expect(effectivePeriodOf(PERIOD, 0)).toEqual({ start: '2026-03-01T08:00:00Z', end: '2026-03-15T07:59:59.999Z' });
-    expect(effectivePeriodOf({ from: FROM + HOUR, to: FROM + 2 * DAY }, -480)).toEqual({ start: '2026-03-01T01:00:00-08:00', end: '2026-03-02T23:59:59.999-08:00' });
+    expect(effectivePeriodOf(PERIOD, UTC_CLOCK)).toEqual({ start: '2026-03-01T08:00:00Z', end: '2026-03-15T07:59:59.999Z' });
+    expect(effectivePeriodOf({ from: FROM + HOUR, to: FROM + 2 * DAY }, fixedClock(-480))).toEqual({ start: '2026-03-01T01:00:00-08:00', end: '2026-03-02T23:59:59.999-08:00' });
+  });
+
+  it("reads each end at its own offset on a time zone's clock, across a change of daylight saving time", () => {
+    const losAngeles = zoneClock('America/Los_Angeles')!;
+    // 2026-03-01 00:00 PST to 2026-03-15 00:00 PDT: 14 local days, one of them 23 hours.
+    const local = { from: Date.parse('2026-03-01T08:00:00Z'), to: Date.parse('2026-03-15T07:00:00Z') };
+    expect(effectivePeriodOf(local, losAngeles)).toEqual({ start: '2026-03-01', end: '2026-03-14' });
+    expect(effectivePeriodOf({ from: local.from, to: local.to + HOUR }, losAngeles)).toEqual({ start: '2026-03-01T00:00:00-08:00', end: '2026-03-15T00:59:59.999-07:00' });
+    expect(effectivePeriodOf({ from: local.from + HOUR, to: local.to }, losAngeles)).toEqual({ start: '2026-03-01T01:00:00-08:00', end: '2026-03-14T23:59:59.999-07:00' });
   });
 });
