@@ -38,6 +38,17 @@ export const TIME_IN_BAND: Readonly<Record<Band, LoincCode>> = {
   veryHigh: { code: '104639-0', display: 'Time above range, very high in Reporting Period Interstitial fluid by calculation' },
 };
 
+/**
+ * A sensor's reading (the guide's `cgm-sensor-reading-*` profiles), by the unit it is given in:
+ * glucose in interstitial fluid. A stored blood glucose is coded so by its unit and specimen
+ * (shared/omh/quantities/standard-codes.ts, docs/payloads.md), which is how the service tells a
+ * sensor's readings from a glucometer's.
+ */
+export const SENSOR_READING: Readonly<Record<'mg/dL' | 'mmol/L', LoincCode>> = {
+  'mg/dL': { code: '99504-3', display: 'Glucose [Mass/volume] in Interstitial fluid' },
+  'mmol/L': { code: '105272-9', display: 'Glucose [Moles/volume] in Interstitial fluid' },
+};
+
 export const GMI: LoincCode = { code: '97506-0', display: 'Glucose management indicator' };
 
 export const COEFFICIENT_OF_VARIATION: LoincCode = { code: '104638-2', display: 'Glucose standard deviation/Glucose mean in Reporting Period Interstitial fluid by calculation' };
