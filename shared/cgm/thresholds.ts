@@ -70,6 +70,14 @@ export const OLDER_OR_HIGH_RISK_TARGETS: readonly Target[] = [
   { metric: 'cv', comparator: '<=', percent: 36 },
 ];
 
+/** The target sets by the names a request gives them: `standard` (the default) and `older-or-high-risk`. */
+export const TARGET_SETS: ReadonlyMap<string, readonly Target[]> = new Map([
+  ['standard', CONSENSUS_TARGETS],
+  ['older-or-high-risk', OLDER_OR_HIGH_RISK_TARGETS],
+]);
+export type TargetSetName = 'standard' | 'older-or-high-risk';
+export const DEFAULT_TARGET_SET: TargetSetName = 'standard';
+
 /** Whether a figure meets a target. */
 export function meets(target: Target, value: number): boolean {
   switch (target.comparator) {

@@ -119,3 +119,22 @@ export function byUtcDay(readings: readonly CgmReading[]): CgmReading[][] {
   }
   return [...days.values()];
 }
+
+/** An instant as an RFC 3339 date-time on a clock `offsetMinutes` from UTC (`2026-03-08T01:55:00-08:00`), written with a `Date`. */
+export function dateTimeOn(at: number, offsetMinutes: number): string {
+  const wall = new Date(at + offsetMinutes * MINUTE).toISOString().slice(0, 19);
+  if (offsetMinutes === 0) return `${wall}Z`;
+  const abs = Math.abs(offsetMinutes);
+  return `${wall}${offsetMinutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+/** The body members of a blood glucose reading as a sensor (or, with another specimen, a glucometer) uploads it. */
+export function glucoseMembers(at: number, offsetMinutes: number, value: number, unit: 'mg/dL' | 'mmol/L', specimen = 'interstitial fluid'): Record<string, unknown> {
+  return {
+    blood_glucose: { value, unit },
+    effective_time_frame: { date_time: dateTimeOn(at, offsetMinutes) },
+    specimen_source: specimen,
+    temporal_relationship_to_meal: undefined,
+    temporal_relationship_to_sleep: undefined,
+  };
+}
