@@ -292,7 +292,14 @@ export function cgmSummarySuite(): void {
 
     it('the patient themself, their organization\u2019s practitioners; anyone else is refused', async () => {
       const w = await world();
-      for (const token of [w.patient.token, w.practitioner.token]) expect((await cgm(token, w.patient.id)).status).toBe(200);
+      const answers = await Promise.all([w.patient.token, w.practitioner.token].map((token) => cgm(token, w.patient.id, 'start=2025-06-01&end=2025-06-14')));
+      for (const res of answers) expect(res.status).toBe(200);
+      // The same question answers the same entries (ids named by the question); another question, others.
+      const fullUrls = (res: TestResponse) => (res.json.entry as Array<{ fullUrl: string }>).map((e) => e.fullUrl);
+      expect(fullUrls(answers[0]!)).toEqual(fullUrls(answers[1]!));
+      expect(new Set(fullUrls(answers[0]!)).size).toBe(8);
+      const other = await cgm(w.patient.token, w.patient.id, 'start=2025-06-01&end=2025-06-14&unit=mmol/L');
+      expect(fullUrls(other).filter((u) => fullUrls(answers[0]!).includes(u))).toEqual([]);
       for (const [token, patient] of [
         [w.other.token, w.patient.id],
         [w.outsider.token, w.patient.id],
