@@ -11,6 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CgmReading } from '../../shared/cgm/digest';
+import { config } from '../../shared/config';
 import { cgmEntries, cgmResources } from '../../shared/cgm/fhir';
 import { summariseReadings } from '../../shared/cgm/metrics';
 import { OLDER_OR_HIGH_RISK_TARGETS } from '../../shared/cgm/thresholds';
@@ -311,6 +312,14 @@ export function cgmSummarySuite(): void {
         expect(res.json.resourceType).toBe('OperationOutcome');
       }
       expect((await cgm('', w.patient.id)).status).toBe(401);
+    });
+
+    it('is listed on Patient in the CapabilityStatement, with its definition under the namespace', async () => {
+      const res = await call('GET', '/FHIR/R5/metadata');
+      const patient = res.json.rest[0].resource.find((r: { type: string }) => r.type === 'Patient');
+      expect(patient.operation).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'cgm-summary', definition: `${config().namespace}/OperationDefinition/Patient-cgm-summary`, documentation: expect.stringContaining('docs/cgm.md') })]),
+      );
     });
 
     it('bad parameters are a 400 OperationOutcome naming the parameter', async () => {
