@@ -42,7 +42,7 @@ import {
 import type { CgmPeriod, CgmSummary, TargetCheck } from './metrics';
 import { BANDS, METRIC_LABELS, type Band, type TargetMetric } from './thresholds';
 import { BIN_MINUTES, dateAt, dateTimeAt, isMidnightAt } from './time-of-day';
-import { glucoseIn, type GlucoseUnit } from './units';
+import { glucoseIn, shownGlucose, type GlucoseUnit } from './units';
 import { UTC_CLOCK, type Clock } from './zones';
 
 export type FhirResource = Record<string, unknown> & { resourceType: string };
@@ -163,7 +163,7 @@ const percent = (value: number) => ({ value: round(value, 2), unit: IG_UNITS.per
 
 function glucoseQuantity(mgdl: number, unit: GlucoseUnit) {
   const { code, text } = IG_UNITS[unit];
-  return { value: round(glucoseIn(mgdl, unit), unit === 'mg/dL' ? 1 : 2), unit: text, system: UCUM_SYSTEM, code };
+  return { value: shownGlucose(mgdl, unit), unit: text, system: UCUM_SYSTEM, code };
 }
 
 /** A target as a reference range's text and the interpretation of the figure against it. */
@@ -175,8 +175,8 @@ function judgement(check: TargetCheck) {
   };
 }
 
-/** Every target with its figure, and the sufficiency's shortfalls, as the summary's notes. */
-function notesOf(summary: CgmSummary, unit: GlucoseUnit): string[] {
+/** Every target with its figure, and the sufficiency's shortfalls, as the summary's notes (and the assistants' tool's lines). */
+export function notesOf(summary: CgmSummary, unit: GlucoseUnit): string[] {
   const targets = (summary.glucose?.targets ?? []).map(
     (t) => `${METRIC_LABELS[t.metric][unit]}: ${round(t.value, 2)}% (target ${t.comparator === '<=' ? '≤' : t.comparator} ${t.percent}%): ${t.met ? 'met' : 'not met'}.`,
   );
