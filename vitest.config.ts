@@ -45,6 +45,7 @@ const ON_ENGINES = [
   'test/integration/observations/summary-store.test.ts',
   'test/integration/observations/summary-counts.test.ts',
   'test/integration/observations/stats-faults.test.ts',
+  'test/integration/observations/cgm-summary-store.test.ts',
 ];
 
 /**

@@ -4,6 +4,7 @@
  * the same run, because this machine is noisy.
  */
 import { auxiliaryBench } from './auxiliary';
+import { cgmBench } from './cgm';
 import { coldStart } from './cold-start';
 import { earlyReadBench } from './early-read';
 import { exportBench } from './export';
@@ -40,6 +41,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['repost', repostBench],
   ['storage', storageBench],
   ['values', valuesBench],
+  ['cgm', cgmBench],
   ['mcp', mcpBench],
   ['import', importBench],
   ['portal', portalBench],

@@ -15,6 +15,7 @@ import { boundedText, refusalText, type ToolContext, type ToolDefinition } from 
 import { clinicalRecordTool } from './tools/clinical';
 import { getPatientTool, getStudyTool, listStudiesTool, listStudyPatientsTool } from './tools/directory';
 import { countReadingsTool, getReadingsTool, latestReadingsTool, patientReadingDatesTool, searchReadingsByValueTool } from './tools/readings';
+import { glucoseSummaryTool } from './tools/glucose';
 import { getOmhSchemaTool } from './tools/schemas';
 import { readingStatisticsTool, summarizePatientReadingsTool } from './tools/summaries';
 
@@ -42,6 +43,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   getReadingsTool,
   searchReadingsByValueTool,
   readingStatisticsTool,
+  glucoseSummaryTool,
   latestReadingsTool,
   clinicalRecordTool,
   getOmhSchemaTool,

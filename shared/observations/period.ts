@@ -23,9 +23,8 @@
 import type { StartBounds } from '../fhir/search/date-bounds';
 import { dateRange } from '../fhir/search/dates';
 import { invalidQuery } from '../failures';
-import { FIRST_INSTANT, LAST_INSTANT } from '../omh/datetime';
+import { FIRST_INSTANT, LAST_INSTANT, MS_PER_DAY as DAY_MS } from '../omh/datetime';
 import type { ReadingFacts } from './model';
-import { DAY_MS } from './stats/day-summary';
 
 /** Half-open `[from, to)`, epoch ms; an absent end is open. No end at all: the whole history. */
 export interface ReadingPeriod {

@@ -23,7 +23,7 @@ export function keptValues(schemaCode: string, body: unknown): KeptValue[] {
 }
 
 /** The body of a stored payload (validated when it was uploaded). */
-function storedBody(data: string): unknown {
+export function storedBody(data: string): unknown {
   const decoded = decodePayload({ contentType: 'application/json', data });
   return decoded.ok ? decoded.payload.body : undefined;
 }

@@ -72,6 +72,21 @@ export function liftEffectiveTime(body: unknown): EffectiveTime | undefined {
   return undefined;
 }
 
+/**
+ * The UTC offset (minutes) of the clock a payload's effective start was written on: its
+ * `date_time`'s, an interval's `start_date_time`'s (or, for an end and a duration, the
+ * `end_date_time`'s: the writer's clock). The UTC windows of a date and part of day and of a
+ * `full_date` are on no clock but UTC: 0. Undefined when there is no effective time to read, as
+ * `liftEffectiveTime` finds none.
+ */
+export function startOffsetOf(body: unknown): number | undefined {
+  if (liftEffectiveTime(body) === undefined) return undefined;
+  const frame = (body as JsonObject).effective_time_frame as JsonObject;
+  const interval = isObject(frame.time_interval) ? frame.time_interval : undefined;
+  const written = Object.hasOwn(frame, 'date_time') ? dateTimeOf(frame.date_time) : interval && (dateTimeOf(interval.start_date_time) ?? dateTimeOf(interval.end_date_time));
+  return written?.offsetMinutes ?? 0;
+}
+
 function liftInterval(interval: JsonObject): EffectiveTime | undefined {
   const start = dateTimeOf(interval.start_date_time);
   const end = dateTimeOf(interval.end_date_time);

@@ -2,16 +2,17 @@
  * THE contract of the day summaries' store port (shared/observations/store/summary-port.ts), run
  * against every adapter: keeping under the rule (never a summary of fewer readings over one of
  * more; a repair also over one of as many), reading a day and a range of days (with or without
- * histograms), the value bounds by hour (a value search's plan), the histogram bound, and deleting
- * a patient's. With the observation store on the
+ * histograms), the value bounds by hour (a value search's plan), the histogram bound, the CGM
+ * digests (a period's days, and their bound), and deleting a patient's. With the observation store on the
  * same adapter, the domain's keeping (`keepDaySummaries` through `storeObservations`) and
  * `rebuildSummaries` too. Each test makes its own patients.
  */
 import { randomInt } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DIGEST_VERSION, summariseDay as digestOf, type CgmReading } from '../../shared/cgm/digest';
 import type { DaySummary, ValueGroup } from '../../shared/observations/stats/day-summary';
-import { groupOf } from '../../shared/observations/stats/day-summary';
-import { HISTOGRAM_BUDGET } from '../../shared/observations/store/dynamo-summaries';
+import { DIGEST_NOT_KEPT, groupOf } from '../../shared/observations/stats/day-summary';
+import { DIGEST_BUDGET, HISTOGRAM_BUDGET } from '../../shared/observations/store/dynamo-summaries';
 import { useSummaryStore, summaryStore } from '../../shared/observations/store/summary-current';
 import type { SummaryStore } from '../../shared/observations/store/summary-port';
 
@@ -99,6 +100,51 @@ export function summaryStoreContract(adapters: readonly SummaryAdapter[]): void 
       expect(back.groups[0]!.histogram).toBeUndefined();
       expect(back.groups[0]!.count).toBe(many.length);
       expect(back.groups[1]!.histogram).toEqual(new Map([[310, 1], [311, 1]]));
+    });
+
+    it("keeps a day's CGM digest with its summary, and reads a code's days' digests alone", async () => {
+      const patient = newPatient();
+      const start = Date.UTC(2025, 5, 1);
+      const readings: CgmReading[] = Array.from({ length: 288 }, (_, i) => ({ at: start + i * 300_000, offsetMinutes: -420, mgdl: 60 + ((i * 37) % 200) + 0.25 }));
+      const sensor = { ...summary(patient, '2025-06-01', [1, 2]), cgm: digestOf(readings) };
+      const none = { ...summary(patient, '2025-06-02', [1]), cgm: digestOf([]) };
+      const before = summary(patient, '2025-06-03', [1]);
+      for (const s of [sensor, none, before]) expect(await summaryStore().keep(s, 'from-more-readings')).toBe(true);
+      expect(await summaryStore().day(patient, 4, '2025-06-01')).toEqual(sensor);
+      expect(await summaryStore().digests(patient, 4, { from: '2025-06-01', to: '2025-06-30' })).toEqual([
+        { day: '2025-06-01', digest: sensor.cgm },
+        { day: '2025-06-02', digest: none.cgm },
+        { day: '2025-06-03', digest: undefined },
+      ]);
+      expect(await summaryStore().digests(patient, 9, { from: '2025-06-01', to: '2025-06-30' })).toEqual([]);
+      // The statistics' reads leave them out; a digest of another version reads as none (recomputed from the readings).
+      expect((await summaryStore().days(patient, 4, { from: '2025-06-01', to: '2025-06-01' }, true))[0]!.cgm).toBeUndefined();
+      await summaryStore().keep({ ...summary(patient, '2025-06-04', [1]), cgm: { ...digestOf(readings), version: (DIGEST_VERSION + 1) as typeof DIGEST_VERSION } }, 'from-more-readings');
+      expect(await summaryStore().digests(patient, 4, { from: '2025-06-04', to: '2025-06-04' })).toEqual([{ day: '2025-06-04', digest: undefined }]);
+    });
+
+    it('keeps the digest of every day of minute readings, and leaves out one past the bound', async () => {
+      const patient = newPatient();
+      const start = Date.UTC(2025, 6, 1);
+      // 1,440 readings, no two values alike, 400 gaps of different lengths (as many as a day has room for, and then some).
+      let at = start;
+      const minutes: CgmReading[] = Array.from({ length: 1440 }, (_, i) => {
+        const reading = { at, offsetMinutes: -570, mgdl: 1000 + i + 0.25 };
+        at += (i < 400 ? i + 1 : 5) * 1000;
+        return reading;
+      });
+      const full = { ...summary(patient, '2025-07-01', [1]), readings: 1440, cgm: digestOf(minutes) };
+      expect(JSON.stringify(full.cgm).length).toBeLessThanOrEqual(DIGEST_BUDGET);
+      await summaryStore().keep(full, 'from-more-readings');
+      expect((await summaryStore().day(patient, 4, '2025-07-01'))!.cgm).toEqual(full.cgm);
+      // 6,000 readings of a day, no two alike: past the bound. The rest of the summary is kept, and the day still orders by its readings.
+      const seconds: CgmReading[] = Array.from({ length: 6000 }, (_, i) => ({ at: start + 86_400_000 + i * 14_000, offsetMinutes: 0, mgdl: 1000 + i }));
+      const past = { ...summary(patient, '2025-07-02', [1]), readings: 6000, cgm: digestOf(seconds) };
+      expect(JSON.stringify(past.cgm).length).toBeGreaterThan(DIGEST_BUDGET);
+      expect(await summaryStore().keep(past, 'from-more-readings')).toBe(true);
+      expect(await summaryStore().day(patient, 4, '2025-07-02')).toEqual({ ...past, cgm: DIGEST_NOT_KEPT });
+      expect(await summaryStore().digests(patient, 4, { from: '2025-07-02', to: '2025-07-02' })).toEqual([{ day: '2025-07-02', digest: DIGEST_NOT_KEPT }]);
+      expect(await summaryStore().keep({ ...past, readings: 5999 }, 'from-more-readings')).toBe(false);
     });
 
     it("deletes a patient's summaries, and only theirs", async () => {

@@ -14,14 +14,21 @@
  * - A reading with status `entered-in-error` counts as a reading of the day (the summary's
  *   `readings` orders summaries by the rows they saw) but gives no values, as the R5 operation says.
  * - The day is the UTC day of the effective start; an undated reading belongs to no day.
+ * - A code whose readings may be a glucose sensor's (../cgm/readings.ts) keeps beside them the day's
+ *   CGM digest (shared/cgm/digest.ts) of its sensor readings, from the same readings in the same
+ *   recompute, so the sensor's metrics and profile over a period merge from the days' digests
+ *   (../cgm/period.ts) by the same rule that keeps the rest of the summary right.
  * - Beside the figures, each member's least and greatest value per UTC hour of the effective start
  *   (`bounds`), so a value search can skip the hours whose readings cannot match
  *   (../search/hours.ts). They are kept in the unit as uploaded (the search's unitless comparison
  *   is with the value as uploaded; one with a unit converts the bounds exactly as it converts a
  *   value), and over every reading, `entered-in-error` ones included: the search finds those too.
  */
+import { summariseDay as digestOf, type CgmDayDigest } from '../../cgm/digest';
+import { mergeMoments, momentsOf } from '../../distribution';
 import type { StoredObservation } from '../model';
 import { canonicalOf, ucumOf } from '../../omh/quantities';
+import { holdsSensorReadings, sensorReadingsOf } from '../cgm/readings';
 import { readingValues } from '../values';
 
 export const DAY_MS = 86_400_000;
@@ -70,7 +77,17 @@ export interface DaySummary {
    * reads that day whole.
    */
   bounds?: HourBounds[];
+  /**
+   * The CGM digest of the day's sensor readings (an empty one when it holds none), for a code whose
+   * readings may be a sensor's; `too-large` when the store could not keep it (past its bound: the
+   * adapter says it), and absent for other codes and from a summary kept before digests were (a
+   * period then reads that day's readings, until a rebuild writes the digest).
+   */
+  cgm?: CgmDayDigest | typeof DIGEST_NOT_KEPT;
 }
+
+/** What a summary holds in place of a digest the store could not keep. */
+export const DIGEST_NOT_KEPT = 'too-large';
 
 export const HOUR_MS = 3_600_000;
 
@@ -91,20 +108,15 @@ const groupKey = (member: number, unit: string, converted: boolean) => `${member
 
 /** The group of these values (at least one). */
 export function groupOf(member: number, unit: string, converted: boolean, values: readonly number[]): ValueGroup {
-  let sum = 0;
   let min = Infinity;
   let max = -Infinity;
   const histogram = new Map<number, number>();
   for (const v of values) {
-    sum += v;
     if (v < min) min = v;
     if (v > max) max = v;
     histogram.set(v, (histogram.get(v) ?? 0) + 1);
   }
-  const mean = sum / values.length;
-  let m2 = 0;
-  for (const v of values) m2 += (v - mean) ** 2;
-  return { member, unit, converted, count: values.length, sum, m2, min, max, histogram };
+  return { member, unit, converted, ...momentsOf(values), min, max, histogram };
 }
 
 /**
@@ -135,7 +147,13 @@ export function byGroup(a: ValueGroup, b: ValueGroup): number {
 
 /** A day's summary from every reading of the code that day. */
 export function summariseDay(key: Pick<DaySummary, 'patientId' | 'codeId' | 'day'>, readings: readonly StoredObservation[], schemaCode: string): DaySummary {
-  return { ...key, readings: readings.length, groups: valueGroups(readings, schemaCode), bounds: hourBounds(readings, schemaCode, dayStart(key.day)) };
+  return {
+    ...key,
+    readings: readings.length,
+    groups: valueGroups(readings, schemaCode),
+    bounds: hourBounds(readings, schemaCode, dayStart(key.day)),
+    ...(holdsSensorReadings(schemaCode) ? { cgm: digestOf(sensorReadingsOf(readings, schemaCode)) } : {}),
+  };
 }
 
 /** Bounds in a stable order: by member, then unit. */
@@ -170,15 +188,11 @@ export function hourBounds(readings: readonly StoredObservation[], schemaCode: s
 
 /** Two groups of the same member and unit as one (Chan's merge of the spread); the histogram only when both have one. */
 export function mergeGroup(a: ValueGroup, b: ValueGroup): ValueGroup {
-  const count = a.count + b.count;
-  const delta = b.sum / b.count - a.sum / a.count;
   const merged: ValueGroup = {
     member: a.member,
     unit: a.unit,
     converted: a.converted,
-    count,
-    sum: a.sum + b.sum,
-    m2: a.m2 + b.m2 + (delta * delta * a.count * b.count) / count,
+    ...mergeMoments(a, b),
     min: Math.min(a.min, b.min),
     max: Math.max(a.max, b.max),
   };
@@ -203,7 +217,14 @@ export function mergeGroups(groups: Iterable<ValueGroup>): ValueGroup[] {
 
 /** Whether two summaries say the same (the kept one is right). */
 export function sameSummary(a: DaySummary, b: DaySummary): boolean {
-  return a.readings === b.readings && a.groups.length === b.groups.length && a.groups.every((g, i) => sameGroup(g, b.groups[i]!)) && sameBounds(a.bounds, b.bounds);
+  return a.readings === b.readings && a.groups.length === b.groups.length && a.groups.every((g, i) => sameGroup(g, b.groups[i]!)) && sameBounds(a.bounds, b.bounds) && sameDigest(a.cgm, b.cgm);
+}
+
+/** A digest the store could not keep is no difference (as a histogram); a missing one is (kept before digests were: a rebuild adds it). */
+function sameDigest(a: DaySummary['cgm'], b: DaySummary['cgm']): boolean {
+  if (a === DIGEST_NOT_KEPT || b === DIGEST_NOT_KEPT) return a !== undefined && b !== undefined;
+  if (!a || !b) return a === b;
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** A summary without bounds (kept before them) differs from one with: a rebuild adds them. */

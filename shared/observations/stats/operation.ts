@@ -26,8 +26,11 @@ import { spanStatistics, type CodeStatistics, type StatisticsResult } from './re
 import { inCodeSystemOrder, needsHistogram } from './statistics';
 import { statsTargets } from './targets';
 
-/** The patient the caller may read as `subject`, or undefined (a patient naming another); out of reach as a search's for a practitioner. */
-async function subjectPatient(caller: Caller, subject: string): Promise<number | undefined> {
+/**
+ * The patient the caller may read as `subject`, or undefined (a patient naming another); out of
+ * reach as a search's for a practitioner. Also the CGM summary's decision (../cgm/operation.ts).
+ */
+export async function subjectPatient(caller: Caller, subject: string): Promise<number | undefined> {
   if (caller.kind === 'practitioner' && caller.system && !scopesCover(caller.system.types, 'Observation')) {
     throw outOfReach("The token's scopes do not cover Observation: ask for system/Observation.rs.");
   }

@@ -7,11 +7,12 @@
  *   (floating point, no cancellation). Variance is the population variance (divided by n, numpy's
  *   `var` default); std-dev its square root.
  * - median, percentiles, quartiles, quintiles: exact, from the merged histograms, by linear
- *   interpolation between the closest ranks (numpy's default `linear` method): for the p-th
- *   quantile of n sorted values x[0..n-1], h = (n - 1) p, and the answer is
- *   x[floor(h)] + (h - floor(h)) (x[floor(h) + 1] - x[floor(h)]).
+ *   interpolation between the closest ranks (numpy's default `linear` method, shared/distribution.ts).
  */
+import { sortedHistogram, type SortedValues } from '../../distribution';
 import type { ValueGroup } from './day-summary';
+
+export type { SortedValues };
 
 /** The code system of R5's statistics. */
 export const STATISTICS_SYSTEM = 'http://hl7.org/fhir/observation-statistics';
@@ -106,36 +107,7 @@ export function statisticOf(group: ValueGroup, s: Statistic, sorted?: SortedValu
   }
 }
 
-export interface SortedValues {
-  /** The p-th quantile (0..1), by linear interpolation between the closest ranks. */
-  quantile(p: number): number;
-}
-
 /** The group's values in order, as runs of equal values (from its histogram), or undefined without one. */
 export function sortedValues(group: ValueGroup): SortedValues | undefined {
-  if (!group.histogram) return undefined;
-  const values = [...group.histogram.keys()].sort((a, b) => a - b);
-  /** ends[i]: how many values are at or below values[i]. */
-  const ends: number[] = [];
-  let seen = 0;
-  for (const v of values) ends.push((seen += group.histogram.get(v)!));
-  const at = (rank: number): number => {
-    // The first run whose end passes the rank (a binary search: a year may hold thousands of runs).
-    let lo = 0;
-    let hi = ends.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ends[mid]! > rank) hi = mid;
-      else lo = mid + 1;
-    }
-    return values[lo]!;
-  };
-  return {
-    quantile(p) {
-      const h = (seen - 1) * p;
-      const below = Math.floor(h);
-      const low = at(below);
-      return below + 1 < seen ? low + (h - below) * (at(below + 1) - low) : low;
-    },
-  };
+  return group.histogram && sortedHistogram(group.histogram);
 }

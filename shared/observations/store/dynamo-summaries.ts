@@ -13,9 +13,14 @@
  * min), about 250 characters for a day of minute heart rates; an empty list when the day holds no
  * values, absent from an item kept before the bounds were (or from a summary given without them).
  *
- * Bound: an item holds at most HISTOGRAM_BUDGET characters of histograms (far below DynamoDB's
- * 400 KB item limit, and a year's Query stays small); past it the largest histograms are left out
- * (an empty text), and a quantile over that day reads the day's readings instead.
+ * `c`: the day's CGM digest of a code whose readings may be a glucose sensor's, as JSON (about 3 KB
+ * for a day of 288 readings); an empty text when it was past its bound.
+ *
+ * Bounds: an item holds at most HISTOGRAM_BUDGET characters of histograms and DIGEST_BUDGET of
+ * digest (together far below DynamoDB's 400 KB item limit, and a year's Query stays small); past the
+ * first the largest histograms are left out (an empty text), and a quantile over that day reads the
+ * day's readings instead; past the second the digest is left out, and a CGM period reads that day's
+ * readings instead. Every day of up to 1,440 sensor readings (one a minute) keeps its digest.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -24,13 +29,22 @@ import { dynamo } from '../../store/clients';
 import { pad } from '../../store/directory-keys';
 import { queryAll } from '../../store/reads';
 import { retryWhileBusy } from '../../store/retry';
-import type { DaySummary, HourBounds, ValueGroup } from '../stats/day-summary';
+import { DIGEST_VERSION, type CgmDayDigest } from '../../cgm/digest';
+import { DIGEST_NOT_KEPT, type DaySummary, type HourBounds, type ValueGroup } from '../stats/day-summary';
 import { observationKeys } from './dynamo-keys';
 import { table } from './dynamo-table';
-import type { DayBounds, KeepRule, SummaryStore } from './summary-port';
+import type { DayBounds, DayDigest, KeepRule, SummaryStore } from './summary-port';
 
 /** Characters of histogram text an item keeps at most. */
 export const HISTOGRAM_BUDGET = 64_000;
+
+/**
+ * Characters of CGM digest JSON an item keeps at most. A digest's largest parts grow with the day's
+ * readings (a time-of-day bin and whole mg/dL value each, a gap length each): a day of 1,440
+ * readings with no two values alike and as many different gaps as a day has room for is about
+ * 21,000 characters (test/contract/summary-store.ts builds one), so every day of minute readings fits.
+ */
+export const DIGEST_BUDGET = 48_000;
 
 /** The sort keys of a patient's day summaries begin with this. */
 export const DAYS = '#DAY#';
@@ -69,11 +83,25 @@ function keptHistogramTexts(groups: readonly ValueGroup[]): string[] {
   return texts;
 }
 
-/** A summary as the table keeps it: histograms past the bound left out (what the twin keeps too). */
+/** The digest's text an item keeps: its JSON, or empty past the bound. */
+function digestText(digest: NonNullable<DaySummary['cgm']>): string {
+  const text = digest === DIGEST_NOT_KEPT ? '' : JSON.stringify(digest);
+  return text.length <= DIGEST_BUDGET ? text : '';
+}
+
+/** A kept digest text as the domain reads it: one of another version is no digest (recomputed from the readings). */
+function digestOf(text: string): CgmDayDigest | typeof DIGEST_NOT_KEPT | undefined {
+  if (text === '') return DIGEST_NOT_KEPT;
+  const digest = JSON.parse(text) as CgmDayDigest;
+  return digest.version === DIGEST_VERSION ? digest : undefined;
+}
+
+/** A summary as the table keeps it: histograms and a digest past their bounds left out (what the twin keeps too). */
 export function asKept(summary: DaySummary): DaySummary {
   const texts = keptHistogramTexts(summary.groups);
   return {
     ...summary,
+    ...(summary.cgm === undefined ? {} : { cgm: digestOf(digestText(summary.cgm)) }),
     groups: summary.groups.map((g, i) => {
       const { histogram: _histogram, ...figures } = g;
       return texts[i] ? { ...figures, histogram: new Map(g.histogram) } : figures;
@@ -121,12 +149,14 @@ export const keysOf = (item: Record<string, unknown>): { codeId: number; day: st
 function fromItem(item: Record<string, unknown>, patientId: number): DaySummary {
   const histograms = item.h as string[] | undefined;
   const bounds = item.v as string[] | undefined;
+  const cgm = typeof item.c === 'string' ? digestOf(item.c) : undefined;
   return {
     patientId,
     ...keysOf(item),
     readings: Number(item.readings),
     groups: ((item.g as string[] | undefined) ?? []).map((g, i) => groupOf(g, histograms?.[i])),
     ...(bounds ? { bounds: bounds.map(boundsOf) } : {}),
+    ...(cgm ? { cgm } : {}),
   };
 }
 
@@ -142,6 +172,7 @@ async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
     g: summary.groups.map(groupText),
     h: keptHistogramTexts(summary.groups),
     ...(summary.bounds ? { v: summary.bounds.map(boundsText) } : {}),
+    ...(summary.cgm ? { c: digestText(summary.cgm) } : {}),
   };
   try {
     await retryWhileBusy(() =>
@@ -155,7 +186,7 @@ async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
 }
 
 async function day(patientId: number, codeId: number, day: string): Promise<DaySummary | undefined> {
-  const [item] = await items(patientId, codeId, { from: day, to: day }, 'sk, readings, g, h, v');
+  const [item] = await items(patientId, codeId, { from: day, to: day }, 'sk, readings, g, h, v, c');
   return item && fromItem(item, patientId);
 }
 
@@ -166,6 +197,10 @@ async function days(patientId: number, codeId: number, range: { from: string; to
 
 async function bounds(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayBounds[]> {
   return (await items(patientId, codeId, range, 'sk, v')).map((item) => ({ day: keysOf(item).day, bounds: (item.v as string[] | undefined)?.map(boundsOf) }));
+}
+
+async function digests(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayDigest[]> {
+  return (await items(patientId, codeId, range, 'sk, c')).map((item) => ({ day: keysOf(item).day, digest: typeof item.c === 'string' ? digestOf(item.c) : undefined }));
 }
 
 /** The items of a code's days in the range, in day order, with these attributes. */
@@ -196,4 +231,4 @@ async function deletePatient(patientId: number): Promise<number> {
   return keys.length;
 }
 
-export const dynamoSummaryStore: SummaryStore = { keep, day, days, bounds, deletePatient };
+export const dynamoSummaryStore: SummaryStore = { keep, day, days, bounds, digests, deletePatient };

@@ -13,7 +13,7 @@ export function memorySummaryStore(): SummaryStore {
   const byPatient = new Map<number, Map<string, DaySummary>>();
   const keyOf = (codeId: number, day: string) => `${codeId}#${day}`;
   const withoutHistograms = (s: DaySummary): DaySummary => ({ ...s, groups: s.groups.map(({ histogram: _histogram, ...figures }) => figures) });
-  const withoutBounds = ({ bounds: _bounds, ...s }: DaySummary): DaySummary => s;
+  const withoutBounds = ({ bounds: _bounds, cgm: _cgm, ...s }: DaySummary): DaySummary => s;
   const codeDays = (patientId: number, codeId: number, range: { from: string; to: string }) =>
     [...(byPatient.get(patientId)?.values() ?? [])].filter((s) => s.codeId === codeId && s.day >= range.from && s.day <= range.to).sort((a, b) => (a.day < b.day ? -1 : 1));
 
@@ -31,6 +31,7 @@ export function memorySummaryStore(): SummaryStore {
     },
     days: async (patientId, codeId, range, histograms) => codeDays(patientId, codeId, range).map((s) => withoutBounds(histograms ? copy(s) : withoutHistograms(copy(s)))),
     bounds: async (patientId, codeId, range) => codeDays(patientId, codeId, range).map((s) => ({ day: s.day, bounds: s.bounds && copy(s.bounds) })),
+    digests: async (patientId, codeId, range) => codeDays(patientId, codeId, range).map((s) => ({ day: s.day, digest: s.cgm && copy(s.cgm) })),
     deletePatient: async (patientId) => {
       const removed = byPatient.get(patientId)?.size ?? 0;
       byPatient.delete(patientId);

@@ -17,6 +17,12 @@ export interface DayBounds {
   bounds: HourBounds[] | undefined;
 }
 
+/** A kept day's CGM digest (`DaySummary.cgm`): undefined when the summary keeps none (kept before digests were, or of a digest version no longer read). */
+export interface DayDigest {
+  day: string;
+  digest: DaySummary['cgm'];
+}
+
 /**
  * When a summary replaces the one kept for its day:
  * - `from-more-readings`: only one computed from fewer readings (equal counts are the same readings:
@@ -36,11 +42,13 @@ export interface SummaryStore {
   /**
    * The kept summaries of a code from day `from` to day `to` (both `yyyy-mm-dd`, inclusive), in
    * day order; with their histograms only when asked (a quantile needs them, nothing else does);
-   * never with their bounds (`bounds` reads those).
+   * never with their bounds or digests (`bounds` and `digests` read those).
    */
   days(patientId: number, codeId: number, range: { from: string; to: string }, histograms: boolean): Promise<DaySummary[]>;
   /** The value bounds by hour of the kept days of a code from `from` to `to` (inclusive), in day order: a value search's plan. */
   bounds(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayBounds[]>;
+  /** The CGM digests of the kept days of a code from `from` to `to` (inclusive), in day order: a CGM period's days. */
+  digests(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayDigest[]>;
   /** Removes every summary of the patient; returns how many. */
   deletePatient(patientId: number): Promise<number>;
 }

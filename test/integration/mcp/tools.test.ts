@@ -9,7 +9,11 @@ import { Client, InMemoryTransport, type CallToolResult } from '@modelcontextpro
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callerFromToken } from '../../../shared/auth/authenticate';
 import type { Patient, Study } from '../../../shared/directory/model';
+import type { CgmReading } from '../../../shared/cgm/digest';
+import { summariseReadings } from '../../../shared/cgm/metrics';
+import { MGDL_PER_MMOLL } from '../../../shared/cgm/units';
 import { createMcpServer, TOOLS } from '../../../shared/mcp/server';
+import { glucoseMembers } from '../../support/cgm';
 import { condition, postAuxiliary } from '../../support/auxiliary';
 import { makeDataSource, makeFhirSource, makeOrganization, makePatient, makePractitioner, makeStudy, type WithToken } from '../../support/directory';
 import { observation, TABLE_CODES, upload, type ObservationWorld } from '../../support/observations';
@@ -253,6 +257,51 @@ describe('readings', () => {
   });
 });
 
+describe('a glucose sensor', () => {
+  it('glucose_summary: the metrics and the profile of a day on a time zone\'s calendar, as the raw readings give them', async () => {
+    // A side of its own: the other tests count side A's readings and studies.
+    const { world } = await side();
+    const { patient } = world;
+    // 2026-01-05 in New York (-05:00), every 15 minutes; a reading before and after the day.
+    const midnight = Date.parse('2026-01-05T05:00:00Z');
+    const raw: CgmReading[] = Array.from({ length: 98 }, (_, i) => ({ at: midnight + (i - 1) * 15 * 60_000, offsetMinutes: -300, mgdl: 50 + ((i * 13) % 230) }));
+    const sent = raw.map((r) => observation(world, { code: 'omh:blood-glucose:4.0', members: glucoseMembers(r.at, r.offsetMinutes, r.mgdl, 'mg/dL') }));
+    expect((await upload(patient.token, sent)).status).toBe(200);
+    const period = { from: midnight, to: midnight + DAY };
+    const expected = summariseReadings(raw, { period });
+
+    const answer = await tool(await connect(world.practitioner.token), 'glucose_summary', { patientId: patient.id, from: '2026-01-05', to: '2026-01-05', timeZone: 'America/New_York' });
+    expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+    const got = answer.structuredContent as Record<string, any>;
+    expect(got).toMatchObject({ patientId: patient.id, period: { start: '2026-01-05', end: '2026-01-05', days: 1 }, unit: 'mg/dL', readings: 96, intervalMinutes: 15, sensorActivePercent: 100, daysOfWear: 1, sufficient: false });
+    const g = expected.glucose!;
+    expect(got.glucose).toMatchObject({ mean: Number(g.meanMgdl.toFixed(1)), cvPercent: Number(g.cvPercent.toFixed(2)), gmiPercent: Number(g.gmiPercent.toFixed(2)), min: g.minMgdl, max: g.maxMgdl });
+    expect(got.glucose.ranges).toEqual(Object.fromEntries(Object.entries(g.bands).map(([band, { percent }]) => [band, Number(percent.toFixed(2))])));
+    expect(got.glucose.targets.map((t: any) => t.met)).toEqual(g.targets.map((t) => t.met));
+    expect(got.notes).toContain('Not sufficient: the period is 1 days, and at least 14 are needed.');
+    // One reading a bin, on its own clock: 00:00 New York time is the day's first reading.
+    expect(got.profile).toHaveLength(96);
+    expect(got.profile[0]).toEqual({ time: '00:00', readings: 1, p5: raw[1]!.mgdl, p25: raw[1]!.mgdl, p50: raw[1]!.mgdl, p75: raw[1]!.mgdl, p95: raw[1]!.mgdl });
+    const text = (answer.content[0] as { text: string }).text;
+    expect(text).toContain(`Glucose sensor of patient ${patient.id}, 2026-01-05 to 2026-01-05 (1 days), in mg/dL:`);
+    expect(text).toContain(`- 96 readings, one every 15 min; sensor active 100%; 1 days of wear; NOT enough data`);
+    expect(text).toMatch(/time in ranges \(mg\/dL\): very low \(<54\) [\d.]+%, low \(54-69\)/);
+    expect(text.split('\n').filter((line) => /^\d\d:00 /.test(line))).toHaveLength(24);
+
+    // The patient themself, in mmol/L, the older-or-high-risk targets.
+    const self = await connect(patient.token);
+    const mine = await ok(self, 'glucose_summary', { from: '2026-01-05T05:00:00Z', to: '2026-01-06T04:59:59.999Z', unit: 'mmol/L', targets: 'older-or-high-risk' });
+    expect(mine.period).toEqual({ start: '2026-01-05T05:00:00Z', end: '2026-01-06T04:59:59.999Z', days: 1 });
+    expect(mine.glucose.mean).toBe(Number((g.meanMgdl / MGDL_PER_MMOLL).toFixed(2)));
+    expect(mine.glucose.targets.map((t: any) => t.name)).toEqual(['Time in range (3.9-10.0 mmol/L)', 'Time below 3.9 mmol/L', 'Time above 13.9 mmol/L', 'Coefficient of variation']);
+    // No readings in the period: no glucose figures, and the answer says why.
+    const none = await ok(self, 'glucose_summary', { from: '2025-01-01', to: '2025-01-14' });
+    expect(none).toMatchObject({ readings: 0, glucose: null, sufficient: false, profile: [] });
+    expect(none.notes).toContain('Not sufficient: the period holds no glucose readings.');
+    expect(touched.some((ids) => ids.includes(patient.id))).toBe(true);
+  });
+});
+
 describe('schemas', () => {
   it('get_omh_schema, resources/list and resources/read', async () => {
     const { schema } = await ok(asPatient, 'get_omh_schema', { readingType: 'http://loinc.org|8867-4' });
@@ -279,6 +328,7 @@ describe('isolation', () => {
     ['search_readings_by_value', { patientId, readingType: 'heart-rate', comparator: 'gt', value: 0 }],
     ['reading_statistics', { patientId, readingType: 'heart-rate', from: '2026-01-01' }],
     ['latest_readings', { patientId }],
+    ['glucose_summary', { patientId }],
     ['clinical_record', { patientId }],
   ];
   const studyCalls = (studyId: number): Array<[string, Record<string, unknown>]> => [
@@ -336,6 +386,12 @@ describe('hostile arguments', () => {
       ['reading_statistics', { patientId: id, readingType: 'heart-rate', from: '1900-01-01' }],
       ['reading_statistics', { patientId: id, readingType: 'heart-rate', from: '2026-01-01', statistics: ['skew'] }],
       ['latest_readings', { patientId: id, max: 1000 }],
+      ['glucose_summary', { patientId: id, timeZone: 'Mars/Olympus_Mons' }],
+      ['glucose_summary', { patientId: id, timeZone: '../etc' }],
+      ['glucose_summary', { patientId: id, unit: 'g/L' }],
+      ['glucose_summary', { patientId: id, targets: 'children' }],
+      ['glucose_summary', { patientId: id, from: '2020-01-01', to: '2026-01-01' }],
+      ['glucose_summary', { patientId: id, from: '2026-01-10', to: '2026-01-01' }],
       ['clinical_record', { patientId: id, cursor: 'abc' }],
       ['get_omh_schema', { readingType: '__proto__' }],
       ['get_omh_schema', { readingType: 'constructor' }],

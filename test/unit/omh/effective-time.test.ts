@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { daysInMonth, isoInstant } from '../../../shared/omh/datetime';
 import {
-  effectiveTimeProblem, fhirEffective, liftEffectiveTime, type EffectiveTime, type FhirEffective,
+  effectiveTimeProblem, fhirEffective, liftEffectiveTime, startOffsetOf, type EffectiveTime, type FhirEffective,
 } from '../../../shared/omh/effective-time';
 
 const lift = (effective_time_frame: unknown) => liftEffectiveTime({ effective_time_frame });
@@ -256,5 +256,26 @@ describe('properties', () => {
         });
       }),
     );
+  });
+});
+
+describe('startOffsetOf', () => {
+  const offset = (effective_time_frame: unknown) => startOffsetOf({ effective_time_frame });
+  it("is the offset of the clock the start was written on", () => {
+    expect(offset({ date_time: '2026-03-08T01:55:00-08:00' })).toBe(-480);
+    expect(offset({ date_time: '2026-03-08T03:00:00-07:00' })).toBe(-420);
+    expect(offset({ date_time: '2026-03-08T03:00:00+05:45' })).toBe(345);
+    expect(offset({ date_time: '2026-03-08T03:00:00Z' })).toBe(0);
+    expect(offset(interval({ start_date_time: '2025-03-02T23:10:00+01:00', end_date_time: '2025-03-03T06:40:00+02:00' }))).toBe(60);
+    expect(offset(interval({ start_date_time: '2025-03-02T23:10:00-03:30', duration: { value: 5, unit: 'min' } }))).toBe(-210);
+    // An end and a duration: the writer's clock is the end's.
+    expect(offset(interval({ end_date_time: '2025-03-02T23:10:00+09:00', duration: { value: 5, unit: 'min' } }))).toBe(540);
+  });
+  it('is UTC for the UTC windows of a date, and undefined without an effective time', () => {
+    expect(offset(interval({ date: '2025-03-02', part_of_day: 'night' }))).toBe(0);
+    expect(offset({ full_date: '2025-03-02' })).toBe(0);
+    expect(offset({ date_time: 'yesterday' })).toBeUndefined();
+    expect(startOffsetOf({})).toBeUndefined();
+    expect(startOffsetOf(undefined)).toBeUndefined();
   });
 });

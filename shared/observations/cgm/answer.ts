@@ -1,0 +1,37 @@
+/**
+ * THE FHIR rendering of a CGM summary (operation.ts's typed result): a `collection` Bundle of the
+ * summary panel, its members and the ambulatory glucose profile, as shared/cgm/fhir.ts renders them
+ * in the shapes of HL7's CGM guide, their references the entries' `fullUrl`s. The operation's one
+ * output is this Bundle, so it is the answer's body itself (FHIR's rule for an operation whose only
+ * output is one resource named `return`).
+ *
+ * The `fullUrl`s are `urn:uuid:`s named by the question (patient, period, unit, targets) and the
+ * entry's place, not drawn at random: the same question answers the same ids, so two answers (two
+ * callers', or one asked again) compare entry by entry, and a different question never shares one.
+ */
+import { createHash } from 'node:crypto';
+import { cgmEntries, cgmResources } from '../../cgm/fhir';
+import type { CgmResult } from './operation';
+
+/** A UUID (RFC 9562 version 8: its bits the service's own) named by a text: the first 128 bits of its SHA-256. */
+function namedUuid(text: string): string {
+  const bytes = createHash('sha256').update(text).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function cgmBundle(result: CgmResult, now = Date.now()): Record<string, unknown> {
+  const { summary } = result;
+  const question = ['cgm-summary', result.patientId, summary.period.from, summary.period.to, result.unit, summary.glucose?.targets.map((t) => `${t.metric}${t.comparator}${t.percent}`).join(',') ?? ''].join('|');
+  let entry = 0;
+  const fullUrlOf = () => `urn:uuid:${namedUuid(`${question}|${(entry += 1)}`)}`;
+  const resources = cgmResources(summary, { subject: `Patient/${result.patientId}`, unit: result.unit, periodClock: result.clock, fullUrlOf });
+  return {
+    resourceType: 'Bundle',
+    type: 'collection',
+    timestamp: new Date(now).toISOString(),
+    entry: cgmEntries(resources).map(({ fullUrl, resource }) => ({ fullUrl, resource })),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The digest of a patient's sensor readings over a period (docs/cgm.md#a-period-from-the-digests):
+ * the readings of the period as every path counts them (../period.ts: their effective start in
+ * `[from, to)`), digested without reading each of them:
+ *
+ * - the whole UTC days inside the period from the day summaries' digests, kept as the readings were
+ *   written (one Query of the code's days);
+ * - the partial days at its edges (a period that starts or ends within a UTC day, as a local
+ *   midnight or "now" does) from the readings of those parts of days, read and digested here;
+ * - a day whose summary keeps no digest it can use (one kept before digests were, one of another
+ *   digest version, one past the store's bound) from its readings too.
+ *
+ * The parts share no reading and follow one another in time, so their digests merge into exactly
+ * the digest of the period's readings (shared/cgm/digest.ts), and the answer is the raw computation
+ * over the period asked, whatever its edges. What is read grows with the days (a digest each) and
+ * at most two partial days of readings, not with the readings of the whole days.
+ */
+import { mergeDigests, summariseDay as digestOf, type CgmDayDigest, type CgmPeriodDigest } from '../../cgm/digest';
+import { MS_PER_DAY } from '../../omh/datetime';
+import { startBoundsOf, wholeDaysOf, type BoundedPeriod } from '../period';
+import { dayOf, dayStart } from '../stats/day-summary';
+import { allReadings, rowsQuery } from '../stats/keep';
+import { summaryStore } from '../store/summary-current';
+import { sensorReadingsOf } from './readings';
+
+/** A blood glucose code of the code table: its id and schema. */
+export interface SensorCode {
+  codeId: number;
+  schemaCode: string;
+}
+
+/** What a period's digest was made from. */
+export interface DigestSources {
+  /** Whole days whose kept digest was merged. */
+  daysFromDigests: number;
+  /** Readings read and digested: the partial days at the edges, and the days without a usable digest. */
+  readingsRead: number;
+}
+
+/** The digest of the code's sensor readings over the period, and what it was made from. */
+export async function periodDigest(patientId: number, code: SensorCode, period: BoundedPeriod): Promise<{ digest: CgmPeriodDigest; sources: DigestSources }> {
+  const whole = wholeDaysOf(startBoundsOf(period));
+  const kept = whole.start < whole.end ? await summaryStore().digests(patientId, code.codeId, { from: dayOf(whole.start), to: dayOf(whole.end - 1) }) : [];
+  const usable = kept.flatMap((d) => (typeof d.digest === 'object' ? [d.digest] : []));
+  const readSpans: BoundedPeriod[] = whole.start < whole.end ? [{ from: period.from, to: whole.start }, { from: whole.end, to: period.to }] : [period];
+  for (const d of kept) if (typeof d.digest !== 'object') readSpans.push({ from: dayStart(d.day), to: dayStart(d.day) + MS_PER_DAY });
+  const read = await Promise.all(readSpans.filter((s) => s.from < s.to).map((s) => allReadings(rowsQuery(patientId, code.codeId, s))));
+  const digests: CgmDayDigest[] = read.map((rows) => digestOf(sensorReadingsOf(rows, code.schemaCode)));
+  return {
+    digest: mergeDigests([...usable, ...digests]),
+    sources: { daysFromDigests: usable.length, readingsRead: read.reduce((n, rows) => n + rows.length, 0) },
+  };
+}

@@ -1,0 +1,4 @@
+/** `Patient/<id>/$cgm-summary` through the FHIR handler on the in-memory twins (the suite: test/contract/cgm-summary.ts). */
+import { cgmSummarySuite } from '../../contract/cgm-summary';
+
+cgmSummarySuite();
