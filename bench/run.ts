@@ -4,6 +4,7 @@
  * the same run, because this machine is noisy.
  */
 import { auxiliaryBench } from './auxiliary';
+import { cgmReportBench } from './cgm-report';
 import { coldStart } from './cold-start';
 import { earlyReadBench } from './early-read';
 import { exportBench } from './export';
@@ -45,6 +46,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['portal', portalBench],
   ['npm-start', npmStartBench],
   ['fuzz', fuzzBench],
+  ['cgm-report', cgmReportBench],
 ]);
 
 async function main() {
