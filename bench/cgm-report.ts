@@ -17,7 +17,7 @@ const WARM_UP = 5;
 /** 2026-03-01 00:00 at -08:00. */
 const FROM = Date.parse('2026-03-01T08:00:00Z');
 const OFFSET = -480;
-const OPTIONS = { patientName: 'Ana Souza', periodOffsetMinutes: OFFSET, generatedAt: Date.parse('2026-06-01T09:00:00Z') };
+const OPTIONS = { patientName: 'Ana Souza', periodClock: () => OFFSET, generatedAt: Date.parse('2026-06-01T09:00:00Z') };
 
 function readingsOf(days: number): CgmReading[] {
   const readings: CgmReading[] = [];
@@ -31,7 +31,7 @@ function readingsOf(days: number): CgmReading[] {
 function periodOf(days: number) {
   const readings = readingsOf(days);
   const period = { from: FROM, to: FROM + days * MS_PER_DAY };
-  const build = () => ({ summary: summariseReadings(readings, { period }), days: dailyProfilesOf(readings, period, OFFSET) });
+  const build = () => ({ summary: summariseReadings(readings, { period }), days: dailyProfilesOf(readings, period, () => OFFSET) });
   return { readings, build, input: build() };
 }
 

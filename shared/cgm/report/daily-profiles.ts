@@ -8,11 +8,11 @@ import { MS_PER_DAY, parseFullDate } from '../../omh/datetime';
 import type { CgmReading } from '../digest';
 import type { CgmPeriod } from '../metrics';
 import { dateAt, localMinuteOfDay } from '../time-of-day';
-import type { DailyProfile, DayPoint } from './input';
+import { UTC_PERIOD_CLOCK, type DailyProfile, type DayPoint, type PeriodClock } from './input';
 
-export function dailyProfilesOf(readings: readonly CgmReading[], period: CgmPeriod, periodOffsetMinutes = 0): DailyProfile[] {
-  const first = parseFullDate(dateAt(period.from, periodOffsetMinutes)) as number;
-  const last = parseFullDate(dateAt(period.to - 1, periodOffsetMinutes)) as number;
+export function dailyProfilesOf(readings: readonly CgmReading[], period: CgmPeriod, clock: PeriodClock = UTC_PERIOD_CLOCK): DailyProfile[] {
+  const first = parseFullDate(dateAt(period.from, clock(period.from))) as number;
+  const last = parseFullDate(dateAt(period.to - 1, clock(period.to - 1))) as number;
   const byDate = new Map<string, DayPoint[]>();
   for (let midnight = first; midnight <= last; midnight += MS_PER_DAY) byDate.set(dateAt(midnight, 0), []);
   for (const r of readings) {

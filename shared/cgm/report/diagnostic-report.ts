@@ -9,9 +9,10 @@
  */
 import { isoInstant } from '../../omh/datetime';
 import { LOINC_SYSTEM, SUMMARY_PANEL } from '../codes';
-import { effectivePeriodOf, type FhirResource } from '../fhir';
+import type { FhirResource } from '../fhir';
 import type { CgmSummary } from '../metrics';
-import { periodText } from './format';
+import { periodEnds, periodText } from './format';
+import { UTC_PERIOD_CLOCK, type PeriodClock } from './input';
 import { REPORT_TITLE } from './header';
 
 /** HL7 v2 table 0074, diagnostic service section: the guide's category for the report. */
@@ -24,13 +25,13 @@ export interface AgpDiagnosticReportOptions {
   results: readonly string[];
   /** When the report was made (epoch ms): `issued`, and the PDF's `creation`; the `generatedAt` it was rendered with. */
   issued: number;
-  /** The UTC offset of the clock the period is written on (minutes); UTC when not given. */
-  periodOffsetMinutes?: number;
+  /** The clock the period is written on; UTC when not given. */
+  periodClock?: PeriodClock;
 }
 
 export function agpDiagnosticReport(summary: CgmSummary, pdf: Uint8Array, options: AgpDiagnosticReportOptions): FhirResource {
   if (options.results.length === 0) throw new RangeError('the report must reference the summary panel it presents');
-  const offset = options.periodOffsetMinutes ?? 0;
+  const clock = options.periodClock ?? UTC_PERIOD_CLOCK;
   const issued = isoInstant(options.issued);
   return {
     resourceType: 'DiagnosticReport',
@@ -38,14 +39,14 @@ export function agpDiagnosticReport(summary: CgmSummary, pdf: Uint8Array, option
     category: [{ coding: [{ system: DIAGNOSTIC_SERVICE_SECTIONS, code: 'LAB', display: 'Laboratory' }] }],
     code: { coding: [{ system: LOINC_SYSTEM, ...SUMMARY_PANEL }], text: REPORT_TITLE },
     subject: { reference: options.subject },
-    effectivePeriod: effectivePeriodOf(summary.period, offset),
+    effectivePeriod: periodEnds(summary.period, clock),
     issued,
     result: options.results.map((reference) => ({ reference })),
     presentedForm: [
       {
         contentType: 'application/pdf',
         data: Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('base64'),
-        title: `${REPORT_TITLE}, ${periodText(summary.period, offset)}`,
+        title: `${REPORT_TITLE}, ${periodText(summary.period, clock)}`,
         creation: issued,
       },
     ],

@@ -7,6 +7,7 @@ import { effectivePeriodOf } from '../fhir';
 import type { CgmPeriod } from '../metrics';
 import type { Target } from '../thresholds';
 import { glucoseIn, type GlucoseUnit } from '../units';
+import type { PeriodClock } from './input';
 
 export const percentText = (value: number): string => `${value.toFixed(1)}%`;
 
@@ -23,12 +24,14 @@ export const targetText = (target: Target): string => `${COMPARATOR_SIGNS[target
 export const daysText = (days: number): string => (Number.isInteger(days) ? String(days) : days.toFixed(1));
 
 /**
- * The period as `2026-03-01 – 2026-03-14`: its first and last day on the clock `offsetMinutes`
- * from UTC when it is whole days there, else its first and last minute (as the FHIR resources
- * write it, fhir.ts).
+ * The period's ends as the summary Observations write them (fhir.ts): dates when it is whole days
+ * on the clock, else date-times. `effectivePeriodOf` reads both ends at the offset of the start.
  */
-export function periodText(period: CgmPeriod, offsetMinutes: number): string {
-  const { start, end } = effectivePeriodOf(period, offsetMinutes);
+export const periodEnds = (period: CgmPeriod, clock: PeriodClock): { start: string; end: string } => effectivePeriodOf(period, clock(period.from));
+
+/** The period as `2026-03-01 – 2026-03-14`: its first and last day, or its first and last minute. */
+export function periodText(period: CgmPeriod, clock: PeriodClock): string {
+  const { start, end } = periodEnds(period, clock);
   const shown = (when: string) => (when.length === 10 ? when : when.slice(0, 16).replace('T', ' '));
   return `${shown(start)} – ${shown(end)}`;
 }

@@ -5,7 +5,7 @@
 import type { CgmSummary } from '../metrics';
 import type { Canvas } from './canvas';
 import { countText, daysText, instantText, percentText, periodText } from './format';
-import type { AgpReportOptions } from './input';
+import { UTC_PERIOD_CLOCK, type AgpReportOptions } from './input';
 import { LAYOUT, TYPE } from './layout';
 
 export const REPORT_TITLE = 'Ambulatory Glucose Profile (AGP) report';
@@ -16,7 +16,7 @@ export function drawHeader(canvas: Canvas, summary: CgmSummary, options: AgpRepo
   canvas.text(REPORT_TITLE, x, y + 13, { size: TYPE.title, weight: 'bold' });
   canvas.text('Continuous glucose monitoring', x + width, y + 13, { size: TYPE.small, colour: 'muted', align: 'end' });
   canvas.text(`Patient: ${options.patientName}`, x, y + 29, { ...body, weight: 'bold' });
-  canvas.text(`Period: ${periodText(summary.period, options.periodOffsetMinutes ?? 0)} (${daysText(summary.periodDays)} days)`, x, y + 42, body);
+  canvas.text(`Period: ${periodText(summary.period, options.periodClock ?? UTC_PERIOD_CLOCK)} (${daysText(summary.periodDays)} days)`, x, y + 42, body);
   const every = summary.interval.source === 'default' ? '' : `, one every ${Number(summary.interval.minutes.toFixed(2))} min`;
   canvas.text(
     `Sensor active: ${percentText(summary.sensorActivePercent)}   Days with readings: ${summary.daysOfWear}   Readings: ${countText(summary.readings)}${every}`,

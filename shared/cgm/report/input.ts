@@ -23,13 +23,18 @@ export interface AgpReportInput {
   days: readonly DailyProfile[];
 }
 
+/** A clock: its UTC offset (minutes) at an instant; a fixed offset is `() => offset`. */
+export type PeriodClock = (at: number) => number;
+
+export const UTC_PERIOD_CLOCK: PeriodClock = () => 0;
+
 export interface AgpReportOptions {
   /** The name the report is for, as the clinician reads it. */
   patientName: string;
   /** The unit of every glucose figure and axis; mg/dL when not given. */
   unit?: GlucoseUnit;
-  /** The UTC offset of the clock the period is written on (minutes); UTC when not given. */
-  periodOffsetMinutes?: number;
+  /** The clock the period is written on; UTC when not given. */
+  periodClock?: PeriodClock;
   /** When the report was made (epoch ms): printed on it, and its PDF's creation and modification dates. */
   generatedAt: number;
 }

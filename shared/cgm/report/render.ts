@@ -12,7 +12,7 @@ import { newPage } from './canvas';
 import { drawDailyGrid } from './daily-grid';
 import { periodText } from './format';
 import { drawFooter, drawHeader, REPORT_TITLE } from './header';
-import { daysToShow, type AgpReportInput, type AgpReportOptions } from './input';
+import { daysToShow, UTC_PERIOD_CLOCK, type AgpReportInput, type AgpReportOptions } from './input';
 import { drawMetricsTable } from './metrics-table';
 import { drawRangesBar } from './ranges-bar';
 import { drawSufficiency } from './sufficiency';
@@ -36,7 +36,7 @@ export async function renderAgpReport(input: AgpReportInput, options: AgpReportO
   drawFooter(canvas, options);
 
   const generated = new Date(options.generatedAt);
-  document.setTitle(`${REPORT_TITLE}: ${options.patientName}, ${periodText(summary.period, options.periodOffsetMinutes ?? 0)}`);
+  document.setTitle(`${REPORT_TITLE}: ${options.patientName}, ${periodText(summary.period, options.periodClock ?? UTC_PERIOD_CLOCK)}`);
   document.setCreator(CREATOR);
   document.setProducer('pdf-lib');
   document.setCreationDate(generated);

@@ -16,10 +16,21 @@ describe('the daily profiles of a period', () => {
       // Outside the period: left out.
       { at: FROM + 3 * DAY, offsetMinutes: OFFSET, mgdl: 104 },
     ];
-    expect(dailyProfilesOf(readings, period, OFFSET)).toEqual([
+    expect(dailyProfilesOf(readings, period, () => OFFSET)).toEqual([
       { date: '2026-03-01', points: [[0, 101], [90, 102]] },
       { date: '2026-03-02', points: [] },
       { date: '2026-03-03', points: [[30, 103]] },
     ]);
+  });
+
+  it("reads each end of the period on the clock's offset there (the clocks going back within it)", () => {
+    // 2026-10-31 00:00 at -07:00 to 2026-11-02 00:00 at -08:00: the clocks went back on the 1st.
+    const from = Date.parse('2026-10-31T07:00:00Z');
+    const to = Date.parse('2026-11-02T08:00:00Z');
+    const switched = Date.parse('2026-11-01T09:00:00Z');
+    const clock = (at: number) => (at < switched ? -420 : -480);
+    expect(dailyProfilesOf([], { from, to }, clock).map((d) => d.date)).toEqual(['2026-10-31', '2026-11-01']);
+    // On the start's offset alone the last hour would fall on the 2nd.
+    expect(dailyProfilesOf([], { from, to }, () => -420).map((d) => d.date)).toEqual(['2026-10-31', '2026-11-01', '2026-11-02']);
   });
 });

@@ -20,7 +20,7 @@ describe('the AGP report as a DiagnosticReport', async () => {
   const { summary, pdf } = await reportOf(variedTrace(14), 14);
   let next = 0;
   const resources = cgmResources(summary, { subject: 'Patient/7', periodOffsetMinutes: OFFSET, fullUrlOf: () => `urn:uuid:00000000-0000-4000-8000-${String((next += 1)).padStart(12, '0')}` });
-  const report = agpDiagnosticReport(summary, pdf, { subject: 'Patient/7', results: [resources.summary.fullUrl], issued: GENERATED_AT, periodOffsetMinutes: OFFSET });
+  const report = agpDiagnosticReport(summary, pdf, { subject: 'Patient/7', results: [resources.summary.fullUrl], issued: GENERATED_AT, periodClock: () => OFFSET });
 
   it('is final, coded and categorised as the guide codes its PDF report, about the patient and the period', () => {
     expect(report).toMatchObject({

@@ -35,8 +35,8 @@ export async function reportOf(readings: readonly CgmReading[], days: number, op
   const period = { from: FROM, to: FROM + days * DAY };
   const summary = summariseReadings(readings, { period });
   const pdf = await renderAgpReport(
-    { summary, days: dailyProfilesOf(readings, period, OFFSET) },
-    { patientName: 'Ana Souza', periodOffsetMinutes: OFFSET, generatedAt: GENERATED_AT, ...options },
+    { summary, days: dailyProfilesOf(readings, period, () => OFFSET) },
+    { patientName: 'Ana Souza', periodClock: () => OFFSET, generatedAt: GENERATED_AT, ...options },
   );
   return { summary, pdf };
 }

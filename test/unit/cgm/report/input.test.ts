@@ -7,7 +7,7 @@ import { FROM, OFFSET, variedTrace } from './fixtures';
 
 describe('the days the grid shows', () => {
   it('shows the last 14 days by date, their points in time-of-day order', () => {
-    const days = dailyProfilesOf(variedTrace(20), { from: FROM, to: FROM + 20 * DAY }, OFFSET).reverse();
+    const days = dailyProfilesOf(variedTrace(20), { from: FROM, to: FROM + 20 * DAY }, () => OFFSET).reverse();
     days[0] = { ...days[0]!, points: [[600, 120], [30, 90]] };
     const { shown, of } = daysToShow(days);
     expect(of).toBe(20);
