@@ -5,6 +5,7 @@
  */
 import { auxiliaryBench } from './auxiliary';
 import { cgmBench } from './cgm';
+import { cgmReportBench } from './cgm-report';
 import { coldStart } from './cold-start';
 import { earlyReadBench } from './early-read';
 import { exportBench } from './export';
@@ -47,6 +48,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['portal', portalBench],
   ['npm-start', npmStartBench],
   ['fuzz', fuzzBench],
+  ['cgm-report', cgmReportBench],
 ]);
 
 async function main() {
