@@ -9,6 +9,7 @@
  * plain computations. Then: the default period, the digests kept on write (a re-post, concurrent
  * uploads, a rebuild, a purge), who may ask, and the parameters refused.
  */
+import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import type { CgmReading } from '../../shared/cgm/digest';
 import { config } from '../../shared/config';
@@ -82,7 +83,9 @@ function trace(o: { start: number; everyMinutes: number; days: number; value: (i
   return out;
 }
 
-const cgm = (token: string, patientId: number, query = ''): Promise<TestResponse> => call('GET', `/FHIR/R5/Patient/${patientId}/$cgm-summary${query ? `?${query}` : ''}`, { token });
+const cgmOf = (operation: 'cgm-summary' | 'cgm-report', token: string, patientId: number, query = ''): Promise<TestResponse> =>
+  call('GET', `/FHIR/R5/Patient/${patientId}/$${operation}${query ? `?${query}` : ''}`, { token });
+const cgm = (token: string, patientId: number, query = ''): Promise<TestResponse> => cgmOf('cgm-summary', token, patientId, query);
 const cgmPost = (token: string, patientId: number, parameter: unknown[]): Promise<TestResponse> =>
   call('POST', `/FHIR/R5/Patient/${patientId}/$cgm-summary`, { token, body: { resourceType: 'Parameters', parameter } });
 
@@ -314,11 +317,48 @@ export function cgmSummarySuite(): void {
       expect((await cgm('', w.patient.id)).status).toBe(401);
     });
 
+    it('$cgm-report: the same summary, and last the guide\u2019s DiagnosticReport presenting it with the one-page AGP report as a PDF', async () => {
+      const w = await world();
+      const start = Date.UTC(2025, 5, 1);
+      const sent = trace({ start, everyMinutes: 15, days: 20, value: (i) => 60 + ((i * 37) % 200) });
+      await send(w, sent.map((r) => resourceOf(w, r)));
+      const question = 'start=2025-06-01&end=2025-06-20&unit=mmol/L';
+      const [summary, report] = await Promise.all([cgm(w.practitioner.token, w.patient.id, question), cgmOf('cgm-report', w.practitioner.token, w.patient.id, question)]);
+      expect(report.status, report.text.slice(0, 500)).toBe(200);
+      const entries = report.json.entry as Array<{ fullUrl: string; resource: Resource }>;
+      expect(entries).toHaveLength(9);
+      // The summary's resources are $cgm-summary's, entry for entry (their fullUrls the report question's own).
+      expect(resourcesOf(report).slice(0, 8).map(withoutReferences)).toEqual(resourcesOf(summary).map(withoutReferences));
+      expect(entries.map((e) => e.fullUrl).filter((u) => (summary.json.entry as Array<{ fullUrl: string }>).some((e) => e.fullUrl === u))).toEqual([]);
+      const diagnostic = entries[8]!.resource as Resource & { presentedForm: Array<{ contentType: string; data: string }> };
+      expect(diagnostic).toMatchObject({
+        resourceType: 'DiagnosticReport',
+        status: 'final',
+        code: { coding: [{ system: 'http://loinc.org', code: '107931-8' }] },
+        subject: { reference: `Patient/${w.patient.id}` },
+        effectivePeriod: { start: '2025-06-01', end: '2025-06-20' },
+        result: [{ reference: entries[0]!.fullUrl }],
+      });
+      expect(diagnostic.presentedForm).toHaveLength(1);
+      expect(diagnostic.presentedForm[0]!.contentType).toBe('application/pdf');
+      const pdf = await PDFDocument.load(Buffer.from(diagnostic.presentedForm[0]!.data, 'base64'));
+      expect(pdf.getPageCount()).toBe(1);
+      expect(pdf.getTitle()).toContain(`${w.patient.nameGiven} ${w.patient.nameFamily}`);
+      expect(pdf.getTitle()).toContain('2025-06-01');
+      // Another patient's report is refused as their summary is; a parameter it does not take is a 400 naming the operation.
+      expect((await cgmOf('cgm-report', w.other.token, w.patient.id, question)).status).toBe(403);
+      const refused = await cgmOf('cgm-report', w.patient.token, w.patient.id, 'format=pdf');
+      expect(refused.status).toBe(400);
+      expect(refused.json.issue[0].diagnostics).toContain('$cgm-report');
+    });
+
     it('is listed on Patient in the CapabilityStatement, with its definition under the namespace', async () => {
       const res = await call('GET', '/FHIR/R5/metadata');
       const patient = res.json.rest[0].resource.find((r: { type: string }) => r.type === 'Patient');
       expect(patient.operation).toEqual(
-        expect.arrayContaining([expect.objectContaining({ name: 'cgm-summary', definition: `${config().namespace}/OperationDefinition/Patient-cgm-summary`, documentation: expect.stringContaining('docs/cgm.md') })]),
+        expect.arrayContaining(
+          ['cgm-summary', 'cgm-report'].map((name) => expect.objectContaining({ name, definition: `${config().namespace}/OperationDefinition/Patient-${name}`, documentation: expect.stringContaining('docs/cgm.md') })),
+        ),
       );
     });
 

@@ -44,8 +44,8 @@ const pathOf = (row: Row) => row.route.split(' ')[1]!;
 /** The rows whose route takes no token: every caller with a valid token or none is treated alike there. */
 const isPublic = (row: Row) => row.expect.anonymous !== 401;
 const isManagement = (row: Row) => pathOf(row).startsWith(`${API_BASE}/`);
-/** A read: a GET, a search by POST, an operation that only reads (`$lastn`, `$stats`, `$cgm-summary`, by GET or POST), or an MCP exchange (the tools only read). */
-const isRead = (row: Row) => methodOf(row) === 'GET' || /\/(_search|\$lastn|\$stats|\$cgm-summary)$/.test(pathOf(row)) || pathOf(row) === MCP_PATH;
+/** A read: a GET, a search by POST, an operation that only reads (`$lastn`, `$stats`, `$cgm-summary`, `$cgm-report`, by GET or POST), or an MCP exchange (the tools only read). */
+const isRead = (row: Row) => methodOf(row) === 'GET' || /\/(_search|\$lastn|\$stats|\$cgm-summary|\$cgm-report)$/.test(pathOf(row)) || pathOf(row) === MCP_PATH;
 
 /** What an answer shows, to compare two callers' answers: the resources of a Bundle, else the resource's id, else the status alone. */
 function shown(res: { status: number; json: any }): unknown {

@@ -305,14 +305,16 @@ export const TABLE: readonly Row[] = [
     send: (w) => ({ path: fhir('/Observation/$lastn'), body: { resourceType: 'Parameters', parameter: [{ name: 'patient', valueReference: { reference: `Patient/${w.A.patient.id}` } }, { name: 'code', valueString: 'omh:heart-rate:2.0' }] } }),
     expect: SEARCH_NAMING_A,
   },
-  // A's glucose sensor summary: the patient themself and A's organization; anyone else, patient or practitioner, is refused alike (whether the patient exists or not).
-  ...(['GET', 'POST'] as const).map(
-    (method): Row => ({
-      route: `${method} /FHIR/R5/Patient/{id}/$cgm-summary`,
-      does: `A's glucose sensor summary (${method})`,
-      send: (w) => (method === 'GET' ? get(fhir(`/Patient/${w.A.patient.id}/$cgm-summary?start=2026-01-01&end=2026-01-14&unit=mmol/L`)) : { path: fhir(`/Patient/${w.A.patient.id}/$cgm-summary`), body: { resourceType: 'Parameters', parameter: [{ name: 'start', valueDate: '2026-01-01' }, { name: 'end', valueDate: '2026-01-14' }, { name: 'unit', valueCode: 'mmol/L' }] } }),
-      expect: signedIn({ patientA: 200, patientB: 403, inOrg: 200, outOrg: 403, admin: 200, apiKey: 200 }),
-    }),
+  // A's glucose sensor summary and its AGP report: the patient themself and A's organization; anyone else, patient or practitioner, is refused alike (whether the patient exists or not).
+  ...(['GET', 'POST'] as const).flatMap((method) =>
+    (['cgm-summary', 'cgm-report'] as const).map(
+      (operation): Row => ({
+        route: `${method} /FHIR/R5/Patient/{id}/$${operation}`,
+        does: `A's glucose sensor ${operation === 'cgm-summary' ? 'summary' : 'AGP report'} (${method})`,
+        send: (w) => (method === 'GET' ? get(fhir(`/Patient/${w.A.patient.id}/$${operation}?start=2026-01-01&end=2026-01-14&unit=mmol/L`)) : { path: fhir(`/Patient/${w.A.patient.id}/$${operation}`), body: { resourceType: 'Parameters', parameter: [{ name: 'start', valueDate: '2026-01-01' }, { name: 'end', valueDate: '2026-01-14' }, { name: 'unit', valueCode: 'mmol/L' }] } }),
+        expect: signedIn({ patientA: 200, patientB: 403, inOrg: 200, outOrg: 403, admin: 200, apiKey: 200 }),
+      }),
+    ),
   ),
   { route: 'GET /FHIR/R5/$export-status/{job}', does: "poll A's export", send: (w) => get(w.A.exportJob.status), expect: OWN_EXPORT(200) },
   { route: 'DELETE /FHIR/R5/$export-status/{job}', does: "cancel A's export", send: (w) => get(w.A.exportJob.status), expect: OWN_EXPORT(202), fresh: freshExport },

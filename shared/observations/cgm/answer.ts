@@ -1,16 +1,18 @@
 /**
  * THE FHIR rendering of a CGM summary (operation.ts's typed result): a `collection` Bundle of the
  * summary panel, its members and the ambulatory glucose profile, as shared/cgm/fhir.ts renders them
- * in the shapes of HL7's CGM guide, their references the entries' `fullUrl`s. The operation's one
- * output is this Bundle, so it is the answer's body itself (FHIR's rule for an operation whose only
- * output is one resource named `return`).
+ * in the shapes of HL7's CGM guide, their references the entries' `fullUrl`s; with the AGP report
+ * (report.ts), its DiagnosticReport last, presenting the summary panel. The operation's one output
+ * is this Bundle, so it is the answer's body itself (FHIR's rule for an operation whose only output
+ * is one resource named `return`).
  *
- * The `fullUrl`s are `urn:uuid:`s named by the question (patient, period, unit, targets) and the
- * entry's place, not drawn at random: the same question answers the same ids, so two answers (two
- * callers', or one asked again) compare entry by entry, and a different question never shares one.
+ * The `fullUrl`s are `urn:uuid:`s named by the question (operation, patient, period, unit, targets)
+ * and the entry's place, not drawn at random: the same question answers the same ids, so two answers
+ * (two callers', or one asked again) compare entry by entry, and a different question never shares one.
  */
 import { createHash } from 'node:crypto';
 import { cgmEntries, cgmResources } from '../../cgm/fhir';
+import { agpDiagnosticReport } from '../../cgm/report/diagnostic-report';
 import type { CgmResult } from './operation';
 
 /** A UUID (RFC 9562 version 8: its bits the service's own) named by a text: the first 128 bits of its SHA-256. */
@@ -22,16 +24,24 @@ function namedUuid(text: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export function cgmBundle(result: CgmResult, now = Date.now()): Record<string, unknown> {
+/** The AGP report's PDF and when it was made, for the answer's DiagnosticReport. */
+export interface RenderedReport {
+  pdf: Uint8Array;
+  generatedAt: number;
+}
+
+export function cgmBundle(result: CgmResult, now = Date.now(), report?: RenderedReport): Record<string, unknown> {
   const { summary } = result;
-  const question = ['cgm-summary', result.patientId, summary.period.from, summary.period.to, result.unit, summary.glucose?.targets.map((t) => `${t.metric}${t.comparator}${t.percent}`).join(',') ?? ''].join('|');
+  const operation = report ? 'cgm-report' : 'cgm-summary';
+  const question = [operation, result.patientId, summary.period.from, summary.period.to, result.unit, summary.glucose?.targets.map((t) => `${t.metric}${t.comparator}${t.percent}`).join(',') ?? ''].join('|');
   let entry = 0;
   const fullUrlOf = () => `urn:uuid:${namedUuid(`${question}|${(entry += 1)}`)}`;
-  const resources = cgmResources(summary, { subject: `Patient/${result.patientId}`, unit: result.unit, periodClock: result.clock, fullUrlOf });
-  return {
-    resourceType: 'Bundle',
-    type: 'collection',
-    timestamp: new Date(now).toISOString(),
-    entry: cgmEntries(resources).map(({ fullUrl, resource }) => ({ fullUrl, resource })),
-  };
+  const subject = `Patient/${result.patientId}`;
+  const resources = cgmResources(summary, { subject, unit: result.unit, periodClock: result.clock, fullUrlOf });
+  const entries = cgmEntries(resources).map(({ fullUrl, resource }) => ({ fullUrl, resource }));
+  if (report) {
+    const diagnosticReport = agpDiagnosticReport(summary, report.pdf, { subject, results: [resources.summary.fullUrl], issued: report.generatedAt, periodClock: result.clock });
+    entries.push({ fullUrl: fullUrlOf(), resource: diagnosticReport });
+  }
+  return { resourceType: 'Bundle', type: 'collection', timestamp: new Date(now).toISOString(), entry: entries };
 }

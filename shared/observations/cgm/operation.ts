@@ -32,7 +32,7 @@ export interface CgmResult {
 }
 
 /** The code table's blood glucose code, whose readings may be a sensor's (undefined in a table without one). */
-async function sensorCode(): Promise<SensorCode | undefined> {
+export async function sensorCode(): Promise<SensorCode | undefined> {
   const code = (await allCodes()).find((c) => holdsSensorReadings(c.code));
   return code && { codeId: code.id, schemaCode: code.code };
 }

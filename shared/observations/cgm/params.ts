@@ -17,10 +17,10 @@ const KNOWN: ReadonlySet<string> = new Set(NAMES);
 /** The units by how a request may write them: the UCUM codes, or the guide's unit texts (`mg/dl`, `mmol/l`). */
 const UNITS: ReadonlyMap<string, GlucoseUnit> = new Map(GLUCOSE_UNITS.flatMap((u) => [[u, u] as const, [u.toLowerCase(), u] as const]));
 
-export function parseCgmRequest(patientId: string, method: string, query: URLSearchParams, body: unknown): CgmRequest {
+export function parseCgmRequest(patientId: string, method: string, query: URLSearchParams, body: unknown, operation = 'cgm-summary'): CgmRequest {
   const given = new Map<Name, OperationParameter>();
-  for (const p of operationParameters(method, query, body, 'A POST of $cgm-summary')) {
-    if (!KNOWN.has(p.name)) throw badRequest(`The parameter ${p.name} is not a parameter of $cgm-summary (it takes ${NAMES.join(', ')}).`, 'not-supported').at(p.at);
+  for (const p of operationParameters(method, query, body, `A POST of $${operation}`)) {
+    if (!KNOWN.has(p.name)) throw badRequest(`The parameter ${p.name} is not a parameter of $${operation} (it takes ${NAMES.join(', ')}).`, 'not-supported').at(p.at);
     if (given.has(p.name as Name)) throw badRequest(`Give ${p.name} once.`).at(p.at);
     given.set(p.name as Name, p);
   }
