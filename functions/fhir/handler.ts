@@ -10,7 +10,7 @@ import { fhirRoutes } from '../../shared/fhir/router';
 import { createHandler } from '../../shared/http/handler';
 import { handlerBuilder } from '../../shared/stores';
 import { lastnOperation, observationEndpoints } from '../../shared/observations/http';
-import { cgmReportOperation, cgmSummaryOperation } from '../../shared/observations/cgm/http';
+import { cgmReportOperation, cgmSummaryOperation, studyCgmSummaryOperation } from '../../shared/observations/cgm/http';
 import { statsOperations } from '../../shared/observations/stats/http';
 import { smartConfigurationRoutes } from '../../shared/oauth/fhir-base-discovery';
 
@@ -27,7 +27,7 @@ export const registry = createRegistry(
     ...auxiliaryTypeEntries(),
     observations.entry,
   ],
-  { batch: observations.batch, operations: [...exportOperations, ...statsOperations, lastnOperation, cgmSummaryOperation, cgmReportOperation], instantiates: [BULK_DATA_CAPABILITY] },
+  { batch: observations.batch, operations: [...exportOperations, ...statsOperations, lastnOperation, cgmSummaryOperation, cgmReportOperation, studyCgmSummaryOperation], instantiates: [BULK_DATA_CAPABILITY] },
 );
 
 /** Every route this Lambda serves (the isolation matrix checks each has a row). */

@@ -31,6 +31,7 @@ const GLUCOSE = 'omh:blood-glucose:4.0';
 const BATCH = 500;
 
 interface World extends ObservationWorld {
+  study: { id: number };
   other: ObservationWorld['patient'];
   outsider: ObservationWorld['practitioner'];
 }
@@ -41,9 +42,9 @@ async function world(): Promise<World> {
   const practitioner = (await makePractitioner({ organizations: [organization] })) as World['practitioner'];
   const [patient, other] = (await Promise.all([makePatient({ organizations: [organization], login: true }), makePatient({ organizations: [organization], login: true })])) as Array<World['patient']>;
   const device = await makeDataSource({ codes: [GLUCOSE] });
-  await makeStudy({ organization, codes: [GLUCOSE], patients: [patient!, other!], consent: true, dataSources: [device] });
+  const study = await makeStudy({ organization, codes: [GLUCOSE], patients: [patient!, other!], consent: true, dataSources: [device] });
   const outsider = (await makePractitioner({ organizations: [await makeOrganization()] })) as World['practitioner'];
-  return { organization, practitioner, patient: patient!, other: other!, device, outsider };
+  return { organization, practitioner, patient: patient!, other: other!, device, outsider, study };
 }
 
 /** A sensor reading as sent: its instant, clock, value in the unit sent. */
@@ -352,6 +353,48 @@ export function cgmSummarySuite(): void {
       expect(refused.json.issue[0].diagnostics).toContain('$cgm-report');
     });
 
+    it('Group/$cgm-summary: a row per participant, each the summary of their raw readings; a patient sees their own row, an outsider no study', async () => {
+      const w = await world();
+      const start = Date.UTC(2025, 7, 1);
+      const mine = trace({ start, everyMinutes: 15, days: 14, value: (i) => 70 + ((i * 37) % 150) });
+      const theirs = trace({ start, everyMinutes: 5, days: 14, value: (i) => 5 + ((i * 13) % 9), unit: 'mmol/L' });
+      await send(w, mine.map((r) => resourceOf(w, r)));
+      const other = { ...w, patient: w.other };
+      await send(other, theirs.map((r) => resourceOf(other, r)));
+      const table = (token: string) => call('GET', `/FHIR/R5/Group/${w.study.id}/$cgm-summary?start=2025-08-01&end=2025-08-14`, { token });
+      const res = await table(w.practitioner.token);
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      expect(res.json.resourceType).toBe('Parameters');
+      type Part = { name: string; [value: string]: unknown };
+      const parameters = res.json.parameter as Array<Part & { part?: Part[] }>;
+      expect(parameters.slice(0, 3)).toEqual([
+        { name: 'study', valueReference: { reference: `Group/${w.study.id}` } },
+        { name: 'period', valuePeriod: { start: '2025-08-01', end: '2025-08-14' } },
+        { name: 'unit', valueCode: 'mg/dL' },
+      ]);
+      const rows = parameters.filter((p) => p.name === 'participant').map((p) => new Map(p.part!.map((part) => [part.name, part])));
+      expect(rows.map((r) => (r.get('patient')!.valueReference as { reference: string }).reference)).toEqual([w.patient.id, w.other.id].sort((a, b) => a - b).map((id) => `Patient/${id}`));
+      const period = { from: start, to: start + 14 * DAY };
+      for (const [patientId, sent] of [[w.patient.id, mine], [w.other.id, theirs]] as const) {
+        const row = rows.find((r) => (r.get('patient')!.valueReference as { reference: string }).reference === `Patient/${patientId}`)!;
+        const raw = rawOf(sent);
+        const expected = summariseReadings(raw, { period });
+        expect(row.get('readings')!.valueInteger).toBe(raw.length);
+        expect((row.get('mean')!.valueQuantity as { value: number }).value).toBe(Number(mean(raw.map((r) => r.mgdl)).toFixed(1)));
+        expect(row.get('sufficient')!.valueBoolean).toBe(expected.sufficiency.sufficient);
+        for (const band of ['veryLow', 'low', 'target', 'high', 'veryHigh'] as const) {
+          expect(row.get(`${band}Percent`)!.valueDecimal, band).toBe(Math.round(expected.glucose!.bands[band].percent * 100) / 100);
+        }
+      }
+      // The patient sees their own row; a practitioner of another organization, no such study.
+      const own = await table(w.patient.token);
+      expect(own.status).toBe(200);
+      expect((own.json.parameter as Part[]).filter((p) => p.name === 'participant')).toHaveLength(1);
+      expect(JSON.stringify(own.json)).not.toContain(`Patient/${w.other.id}"`);
+      expect((await table(w.outsider.token)).status).toBe(404);
+      expect((await call('GET', `/FHIR/R5/Group/${w.study.id}/$cgm-summary?unit=g`, { token: w.practitioner.token })).status).toBe(400);
+    });
+
     it('is listed on Patient in the CapabilityStatement, with its definition under the namespace', async () => {
       const res = await call('GET', '/FHIR/R5/metadata');
       const patient = res.json.rest[0].resource.find((r: { type: string }) => r.type === 'Patient');
@@ -360,6 +403,8 @@ export function cgmSummarySuite(): void {
           ['cgm-summary', 'cgm-report'].map((name) => expect.objectContaining({ name, definition: `${config().namespace}/OperationDefinition/Patient-${name}`, documentation: expect.stringContaining('docs/cgm.md') })),
         ),
       );
+      const group = res.json.rest[0].resource.find((r: { type: string }) => r.type === 'Group');
+      expect(group.operation).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'cgm-summary', definition: `${config().namespace}/OperationDefinition/Group-cgm-summary` })]));
     });
 
     it('bad parameters are a 400 OperationOutcome naming the parameter', async () => {

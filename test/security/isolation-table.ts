@@ -316,6 +316,15 @@ export const TABLE: readonly Row[] = [
       }),
     ),
   ),
+  // A's study's glucose table: the study's organization sees every participant, A their own row; no one else finds the study.
+  ...(['GET', 'POST'] as const).map(
+    (method): Row => ({
+      route: `${method} /FHIR/R5/Group/{id}/$cgm-summary`,
+      does: `the glucose table of A's study (${method})`,
+      send: (w) => (method === 'GET' ? get(fhir(`/Group/${w.A.study.id}/$cgm-summary?start=2026-01-01&end=2026-01-14`)) : { path: fhir(`/Group/${w.A.study.id}/$cgm-summary`), body: { resourceType: 'Parameters', parameter: [{ name: 'start', valueDate: '2026-01-01' }, { name: 'end', valueDate: '2026-01-14' }] } }),
+      expect: signedIn({ patientA: 200, patientB: 404, inOrg: 200, outOrg: 404, admin: 200, apiKey: 200 }),
+    }),
+  ),
   { route: 'GET /FHIR/R5/$export-status/{job}', does: "poll A's export", send: (w) => get(w.A.exportJob.status), expect: OWN_EXPORT(200) },
   { route: 'DELETE /FHIR/R5/$export-status/{job}', does: "cancel A's export", send: (w) => get(w.A.exportJob.status), expect: OWN_EXPORT(202), fresh: freshExport },
   { route: 'GET /FHIR/R5/$export-file/{job}/{file}', does: "download a file of A's export", send: (w) => get(w.A.exportJob.file), expect: OWN_EXPORT(307) },

@@ -11,9 +11,13 @@
  * (two callers', or one asked again) compare entry by entry, and a different question never shares one.
  */
 import { createHash } from 'node:crypto';
-import { cgmEntries, cgmResources } from '../../cgm/fhir';
+import { cgmEntries, cgmResources, effectivePeriodOf } from '../../cgm/fhir';
+import { BANDS } from '../../cgm/thresholds';
+import { shownGlucose } from '../../cgm/units';
+import { UCUM_SYSTEM } from '../../omh/quantities';
 import { agpDiagnosticReport } from '../../cgm/report/diagnostic-report';
 import type { CgmResult } from './operation';
+import type { StudyCgmResult } from './study';
 
 /** A UUID (RFC 9562 version 8: its bits the service's own) named by a text: the first 128 bits of its SHA-256. */
 function namedUuid(text: string): string {
@@ -44,4 +48,48 @@ export function cgmBundle(result: CgmResult, now = Date.now(), report?: Rendered
     entries.push({ fullUrl: fullUrlOf(), resource: diagnosticReport });
   }
   return { resourceType: 'Bundle', type: 'collection', timestamp: new Date(now).toISOString(), entry: entries };
+}
+
+/** A figure rounded as the summary Observations round it (two decimals). */
+const figure = (value: number) => Math.round(value * 100) / 100;
+
+/**
+ * A study's CGM table (study.ts) as `Parameters`: the period and unit once, then a `participant`
+ * per patient, its parts the columns a notebook reads (`pandas.json_normalize` on the parts gives a
+ * row each): the patient, readings, days of wear, sensor active %, sufficient and why not, and, when
+ * the period holds readings, mean glucose and SD in the unit asked, GMI, CV and the five bands' shares (%).
+ */
+export function studyParameters(result: StudyCgmResult): Record<string, unknown> {
+  const { unit } = result;
+  const decimal = (name: string, value: number) => ({ name, valueDecimal: figure(value) });
+  const glucose = (name: string, mgdl: number) => ({ name, valueQuantity: { value: shownGlucose(mgdl, unit), unit, system: UCUM_SYSTEM, code: unit } });
+  const participant = ({ patientId, summary }: StudyCgmResult['rows'][number]) => ({
+    name: 'participant',
+    part: [
+      { name: 'patient', valueReference: { reference: `Patient/${patientId}` } },
+      { name: 'readings', valueInteger: summary.readings },
+      decimal('daysOfWear', summary.daysOfWear),
+      decimal('sensorActivePercent', summary.sensorActivePercent),
+      { name: 'sufficient', valueBoolean: summary.sufficiency.sufficient },
+      ...summary.sufficiency.shortfalls.map((s) => ({ name: 'shortfall', valueCode: s.code })),
+      ...(summary.glucose
+        ? [
+            glucose('mean', summary.glucose.meanMgdl),
+            glucose('sd', summary.glucose.sdMgdl),
+            decimal('gmiPercent', summary.glucose.gmiPercent),
+            decimal('cvPercent', summary.glucose.cvPercent),
+            ...BANDS.map((band) => decimal(`${band}Percent`, summary.glucose!.bands[band].percent)),
+          ]
+        : []),
+    ],
+  });
+  return {
+    resourceType: 'Parameters',
+    parameter: [
+      { name: 'study', valueReference: { reference: `Group/${result.studyId}` } },
+      { name: 'period', valuePeriod: effectivePeriodOf(result.period, result.clock) },
+      { name: 'unit', valueCode: unit },
+      ...result.rows.map(participant),
+    ],
+  };
 }

@@ -1,0 +1,50 @@
+/**
+ * A study's CGM table (docs/cgm.md#a-study-groupidcgm-summary): for each patient the study reaches
+ * (its enrolled patients still in its organization, as every study read scopes them: `patientScope`
+ * with the study) whose study requests blood glucose, the same summary `$cgm-summary` answers for
+ * them alone, over one period. Each row is made as the patient's own is (operation.ts): the whole
+ * days from the day summaries' digests, the partial edge days from their readings, so the work is a
+ * few key reads per patient, side by side, whatever the readings.
+ *
+ * A practitioner of the study's organization (or a backend service) gets every participant; a patient
+ * enrolled in the study gets their own row only, as a study search shows them; anyone else a 404, as
+ * reading the Group is.
+ */
+import pMap from 'p-map';
+import type { Caller } from '../../auth/caller';
+import { assertCanReadStudy, patientScope } from '../../auth/scope';
+import { summaryOf, type CgmSummary } from '../../cgm/metrics';
+import type { GlucoseUnit } from '../../cgm/units';
+import type { Clock } from '../../cgm/zones';
+import type { Id } from '../../directory/model';
+import { sensorCode } from './operation';
+import { periodDigest } from './period';
+import { resolvePeriod, targetsOf, type CgmRequest } from './request';
+
+/** Participants summarised at once: each is three key reads at most. */
+const CONCURRENCY = 16;
+
+export interface StudyCgmResult {
+  studyId: Id;
+  period: { from: number; to: number };
+  clock: Clock;
+  unit: GlucoseUnit;
+  /** Per participant whose study requests blood glucose, in patient id order. */
+  rows: Array<{ patientId: Id; summary: CgmSummary }>;
+}
+
+export type StudyCgmRequest = Omit<CgmRequest, 'subject'>;
+
+export async function studyGlucoseSummary(caller: Caller, studyId: Id, request: StudyCgmRequest, now = Date.now()): Promise<StudyCgmResult> {
+  const { period, clock } = resolvePeriod(request, now);
+  await assertCanReadStudy(caller, studyId);
+  const [scope, code] = await Promise.all([patientScope(caller, { study: studyId }), sensorCode()]);
+  const targets = targetsOf(request);
+  const participants = code ? scope.patientIds.filter((id) => (scope.codesByPatient?.get(id) ?? []).some((c) => c.id === code.codeId)) : [];
+  const rows = await pMap(
+    participants,
+    async (patientId) => ({ patientId, summary: summaryOf((await periodDigest(patientId, code!, period)).digest, { period, targets }) }),
+    { concurrency: CONCURRENCY },
+  );
+  return { studyId, period, clock, unit: request.unit ?? 'mg/dL', rows };
+}
