@@ -21,12 +21,14 @@ import type { CheckedSource } from '../../auxiliary/types';
 import type { AuxiliaryHandover } from '../auxiliary-handover';
 import { codesById } from '../code-table-cache';
 import { READING_VERSION, toFhirObservation } from '../fhir-observation';
-import { routeObservation } from '../route';
+import { routeObservation, sensorKindsOf } from '../route';
 import { isRetryable } from '../../store/retry';
 import { storeBusy } from '../store/port';
 import { storeObservations, type WriteOutcome } from '../write';
 import type { ParsedEntry } from './bundle';
 import { checkNativeObservation, uploadContext, type EntryCheck, type UploadContext } from './native-entry';
+import { checkSensorReading } from './sensor-reading';
+import type { NewObservation, StoredObservation } from '../model';
 import { unfinishedEntry, type EntryNoun, type Unfinished } from './unfinished';
 
 export interface UploadRequest extends WriteTarget {
@@ -110,7 +112,7 @@ function unfinished(why: Exclude<PacedOutcome<unknown>['kind'], 'done'> | 'busy'
 
 /** Checks a slice of native entries and stores the valid ones together; every entry's result. */
 async function storeSlice(slice: readonly number[], resourceOf: (i: number) => unknown, ctx: UploadContext, req: UploadRequest): Promise<SliceResults> {
-  const checks = await pMap(slice, (i) => checkNativeObservation(resourceOf(i), ctx), { concurrency: CHECK_CONCURRENCY });
+  const checks = await pMap(slice, (i) => checkReading(resourceOf(i), ctx, req), { concurrency: CHECK_CONCURRENCY });
   const out: SliceResults = [];
   const valid: Array<{ index: number; check: Extract<EntryCheck, { ok: true }> }> = [];
   checks.forEach((check, n) => {
@@ -122,9 +124,32 @@ async function storeSlice(slice: readonly number[], resourceOf: (i: number) => u
   const codes = await codesById(written.flatMap((w) => (w.kind === 'existing' ? [w.observation.codeId] : [])));
   written.forEach((outcome, n) => {
     const { index, check } = valid[n]!;
-    out.push([index, nativeResult(outcome, check.code, codes, check.warnings, req)]);
+    const changed = check.derived && outcome.kind === 'existing' && !sameReading(outcome.observation, check.observation);
+    out.push([index, changed ? changedReading(outcome.observation) : nativeResult(outcome, check.code, codes, check.warnings, req)]);
   });
   return out;
+}
+
+/** A reading's checks: a FHIR sensor reading's payload is derived first (`sensor-reading.ts`). */
+function checkReading(resource: unknown, ctx: UploadContext, req: UploadRequest): Promise<EntryCheck> {
+  if (sensorKindsOf(resource).length > 0) return checkSensorReading(resource, ctx, req);
+  return checkNativeObservation(resource, ctx);
+}
+
+/** Whether a stored reading says what a derived one sent again says: the same time, status and values. */
+function sameReading(stored: StoredObservation, sent: NewObservation): boolean {
+  const values = (o: NewObservation) => JSON.stringify(o.values ?? []);
+  return stored.effective?.start === sent.effective?.start && stored.status === sent.status && values(stored) === values(sent);
+}
+
+/**
+ * A derived reading whose identity (its identifier, or its source and id) is stored already with
+ * another value, time or status: a stored reading is never changed, and taking the new one as the
+ * old would lose it without a word.
+ */
+function changedReading(stored: StoredObservation): EntryResult {
+  const message = `This reading's identity is already stored as Observation/${stored.id} with another value, time or status; a stored reading is never changed (give a corrected reading an identity of its own).`;
+  return { status: 409, outcome: operationOutcome([issue('error', 'conflict', message, 'Observation')]) };
 }
 
 /**
