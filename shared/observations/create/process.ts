@@ -2,7 +2,9 @@
  * One path for every create: the batch upload and the single create (and the R4 import) hand their
  * entries here. Mobile-health Observations are checked and stored natively, a slice at a time;
  * everything else goes to the auxiliary store, an entry at a time. Each entry gets its own result,
- * in the order given; a failed entry leaves nothing behind and does not stop the others.
+ * in the order given; a failed entry leaves nothing behind and does not stop the others. Entries
+ * that refer to other entries of their Bundle are stored after them, their references rewritten to
+ * where those were stored (`references.ts`).
  *
  * Slices and entries go through a pace (`shared/store/pace.ts`): as many at once as the store
  * answers in good time, none started that could not finish before the request's deadline. What the
@@ -29,6 +31,7 @@ import type { ParsedEntry } from './bundle';
 import { checkNativeObservation, uploadContext, type EntryCheck, type UploadContext } from './native-entry';
 import { checkSensorReading } from './sensor-reading';
 import type { NewObservation, StoredObservation } from '../model';
+import { planReferences, resolveReferences } from './references';
 import { unfinishedEntry, type EntryNoun, type Unfinished } from './unfinished';
 
 export interface UploadRequest extends WriteTarget {
@@ -46,8 +49,8 @@ export interface UploadRequest extends WriteTarget {
 
 /** One entry's answer: a status, and (on success) the resource with its location and version. */
 export interface EntryResult extends WriteResult {
-  /** Where a stored entry went, and whose data it is (for the audit line and the metrics; never sent). */
-  written?: { store: 'native' | 'auxiliary'; patientId: number };
+  /** Where a stored entry went, whose data it is and its `<Type>/<id>` (for the audit line, the metrics and references to it; never sent). */
+  written?: { store: 'native' | 'auxiliary'; patientId: number; reference: string };
   /** Why an entry answered 503 was not finished (never sent). */
   unfinished?: Unfinished;
 }
@@ -69,6 +72,38 @@ type SliceResults = Array<[index: number, result: EntryResult]>;
 
 export async function processEntries(entries: readonly ParsedEntry[], req: UploadRequest): Promise<EntryResult[]> {
   const results = new Array<EntryResult>(entries.length);
+  const ctx = uploadContext(req.caller);
+  const plan = planReferences(entries);
+  // Where each stored entry is, for the references of the waves after it (`references.ts`).
+  const stored = new Map<number, string>();
+  for (const wave of plan.waves) {
+    const notes = new Map<number, OutcomeIssue[]>();
+    const resolved = wave.map((i) => {
+      const sites = plan.references.get(i);
+      if (!sites) return entries[i]!;
+      const { entry, notes: unresolved } = resolveReferences(entries[i]!, sites, stored);
+      if (unresolved.length > 0) notes.set(i, unresolved);
+      return entry;
+    });
+    const done = await processWave(resolved, req, ctx);
+    done.forEach((result, n) => {
+      const index = wave[n]!;
+      if (result.written) stored.set(index, result.written.reference);
+      results[index] = withNotes(result, notes.get(index));
+    });
+  }
+  return results;
+}
+
+/** A stored entry's answer with what its references came to (a refused entry's answer is its refusal). */
+function withNotes(result: EntryResult, notes: readonly OutcomeIssue[] | undefined): EntryResult {
+  if (!notes || result.status >= 300) return result;
+  return { ...result, outcome: operationOutcome([...(result.outcome?.issue ?? []), ...notes]) };
+}
+
+/** One wave of entries (`references.ts`): native slices and auxiliary creates side by side, each through its pace. */
+async function processWave(entries: readonly ParsedEntry[], req: UploadRequest, ctx: UploadContext): Promise<EntryResult[]> {
+  const results = new Array<EntryResult>(entries.length);
   const native: number[] = [];
   const auxiliary: number[] = [];
   entries.forEach((entry, i) => {
@@ -77,7 +112,6 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
     else auxiliary.push(i);
   });
 
-  const ctx = uploadContext(req.caller);
   const resourceOf = (i: number) => (entries[i] as { resource: unknown }).resource;
   const slices = chunksOf(native, SLICE);
   const [sliceOutcomes, auxiliaryOutcomes] = await Promise.all([
@@ -175,7 +209,7 @@ async function auxiliaryResult(entry: { type: string; resource: unknown }, req: 
   // A 503 is the store's (busy, or a write whose end is unknown): the entry may be sent again, and the pace learns of it.
   if (!created.ok) return { status: created.status, outcome: created.outcome, ...(created.status === 503 ? { unfinished: 'busy' as const } : {}) };
   const { status, resource, patientId } = created;
-  return { ...shapeWrite({ status, resource }, req), written: { store: 'auxiliary', patientId } };
+  return { ...shapeWrite({ status, resource }, req), written: { store: 'auxiliary', patientId, reference: `${resource.resourceType}/${resource.id}` } };
 }
 
 function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code>, warnings: OutcomeIssue[], req: UploadRequest): EntryResult {
@@ -190,7 +224,7 @@ function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code
       const resource = toFhirObservation(o, existing ? (codes.get(o.codeId) ?? code) : code);
       return {
         ...shapeWrite({ status: existing ? 200 : 201, resource, versionId: READING_VERSION, notes: [...notes, ...warnings] }, req),
-        written: { store: 'native', patientId: o.patientId },
+        written: { store: 'native', patientId: o.patientId, reference: `Observation/${o.id}` },
       };
     }
     case 'conflict': {
