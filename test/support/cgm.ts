@@ -164,13 +164,17 @@ export function r5Of(bundle: Json): Json {
   return { ...bundle, type: 'batch', entry };
 }
 
-/** The standing order (CGMDataSubmissionStandingOrder): submit every `weeks` weeks, a summary and its PDF. */
-export function standingOrder(subject: string, weeks: number, extra: Json = {}): Json {
+/**
+ * The standing order (CGMDataSubmissionStandingOrder): submit every `weeks` weeks, a summary and its
+ * PDF. In R4 its code is a CodeableConcept; R5 made `ServiceRequest.code` a CodeableReference.
+ */
+export function standingOrder(subject: string, weeks: number, extra: Json = {}, release: 'R4' | 'R5' = 'R4'): Json {
+  const code = { coding: [{ system: CGM_CODES, code: 'cgm-data-submission-standing-order' }] };
   return {
     resourceType: 'ServiceRequest',
     status: 'active',
     intent: 'order',
-    code: { coding: [{ system: CGM_CODES, code: 'cgm-data-submission-standing-order' }] },
+    code: release === 'R4' ? code : { concept: code },
     subject: { reference: subject },
     extension: [
       {

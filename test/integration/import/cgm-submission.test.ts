@@ -13,8 +13,8 @@ import type { FhirSource } from '../../../shared/directory/model';
 import { SOURCE_HEADER, sourceUri } from '../../../shared/fhir/constants';
 import { decodePayload } from '../../../shared/omh/payload';
 import { auxiliaryItems } from '../../support/auxiliary';
-import { LOINC, r5Of, smallPdf, submissionBundle, UCUM, type ReadingOptions } from '../../support/cgm';
-import { makeFhirSource } from '../../support/directory';
+import { CGM_CODES, LOINC, r5Of, smallPdf, standingOrder, SUBMISSION_SCHEDULE, submissionBundle, UCUM, type ReadingOptions } from '../../support/cgm';
+import { makeFhirSource, makeStudy } from '../../support/directory';
 import { downloadAll, finished, kickOff, runExportWork } from '../../support/export';
 import { call, type TestResponse } from '../../support/invoke';
 import { matchIds, observationWorld, search, statusesOf, storedRows, type ObservationWorld } from '../../support/observations';
@@ -219,5 +219,38 @@ describe('the R5 equivalent at the FHIR base', () => {
     const res = await postR5(s, { ...r5Of(submission.bundle), type: 'transaction' });
     expect(res.status).toBe(400);
     expect(res.json.issue[0].expression).toEqual(['Bundle.type']);
+  });
+});
+
+describe("a study's standing order, as the IG's ServiceRequest", () => {
+  const ORDER_CODE = `${CGM_CODES}|cgm-data-submission-standing-order`;
+
+  it("a study's practitioner stores it through the patient's FHIR Source; the patient's app finds it by code; the study reads it too", async () => {
+    const s = await submitter();
+    const study = await makeStudy({ organization: s.world.organization, patients: [s.world.patient] });
+    const order = standingOrder(`Patient/${s.world.patient.id}`, 2, { supportingInfo: [{ reference: { reference: `Group/${study.id}` } }] }, 'R5');
+    const posted = await call('POST', '/FHIR/R5/ServiceRequest', { token: s.world.practitioner.token, body: order, headers: { [SOURCE_HEADER]: String(s.source.id) } });
+    expect(posted.status, JSON.stringify(posted.json)).toBe(201);
+    // R5 made ServiceRequest.code a CodeableReference: the IG's R4 search by `code` is R5's `code-concept`.
+    const found = await call('GET', `/FHIR/R5/ServiceRequest?code-concept=${encodeURIComponent(ORDER_CODE)}&status=active`, { token: s.world.patient.token, headers: { prefer: 'handling=strict' } });
+    expect(found.json.entry.map((e: any) => e.resource.id)).toEqual([posted.json.id]);
+    const [schedule] = found.json.entry[0].resource.extension;
+    expect(schedule.url).toBe(SUBMISSION_SCHEDULE);
+    expect(schedule.extension[0]).toEqual({ url: 'submissionPeriod', valueQuantity: { value: 2, unit: 'week', system: UCUM, code: 'wk' } });
+    const ofStudy = await call('GET', `/FHIR/R5/ServiceRequest?patient._has:Group:member:_id=${study.id}&code-concept=${encodeURIComponent(ORDER_CODE)}`, { token: s.world.practitioner.token, headers: { prefer: 'handling=strict' } });
+    expect(ofStudy.json.entry.map((e: any) => e.resource.id)).toEqual([posted.json.id]);
+  });
+
+  it('an R4 standing order converts to R5 with no loss', async () => {
+    const s = await submitter();
+    const res = await call('POST', '/fhir-import/R4/ServiceRequest', {
+      token: s.world.patient.token,
+      body: standingOrder('Patient/patientExample', 4, { id: 'order-1' }),
+      headers: { 'content-type': 'application/fhir+json', [SOURCE_HEADER]: String(s.source.id) },
+    });
+    const [entry] = res.json.entry;
+    expect(entry.response.status).toBe('201 Created');
+    expect(entry.response.outcome.issue).toEqual([{ severity: 'information', code: 'informational', diagnostics: 'The conversion from R4 to R5 lost no field.' }]);
+    expect(entry.resource.extension).toEqual(standingOrder('Patient/patientExample', 4).extension);
   });
 });
