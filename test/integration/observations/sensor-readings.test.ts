@@ -13,7 +13,7 @@ import type { FhirSource } from '../../../shared/directory/model';
 import { makeDataSource, makeFhirSource } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { idsOf, matchIds, observationWorld, search, statusesOf, storedRows, upload, type ObservationWorld } from '../../support/observations';
-import { LOINC, sensorReading, UCUM, UPSTREAM_PATIENT, type ReadingOptions } from '../../support/cgm';
+import { LOINC, sensorReading, UCUM, UPSTREAM_PATIENT, type ReadingOptions } from '../../support/cgm-ig';
 
 let world: ObservationWorld;
 let source: FhirSource;

@@ -12,9 +12,13 @@ import { randomUUID } from 'node:crypto';
 
 export const LOINC = 'http://loinc.org';
 export const UCUM = 'http://unitsofmeasure.org';
-/** The IG's CodeSystems: its own codes (the standing order) and the one temporary summary code. */
+/** The IG's own CodeSystem (the standing order's code). */
 export const CGM_CODES = 'http://hl7.org/fhir/uv/cgm/CodeSystem/cgm';
-export const CGM_SUMMARY_CODES = 'http://hl7.org/fhir/uv/cgm/CodeSystem/cgm-summary-codes-temporary';
+/** The summary panel, the code of the summary Observation and of the PDF report. */
+export const SUMMARY_PANEL = '107931-8';
+/** Every Observation of the IG is a laboratory one; its DiagnosticReport is of the LAB section. */
+const LABORATORY = [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] }];
+const LAB_SECTION = [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0074', code: 'LAB' }] }];
 export const SUBMISSION_SCHEDULE = 'http://hl7.org/fhir/uv/cgm/StructureDefinition/data-submission-schedule';
 
 /** The subject as the sending system names its patient (the IG's examples reference their own Patient). */
@@ -41,6 +45,7 @@ export function sensorReading(o: ReadingOptions): Json {
     ...(o.id ? { id: o.id } : {}),
     ...(o.identifier ? { identifier: o.identifier } : {}),
     status: 'final',
+    category: LABORATORY,
     code: { coding: [{ system: LOINC, code }] },
     subject: { reference: UPSTREAM_PATIENT },
     ...(o.at !== null ? { effectiveDateTime: o.at } : {}),
@@ -54,7 +59,7 @@ const percent = (value: number) => ({ value, unit: '%', system: UCUM, code: '%' 
 
 /** One summary member: its LOINC code and value over the reporting period. */
 function member(id: string, code: string, value: Json | undefined, extra: Json = {}): Json {
-  return { resourceType: 'Observation', id, status: 'final', code: { coding: [{ system: LOINC, code }] }, subject: { reference: UPSTREAM_PATIENT }, effectivePeriod: PERIOD, ...(value ? { valueQuantity: value } : {}), ...extra };
+  return { resourceType: 'Observation', id, status: 'final', category: LABORATORY, code: { coding: [{ system: LOINC, code }] }, subject: { reference: UPSTREAM_PATIENT }, effectivePeriod: PERIOD, ...(value ? { valueQuantity: value } : {}), ...extra };
 }
 
 /** The summary's members (CGMSummaryMeanGlucoseMassPerVolume, TimesInRanges, GMI, CV, DaysOfWear, SensorActivePercentage). */
@@ -91,67 +96,67 @@ export function cgmDevice(id = 'cgm-device-1'): Json {
 
 export interface SubmissionBundle {
   bundle: Json;
-  /** fullUrls by the resource's id, to find an entry. */
-  fullUrls: Map<string, string>;
   /** Entry index by the resource's id. */
   index: Map<string, number>;
 }
 
 /**
- * The data submission Bundle (R4): the device, `readings` (each referring to the device by its
- * fullUrl), the summary's members, the summary (hasMember by fullUrl) and the PDF report (result:
- * the summary), all with ids, as the IG's examples carry theirs. The report comes first, as in the
- * IG's example, so its reference reaches forward in the Bundle.
+ * How the entries name each other: as the IG's example does (each entry's `fullUrl` its RESTful URL
+ * on the sender's server, the references relative: `Observation/<id>`), or by `urn:uuid` fullUrls.
  */
-export function submissionBundle(readings: ReadingOptions[]): SubmissionBundle {
-  const fullUrls = new Map<string, string>();
-  const urn = (id: string) => {
-    const url = `urn:uuid:${randomUUID()}`;
-    fullUrls.set(id, url);
-    return url;
+export type NamingStyle = 'restful' | 'urn';
+
+/**
+ * The data submission Bundle (R4): the PDF report (result: the summary), the summary (hasMember:
+ * its members), the members, the device and `readings` (each naming the device), all with ids, as
+ * the IG's examples carry theirs. The report comes first, as in the IG's example, so its reference
+ * reaches forward in the Bundle.
+ */
+export function submissionBundle(readings: ReadingOptions[], style: NamingStyle = 'restful'): SubmissionBundle {
+  const names = new Map<string, { fullUrl: string; reference: string }>();
+  const name = (type: string, id: string) => {
+    const named = style === 'urn' ? { fullUrl: `urn:uuid:${randomUUID()}`, reference: '' } : { fullUrl: `https://ehr.example.org/fhir/${type}/${id}`, reference: `${type}/${id}` };
+    names.set(id, { ...named, reference: named.reference || named.fullUrl });
+    return names.get(id)!.reference;
   };
   const device = cgmDevice();
-  const deviceUrl = urn(device.id);
+  const deviceRef = name('Device', device.id);
   const members = summaryMembers();
-  const memberUrls = members.map((m) => urn(m.id));
+  const memberRefs = members.map((m) => name('Observation', m.id));
   const summary = {
     resourceType: 'Observation',
     id: 'cgm-summary',
     status: 'final',
-    code: { coding: [{ system: CGM_SUMMARY_CODES, code: 'cgm-summary' }] },
+    category: LABORATORY,
+    code: { coding: [{ system: LOINC, code: SUMMARY_PANEL }] },
     subject: { reference: UPSTREAM_PATIENT },
     effectivePeriod: PERIOD,
-    hasMember: memberUrls.map((reference) => ({ reference })),
+    hasMember: memberRefs.map((reference) => ({ reference })),
   };
-  const summaryUrl = urn(summary.id);
+  const summaryRef = name('Observation', summary.id);
   const report = {
     resourceType: 'DiagnosticReport',
     id: 'cgm-report',
     status: 'final',
-    code: { coding: [{ system: CGM_SUMMARY_CODES, code: 'cgm-summary' }] },
+    category: LAB_SECTION,
+    code: { coding: [{ system: LOINC, code: SUMMARY_PANEL }] },
     subject: { reference: UPSTREAM_PATIENT },
     effectivePeriod: PERIOD,
     issued: '2024-05-15T14:30:00Z',
-    result: [{ reference: summaryUrl }],
+    result: [{ reference: summaryRef }],
     presentedForm: [{ contentType: 'application/pdf', data: smallPdf() }],
   };
-  const reportUrl = urn(report.id);
-  const readingResources = readings.map((r, i) => sensorReading({ id: `reading-${i}`, device: deviceUrl, ...r }));
-  const readingUrls = readingResources.map((r) => urn(r.id));
-  const resources: Array<[string, Json]> = [
-    [reportUrl, report],
-    [summaryUrl, summary],
-    ...members.map((m, i): [string, Json] => [memberUrls[i]!, m]),
-    [deviceUrl, device],
-    ...readingResources.map((r, i): [string, Json] => [readingUrls[i]!, r]),
-  ];
+  name('DiagnosticReport', report.id);
+  const readingResources = readings.map((r, i) => sensorReading({ id: `reading-${i}`, device: deviceRef, ...r }));
+  for (const r of readingResources) name('Observation', r.id);
+  const resources: Json[] = [report, summary, ...members, device, ...readingResources];
   const bundle = {
     resourceType: 'Bundle',
     type: 'transaction',
     timestamp: '2024-05-15T14:30:00Z',
-    entry: resources.map(([fullUrl, resource]) => ({ fullUrl, resource, request: { method: 'POST', url: resource.resourceType } })),
+    entry: resources.map((resource) => ({ fullUrl: names.get(resource.id)!.fullUrl, resource, request: { method: 'POST', url: resource.resourceType } })),
   };
-  return { bundle, fullUrls, index: new Map(resources.map(([, r], i) => [r.id as string, i])) };
+  return { bundle, index: new Map(resources.map((r, i) => [r.id as string, i])) };
 }
 
 /** The same submission as the FHIR base takes it: a `batch`, the device's name in R5's `name`. */
