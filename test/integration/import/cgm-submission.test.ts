@@ -1,6 +1,6 @@
 /**
  * HL7's CGM data submission (docs/r4-import.md#continuous-glucose-monitoring-submissions), built
- * from the IG's published profiles (`test/support/cgm.ts`): the R4 `transaction` Bundle at the R4
+ * from the IG's published profiles (`test/support/cgm-ig.ts`): the R4 `transaction` Bundle at the R4
  * import, and its R5 equivalent (a `batch`) at the FHIR base. The sensor readings join the
  * patient's series as a device's do (found by code and value, counted by `$stats`, exported; sent
  * again, the same readings); the summary, its members, the PDF report and the device are stored

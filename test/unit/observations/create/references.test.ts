@@ -4,8 +4,8 @@
  * and the rewrite of a reference to where its target was stored, or a warning when it was not.
  */
 import { describe, expect, it } from 'vitest';
-import type { ParsedEntry } from '../../../shared/observations/create/bundle';
-import { planReferences, resolveReferences } from '../../../shared/observations/create/references';
+import type { ParsedEntry } from '../../../../shared/observations/create/bundle';
+import { planReferences, resolveReferences } from '../../../../shared/observations/create/references';
 
 const entry = (type: string, resource: Record<string, unknown>, fullUrl?: string): ParsedEntry => ({ ok: true, type, resource: { resourceType: type, ...resource }, ...(fullUrl ? { fullUrl } : {}) });
 const refused: ParsedEntry = { ok: false, status: 400, issues: [] };
