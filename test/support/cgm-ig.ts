@@ -57,9 +57,14 @@ export function sensorReading(o: ReadingOptions): Json {
 const PERIOD = { start: '2024-05-01', end: '2024-05-14' };
 const percent = (value: number) => ({ value, unit: '%', system: UCUM, code: '%' });
 
+/** A resource of the summary: LOINC-coded, final, over the reporting period. */
+function ofPeriod(resourceType: string, id: string, category: Json[], code: string, extra: Json): Json {
+  return { resourceType, id, status: 'final', category, code: { coding: [{ system: LOINC, code }] }, subject: { reference: UPSTREAM_PATIENT }, effectivePeriod: PERIOD, ...extra };
+}
+
 /** One summary member: its LOINC code and value over the reporting period. */
 function member(id: string, code: string, value: Json | undefined, extra: Json = {}): Json {
-  return { resourceType: 'Observation', id, status: 'final', category: LABORATORY, code: { coding: [{ system: LOINC, code }] }, subject: { reference: UPSTREAM_PATIENT }, effectivePeriod: PERIOD, ...(value ? { valueQuantity: value } : {}), ...extra };
+  return ofPeriod('Observation', id, LABORATORY, code, { ...(value ? { valueQuantity: value } : {}), ...extra });
 }
 
 /** The summary's members (CGMSummaryMeanGlucoseMassPerVolume, TimesInRanges, GMI, CV, DaysOfWear, SensorActivePercentage). */
@@ -123,29 +128,13 @@ export function submissionBundle(readings: ReadingOptions[], style: NamingStyle 
   const deviceRef = name('Device', device.id);
   const members = summaryMembers();
   const memberRefs = members.map((m) => name('Observation', m.id));
-  const summary = {
-    resourceType: 'Observation',
-    id: 'cgm-summary',
-    status: 'final',
-    category: LABORATORY,
-    code: { coding: [{ system: LOINC, code: SUMMARY_PANEL }] },
-    subject: { reference: UPSTREAM_PATIENT },
-    effectivePeriod: PERIOD,
-    hasMember: memberRefs.map((reference) => ({ reference })),
-  };
+  const summary = member('cgm-summary', SUMMARY_PANEL, undefined, { hasMember: memberRefs.map((reference) => ({ reference })) });
   const summaryRef = name('Observation', summary.id);
-  const report = {
-    resourceType: 'DiagnosticReport',
-    id: 'cgm-report',
-    status: 'final',
-    category: LAB_SECTION,
-    code: { coding: [{ system: LOINC, code: SUMMARY_PANEL }] },
-    subject: { reference: UPSTREAM_PATIENT },
-    effectivePeriod: PERIOD,
+  const report = ofPeriod('DiagnosticReport', 'cgm-report', LAB_SECTION, SUMMARY_PANEL, {
     issued: '2024-05-15T14:30:00Z',
     result: [{ reference: summaryRef }],
     presentedForm: [{ contentType: 'application/pdf', data: smallPdf() }],
-  };
+  });
   name('DiagnosticReport', report.id);
   const readingResources = readings.map((r, i) => sensorReading({ id: `reading-${i}`, device: deviceRef, ...r }));
   for (const r of readingResources) name('Observation', r.id);
