@@ -1,9 +1,10 @@
 /** Lambda of the `fhir` family: `/FHIR/R5/*` and `/fhir/r5/*`. */
 import { authenticator } from '../../shared/auth/authenticate';
 import { createAuxiliaryResource } from '../../shared/auxiliary/create';
-import { auxiliaryHandlers, auxiliaryTypeEntries } from '../../shared/auxiliary/http';
+import { auxiliaryHandlers, auxiliaryTypeEntries, auxiliaryTypeEntry } from '../../shared/auxiliary/http';
 import { loadFhirPath } from '../../shared/fhir/fhirpath';
-import { deviceEntry, groupEntry, organizationEntry, patientEntry, practitionerEntry } from '../../shared/fhir/projections/entries';
+import { groupEntry, organizationEntry, patientEntry, practitionerEntry } from '../../shared/fhir/projections/entries';
+import { deviceEntry } from '../../shared/fhir/projections/device-entry';
 import { BULK_DATA_CAPABILITY, exportJobRoutes, exportOperations } from '../../shared/export/http';
 import { createRegistry } from '../../shared/fhir/registry';
 import { fhirRoutes } from '../../shared/fhir/router';
@@ -23,7 +24,8 @@ export const registry = createRegistry(
     practitionerEntry,
     organizationEntry,
     groupEntry,
-    deviceEntry,
+    // Data sources (numeric ids) and the Devices FHIR Sources send (UUID ids, in the auxiliary store).
+    deviceEntry(auxiliaryTypeEntry('Device')),
     ...auxiliaryTypeEntries(),
     observations.entry,
   ],

@@ -6,7 +6,7 @@
  * names it). Each `_typeFilter` query is parsed here by the same parser its type's search uses, so a
  * filter that would be refused as a search is refused before a job exists.
  */
-import { AUXILIARY_TYPES, isAuxiliaryType } from '../auxiliary/accepted-types';
+import { AUXILIARY_TYPES, isAuxiliaryType, PROJECTION_TYPES } from '../auxiliary/accepted-types';
 import { parseAuxiliarySearch } from '../auxiliary/search/params';
 import { referenceId } from '../auth/scope';
 import type { Id } from '../directory/model';
@@ -16,13 +16,14 @@ import { badRequest } from '../http/errors';
 import { parseNativeQuery } from '../observations/search/query';
 import { parseDateTime } from '../omh/datetime';
 
-/** Every type an export writes, in the order of its files: the projections, then the data. */
-export const EXPORT_TYPES: readonly string[] = ['Patient', 'Group', 'Device', 'Observation', ...AUXILIARY_TYPES.filter((t) => t !== 'Observation')];
+/** Every type an export writes, in the order of its files: the projections, then the data (Device: the data sources, then those FHIR Sources sent). */
+const FIRST: readonly string[] = ['Patient', 'Group', 'Device', 'Observation'];
+export const EXPORT_TYPES: readonly string[] = [...FIRST, ...AUXILIARY_TYPES.filter((t) => !FIRST.includes(t))];
 
 const EXPORTABLE: ReadonlySet<string> = new Set(EXPORT_TYPES);
 
-/** `_typeFilter` is applied on these types (the projections' own criteria are not). */
-const FILTERABLE = (type: string) => type === 'Observation' || isAuxiliaryType(type);
+/** `_typeFilter` is applied on these types (the projections' own criteria are not, Device's data sources included). */
+const FILTERABLE = (type: string) => type === 'Observation' || (isAuxiliaryType(type) && !PROJECTION_TYPES.has(type));
 
 /** The spellings of the one format written (docs/export.md). */
 const OUTPUT_FORMATS: ReadonlySet<string> = new Set(['application/fhir+ndjson', 'application/ndjson', 'ndjson']);

@@ -5,12 +5,12 @@
  * and the lifted values as components.
  */
 import type { Code } from '../directory/model';
-import { nativeSourceUri } from '../fhir/constants';
+import { modelCodeSystem, nativeSourceUri } from '../fhir/constants';
 import { fhirEffective } from '../omh/effective-time';
 import { categoryOf, OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
 import { schemaQuantities, type StandardCoding } from '../omh/quantities';
 import type { StoredObservation } from './model';
-import { componentsOf, readingCodings, readingSpecimen, readingValues } from './values';
+import { componentsOf, readingCodings, readingValues, renderedPayloadFacts } from './values';
 
 export type FhirObservation = Record<string, unknown> & { resourceType: 'Observation'; id: string };
 
@@ -29,13 +29,14 @@ export function toFhirObservation(o: StoredObservation, code: Code): FhirObserva
   const quantities = schemaQuantities(code.code);
   const values = quantities ? readingValues(o, code.code) : [];
   // The standard codings follow what was measured: the values' units and, for a blood glucose, the specimen its payload names.
-  const codings = quantities ? readingCodings(quantities, values, readingSpecimen(o, quantities)) : undefined;
+  const payload = quantities ? renderedPayloadFacts(o, quantities) : undefined;
+  const codings = quantities ? readingCodings(quantities, values, payload?.specimen) : undefined;
   const components = codings ? componentsOf(values, codings) : [];
   const category = categoryOf(code.code);
   return {
     resourceType: 'Observation',
     id: String(o.id),
-    meta: { lastUpdated: o.lastUpdated, source: nativeSourceUri() },
+    meta: { lastUpdated: o.lastUpdated, source: nativeSourceUri(), ...(payload?.derived ? { tag: [derivedTag()] } : {}) },
     ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
     status: o.status,
     ...(category ? { category: [{ coding: [{ system: OBSERVATION_CATEGORY_SYSTEM, ...category }] }] } : {}),
@@ -47,6 +48,9 @@ export function toFhirObservation(o: StoredObservation, code: Code): FhirObserva
     ...(components.length > 0 ? { component: components } : {}),
   };
 }
+
+/** The tag of a reading whose payload the service derived from a FHIR sensor reading (docs/payloads.md#derived-payloads). */
+export const derivedTag = () => ({ system: modelCodeSystem(), code: 'derived-payload', display: 'Payload derived by the service from a FHIR Observation' });
 
 /** The version of every stored reading: rows are written once (its meta carries no versionId). */
 export const READING_VERSION = '1';

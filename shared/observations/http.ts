@@ -7,7 +7,8 @@
  * asked of no one, everything else needs the caller. No handler here authenticates.
  */
 import { assertCanReadPatient } from '../auth/scope';
-import { nativeSourceUri, SOURCE_HEADER } from '../fhir/constants';
+import { SOURCE_HEADER } from '../fhir/constants';
+import { isAuxiliaryId, storeOfSearch } from '../fhir/two-stores';
 import { versionHeaders } from '../fhir/version-headers';
 import { batchResponse, writeHttpResponse, writeTargetOf } from '../fhir/write-response';
 import type { FhirOperation, FhirTypeEntry, FhirTypeHandlers, InteractionArgs, SearchParamCapability } from '../fhir/registry';
@@ -32,7 +33,6 @@ import { recordUpload } from './create/record';
 import { batchNotStarted, retryAfterHeader, type EntryNoun } from './create/unfinished';
 import { METRIC } from '../telemetry/names';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NATIVE_ID = /^[1-9][0-9]{0,15}$/;
 
 function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryHandover, noun: EntryNoun): UploadRequest {
@@ -45,13 +45,6 @@ function uploadRequest(req: AuthedRequest, auxiliary: AuxiliaryHandover, noun: E
     noun,
     ...(req.headers[SOURCE_HEADER] !== undefined ? { sourceHeader: req.headers[SOURCE_HEADER] } : {}),
   };
-}
-
-/** `_source` absent or naming the native store reads it; any other value (or `_source:below`) is the auxiliary store's. */
-function sourceOf(params: URLSearchParams): 'native' | 'auxiliary' {
-  const sources = [...params].filter(([k]) => k === '_source' || k.startsWith('_source:'));
-  if (sources.length === 0) return 'native';
-  return sources.every(([k, v]) => k === '_source' && v === nativeSourceUri()) ? 'native' : 'auxiliary';
 }
 
 /** The auxiliary store's handler of an interaction, for the caller (501 when the deployment has none). */
@@ -78,7 +71,7 @@ function parsedEarly<T>(parse: () => T): { value: T } | { error: unknown } {
  * patient token claims) is read while the account is confirmed.
  */
 function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryHandover): Access {
-  if (sourceOf(params) === 'auxiliary') return auxiliaryAccess(auxiliary, 'search', params);
+  if (storeOfSearch(params) === 'auxiliary') return auxiliaryAccess(auxiliary, 'search', params);
   const parsed = parsedEarly(() => parseNativeQuery(params));
   const linked = 'value' in parsed ? linkedSearch(fhirSiteOf(req), 'Observation', params, observationPositions(parsed.value.order)) : undefined;
   const readCursor = (text: string | undefined) => cursorOf(linked!, text);
@@ -116,21 +109,21 @@ async function readReading(req: AuthedRequest, id: string): Promise<HttpResponse
 }
 
 function read(id: string, auxiliary: AuxiliaryHandover): Access {
-  if (UUID.test(id)) return auxiliaryAccess(auxiliary, 'read', id);
+  if (isAuxiliaryId(id)) return auxiliaryAccess(auxiliary, 'read', id);
   return earlyRead({ handler: (req) => readReading(req, id) });
 }
 
 /** `PUT`, `PATCH`, `DELETE` of an id: the auxiliary store's rows change; a stored reading never does (405, asking no one). */
 function writeOf(interaction: 'update' | 'patch' | 'delete', auxiliary: AuxiliaryHandover) {
   return (req: HttpRequest, id: string): Access => {
-    if (UUID.test(id)) return auxiliaryAccess(auxiliary, interaction, id);
+    if (isAuxiliaryId(id)) return auxiliaryAccess(auxiliary, interaction, id);
     throw methodNotAllowed(req.method, req.path, ['GET'], 'A stored mobile-health reading is never changed: post a new reading instead.');
   };
 }
 
 /** `GET Observation/<id>/_history/<version>`: a stored reading has only version 1. */
 function vread(id: string, versionId: string, auxiliary: AuxiliaryHandover): Access {
-  if (UUID.test(id)) return auxiliaryAccess(auxiliary, 'vread', id, versionId);
+  if (isAuxiliaryId(id)) return auxiliaryAccess(auxiliary, 'vread', id, versionId);
   if (versionId !== '1') throw notFound(`Version ${versionId} of Observation/${id} does not exist: stored readings have only version 1.`);
   return read(id, auxiliary);
 }

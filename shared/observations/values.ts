@@ -4,6 +4,7 @@
  * standard codes and UCUM units, and searched. The payload stays the source of truth: every value
  * here is a copy of one of its `{value, unit}` members.
  */
+import { isDerivedHeader } from '../omh/derived';
 import { decodePayload } from '../omh/payload';
 import {
   liftQuantities, memberCodingOf, observationCodingOf, omhMemberSystem, schemaQuantities, specimenOf, UCUM_SYSTEM, ucumOf,
@@ -57,6 +58,20 @@ export interface FhirQuantity {
 export function fhirQuantity({ value, unit }: Pick<LiftedQuantity, 'value' | 'unit'>): FhirQuantity {
   const ucum = ucumOf(unit);
   return ucum === undefined ? { value, unit } : { value, unit, system: UCUM_SYSTEM, code: ucum };
+}
+
+/**
+ * What rendering a stored reading reads from its payload, decoded once: the specimen its codings
+ * follow (as `readingSpecimen`), and whether the service derived the payload from a FHIR sensor
+ * reading (docs/payloads.md#derived-payloads), which only a schema with a specimen can be: every
+ * other reading costs one property test.
+ */
+export function renderedPayloadFacts(reading: { data: string }, quantities: SchemaQuantities): { specimen: string | undefined; derived: boolean } {
+  const none = { specimen: undefined, derived: false };
+  if (quantities.specimen === undefined) return none;
+  const decoded = decodePayload({ contentType: 'application/json', data: reading.data });
+  if (!decoded.ok) return none;
+  return { specimen: specimenOf(quantities, decoded.payload.body), derived: isDerivedHeader(decoded.payload.header) };
 }
 
 /**

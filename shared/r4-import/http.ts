@@ -23,6 +23,7 @@ interface ImportInput {
   /** Where the resource is in the request, for the outcome's expression. */
   at: string;
   urlType?: string;
+  fullUrl?: string;
 }
 
 async function importRequest(req: AuthedRequest, auxiliary: AuxiliaryHandover, inputsOf: () => ImportInput[]): Promise<HttpResponse> {
@@ -35,7 +36,7 @@ async function importRequest(req: AuthedRequest, auxiliary: AuxiliaryHandover, i
   // Checked once for the request: every entry is written through this source (`checkedSource`).
   const checkedSource = await assertCanUseFhirSource(caller, sourceHeader);
   // Converting takes time too: what the deadline leaves unconverted is not started.
-  const prepared = inputs.map((input) => (req.deadline.remainingMs() > 0 ? prepareImport(input.resource, input.at, input.urlType) : notStartedImport()));
+  const prepared = inputs.map((input) => (req.deadline.remainingMs() > 0 ? prepareImport(input.resource, input.at, input.urlType, input.fullUrl) : notStartedImport()));
   // The import has no FHIR base of its own: its Locations are under the canonical one.
   const results = await importPrepared(prepared, { caller, ...writeTargetOf(req), sourceHeader, checkedSource, auxiliary, deadline: req.deadline, noun: 'resource' }, req.log);
   recordImport(req, prepared, results);
@@ -73,7 +74,7 @@ function jsonBody(req: HttpRequest): unknown {
 
 export function importRoutes(auxiliary: AuxiliaryHandover): Route[] {
   const bundle = async (req: AuthedRequest) =>
-    importRequest(req, auxiliary, () => importBundleEntries(jsonBody(req)).map((resource, i) => ({ resource, at: `Bundle.entry[${i}].resource` })));
+    importRequest(req, auxiliary, () => importBundleEntries(jsonBody(req)).map((entry, i) => ({ ...entry, at: `Bundle.entry[${i}].resource` })));
   return [
     { method: 'POST', path: IMPORT_BASE, auth: 'caller', handler: bundle },
     {

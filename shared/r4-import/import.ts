@@ -39,8 +39,14 @@ const refused = (status: number, code: OutcomeIssue['code'], message: string, at
   dropped: [],
 });
 
+/** One entry of an import Bundle: its resource, and the fullUrl other entries may refer to it by. */
+export interface ImportEntry {
+  resource: unknown;
+  fullUrl?: string;
+}
+
 /** The entries of an import Bundle (request-level 400 for what makes the whole body unreadable). */
-export function importBundleEntries(body: unknown): unknown[] {
+export function importBundleEntries(body: unknown): ImportEntry[] {
   if (!isObject(body) || body.resourceType !== 'Bundle') {
     throw badRequest('The request body must be an R4 Bundle (resourceType Bundle); POST a single resource to /fhir-import/R4/<Type>.', 'structure').at('Bundle');
   }
@@ -50,15 +56,19 @@ export function importBundleEntries(body: unknown): unknown[] {
   }
   if (!Array.isArray(entries)) throw badRequest('Bundle.entry must be a list of entries.', 'structure').at('Bundle.entry');
   assertBundleSize(entries.length, 'An import Bundle');
-  return entries.map((entry) => (isObject(entry) ? (entry.resource ?? null) : entry));
+  return entries.map((entry) => {
+    if (!isObject(entry)) return { resource: entry };
+    return { resource: entry.resource ?? null, ...(typeof entry.fullUrl === 'string' ? { fullUrl: entry.fullUrl } : {}) };
+  });
 }
 
 /**
  * Converts one input resource (of the URL's type on the single-resource path). What the import
  * cannot take is a refused entry: not a resource, a Bundle, a type that is not R4, one the service
- * does not store, a read-only projection.
+ * does not store, a read-only projection (a Device is stored, as one a FHIR Source sends). `fullUrl` is the entry's, which other entries of the
+ * Bundle may refer to it by (their references are resolved when they are stored).
  */
-export function prepareImport(resource: unknown, at: string, urlType?: string): PreparedImport {
+export function prepareImport(resource: unknown, at: string, urlType?: string, fullUrl?: string): PreparedImport {
   if (!isObject(resource)) return refused(400, 'structure', 'The entry has no resource (a JSON object).', at);
   const type = resource.resourceType;
   if (typeof type !== 'string' || type === '') return refused(400, 'required', 'The resource has no resourceType.', `${at}.resourceType`);
@@ -72,7 +82,7 @@ export function prepareImport(resource: unknown, at: string, urlType?: string): 
     const advice = endpoint ? `post it to ${endpoint}` : `this service does not store ${type} resources in either release`;
     return refused(400, 'not-supported', `${type} is not an R4 resource type (it exists only in R5): ${advice}.`, at);
   }
-  if (PROJECTION_TYPES.has(type)) {
+  if (PROJECTION_TYPES.has(type) && !isAuxiliaryType(type)) {
     return refused(405, 'not-supported', `${type} is a read-only projection of this service's own records (managed through /api/v1/); it cannot be imported.`, at);
   }
   if (!isAuxiliaryType(type)) return refused(404, 'not-supported', `Unsupported FHIR resource type: ${type}. This service does not store ${type} resources.`, at);
@@ -89,7 +99,7 @@ export function prepareImport(resource: unknown, at: string, urlType?: string): 
   const conversion = convertR4(resource);
   if (!conversion) return refused(400, 'not-supported', `${type} has no R5 counterpart.`, at);
   const dropped = lossReport(resource, conversion);
-  const prepared: PreparedImport = { entry: { ok: true, type, resource: conversion.resource }, type, dropped };
+  const prepared: PreparedImport = { entry: { ok: true, type, resource: conversion.resource, ...(fullUrl !== undefined ? { fullUrl } : {}) }, type, dropped };
   if (dropped.length > 0) {
     const seen = likeness(resource, conversionTable(type)!);
     const endpoint = r5Endpoint(type);
@@ -128,7 +138,8 @@ export function importResult(result: EntryResult, prepared: PreparedImport): Ent
     // A re-import of the same id through the same source replaced that row: a success all the same (201, as
     // every import success), with a note saying so.
     const replaced = result.status === 200 && !notes.some((n) => n.code === 'duplicate') ? [issue('information', 'informational', REPLACED)] : [];
-    return { ...created, status: 201, outcome: operationOutcome([...first, ...replaced, ...notes.filter((n) => n.severity === 'information')]) };
+    // The store's notes ride along: a duplicate, what it did not keep, references it could not resolve.
+    return { ...created, status: 201, outcome: operationOutcome([...first, ...replaced, ...notes.filter((n) => n.severity === 'information' || n.severity === 'warning')]) };
   }
   const errors = notes.filter((n) => n.severity === 'error' || n.severity === 'fatal');
   const others = notes.filter((n) => !errors.includes(n));

@@ -222,7 +222,9 @@ export const TABLE: readonly Row[] = [
   { route: 'GET /FHIR/R5/{type}/{id}/_history/{vid}', type: AUXILIARY_STAND_IN, does: "read version 1 of A's Condition", send: (w) => get(fhir(`/Condition/${w.A.conditionId}/_history/1`)), expect: READ_A },
 
   // FHIR: creates.
-  ...PROJECTIONS.map((type): Row => ({ route: 'POST /FHIR/R5/{type}', type, does: `create a ${type}`, send: () => fhirJson(`/${type}`, { resourceType: type }), expect: everyone(405) })),
+  ...PROJECTIONS.filter((type) => type !== 'Device').map((type): Row => ({ route: 'POST /FHIR/R5/{type}', type, does: `create a ${type}`, send: () => fhirJson(`/${type}`, { resourceType: type }), expect: everyone(405) })),
+  // A Device created through FHIR is one a FHIR Source sends (the auxiliary store's); the data sources are never written.
+  { route: 'POST /FHIR/R5/{type}', type: 'Device', does: "create a Device through A's FHIR Source", send: (w) => fhirJson('/Device', { resourceType: 'Device', serialNumber: 'S-1' }, throughSource(w.A)), expect: WRITE_FOR_A(201) },
   { route: 'POST /FHIR/R5/{type}', type: 'Observation', does: 'create a reading for A', send: (w) => fhirJson('/Observation', observation(w.A)), expect: WRITE_FOR_A(201) },
   {
     route: 'POST /FHIR/R5/{type}',

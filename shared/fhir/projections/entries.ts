@@ -1,7 +1,7 @@
 /**
  * The five read-only projection types as FHIR registry entries: read and search (GET, and POST
  * `_search`); create, update, patch and delete answer 405 pointing at the `/api/v1/` resource that
- * manages them.
+ * manages them. Device shares its type with the Devices FHIR Sources send (`device-entry.ts`).
  */
 import {
   assertCanReadDataSource,
@@ -119,7 +119,8 @@ export const groupEntry = entry(
   '/api/v1/studies',
 );
 
-export const deviceEntry = entry(
+/** The data sources as Devices (numeric ids); `device-entry.ts` adds the Devices sent through FHIR Sources. */
+export const deviceProjectionEntry = entry(
   {
     type: 'Device',
     params: [...COMMON, 'device-name', 'type', 'status', 'identifier'],

@@ -18,7 +18,8 @@ export function assertBundleSize(entries: number, what: string): void {
 }
 
 export type ParsedEntry =
-  | { ok: true; type: string; resource: unknown }
+  /** `fullUrl`: the entry's, which other entries may refer to it by (`references.ts`). */
+  | { ok: true; type: string; resource: unknown; fullUrl?: string }
   | { ok: false; status: number; issues: OutcomeIssue[] };
 
 export function parseBatchBundle(body: unknown): ParsedEntry[] {
@@ -65,5 +66,5 @@ function parseEntry(entry: unknown, at: string): ParsedEntry {
       return entryError(`Bundle.entry.request.url ${JSON.stringify(url)} does not name the resource's type ${resource.resourceType}.`, `${at}.request.url`, 'value');
     }
   }
-  return { ok: true, type: resource.resourceType, resource };
+  return { ok: true, type: resource.resourceType, resource, ...(typeof entry.fullUrl === 'string' ? { fullUrl: entry.fullUrl } : {}) };
 }

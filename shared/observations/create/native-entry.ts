@@ -20,6 +20,7 @@ import type { Caller } from '../../auth/caller';
 import { consentedCodeIds } from '../../directory/consents';
 import { getDataSource } from '../../directory/data-sources';
 import type { Code, DataSource, Id, Patient } from '../../directory/model';
+import type { CheckedSource } from '../../auxiliary/types';
 import { issue, type OutcomeIssue } from '../../fhir/outcome';
 import { hasErrors, validateResource } from '../../fhir/validation';
 import { isHttpError } from '../../http/errors';
@@ -31,7 +32,8 @@ import { observationCodings, schemaQuantities } from '../../omh/quantities';
 import { keptValues } from '../values';
 
 export type EntryCheck =
-  | { ok: true; observation: NewObservation; code: Code; warnings: OutcomeIssue[] }
+  /** `derived`: the payload was built by the service from a FHIR sensor reading (`sensor-reading.ts`). */
+  | { ok: true; observation: NewObservation; code: Code; warnings: OutcomeIssue[]; derived?: boolean }
   | { ok: false; status: number; issues: OutcomeIssue[] };
 
 /** What one request has looked up already. */
@@ -40,13 +42,15 @@ export interface UploadContext {
   patients: Map<Id, Promise<Patient>>;
   devices: Map<Id, Promise<DataSource | undefined>>;
   consents: Map<Id, Promise<Set<Id>>>;
+  /** The FHIR Sources sensor readings name, checked for the caller (`assertCanUseFhirSource`). */
+  sources: Map<string, Promise<CheckedSource>>;
 }
 
 export function uploadContext(caller: Caller): UploadContext {
-  return { caller, patients: new Map(), devices: new Map(), consents: new Map() };
+  return { caller, patients: new Map(), devices: new Map(), consents: new Map(), sources: new Map() };
 }
 
-function memo<K, V>(map: Map<K, Promise<V>>, key: K, load: () => Promise<V>): Promise<V> {
+export function memo<K, V>(map: Map<K, Promise<V>>, key: K, load: () => Promise<V>): Promise<V> {
   let value = map.get(key);
   if (!value) {
     value = load();
@@ -70,15 +74,26 @@ class EntryFailure extends Error {
   }
 }
 
-const fail = (status: number, code: OutcomeIssue['code'], message: string, expression?: string): never => {
+/** Ends an entry's checks with one error issue (the entry's answer). */
+export const fail = (status: number, code: OutcomeIssue['code'], message: string, expression?: string): never => {
   throw new EntryFailure(status, [issue('error', code, message, expression)]);
 };
+
+/** Ends an entry's checks with the validator's errors (400), when it found any. */
+export function assertValid(validation: readonly OutcomeIssue[]): void {
+  if (hasErrors(validation)) throw new EntryFailure(400, validation.filter((i) => i.severity === 'error' || i.severity === 'fatal'));
+}
 
 type Json = Record<string, unknown>;
 
 export async function checkNativeObservation(resource: unknown, ctx: UploadContext): Promise<EntryCheck> {
+  return asEntryCheck(() => check(resource, ctx));
+}
+
+/** An entry's checks as a result value: a failure thrown on the way (`fail`, an HttpError) is the entry's answer. */
+export async function asEntryCheck(run: () => Promise<EntryCheck>): Promise<EntryCheck> {
   try {
-    return await check(resource, ctx);
+    return await run();
   } catch (e) {
     if (e instanceof EntryFailure) return { ok: false, status: e.status, issues: e.issues };
     if (isHttpError(e)) return { ok: false, status: e.status, issues: e.issues };
@@ -92,8 +107,7 @@ async function check(resource: unknown, ctx: UploadContext): Promise<EntryCheck>
   }
   const submitted = resource as Json;
   const kept: Json = Object.fromEntries(Object.entries(submitted).filter(([k]) => !IGNORED.includes(k)));
-  const validation = await validateResource(kept, { expectedType: 'Observation' });
-  if (hasErrors(validation)) throw new EntryFailure(400, validation.filter((i) => i.severity === 'error' || i.severity === 'fatal'));
+  assertValid(await validateResource(kept, { expectedType: 'Observation' }));
 
   const patient = await subjectOf(kept, ctx);
   const device = await deviceOf(kept, ctx);

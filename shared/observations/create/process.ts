@@ -2,7 +2,9 @@
  * One path for every create: the batch upload and the single create (and the R4 import) hand their
  * entries here. Mobile-health Observations are checked and stored natively, a slice at a time;
  * everything else goes to the auxiliary store, an entry at a time. Each entry gets its own result,
- * in the order given; a failed entry leaves nothing behind and does not stop the others.
+ * in the order given; a failed entry leaves nothing behind and does not stop the others. Entries
+ * that refer to other entries of their Bundle are stored after them, their references rewritten to
+ * where those were stored (`references.ts`).
  *
  * Slices and entries go through a pace (`shared/store/pace.ts`): as many at once as the store
  * answers in good time, none started that could not finish before the request's deadline. What the
@@ -21,12 +23,15 @@ import type { CheckedSource } from '../../auxiliary/types';
 import type { AuxiliaryHandover } from '../auxiliary-handover';
 import { codesById } from '../code-table-cache';
 import { READING_VERSION, toFhirObservation } from '../fhir-observation';
-import { routeObservation } from '../route';
+import { routeObservation, sensorKindsOf } from '../route';
 import { isRetryable } from '../../store/retry';
 import { storeBusy } from '../store/port';
 import { storeObservations, type WriteOutcome } from '../write';
 import type { ParsedEntry } from './bundle';
 import { checkNativeObservation, uploadContext, type EntryCheck, type UploadContext } from './native-entry';
+import { checkSensorReading } from './sensor-reading';
+import type { NewObservation, StoredObservation } from '../model';
+import { planReferences, resolveReferences } from './references';
 import { unfinishedEntry, type EntryNoun, type Unfinished } from './unfinished';
 
 export interface UploadRequest extends WriteTarget {
@@ -44,8 +49,8 @@ export interface UploadRequest extends WriteTarget {
 
 /** One entry's answer: a status, and (on success) the resource with its location and version. */
 export interface EntryResult extends WriteResult {
-  /** Where a stored entry went, and whose data it is (for the audit line and the metrics; never sent). */
-  written?: { store: 'native' | 'auxiliary'; patientId: number };
+  /** Where a stored entry went, whose data it is and its `<Type>/<id>` (for the audit line, the metrics and references to it; never sent). */
+  written?: { store: 'native' | 'auxiliary'; patientId: number; reference: string };
   /** Why an entry answered 503 was not finished (never sent). */
   unfinished?: Unfinished;
 }
@@ -67,6 +72,38 @@ type SliceResults = Array<[index: number, result: EntryResult]>;
 
 export async function processEntries(entries: readonly ParsedEntry[], req: UploadRequest): Promise<EntryResult[]> {
   const results = new Array<EntryResult>(entries.length);
+  const ctx = uploadContext(req.caller);
+  const plan = planReferences(entries);
+  // Where each stored entry is, for the references of the waves after it (`references.ts`).
+  const stored = new Map<number, string>();
+  for (const wave of plan.waves) {
+    const notes = new Map<number, OutcomeIssue[]>();
+    const resolved = wave.map((i) => {
+      const sites = plan.references.get(i);
+      if (!sites) return entries[i]!;
+      const { entry, notes: unresolved } = resolveReferences(entries[i]!, sites, stored);
+      if (unresolved.length > 0) notes.set(i, unresolved);
+      return entry;
+    });
+    const done = await processWave(resolved, req, ctx);
+    done.forEach((result, n) => {
+      const index = wave[n]!;
+      if (result.written) stored.set(index, result.written.reference);
+      results[index] = withNotes(result, notes.get(index));
+    });
+  }
+  return results;
+}
+
+/** A stored entry's answer with what its references came to (a refused entry's answer is its refusal). */
+function withNotes(result: EntryResult, notes: readonly OutcomeIssue[] | undefined): EntryResult {
+  if (!notes || result.status >= 300) return result;
+  return { ...result, outcome: operationOutcome([...(result.outcome?.issue ?? []), ...notes]) };
+}
+
+/** One wave of entries (`references.ts`): native slices and auxiliary creates side by side, each through its pace. */
+async function processWave(entries: readonly ParsedEntry[], req: UploadRequest, ctx: UploadContext): Promise<EntryResult[]> {
+  const results = new Array<EntryResult>(entries.length);
   const native: number[] = [];
   const auxiliary: number[] = [];
   entries.forEach((entry, i) => {
@@ -75,7 +112,6 @@ export async function processEntries(entries: readonly ParsedEntry[], req: Uploa
     else auxiliary.push(i);
   });
 
-  const ctx = uploadContext(req.caller);
   const resourceOf = (i: number) => (entries[i] as { resource: unknown }).resource;
   const slices = chunksOf(native, SLICE);
   const [sliceOutcomes, auxiliaryOutcomes] = await Promise.all([
@@ -110,7 +146,7 @@ function unfinished(why: Exclude<PacedOutcome<unknown>['kind'], 'done'> | 'busy'
 
 /** Checks a slice of native entries and stores the valid ones together; every entry's result. */
 async function storeSlice(slice: readonly number[], resourceOf: (i: number) => unknown, ctx: UploadContext, req: UploadRequest): Promise<SliceResults> {
-  const checks = await pMap(slice, (i) => checkNativeObservation(resourceOf(i), ctx), { concurrency: CHECK_CONCURRENCY });
+  const checks = await pMap(slice, (i) => checkReading(resourceOf(i), ctx, req), { concurrency: CHECK_CONCURRENCY });
   const out: SliceResults = [];
   const valid: Array<{ index: number; check: Extract<EntryCheck, { ok: true }> }> = [];
   checks.forEach((check, n) => {
@@ -122,9 +158,32 @@ async function storeSlice(slice: readonly number[], resourceOf: (i: number) => u
   const codes = await codesById(written.flatMap((w) => (w.kind === 'existing' ? [w.observation.codeId] : [])));
   written.forEach((outcome, n) => {
     const { index, check } = valid[n]!;
-    out.push([index, nativeResult(outcome, check.code, codes, check.warnings, req)]);
+    const changed = check.derived && outcome.kind === 'existing' && !sameReading(outcome.observation, check.observation);
+    out.push([index, changed ? changedReading(outcome.observation) : nativeResult(outcome, check.code, codes, check.warnings, req)]);
   });
   return out;
+}
+
+/** A reading's checks: a FHIR sensor reading's payload is derived first (`sensor-reading.ts`). */
+function checkReading(resource: unknown, ctx: UploadContext, req: UploadRequest): Promise<EntryCheck> {
+  if (sensorKindsOf(resource).length > 0) return checkSensorReading(resource, ctx, req);
+  return checkNativeObservation(resource, ctx);
+}
+
+/** Whether a stored reading says what a derived one sent again says: the same time, status and values. */
+function sameReading(stored: StoredObservation, sent: NewObservation): boolean {
+  const values = (o: NewObservation) => JSON.stringify(o.values ?? []);
+  return stored.effective?.start === sent.effective?.start && stored.status === sent.status && values(stored) === values(sent);
+}
+
+/**
+ * A derived reading whose identity (its identifier, or its source and id) is stored already with
+ * another value, time or status: a stored reading is never changed, and taking the new one as the
+ * old would lose it without a word.
+ */
+function changedReading(stored: StoredObservation): EntryResult {
+  const message = `This reading's identity is already stored as Observation/${stored.id} with another value, time or status; a stored reading is never changed (give a corrected reading an identity of its own).`;
+  return { status: 409, outcome: operationOutcome([issue('error', 'conflict', message, 'Observation')]) };
 }
 
 /**
@@ -150,7 +209,7 @@ async function auxiliaryResult(entry: { type: string; resource: unknown }, req: 
   // A 503 is the store's (busy, or a write whose end is unknown): the entry may be sent again, and the pace learns of it.
   if (!created.ok) return { status: created.status, outcome: created.outcome, ...(created.status === 503 ? { unfinished: 'busy' as const } : {}) };
   const { status, resource, patientId } = created;
-  return { ...shapeWrite({ status, resource }, req), written: { store: 'auxiliary', patientId } };
+  return { ...shapeWrite({ status, resource }, req), written: { store: 'auxiliary', patientId, reference: `${resource.resourceType}/${resource.id}` } };
 }
 
 function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code>, warnings: OutcomeIssue[], req: UploadRequest): EntryResult {
@@ -165,7 +224,7 @@ function nativeResult(outcome: WriteOutcome, code: Code, codes: Map<number, Code
       const resource = toFhirObservation(o, existing ? (codes.get(o.codeId) ?? code) : code);
       return {
         ...shapeWrite({ status: existing ? 200 : 201, resource, versionId: READING_VERSION, notes: [...notes, ...warnings] }, req),
-        written: { store: 'native', patientId: o.patientId },
+        written: { store: 'native', patientId: o.patientId, reference: `Observation/${o.id}` },
       };
     }
     case 'conflict': {

@@ -4,12 +4,13 @@
  * it; any other type is a 404 on every method.
  */
 import { describe, expect, it } from 'vitest';
-import { AUXILIARY_TYPES } from '../../../shared/auxiliary/accepted-types';
+import { AUXILIARY_TYPES, NATIVE_SHARED_TYPES } from '../../../shared/auxiliary/accepted-types';
 import { searchParamCapabilities } from '../../../shared/fhir/search';
 import { auxiliaryWorld } from '../../support/auxiliary';
 import { call } from '../../support/invoke';
 
-const served = AUXILIARY_TYPES.filter((t) => t !== 'Observation');
+/** The types the auxiliary store serves alone (Observation and Device share their entries with the service's own records). */
+const served = AUXILIARY_TYPES.filter((t) => !NATIVE_SHARED_TYPES.has(t));
 
 describe('CapabilityStatement', () => {
   it('lists every accepted auxiliary type with its interactions and search parameters', async () => {
@@ -35,11 +36,18 @@ describe('CapabilityStatement', () => {
       type: 'date',
       definition: 'http://hl7.org/fhir/SearchParameter/Condition-recorded-date',
     });
-    // The five projections are not auxiliary types.
-    for (const type of ['Patient', 'Practitioner', 'Organization', 'Group', 'Device']) {
+    // Four projections are not auxiliary types.
+    for (const type of ['Patient', 'Practitioner', 'Organization', 'Group']) {
       const entry = resources.find((r) => r.type === type);
       if (entry) expect(entry.interaction.map((i: any) => i.code)).not.toContain('create');
     }
+    // Device is both: the data sources' parameters, then every other of the Devices sent through FHIR Sources.
+    const device = resources.find((r) => r.type === 'Device');
+    expect(device.interaction.map((i: any) => i.code)).toEqual(['read', 'vread', 'search-type', 'create', 'update', 'patch', 'delete']);
+    const deviceNames = device.searchParam.map((p: any) => p.name);
+    for (const p of searchParamCapabilities('Device')) expect(deviceNames, `Device.${p.name}`).toContain(p.name);
+    expect(new Set(deviceNames).size).toBe(deviceNames.length);
+    expect(device.searchParam.find((p: any) => p.name === 'serial-number').documentation).toMatch(/^Devices sent through FHIR Sources \(with _source\)/);
   });
 });
 

@@ -17,6 +17,13 @@ describe('routing an Observation', () => {
     expect(routeObservation({ code: { text: 'heart rate' } })).toBe('auxiliary');
     for (const junk of [null, 'x', [], { code: { coding: 'x' } }]) expect(routeObservation(junk)).toBe('auxiliary');
   });
+
+  it('native for a FHIR sensor reading (glucose in interstitial fluid), auxiliary for a glucose in blood', () => {
+    expect(routeObservation({ code: { coding: [{ system: 'http://loinc.org', code: '99504-3' }] } })).toBe('native');
+    expect(routeObservation({ code: { coding: [{ system: 'http://snomed.info/sct', code: '1' }, { system: 'http://loinc.org', code: '105272-9' }] } })).toBe('native');
+    for (const code of ['2339-0', '41653-7', '14743-9', '97507-8', '105273-7']) expect(routeObservation({ code: { coding: [{ system: 'http://loinc.org', code }] } }), code).toBe('auxiliary');
+    expect(routeObservation({ code: { coding: [{ system: 'http://example.org/not-loinc', code: '99504-3' }] } })).toBe('auxiliary');
+  });
 });
 
 describe('a batch Bundle', () => {
@@ -60,6 +67,11 @@ describe('a batch Bundle', () => {
       ],
     });
     expect(parsed.map((p) => (p.ok ? p.type : p.status))).toEqual(['Observation', 'Observation', 'Observation', 400, 400, 400, 'Condition', 400]);
+  });
+
+  it("keeps each entry's fullUrl, which other entries may refer to it by", () => {
+    const parsed = parseBatchBundle({ resourceType: 'Bundle', type: 'batch', entry: [{ fullUrl: 'urn:uuid:1', resource: { resourceType: 'Device' } }, { fullUrl: 7, resource: { resourceType: 'Device' } }] });
+    expect(parsed.map((p) => p.ok && p.fullUrl)).toEqual(['urn:uuid:1', undefined]);
   });
 });
 
