@@ -180,6 +180,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   });
   server.keepAliveTimeout = 65_000;
+  // Node counts an idle keep-alive connection as one waiting for its next request's headers, and
+  // closes it at headersTimeout (60 s by default) though it told the client `timeout=65`: a client
+  // reusing it at that moment meets a closed socket (an e2e fetch did, on a busy machine). Longer
+  // than the keep-alive, it never closes a connection the client may still reuse.
+  server.headersTimeout = server.keepAliveTimeout + 1_000;
   // Loopback unless told otherwise (HOST): a local service with demo accounts is not for the network.
   const host = options.host ?? (process.env.HOST || '127.0.0.1');
   await new Promise<void>((done, fail) => {

@@ -177,6 +177,18 @@ function toolCalls(who: Who): ReadonlyArray<{ name: string; args: Record<string,
       },
     },
     {
+      name: 'glucose_summary',
+      args: { patientId: 1 },
+      check: (r) => {
+        // The demo sensor's two weeks up to the hour the data folder was made: the last 14 days hold most of them.
+        const s = answered(r);
+        expect(s.patientId).toBe(1);
+        expect(s.readings).toBeGreaterThan(DAYS * GLUCOSE_PER_DAY * 0.9);
+        expect(s.readings).toBeLessThanOrEqual(DAYS * GLUCOSE_PER_DAY);
+        expect(s.profile.length).toBeGreaterThan(90);
+      },
+    },
+    {
       name: 'get_readings',
       args: { patientId: 1, readingType: 'blood-pressure', pageSize: 3 },
       check: (r) => {
@@ -336,7 +348,7 @@ describe.each(ERAS)('the official MCP client on $label', ({ era, label, options 
     expect(sent.map((e) => e.status).filter((status) => status !== 200 && status !== 202)).toEqual([]);
 
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(13);
+    expect(tools).toHaveLength(TOOLS.length);
     expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
     const calls = toolCalls(who);
     expect(calls.map((c) => c.name).sort()).toEqual(tools.map((t) => t.name).sort());
