@@ -177,8 +177,8 @@ describe('a FHIR type that chooses its access per request', () => {
 });
 
 describe('the served route tables', () => {
-  it('open only discovery on the FHIR family, need a caller for every type but Observation (which picks its store first), and for both imports', () => {
-    expect([...served.types.values()].filter((entry) => entry.auth !== 'caller').map((entry) => entry.type)).toEqual(['Observation']);
+  it('open only discovery on the FHIR family, need a caller for every type but the two-store ones, Device and Observation (which pick their store first), and for both imports', () => {
+    expect([...served.types.values()].filter((entry) => entry.auth !== 'caller').map((entry) => entry.type)).toEqual(['Device', 'Observation']);
     expect(importRoutes.map((route) => route.auth)).toEqual(['caller', 'caller']);
     expect(fhirFamilyRoutes.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.path}`).sort()).toEqual(
       ['/FHIR/R5', '/fhir/r5'].flatMap((base) => [`GET ${base}/.well-known/smart-configuration`, `GET ${base}/metadata`, `OPTIONS ${base}/.well-known/smart-configuration`]).sort(),
