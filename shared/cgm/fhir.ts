@@ -96,6 +96,9 @@ const INTERPRETATION_SYSTEM = 'http://terminology.hl7.org/CodeSystem/v3-Observat
 
 const round = (value: number, decimals: number) => Number(value.toFixed(decimals));
 
+/** A percentage as every answer shows it (the Observations, the study table, the tool): to two decimals, as the guide asks for the times in ranges. */
+export const shownPercent = (value: number): number => round(value, 2);
+
 /** The summary's resources; `cgmEntries` lists them in Bundle order. */
 export function cgmResources(summary: CgmSummary, options: CgmRenderOptions): CgmResources {
   const unit = options.unit ?? 'mg/dL';
@@ -159,7 +162,7 @@ export function effectivePeriodOf(period: CgmPeriod, clock: Clock): { start: str
 
 const loinc = ({ code, display }: LoincCode) => ({ coding: [{ system: LOINC_SYSTEM, code, display }] });
 
-const percent = (value: number) => ({ value: round(value, 2), unit: IG_UNITS.percent.text, system: UCUM_SYSTEM, code: IG_UNITS.percent.code });
+const percent = (value: number) => ({ value: shownPercent(value), unit: IG_UNITS.percent.text, system: UCUM_SYSTEM, code: IG_UNITS.percent.code });
 
 function glucoseQuantity(mgdl: number, unit: GlucoseUnit) {
   const { code, text } = IG_UNITS[unit];

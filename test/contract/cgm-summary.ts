@@ -383,7 +383,7 @@ export function cgmSummarySuite(): void {
         expect((row.get('mean')!.valueQuantity as { value: number }).value).toBe(Number(mean(raw.map((r) => r.mgdl)).toFixed(1)));
         expect(row.get('sufficient')!.valueBoolean).toBe(expected.sufficiency.sufficient);
         for (const band of ['veryLow', 'low', 'target', 'high', 'veryHigh'] as const) {
-          expect(row.get(`${band}Percent`)!.valueDecimal, band).toBe(Math.round(expected.glucose!.bands[band].percent * 100) / 100);
+          expect(row.get(`${band}Percent`)!.valueDecimal, band).toBe(Number(expected.glucose!.bands[band].percent.toFixed(2)));
         }
       }
       // The patient sees their own row; a practitioner of another organization, no such study.

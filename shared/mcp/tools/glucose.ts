@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { AGP_PERCENTILES } from '../../cgm/agp';
-import { effectivePeriodOf, notesOf } from '../../cgm/fhir';
+import { effectivePeriodOf, notesOf, shownPercent } from '../../cgm/fhir';
 import type { CgmSummary } from '../../cgm/metrics';
 import { BANDS, METRIC_LABELS, TARGET_SETS, type TargetSetName } from '../../cgm/thresholds';
 import { clockOf } from '../../cgm/time-of-day';
@@ -28,7 +28,6 @@ const BAND_TEXT: Readonly<Record<(typeof BANDS)[number], Readonly<Record<Glucose
   veryHigh: { 'mg/dL': 'very high (>250)', 'mmol/L': 'very high (>13.9)' },
 };
 
-const percent = (value: number) => Number(value.toFixed(2));
 
 const bandsShape = z.object(Object.fromEntries(BANDS.map((band) => [band, z.number().describe('% of the readings')])) as Record<(typeof BANDS)[number], z.ZodNumber>);
 const profileBinShape = z.object({
@@ -42,23 +41,23 @@ function structuredOf(patientId: number, summary: CgmSummary, unit: GlucoseUnit,
   const g = summary.glucose;
   return {
     patientId,
-    period: { ...period, days: percent(summary.periodDays) },
+    period: { ...period, days: shownPercent(summary.periodDays) },
     unit,
     readings: summary.readings,
     intervalMinutes: summary.interval.minutes,
-    sensorActivePercent: percent(summary.sensorActivePercent),
+    sensorActivePercent: shownPercent(summary.sensorActivePercent),
     daysOfWear: summary.daysOfWear,
     sufficient: summary.sufficiency.sufficient,
     glucose: g
       ? {
           mean: shownGlucose(g.meanMgdl, unit),
           sd: shownGlucose(g.sdMgdl, unit),
-          cvPercent: percent(g.cvPercent),
-          gmiPercent: percent(g.gmiPercent),
+          cvPercent: shownPercent(g.cvPercent),
+          gmiPercent: shownPercent(g.gmiPercent),
           min: shownGlucose(g.minMgdl, unit),
           max: shownGlucose(g.maxMgdl, unit),
-          ranges: Object.fromEntries(BANDS.map((band) => [band, percent(g.bands[band].percent)])) as Record<(typeof BANDS)[number], number>,
-          targets: g.targets.map((t) => ({ name: METRIC_LABELS[t.metric][unit], value: percent(t.value), target: `${t.comparator === '<=' ? '≤' : t.comparator} ${t.percent}%`, met: t.met })),
+          ranges: Object.fromEntries(BANDS.map((band) => [band, shownPercent(g.bands[band].percent)])) as Record<(typeof BANDS)[number], number>,
+          targets: g.targets.map((t) => ({ name: METRIC_LABELS[t.metric][unit], value: shownPercent(t.value), target: `${t.comparator === '<=' ? '≤' : t.comparator} ${t.percent}%`, met: t.met })),
         }
       : null,
     notes: notesOf(summary, unit),

@@ -11,7 +11,7 @@
  * (two callers', or one asked again) compare entry by entry, and a different question never shares one.
  */
 import { createHash } from 'node:crypto';
-import { cgmEntries, cgmResources, effectivePeriodOf } from '../../cgm/fhir';
+import { cgmEntries, cgmResources, effectivePeriodOf, shownPercent } from '../../cgm/fhir';
 import { BANDS } from '../../cgm/thresholds';
 import { shownGlucose } from '../../cgm/units';
 import { UCUM_SYSTEM } from '../../omh/quantities';
@@ -50,9 +50,6 @@ export function cgmBundle(result: CgmResult, now = Date.now(), report?: Rendered
   return { resourceType: 'Bundle', type: 'collection', timestamp: new Date(now).toISOString(), entry: entries };
 }
 
-/** A figure rounded as the summary Observations round it (two decimals). */
-const figure = (value: number) => Math.round(value * 100) / 100;
-
 /**
  * A study's CGM table (study.ts) as `Parameters`: the period and unit once, then a `participant`
  * per patient, its parts the columns a notebook reads (`pandas.json_normalize` on the parts gives a
@@ -61,7 +58,7 @@ const figure = (value: number) => Math.round(value * 100) / 100;
  */
 export function studyParameters(result: StudyCgmResult): Record<string, unknown> {
   const { unit } = result;
-  const decimal = (name: string, value: number) => ({ name, valueDecimal: figure(value) });
+  const decimal = (name: string, value: number) => ({ name, valueDecimal: shownPercent(value) });
   const glucose = (name: string, mgdl: number) => ({ name, valueQuantity: { value: shownGlucose(mgdl, unit), unit, system: UCUM_SYSTEM, code: unit } });
   const participant = ({ patientId, summary }: StudyCgmResult['rows'][number]) => ({
     name: 'participant',

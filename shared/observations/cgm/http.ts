@@ -16,8 +16,23 @@ import { studyGlucoseSummary } from './study';
 import { notFound } from '../../http/errors';
 import { parseId } from '../../directory/ids';
 
-/** The operation's canonical URL, under the deployment's namespace (the service's own operation). */
-export const cgmSummaryDefinition = (): string => `${config().namespace}/OperationDefinition/Patient-cgm-summary`;
+/**
+ * One of the CGM operations on a type's instances: its canonical URL under the deployment's
+ * namespace (the service's own operation), read when the CapabilityStatement is written, since the
+ * namespace is the deployment's configuration.
+ */
+function cgmOperation(type: 'Patient' | 'Group', name: string, documentation: string, handler: (req: AuthedRequest, id: string) => Promise<HttpResponse>): FhirOperation {
+  return {
+    level: 'instance',
+    type,
+    name,
+    get definition() {
+      return `${config().namespace}/OperationDefinition/${type}-${name}`;
+    },
+    documentation,
+    handler: (req, id) => handler(req, id!),
+  };
+}
 
 async function cgmSummary(req: AuthedRequest, id: string): Promise<HttpResponse> {
   const request = parseCgmRequest(id, req.method, req.query, req.body, 'cgm-summary');
@@ -34,30 +49,19 @@ async function cgmReport(req: AuthedRequest, id: string): Promise<HttpResponse> 
   return fhirJson(200, cgmBundle(result, now, report));
 }
 
-export const cgmSummaryOperation: FhirOperation = {
-  level: 'instance',
-  type: 'Patient',
-  name: 'cgm-summary',
-  // Read when the CapabilityStatement is written: the namespace is the deployment's configuration.
-  get definition() {
-    return cgmSummaryDefinition();
-  },
-  documentation:
-    "A glucose sensor's summary over a period (default the last 14 days): the International Consensus on Time in Range's metrics (mean glucose, GMI, CV, the five ranges, days of wear, sensor active %) with its targets and data sufficiency, and the ambulatory glucose profile by time of day on the readings' own clocks, as the Observations of HL7's CGM guide in a collection Bundle; parameters start, end, timeZone, unit (mg/dL or mmol/L), targets (docs/cgm.md).",
-  handler: (req, id) => cgmSummary(req, id!),
-};
+export const cgmSummaryOperation = cgmOperation(
+  'Patient',
+  'cgm-summary',
+  "A glucose sensor's summary over a period (default the last 14 days): the International Consensus on Time in Range's metrics (mean glucose, GMI, CV, the five ranges, days of wear, sensor active %) with its targets and data sufficiency, and the ambulatory glucose profile by time of day on the readings' own clocks, as the Observations of HL7's CGM guide in a collection Bundle; parameters start, end, timeZone, unit (mg/dL or mmol/L), targets (docs/cgm.md).",
+  cgmSummary,
+);
 
-export const cgmReportOperation: FhirOperation = {
-  level: 'instance',
-  type: 'Patient',
-  name: 'cgm-report',
-  get definition() {
-    return `${config().namespace}/OperationDefinition/Patient-cgm-report`;
-  },
-  documentation:
-    "The AGP report over a period: the answer of $cgm-summary (same parameters) with, last, the CGM guide's DiagnosticReport (LOINC 107931-8) presenting the summary and carrying the report as a one-page PDF in presentedForm: the metrics with their targets, the time-in-ranges bar, the percentile curve with the target band, and the last 14 days' profiles (docs/cgm.md).",
-  handler: (req, id) => cgmReport(req, id!),
-};
+export const cgmReportOperation = cgmOperation(
+  'Patient',
+  'cgm-report',
+  "The AGP report over a period: the answer of $cgm-summary (same parameters) with, last, the CGM guide's DiagnosticReport (LOINC 107931-8) presenting the summary and carrying the report as a one-page PDF in presentedForm: the metrics with their targets, the time-in-ranges bar, the percentile curve with the target band, and the last 14 days' profiles (docs/cgm.md).",
+  cgmReport,
+);
 
 async function studyCgmSummary(req: AuthedRequest, id: string): Promise<HttpResponse> {
   const studyId = parseId(id);
@@ -68,14 +72,9 @@ async function studyCgmSummary(req: AuthedRequest, id: string): Promise<HttpResp
   return fhirJson(200, studyParameters(result));
 }
 
-export const studyCgmSummaryOperation: FhirOperation = {
-  level: 'instance',
-  type: 'Group',
-  name: 'cgm-summary',
-  get definition() {
-    return `${config().namespace}/OperationDefinition/Group-cgm-summary`;
-  },
-  documentation:
-    "A study's glucose sensor table over a period (the parameters of Patient/$cgm-summary): for each participant the study reaches whose study requests blood glucose, the consensus's metrics as the parts of a participant parameter (readings, days of wear, sensor active %, sufficiency, mean, SD, GMI, CV, the five ranges' shares), from the day summaries' digests (docs/cgm.md).",
-  handler: (req, id) => studyCgmSummary(req, id!),
-};
+export const studyCgmSummaryOperation = cgmOperation(
+  'Group',
+  'cgm-summary',
+  "A study's glucose sensor table over a period (the parameters of Patient/$cgm-summary): for each participant the study reaches whose study requests blood glucose, the consensus's metrics as the parts of a participant parameter (readings, days of wear, sensor active %, sufficiency, mean, SD, GMI, CV, the five ranges' shares), from the day summaries' digests (docs/cgm.md).",
+  studyCgmSummary,
+);

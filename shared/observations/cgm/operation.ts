@@ -29,6 +29,8 @@ export interface CgmResult {
   /** The clock the period's ends are written on (the request's time zone, or UTC). */
   clock: Clock;
   sources: DigestSources;
+  /** The code table's blood glucose code the readings were read under (absent in a table without one). */
+  code?: SensorCode;
 }
 
 /** The code table's blood glucose code, whose readings may be a sensor's (undefined in a table without one). */
@@ -44,5 +46,5 @@ export async function glucoseSummary(caller: Caller, request: CgmRequest, now = 
   if (patientId === undefined) throw outOfReach('A patient may ask only for their own glucose summary.');
   const code = await sensorCode();
   const { digest, sources } = code ? await periodDigest(patientId, code, period) : { digest: emptyDigest(), sources: { daysFromDigests: 0, readingsRead: 0 } };
-  return { patientId, summary: summaryOf(digest, { period, targets: targetsOf(request) }), unit: request.unit ?? 'mg/dL', clock, sources };
+  return { patientId, summary: summaryOf(digest, { period, targets: targetsOf(request) }), unit: request.unit ?? 'mg/dL', clock, sources, ...(code ? { code } : {}) };
 }

@@ -1,6 +1,7 @@
 /**
  * A glucose sensor's readings among a code's stored readings (docs/cgm.md#the-readings): the
- * readings whose standard coding is one of the CGM guide's sensor readings (`SENSOR_READING`: LOINC
+ * readings whose standard coding is one of the CGM guide's sensor readings (`sensorKindOf`, from the
+ * quantities table, as the intake of FHIR sensor readings decides it: LOINC
  * 99504-3 in mg/dL, 105272-9 in mmol/L), that is a blood glucose whose payload names
  * `interstitial fluid` as its specimen (docs/payloads.md#codes-that-follow-what-was-measured), as
  * every page and search of the service codes it. A glucometer's readings (capillary blood, or no
@@ -12,17 +13,15 @@
  * clock), and its value in mg/dL.
  */
 import type { CgmReading } from '../../cgm/digest';
-import { LOINC_SYSTEM, SENSOR_READING } from '../../cgm/codes';
 import { mgdlOf } from '../../cgm/units';
+import { sensorKindOf } from '../../omh/derived';
 import { startOffsetOf } from '../../omh/effective-time';
 import { observationCodingOf, observationCodings, schemaQuantities, specimenOf, type SchemaQuantities, type StandardCoding } from '../../omh/quantities';
 import type { StoredObservation } from '../model';
 import { placeOf } from '../period';
 import { readingValues, storedBody } from '../values';
 
-const SENSOR_CODES: ReadonlySet<string> = new Set(Object.values(SENSOR_READING).map((c) => c.code));
-
-const isSensorCoding = (coding: Pick<StandardCoding, 'system' | 'code'> | undefined) => coding?.system === LOINC_SYSTEM && SENSOR_CODES.has(coding.code);
+const isSensorCoding = (coding: Pick<StandardCoding, 'system' | 'code'> | undefined) => sensorKindOf(coding) !== undefined;
 
 /** Whether readings of a schema may be a sensor's (one of its codings is a sensor reading's): the schemas whose day summaries keep a digest. */
 export function holdsSensorReadings(schemaCode: string): boolean {

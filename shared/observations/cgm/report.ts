@@ -12,7 +12,7 @@ import { getPatient } from '../../directory/patients';
 import { MS_PER_DAY } from '../../omh/datetime';
 import { allReadings, rowsQuery } from '../stats/keep';
 import type { RenderedReport } from './answer';
-import { glucoseSummary, sensorCode, type CgmResult } from './operation';
+import { glucoseSummary, type CgmResult } from './operation';
 import { sensorReadingsOf } from './readings';
 import type { CgmRequest } from './request';
 
@@ -21,7 +21,8 @@ export async function glucoseReport(caller: Caller, request: CgmRequest, now = D
   const result = await glucoseSummary(caller, request, now);
   const { period } = result.summary;
   const shown = { from: Math.max(period.from, period.to - (DAYS_SHOWN + 1) * MS_PER_DAY), to: period.to };
-  const [code, patient] = await Promise.all([sensorCode(), getPatient(result.patientId)]);
+  const { code } = result;
+  const patient = await getPatient(result.patientId);
   const readings = code ? sensorReadingsOf(await allReadings(rowsQuery(result.patientId, code.codeId, shown)), code.schemaCode) : [];
   // pdf-lib and d3 are half a megabyte of the bundle: loaded by the first report a function instance draws.
   const { renderAgpReport } = await import('../../cgm/report/render');
