@@ -12,7 +12,7 @@ import { clockOf } from '../cgm/time-of-day';
 /** The chart's box in SVG user units; the page scales it to its width. */
 export const AGP_CHART_SIZE = { width: 360, height: 230 } as const;
 /** Room for the glucose labels on the left and the hours below. */
-const MARGIN = { left: 34, right: 8, top: 8, bottom: 20 } as const;
+const MARGIN = { left: 34, right: 16, top: 8, bottom: 20 } as const;
 
 export interface AgpChart {
   width: number;

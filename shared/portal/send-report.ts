@@ -102,10 +102,20 @@ export function entryOutcome(entry: unknown, base: string): SendOutcome {
   return writeOutcome(entryStatus(response.status), response.outcome, response.location, base);
 }
 
+/**
+ * The outcomes of `count` entries sent in one Bundle: each entry's answer when the Bundle was taken
+ * (2xx), else the refusal of the whole for each (a transaction is all or nothing).
+ */
+export function bundleOutcomes(status: number, body: unknown, count: number, base: string): SendOutcome[] {
+  if (status < 200 || status >= 300) return Array.from({ length: count }, () => ({ state: 'refused', status, reason: refusalReason(status, body) }));
+  const entries = isObject(body) && Array.isArray(body.entry) ? body.entry : [];
+  return Array.from({ length: count }, (_, i) => entryOutcome(entries[i], base));
+}
+
 export const UNREACHABLE = 'We could not reach your hospital’s server, so it was not sent. Check your internet connection and send again.';
 
 /** An entry held back because what it refers to was not saved. */
-export const notSentBecause = (names: readonly string[]): string => `Not sent, because ${names.join(' and ')} it refers to ${names.length === 1 ? 'was' : 'were'} not saved.`;
+export const notSentBecause = (names: readonly string[]): string => `Not sent, because what it refers to was not saved: ${names.join(', ')}.`;
 
 /** The line under a sent resource. */
 export function outcomeSentence(outcome: SendOutcome): string {

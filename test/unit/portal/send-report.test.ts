@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { submissionEntries } from '../../../shared/portal/cgm-submission';
 import {
-  entryOutcome, hospitalDiagnostics, notSentBecause, outcomeSentence, refusalReason, sendSummary, sentName, sentWhat, UNREACHABLE, writeOutcome, type SendOutcome,
+  bundleOutcomes, entryOutcome, hospitalDiagnostics, notSentBecause, outcomeSentence, refusalReason, sendSummary, sentName, sentWhat, UNREACHABLE, writeOutcome, type SendOutcome,
 } from '../../../shared/portal/send-report';
 import { reportBundle, variedTrace } from './cgm-reports';
 
@@ -52,6 +52,17 @@ describe('the send in plain words', async () => {
     expect(entryOutcome(undefined, BASE)).toEqual({ state: 'not-sent', reason: 'Your hospital gave no answer for it, so it may not have been saved.' });
   });
 
+  it('reads a Bundle’s answers entry by entry, or its refusal as a whole for every entry', () => {
+    const response = { resourceType: 'Bundle', type: 'transaction-response', entry: [{ response: { status: '201 Created', location: 'Observation/1/_history/1' } }, { response: { status: '422 Unprocessable Entity' } }] };
+    expect(bundleOutcomes(200, response, 3, BASE)).toEqual([
+      { state: 'saved', reference: 'Observation/1' },
+      { state: 'refused', status: 422, reason: 'Your hospital refused it (error 422).' },
+      { state: 'not-sent', reason: 'Your hospital gave no answer for it, so it may not have been saved.' },
+    ]);
+    const whole = bundleOutcomes(422, outcome({ severity: 'error', diagnostics: 'Bad period.' }), 2, BASE);
+    expect(whole).toEqual(Array(2).fill({ state: 'refused', status: 422, reason: 'Your hospital refused it: Bad period.' }));
+  });
+
   it('puts a line under each resource and one above the list', () => {
     const saved: SendOutcome = { state: 'saved', reference: 'Observation/9' };
     const refused: SendOutcome = { state: 'refused', status: 403, reason: refusalReason(403, undefined) };
@@ -59,8 +70,8 @@ describe('the send in plain words', async () => {
     expect(outcomeSentence(saved)).toBe('Saved at your hospital (Observation/9).');
     expect(outcomeSentence({ state: 'saved', reference: undefined })).toBe('Saved at your hospital.');
     expect(outcomeSentence(refused)).toBe('Not saved. Your hospital did not let the portal add it: the permission to add these records was not given.');
-    expect(outcomeSentence(held)).toBe('Not sent, because Glucose summary it refers to was not saved.');
-    expect(notSentBecause(['Average glucose', 'GMI'])).toBe('Not sent, because Average glucose and GMI it refers to were not saved.');
+    expect(outcomeSentence(held)).toBe('Not sent, because what it refers to was not saved: Glucose summary.');
+    expect(notSentBecause(['Average glucose', 'GMI'])).toBe('Not sent, because what it refers to was not saved: Average glucose, GMI.');
     expect(outcomeSentence({ state: 'not-sent', reason: UNREACHABLE })).toBe(UNREACHABLE);
     expect(sendSummary([saved, saved], 'Mercy')).toBe('Sent to Mercy: all 2 records were saved.');
     expect(sendSummary([saved, refused, held], 'Mercy')).toBe('Sent to Mercy: 1 of 3 records were saved; the list below says why the others were not.');
