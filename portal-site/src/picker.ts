@@ -2,8 +2,8 @@
  * "Where do you get care?": searches the brands directory as the patient types and hands the
  * facility they choose to `choose` (the import launches there; so does "Send to my hospital"). The
  * results are buttons in a list (Tab or the arrow keys move between them, Enter chooses), and a live
- * region says how many were found. The page holds the markup (`#picker`, `#hospital-search`,
- * `#hospital-list`, `#picker-count`).
+ * region says how many were found. The page holds an empty `#picker` section naming its heading's
+ * level (`data-heading`); the picker's markup is made here, once for every page.
  */
 import { $, element, setStatus } from './page';
 import type { BrandRow, ServiceApi } from './service';
@@ -12,7 +12,29 @@ import type { BrandRow, ServiceApi } from './service';
 const PICKER_RESULTS = 10;
 const PICKER_PAUSE_MS = 200;
 
+/** The picker's heading, help, search box, live count and list, in the page's `#picker` section. */
+function pickerMarkup(section: HTMLElement): void {
+  if (section.childElementCount > 0) return;
+  const heading = element(section.dataset.heading === 'h3' ? 'h3' : 'h2', 'Where do you get care?');
+  const help = element('p', 'Type the name of your hospital, clinic or health system, or your city, then choose it from the list.');
+  const label = element('label', 'Hospital, clinic or city');
+  const input = element('input');
+  const count = element('p');
+  const list = element('ul', undefined, 'choices');
+  Object.assign(heading, { id: 'picker-heading' });
+  Object.assign(help, { id: 'picker-help' });
+  Object.assign(label, { htmlFor: 'hospital-search' });
+  Object.assign(input, { id: 'hospital-search', type: 'search', autocomplete: 'off', spellcheck: false });
+  input.setAttribute('aria-describedby', 'picker-help picker-count');
+  Object.assign(count, { id: 'picker-count', role: 'status' });
+  count.setAttribute('aria-live', 'polite');
+  Object.assign(list, { id: 'hospital-list' });
+  list.setAttribute('aria-label', 'Hospitals and clinics found');
+  section.replaceChildren(heading, help, label, input, count, list);
+}
+
 export function pickHospital(api: ServiceApi, choose: (row: BrandRow) => Promise<void>): Promise<void> {
+  pickerMarkup($('picker'));
   const input = $('hospital-search') as HTMLInputElement;
   const list = $('hospital-list');
   const count = $('picker-count');
