@@ -89,10 +89,17 @@ export function refusalReason(status: number, outcome: unknown): string {
   return said ? `Your hospital refused it: ${said}` : `Your hospital refused it (error ${status}).`;
 }
 
-/** The outcome of one write from its status, its OperationOutcome and its location. */
-export function writeOutcome(status: number, outcome: unknown, location: unknown, base: string): SendOutcome {
-  if (status >= 200 && status < 300) return { state: 'saved', reference: savedReference(location, base) };
-  return { state: 'refused', status, reason: refusalReason(status, outcome) };
+/**
+ * The outcome of one write from its status, its body (an OperationOutcome, or the saved record) and
+ * its location. Where the record was saved comes from the location, else from the record returned
+ * (a browser reads a cross-origin `Location` only when the hospital exposes it).
+ */
+export function writeOutcome(status: number, body: unknown, location: unknown, base: string): SendOutcome {
+  if (status >= 200 && status < 300) {
+    const returned = isObject(body) && typeof body.resourceType === 'string' && typeof body.id === 'string' ? `${body.resourceType}/${body.id}` : undefined;
+    return { state: 'saved', reference: savedReference(location, base) ?? savedReference(returned, base) };
+  }
+  return { state: 'refused', status, reason: refusalReason(status, body) };
 }
 
 /** The outcome of one entry of a batch- or transaction-response. */

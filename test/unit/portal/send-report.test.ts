@@ -46,6 +46,8 @@ describe('the send in plain words', async () => {
 
   it('reads each answer: a write’s status and location, a response entry’s', () => {
     expect(writeOutcome(201, undefined, `${BASE}/Observation/9/_history/1`, BASE)).toEqual({ state: 'saved', reference: 'Observation/9' });
+    expect(writeOutcome(201, { resourceType: 'Observation', id: '10' }, null, BASE)).toEqual({ state: 'saved', reference: 'Observation/10' });
+    expect(writeOutcome(201, { resourceType: 'OperationOutcome' }, null, BASE)).toEqual({ state: 'saved', reference: undefined });
     expect(writeOutcome(422, outcome({ severity: 'error', diagnostics: 'No.' }), null, BASE)).toEqual({ state: 'refused', status: 422, reason: 'Your hospital refused it: No.' });
     expect(entryOutcome({ response: { status: '201 Created', location: 'DiagnosticReport/4/_history/1' } }, BASE)).toEqual({ state: 'saved', reference: 'DiagnosticReport/4' });
     expect(entryOutcome({ response: { status: '403 Forbidden' } }, BASE)).toMatchObject({ state: 'refused', status: 403 });
