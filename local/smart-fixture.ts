@@ -3,7 +3,8 @@
  * (`test/fixtures/smart-server.ts`) beside the service: one R4 that refuses Observation searches
  * without a category (and MedicationRequest searches without a status), one R5, each with records
  * of every type the portal reads. It loads the sample brands file naming them (written to the data
- * folder as `brands-sample.json`, list `sample`) so the portal's picker finds them, and gives the
+ * folder as `brands-sample.json`, list `sample`) so the portal's picker finds them (and the glucose
+ * page's "Send to my hospital": both take writes of its summary), and gives the
  * demo patient without a login a fresh invitation. `SMART_FIXTURE=R4` or `R5` runs one hospital
  * with the portal pointed at it (`SMART_ISS`'s one-hospital flow). Development only: nothing of it
  * is deployed.
@@ -24,10 +25,15 @@ export interface LocalSmartFixture {
   close(): Promise<void>;
 }
 
-/** The fixture hospitals' options: the R4 one as strict about searches as some hospitals are. */
+/**
+ * The fixture hospitals' options: the R4 one as strict about searches as some hospitals are. Both
+ * take the glucose page's summary (Observations, DiagnosticReports): the R4 one as a transaction,
+ * the R5 one in batches.
+ */
+const TAKES_CGM_SUMMARIES = ['Observation', 'DiagnosticReport'];
 export const FIXTURE_HOSPITALS: Readonly<Record<'R4' | 'R5', SmartFixtureOptions>> = {
-  R4: { mode: 'R4', name: 'Fixture General Hospital (R4)', requires: { Observation: 'category', MedicationRequest: 'status' } },
-  R5: { mode: 'R5', name: 'Fixture Community Clinic (R5)' },
+  R4: { mode: 'R4', name: 'Fixture General Hospital (R4)', requires: { Observation: 'category', MedicationRequest: 'status' }, accepts: TAKES_CGM_SUMMARIES, bundles: ['transaction'] },
+  R5: { mode: 'R5', name: 'Fixture Community Clinic (R5)', accepts: TAKES_CGM_SUMMARIES, bundles: ['batch'] },
 };
 
 /** The sample brands file: the two hospitals, a facility of each, and the addresses the picker shows. */

@@ -1,5 +1,5 @@
 /**
- * The patient portal (docs/portal.md), one script for its two pages:
+ * The patient portal (docs/portal.md), one script for its pages:
  * - the connect page (`/clients/portal/?code=<host>_<token>`) redeems the invitation, gets the
  *   service token, and starts the SMART standalone patient launch: at the configured hospital, or,
  *   with none configured, at the one the patient picks from the brands directory;
@@ -7,170 +7,25 @@
  *   registers a FHIR Source, reads the patient's whole record kind by kind (shared/portal/pulls.ts)
  *   and writes it: through the R4 import in Bundles of 100 when the hospital speaks R4, else one by
  *   one to `POST /FHIR/R5/<Type>`. It reports each kind: saved, saved with details left out, not
- *   saved, and why.
+ *   saved, and why;
+ * - the glucose page (`/clients/portal/glucose`, glucose.ts): the CGM summary and AGP, and "Send to
+ *   my hospital", whose launch comes back through the callback page.
  */
 import FHIR from 'fhirclient';
 import type Client from 'fhirclient/lib/Client';
-import { clientIdFor, parsePortalConfig, PORTAL_CALLBACK_PATH, PORTAL_CONFIG_FILE, PORTAL_PATH, type PortalConfig } from '../../shared/portal/config';
+import { PORTAL_GLUCOSE_PATH, PORTAL_PATH } from '../../shared/portal/config';
 import { parseInvitationCode } from '../../shared/portal/invitation';
-import { NEEDS_NEW_INVITATION, PortalError, PROBLEMS, type PortalProblem } from '../../shared/portal/messages';
+import { PortalError, type PortalProblem } from '../../shared/portal/messages';
 import { offeredTypes, RECORD_KINDS, searchUrl, type RecordKind } from '../../shared/portal/pulls';
 import { addResult, IMPORT_CHUNK, matches, nextLink, prepareForWrite, speaksR4, WRITE_CONCURRENCY, type Resource, type WriteResult } from '../../shared/portal/records';
 import { IMPORT_AGAIN_NOTE, kindReport, kindSentence, reasonLines, summarySentence, totalOf, type KindReport } from '../../shared/portal/report';
 import { chunksOf } from '../../shared/lists';
-import { ServiceApi, signInWithInvitation, type BrandRow } from './service';
-import {
-  chosenHospital,
-  endSession,
-  invitationCode,
-  keepChosenHospital,
-  keepRun,
-  keepServiceSession,
-  rememberInvitationCode,
-  serviceSession,
-  unfinishedRun,
-  type ChosenHospital,
-} from './session';
-
-const $ = (id: string) => document.getElementById(id)!;
-
-function setStatus(text: string) {
-  $('status').textContent = text;
-}
-
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
-
-function showProblem(problem: PortalProblem) {
-  $('status').hidden = true;
-  document.getElementById('picker')?.setAttribute('hidden', '');
-  $('problem-text').textContent = PROBLEMS[problem];
-  const code = invitationCode();
-  const restart = $('restart') as HTMLAnchorElement;
-  if (code && !NEEDS_NEW_INVITATION.has(problem)) {
-    restart.href = `${PORTAL_PATH}?code=${encodeURIComponent(code)}`;
-    restart.hidden = false;
-  }
-  $('problem').hidden = false;
-  document.body.dataset.state = 'problem';
-  document.body.dataset.problem = problem;
-}
-
-function fail(e: unknown, otherwise: PortalProblem): never {
-  throw e instanceof PortalError ? e : new PortalError(otherwise);
-}
-
-async function loadConfig(): Promise<PortalConfig> {
-  try {
-    const res = await fetch(`/${PORTAL_CONFIG_FILE}`, { cache: 'no-store' });
-    const config = res.ok ? parsePortalConfig(await res.json()) : undefined;
-    if (config) return config;
-  } catch {
-    // below
-  }
-  throw new PortalError('not-configured');
-}
-
-// ---------------------------------------------------------------------------------- connect page
-
-/** Starts the SMART launch at a hospital; the picker's choice is kept for the report. */
-async function launch(config: PortalConfig, hospital: ChosenHospital | { fhirBaseUrl: string }) {
-  if ('name' in hospital) keepChosenHospital(hospital);
-  setStatus('Opening the sign-in page of your hospital…');
-  try {
-    await FHIR.oauth2.authorize({
-      iss: hospital.fhirBaseUrl,
-      clientId: clientIdFor(config, hospital.fhirBaseUrl),
-      scope: config.scope,
-      redirectUri: `${location.origin}${PORTAL_CALLBACK_PATH}`,
-      pkceMode: 'required',
-    });
-  } catch (e) {
-    // Discovery failed (fhirclient reports the network error inside its own message), or the
-    // server answered but offers no S256 PKCE.
-    fail(e, e instanceof TypeError || /TypeError|Failed to fetch/.test(String(e)) ? 'hospital-unreachable' : 'hospital-error');
-  }
-}
-
-/** Results shown at a time, and how long typing pauses before a search. */
-const PICKER_RESULTS = 10;
-const PICKER_PAUSE_MS = 200;
-
-/**
- * "Where do you get care?": searches the brands directory as the patient types and launches at the
- * FHIR base URL of the facility they choose. The results are buttons in a list (Tab or the arrow
- * keys move between them, Enter chooses), and a live region says how many were found.
- */
-function pickHospital(config: PortalConfig, api: ServiceApi): Promise<void> {
-  const input = $('hospital-search') as HTMLInputElement;
-  const list = $('hospital-list');
-  const count = $('picker-count');
-  let current: AbortController | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return new Promise<void>((resolve, reject) => {
-    const choose = (row: BrandRow) => {
-      setStatus(`Connecting to ${row.brand_name}…`);
-      $('picker').hidden = true;
-      launch(config, { name: row.brand_name, fhirBaseUrl: row.fhir_base_url }).then(resolve, reject);
-    };
-    const show = (rows: BrandRow[], words: string) => {
-      list.replaceChildren(
-        ...rows.map((row) => {
-          const button = element('button', undefined, 'choice');
-          button.type = 'button';
-          button.append(element('span', row.facility_name, 'facility'));
-          if (row.brand_name !== row.facility_name) button.append(element('span', row.brand_name, 'brand'));
-          if (row.address_text) button.append(element('span', row.address_text, 'address'));
-          button.addEventListener('click', () => choose(row));
-          const item = element('li');
-          item.append(button);
-          return item;
-        }),
-      );
-      count.textContent = !words ? '' : rows.length === 0 ? 'No hospital or clinic found. Try fewer letters, another name, or your city.' : `${rows.length}${rows.length === PICKER_RESULTS ? ' or more' : ''} found. Choose yours from the list below.`;
-    };
-    const search = () => {
-      const words = input.value.trim();
-      current?.abort();
-      if (!words) return show([], '');
-      const controller = (current = new AbortController());
-      api.searchBrands(words, PICKER_RESULTS, controller.signal).then(
-        (rows) => controller === current && show(rows, words),
-        (e: unknown) => {
-          if (controller === current && !(e instanceof DOMException && e.name === 'AbortError')) reject(e);
-        },
-      );
-    };
-    input.addEventListener('input', () => {
-      clearTimeout(timer);
-      timer = setTimeout(search, PICKER_PAUSE_MS);
-    });
-    const buttons = () => Array.from(list.querySelectorAll<HTMLButtonElement>('button.choice'));
-    input.addEventListener('keydown', (event) => {
-      if (event.key === 'ArrowDown' && buttons()[0]) {
-        event.preventDefault();
-        buttons()[0]!.focus();
-      }
-    });
-    list.addEventListener('keydown', (event) => {
-      const all = buttons();
-      const at = all.indexOf(document.activeElement as HTMLButtonElement);
-      if (event.key === 'ArrowDown' && at < all.length - 1) all[at + 1]!.focus();
-      else if (event.key === 'ArrowUp') (at > 0 ? all[at - 1]! : input).focus();
-      else if (event.key === 'Escape') input.focus();
-      else return;
-      event.preventDefault();
-    });
-    $('status').hidden = true;
-    $('picker').hidden = false;
-    document.body.dataset.state = 'picking';
-    input.focus();
-  });
-}
+import { glucosePage } from './glucose';
+import { launch } from './launch';
+import { $, element, loadConfig, setStatus, showProblem } from './page';
+import { pickHospital } from './picker';
+import { ServiceApi, signInWithInvitation } from './service';
+import { chosenHospital, endSession, forgetPendingSend, invitationCode, keepRun, keepServiceSession, pendingSend, rememberInvitationCode, serviceSession, unfinishedRun } from './session';
 
 async function connect() {
   const code = new URLSearchParams(location.search).get('code');
@@ -178,6 +33,8 @@ async function connect() {
   const invitation = parseInvitationCode(code);
   if (!invitation) throw new PortalError('bad-code');
   rememberInvitationCode(code);
+  // An import from here on: a send to the hospital left unfinished is not what the callback finishes.
+  forgetPendingSend();
   const config = await loadConfig();
   setStatus('Checking your invitation…');
   const session = await signInWithInvitation(invitation.token);
@@ -186,7 +43,7 @@ async function connect() {
   // The picker: a directory with nothing in it means the portal is not set up yet.
   const api = new ServiceApi(session);
   if ((await api.searchBrands('', 1)).length === 0) throw new PortalError('not-configured');
-  return pickHospital(config, api);
+  return pickHospital(api, (row) => launch(config, { name: row.brand_name, fhirBaseUrl: row.fhir_base_url }));
 }
 
 // --------------------------------------------------------------------------------- callback page
@@ -375,11 +232,14 @@ function showResult(reports: readonly KindReport[], hospital: string) {
   again.hidden = !code;
   $('again-note').textContent = IMPORT_AGAIN_NOTE;
   $('again-note').hidden = !code;
+  $('glucose-link').hidden = !code;
   result.hidden = false;
   document.body.dataset.state = 'done';
 }
 
 async function callback() {
+  // The one redirect URI registered at the hospital serves the send too: its page finishes it.
+  if (pendingSend()) return location.replace(`${PORTAL_GLUCOSE_PATH}${location.search}`);
   const client = await finishLaunch();
   const session = serviceSession();
   if (!session) throw new PortalError('no-session');
@@ -436,10 +296,11 @@ async function main() {
   try {
     if (page === 'connect') await connect();
     else if (page === 'callback') await callback();
+    else if (page === 'glucose') await glucosePage();
   } catch (e) {
     if (page === 'callback') endSession(false);
     document.getElementById('working')?.setAttribute('hidden', '');
-    showProblem(e instanceof PortalError ? e.problem : 'service-error');
+    showProblem(e instanceof PortalError ? e.problem : 'service-error', page === 'glucose' ? PORTAL_GLUCOSE_PATH : PORTAL_PATH);
   }
 }
 

@@ -4,6 +4,7 @@
  * turned into a problem the page can explain.
  */
 import { invitationVerifier } from '../../shared/oauth/invitation-verifier';
+import { PAGE_UNIT } from '../../shared/portal/cgm-view';
 import { PortalError } from '../../shared/portal/messages';
 import { redemptionProblem } from '../../shared/portal/invitation';
 import { BUSY_RETRIES, importBundle, importResults, retryAfterSeconds, writeResult, type Resource, type WriteResult } from '../../shared/portal/records';
@@ -82,6 +83,11 @@ export async function signInWithInvitation(token: string): Promise<ServiceSessio
 export class ServiceApi {
   constructor(private readonly session: ServiceSession) {}
 
+  /** The service's patient id of the session. */
+  get patient(): string {
+    return this.session.patient;
+  }
+
   private async call(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<Response> {
     const res = await request(path, { ...init, headers: { authorization: `Bearer ${this.session.accessToken}`, accept: 'application/json', ...init.headers } });
     if (res.status === 401) throw new PortalError('service-session-expired');
@@ -153,6 +159,19 @@ export class ServiceApi {
       else pending = [];
     }
     return results;
+  }
+
+  /**
+   * The patient's CGM summary with the AGP report (`Patient/<id>/$cgm-report`): the last 14 days
+   * ending now, the consensus's standard targets, in mg/dL, the period's ends written on this
+   * browser's clock (its IANA time zone, when it names one).
+   */
+  async cgmReport(patient: string): Promise<unknown> {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const query = new URLSearchParams({ unit: PAGE_UNIT, targets: 'standard', ...(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(zone ?? '') ? { timeZone: zone } : {}) });
+    const res = await this.call(`/FHIR/R5/Patient/${encodeURIComponent(patient)}/$cgm-report?${query}`, { method: 'GET', headers: { accept: FHIR_JSON } });
+    if (!res.ok) throw new PortalError('service-error');
+    return bodyOf(res);
   }
 
   /** One R5 resource through `POST /FHIR/R5/<Type>` with the source header. */

@@ -1,8 +1,9 @@
 /**
- * What the portal keeps between its two pages, in this tab's sessionStorage only (never in a URL,
- * never in localStorage): the invitation code (for "Start again"), the service session, and the
- * run in progress (its FHIR Source, reused when a failed run is restarted so that nothing is
- * stored twice). fhirclient keeps the hospital's state there too.
+ * What the portal keeps between its pages, in this tab's sessionStorage only (never in a URL,
+ * never in localStorage): the invitation code (for "Start again" and the glucose page), the service
+ * session, the run in progress (its FHIR Source, reused when a failed run is restarted so that
+ * nothing is stored twice), and a send to the hospital in progress (the summary the patient saw and
+ * chose to send, across the hospital's sign-in). fhirclient keeps the hospital's state there too.
  */
 import type { ServiceSession } from './service';
 
@@ -10,6 +11,7 @@ const CODE = 'cdx.portal.invitation';
 const SESSION = 'cdx.portal.session';
 const RUN = 'cdx.portal.run';
 const HOSPITAL = 'cdx.portal.hospital';
+const SEND = 'cdx.portal.send';
 
 /** The hospital the patient chose in the picker (or the one configured), as the report names it. */
 export interface ChosenHospital {
@@ -43,6 +45,16 @@ export const keepServiceSession = (session: ServiceSession) => sessionStorage.se
 export const chosenHospital = (): ChosenHospital | undefined => read<ChosenHospital>(HOSPITAL);
 export const keepChosenHospital = (hospital: ChosenHospital) => sessionStorage.setItem(HOSPITAL, JSON.stringify(hospital));
 
+/** A send to the hospital between its launch and its return: the hospital's name as chosen (if it was), and the report Bundle to send. */
+export interface PendingSend {
+  hospitalName: string | undefined;
+  report: unknown;
+}
+
+export const pendingSend = (): PendingSend | undefined => read<PendingSend>(SEND);
+export const keepPendingSend = (send: PendingSend) => sessionStorage.setItem(SEND, JSON.stringify(send));
+export const forgetPendingSend = () => sessionStorage.removeItem(SEND);
+
 /** The unfinished run of this pull, if a restart can continue it. */
 export function unfinishedRun(patient: string, iss: string, hospitalPatient: string): Run | undefined {
   const run = read<Run>(RUN);
@@ -51,8 +63,8 @@ export function unfinishedRun(patient: string, iss: string, hospitalPatient: str
 export const keepRun = (run: Run) => sessionStorage.setItem(RUN, JSON.stringify(run));
 
 /**
- * Forgets every token (the service's and the hospital's) once the callback is done; keeps the
- * invitation code, and the run only when it did not finish.
+ * Forgets every token (the service's and the hospital's) and a send in progress once the callback
+ * or the send is done; keeps the invitation code, and the run only when it did not finish.
  */
 export function endSession(finished: boolean): void {
   const code = sessionStorage.getItem(CODE);

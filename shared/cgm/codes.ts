@@ -88,4 +88,13 @@ export const CGM_PROFILES = {
   submissionBundle: 'cgm-data-submission-bundle',
 } as const;
 
+/**
+ * The service's own codes (in `<namespace>/CodeSystem/cgm`, fhir.ts): the ambulatory glucose
+ * profile, its percentiles and its readings per bin; here, beside the guide's, for whoever reads a
+ * profile back (the portal page draws it).
+ */
+export const AGP_CODE = { code: 'agp', display: 'Ambulatory glucose profile' } as const;
+export const percentileCode = (p: number) => ({ code: `p${p}`, display: `${p}th percentile of glucose in the time-of-day bin` });
+export const BIN_READINGS_CODE = { code: 'bin-readings', display: 'Readings in the time-of-day bin' } as const;
+
 export const profileUrl = (id: string): string => `${CGM_IG}/StructureDefinition/${id}`;

@@ -36,8 +36,8 @@ import { OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
 import { UCUM_SYSTEM } from '../omh/quantities';
 import { AGP_PERCENTILES, type AgpBin } from './agp';
 import {
-  COEFFICIENT_OF_VARIATION, DAYS_OF_WEAR, GMI, IG_UNITS, LOINC_SYSTEM, MEAN_GLUCOSE, SENSOR_ACTIVE, SUMMARY_PANEL, TIME_IN_BAND, TIMES_IN_RANGES,
-  type LoincCode,
+  AGP_CODE, BIN_READINGS_CODE, COEFFICIENT_OF_VARIATION, DAYS_OF_WEAR, GMI, IG_UNITS, LOINC_SYSTEM, MEAN_GLUCOSE, percentileCode, SENSOR_ACTIVE, SUMMARY_PANEL,
+  TIME_IN_BAND, TIMES_IN_RANGES, type LoincCode,
 } from './codes';
 import type { CgmPeriod, CgmSummary, TargetCheck } from './metrics';
 import { BANDS, METRIC_LABELS, type Band, type TargetMetric } from './thresholds';
@@ -81,10 +81,6 @@ export interface CgmRenderOptions {
 /** The code system of the service's own CGM concepts (the profile and its components), under the deployment's namespace. */
 export const cgmCodeSystem = (): string => `${config().namespace}/CodeSystem/cgm`;
 
-/** The service's own codes: the profile, its percentiles and its readings per bin. */
-export const AGP_CODE = { code: 'agp', display: 'Ambulatory glucose profile' } as const;
-const percentileCode = (p: number) => ({ code: `p${p}`, display: `${p}th percentile of glucose in the time-of-day bin` });
-const BIN_READINGS_CODE = { code: 'bin-readings', display: 'Readings in the time-of-day bin' } as const;
 
 /** The band each of the guide's components judges by a target on the same figure. */
 const TARGET_OF_BAND: Partial<Record<Band, TargetMetric>> = { veryLow: 'timeBelow54', target: 'timeInRange', veryHigh: 'timeAbove250' };

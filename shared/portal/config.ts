@@ -28,10 +28,17 @@ export interface PortalConfig {
 /** The portal's scopes (`openid`, `profile`, `launch/patient`, Patient and Observation reads) and a read scope for every other type the portal reads. */
 export const DEFAULT_SMART_SCOPES = ['openid', 'profile', 'launch/patient', ...READ_SCOPES].join(' ');
 export const DEFAULT_SMART_CLIENT_ID = 'cdx-portal';
+/**
+ * The scopes of "Send to my hospital": the CGM guide's write scopes for a submitter (create and
+ * update of Observations and DiagnosticReports for the patient), and the patient context.
+ */
+export const SEND_SCOPES = 'openid fhirUser launch/patient patient/Observation.cu patient/DiagnosticReport.cu';
 
 /** Where the configuration is served, relative to the site root. */
 export const PORTAL_CONFIG_FILE = 'clients/portal/config.json';
 export const PORTAL_PATH = '/clients/portal/';
+/** The glucose page: the patient's CGM summary and AGP, and "Send to my hospital". */
+export const PORTAL_GLUCOSE_PATH = '/clients/portal/glucose';
 /** The redirect URI to register with the hospital: `<origin>/clients/portal/callback`, byte for byte. */
 export const PORTAL_CALLBACK_PATH = '/clients/portal/callback';
 

@@ -165,23 +165,31 @@ export async function runPortal(
 ): Promise<'done' | 'problem'> {
   await page.goto(link);
   if (pick) await pickHospital(page, pick.words, pick.facility);
-  // Either the hospital's consent page comes, or the portal stops early with a problem.
+  return (await answerHospital(page, fixture, decision, ['done', 'problem'])) as 'done' | 'problem';
+}
+
+/**
+ * Answers the hospital's consent page when it comes (unless the portal stops early in one of the
+ * `finished` states), then waits for the portal page to reach one of them; resolves with it.
+ */
+export async function answerHospital(page: Page, fixture: SmartFixture, decision: 'Allow' | 'Deny', finished: readonly string[]): Promise<string> {
+  const settled = finished.map((state) => `body[data-state=${state}]`).join(', ');
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (page.url().startsWith(`${fixture.origin}/authorize`)) {
       await page.getByRole('button', { name: decision }).click();
       break;
     }
-    if (await page.$('body[data-state=done], body[data-state=problem]').catch(() => null)) break;
+    if (await page.$(settled).catch(() => null)) break;
     if (Date.now() > deadline) throw new Error(`neither consent nor a result at ${page.url()}`);
     await page.waitForTimeout(50);
   }
-  await page.waitForSelector('body[data-state=done], body[data-state=problem]', { timeout: 60_000 }).catch(async (e: unknown) => {
+  await page.waitForSelector(settled, { timeout: 60_000 }).catch(async (e: unknown) => {
     // Where the page stands, for a failure that says more than "timed out".
     const shown = await page.evaluate(() => `${document.body.dataset.state ?? '-'}: ${document.getElementById('status')?.textContent ?? ''} / ${document.getElementById('progress-label')?.textContent ?? ''}`).catch(() => '?');
     throw new Error(`${String(e)} at ${page.url()} (${shown})`);
   });
-  return (await page.getAttribute('body', 'data-state')) as 'done' | 'problem';
+  return (await page.getAttribute('body', 'data-state'))!;
 }
 
 export interface KindShown {
