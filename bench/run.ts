@@ -5,6 +5,7 @@
  */
 import { auxiliaryBench } from './auxiliary';
 import { coldStart } from './cold-start';
+import { compareBench } from './compare';
 import { earlyReadBench } from './early-read';
 import { exportBench } from './export';
 import { fuzzBench } from './fuzz';
@@ -39,6 +40,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['repost', repostBench],
   ['storage', storageBench],
   ['values', valuesBench],
+  ['compare', compareBench],
   ['mcp', mcpBench],
   ['import', importBench],
   ['portal', portalBench],

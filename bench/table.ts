@@ -44,3 +44,19 @@ export function printTable(title: string, rows: ReadonlyArray<Record<string, str
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const row of rows) console.log(line(headers.map((h) => String(row[h]))));
 }
+
+/**
+ * Times several operations in turn (after a warm-up of each), the first of a run rotating, so
+ * machine noise and a warmer engine fall on each alike: the times of each, in the order given.
+ */
+export async function rotated(ops: ReadonlyArray<() => Promise<unknown>>, runs: number, warmUp = Math.min(30, runs)): Promise<number[][]> {
+  for (let i = 0; i < warmUp; i += 1) for (const op of ops) await op();
+  const times = ops.map(() => [] as number[]);
+  for (let i = 0; i < runs; i += 1) {
+    for (let k = 0; k < ops.length; k += 1) {
+      const at = (i + k) % ops.length;
+      times[at]!.push(await timeOnce(ops[at]!));
+    }
+  }
+  return times;
+}
