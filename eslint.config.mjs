@@ -20,6 +20,7 @@ export const PLATFORM = [
   'shared/fhir/*.ts',
   'shared/fhir/!(projections)/**',
   'shared/config.ts',
+  'shared/failures.ts',
   'shared/bounded-map.ts',
   'shared/json.ts',
   'shared/lists.ts',
@@ -126,6 +127,8 @@ const AWS_SDK_ALLOWED = [
   'shared/*/store/**',
 ];
 const AWS_SDK_MESSAGE = 'The AWS SDK belongs to the store adapters (shared/<domain>/store/, shared/store/): reach the store through its port.';
+const AWS_SDK_IMPORT = { group: ['@aws-sdk/*'], message: AWS_SDK_MESSAGE };
+const AWS_SDK_DYNAMIC_IMPORT = { selector: 'ImportExpression[source.value=/^@aws-sdk\\u002F/]', message: AWS_SDK_MESSAGE };
 const STORE_ZONES = [
   {
     target: ['shared/*/!(store)/**', 'shared/*/*.ts'],
@@ -138,6 +141,27 @@ const STORE_ZONES = [
     from: [`shared/!(${domain})/store/**`],
     message: "A store adapter builds on the platform's store (shared/store/), never on another domain's store folder.",
   })),
+];
+
+/**
+ * The assistants' tools (docs/mcp.md#how-the-tools-reach-the-domain) call the domain's typed
+ * functions: a typed query in, typed rows and an opaque cursor out. None builds a FHIR query string
+ * for a FHIR parser to read back, nor a URL against a made-up site whose links it then reads for a
+ * cursor: the FHIR parsers and the URL-taking searches are the HTTP edge's.
+ */
+const MCP_TYPED_MESSAGE = 'The assistants\' tools call the typed domain functions (shared/observations/series.ts, readingStatistics, findAuxiliary), never a FHIR query string or URL.';
+const MCP_TYPED_IMPORTS = [
+  { group: ['**/observations/search/query'], importNames: ['parseNativeQuery'], message: MCP_TYPED_MESSAGE },
+  { group: ['**/observations/stats/params'], importNames: ['parseStatsRequest'], message: MCP_TYPED_MESSAGE },
+  { group: ['**/observations/lastn'], importNames: ['parseLastn'], message: MCP_TYPED_MESSAGE },
+  { group: ['**/observations/search/execute'], importNames: ['searchObservations', 'countByCode'], message: MCP_TYPED_MESSAGE },
+  { group: ['**/auxiliary/search', '**/auxiliary/search/index'], importNames: ['searchAuxiliary'], message: MCP_TYPED_MESSAGE },
+];
+/** The files of the `/mcp` endpoint itself (the HTTP edge of the tools, shared/mcp/http.ts's chunk and its rate limit). */
+const MCP_ENDPOINT = ['shared/mcp/http.ts', 'shared/mcp/exchange.ts', 'shared/mcp/rate-limit.ts'];
+const MCP_TYPED_SYNTAX = [
+  { selector: "NewExpression[callee.name='URLSearchParams']", message: MCP_TYPED_MESSAGE },
+  { selector: "NewExpression[callee.name='URL']", message: MCP_TYPED_MESSAGE },
 ];
 
 export default defineConfig(
@@ -183,8 +207,19 @@ export default defineConfig(
     files: ['shared/**/*.ts', 'functions/**/*.ts'],
     ignores: AWS_SDK_ALLOWED,
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*'], message: AWS_SDK_MESSAGE }] }],
-      'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/^@aws-sdk\\u002F/]', message: AWS_SDK_MESSAGE }],
+      'no-restricted-imports': ['error', { patterns: [AWS_SDK_IMPORT] }],
+      'no-restricted-syntax': ['error', AWS_SDK_DYNAMIC_IMPORT],
+    },
+  },
+  {
+    // The tools and what they stand on; not the endpoint's HTTP files, which read requests (an
+    // Origin, the site URL) as every route does. The rules' options replace those of the block
+    // above for these files: the AWS SDK's stay.
+    files: ['shared/mcp/**/*.ts'],
+    ignores: [...AWS_SDK_ALLOWED, ...MCP_ENDPOINT],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [AWS_SDK_IMPORT, ...MCP_TYPED_IMPORTS] }],
+      'no-restricted-syntax': ['error', AWS_SDK_DYNAMIC_IMPORT, ...MCP_TYPED_SYNTAX],
     },
   },
   {

@@ -35,6 +35,7 @@ const ON_ENGINES = [
   'test/integration/observations/layout-migration.test.ts',
   'test/integration/observations/repost.test.ts',
   'test/integration/observations/store-access.test.ts',
+  'test/integration/observations/blocks.test.ts',
   'test/integration/observations/summaries-rebuild.test.ts',
   'test/integration/observations/summary-store.test.ts',
   'test/integration/observations/summary-counts.test.ts',

@@ -13,6 +13,7 @@ import { httpLoad } from './http-load';
 import { importBench } from './import';
 import { loadBench } from './load';
 import { mcpBench } from './mcp';
+import { npmStartBench } from './npm-start';
 import { oauth } from './oauth';
 import { omh } from './omh';
 import { patients } from './patients';
@@ -44,6 +45,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['mcp', mcpBench],
   ['import', importBench],
   ['portal', portalBench],
+  ['npm-start', npmStartBench],
   ['fuzz', fuzzBench],
 ]);
 

@@ -1,10 +1,12 @@
 /**
  * Demo readings of `npm start`, written through the upload path the API uses (the same checks,
- * the same store), as the demo practitioner: two weeks of readings of several types in every
- * effective-time form for the patient with a login (enrolled in the demo study, consenting to every
- * code), and a smaller activity study with heart rate and steps for the second patient. Runs after
- * the directory step, on an empty store.
+ * the same store), as the demo practitioner: two weeks of readings that look like a person's
+ * (`demo-readings.ts`: a heart rate with a daily rhythm and workouts, blood pressures, a glucose
+ * sensor's trace every 15 minutes, ...) in every effective-time form for the patient with a login
+ * (enrolled in the demo study, consenting to every code), and a smaller activity study with heart
+ * rate and steps for the second patient. Runs after the directory step, on an empty store.
  */
+import type { Caller } from '../shared/auth/caller';
 import { issueAccessToken } from '../shared/auth/tokens';
 import { callerFromToken } from '../shared/auth/authenticate';
 import { config } from '../shared/config';
@@ -16,10 +18,22 @@ import { getPatient, listPatientIdsOfOrganization } from '../shared/directory/pa
 import { addStudyCode, addStudyDataSource, createStudy, enrollPatients } from '../shared/directory/studies';
 import { getUserByEmail } from '../shared/directory/users';
 import { FHIR_BASES } from '../shared/http/families';
+import { chunksOf } from '../shared/lists';
 import { AUXILIARY_NOT_AVAILABLE } from '../shared/observations/auxiliary-handover';
 import { processEntries } from '../shared/observations/create/process';
-import { sampleAttachment, formsFor, type EffectiveForm, type SampleOptions } from '../shared/omh/samples';
+import { sampleAttachment, formsFor, type SampleOptions } from '../shared/omh/samples';
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from './demo-directory';
+import {
+  bloodPressures,
+  bodyWeights,
+  glucoseTrace,
+  heartRates,
+  oxygenSaturations,
+  sleepEpisodes,
+  stepCounts,
+  workouts,
+  type DemoSeries,
+} from './demo-readings';
 import type { SeedStep } from './seed-step';
 import { tokenCommand } from './commands';
 import { NO_DEADLINE } from '../shared/http/deadline';
@@ -27,36 +41,25 @@ import { NO_DEADLINE } from '../shared/http/deadline';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-interface Plan {
-  code: string;
-  /** Hours between readings. */
-  every: number;
-  /** Forms cycled through (each must be one the code's schema accepts). */
-  forms?: readonly EffectiveForm[];
-  spanMinutes?: number;
-}
-
-/** Two weeks for the patient with a login: about 300 readings, every form of time frame. */
-const MAIN_PATIENT: readonly Plan[] = [
-  { code: 'omh:heart-rate:2.0', every: 2, forms: ['date_time', 'start_end', 'start_duration', 'end_duration', 'date_part_of_day'], spanMinutes: 5 },
-  { code: 'omh:step-count:3.0', every: 24, forms: ['start_end'], spanMinutes: 1440 },
-  { code: 'omh:blood-pressure:4.0', every: 12, forms: ['date_time'] },
-  { code: 'omh:sleep-episode:1.1', every: 24, forms: ['start_end'], spanMinutes: 450 },
-  { code: 'omh:body-weight:3.0', every: 48, forms: ['date_time'] },
-  { code: 'omh:oxygen-saturation:2.0', every: 8, forms: ['date_time', 'date_part_of_day'] },
-  { code: 'omh:physical-activity:1.2', every: 24, forms: ['start_duration', 'end_duration'], spanMinutes: 40 },
+/** Two weeks for the patient with a login: about 4,600 readings (4,032 of them the glucose sensor's), every form of time frame. */
+export const MAIN_PATIENT: readonly DemoSeries[] = [
+  heartRates({ person: 1, hours: 1, forms: ['date_time', 'start_end', 'start_duration', 'end_duration', 'date_part_of_day'], spanMinutes: 5, workouts: true }),
+  stepCounts,
+  bloodPressures,
+  sleepEpisodes,
+  bodyWeights,
+  oxygenSaturations,
+  workouts,
+  glucoseTrace,
 ];
 
 /** The second patient's activity study. */
-const SECOND_PATIENT: readonly Plan[] = [
-  { code: 'omh:heart-rate:2.0', every: 6, forms: ['date_time'] },
-  { code: 'omh:step-count:3.0', every: 24, forms: ['start_end'], spanMinutes: 1440 },
-];
+const SECOND_PATIENT: readonly DemoSeries[] = [heartRates({ person: 2, hours: 6, forms: ['date_time'], workouts: false }), stepCounts];
 
-const DAYS = 14;
+export const DAYS = 14;
 
-/** Readings of the plans for one patient, hourly steps back from `until` over the demo's days. */
-export function observations(patientId: Id, deviceId: Id, plans: readonly Plan[], codes: readonly Code[], until: number, everyType: boolean): unknown[] {
+/** Readings of the series for one patient over the demo's days up to `until` (an hour boundary). */
+export function observations(patientId: Id, deviceId: Id, series: readonly DemoSeries[], codes: readonly Code[], until: number, everyType: boolean): unknown[] {
   const reading = (code: Code, options: SampleOptions) => ({
     resourceType: 'Observation',
     status: 'final',
@@ -65,21 +68,32 @@ export function observations(patientId: Id, deviceId: Id, plans: readonly Plan[]
     device: { reference: `Device/${deviceId}` },
     valueAttachment: sampleAttachment(code.code, options),
   });
-  const out: unknown[] = [];
-  for (const plan of plans) {
-    const code = codes.find((c) => c.code === plan.code)!;
-    const forms = (plan.forms ?? formsFor(plan.code)).filter((f) => formsFor(plan.code).includes(f));
-    let n = 0;
-    for (let at = until - DAYS * DAY; at < until; at += plan.every * HOUR, n += 1) {
-      out.push(reading(code, { at, form: forms[n % forms.length]!, ...(plan.spanMinutes ? { spanMinutes: plan.spanMinutes } : {}) }));
-    }
-  }
+  const window = { from: until - DAYS * DAY, until };
+  const out: unknown[] = series.flatMap(({ code: name, readings }) => {
+    const code = codes.find((c) => c.code === name)!;
+    return readings(window).map(({ at, form, spanMinutes, members }) => reading(code, { at, form, members, ...(spanMinutes ? { spanMinutes } : {}) }));
+  });
   // With `everyType`, one reading of every other mobile-health code, so each type has an example.
   for (const code of everyType ? codes : []) {
-    if (plans.some((p) => p.code === code.code) || formsFor(code.code).length === 0) continue;
+    if (series.some((s) => s.code === code.code) || formsFor(code.code).length === 0) continue;
     out.push(reading(code, { at: until - DAY }));
   }
   return out;
+}
+
+/**
+ * Uploads demo readings as `caller` through the API's upload path, a batch upload's worth
+ * (`MAX_BUNDLE_ENTRIES`) at a time, as a device would send them; any refusal stops the seed.
+ */
+export async function uploadDemoReadings(caller: Caller, resources: readonly unknown[]): Promise<void> {
+  for (const batch of chunksOf(resources, config().maxBundleEntries)) {
+    const results = await processEntries(
+      batch.map((resource) => ({ ok: true as const, type: 'Observation', resource })),
+      { caller, origin: config().siteUrl, base: FHIR_BASES[0], auxiliary: AUXILIARY_NOT_AVAILABLE, deadline: NO_DEADLINE, noun: 'reading' },
+    );
+    const failed = results.find((r) => r.status !== 201);
+    if (failed) throw new Error(`demo readings refused: ${JSON.stringify(failed.outcome)}`);
+  }
 }
 
 export const demoObservations: SeedStep = {
@@ -106,15 +120,10 @@ export const demoObservations: SeedStep = {
     const caller = await callerFromToken(accessToken);
     const until = Math.floor(Date.now() / HOUR) * HOUR;
     const resources = [...observations(main.id, device.id, MAIN_PATIENT, codes, until, true), ...observations(second.id, device.id, SECOND_PATIENT, codes, until, false)];
-    const results = await processEntries(
-      resources.map((resource) => ({ ok: true as const, type: 'Observation', resource })),
-      { caller, origin: config().siteUrl, base: FHIR_BASES[0], auxiliary: AUXILIARY_NOT_AVAILABLE, deadline: NO_DEADLINE, noun: 'reading' },
-    );
-    const failed = results.filter((r) => r.status !== 201);
-    if (failed.length > 0) throw new Error(`demo observations refused: ${JSON.stringify(failed[0]!.outcome)}`);
+    await uploadDemoReadings(caller, resources);
     ctx.notes.push(
-      `  Observations   ${results.length} demo readings (last ${DAYS} days) of patients ${main.id} and ${second.id}; study Group/${activity.id} (${activity.name}) for patient ${second.id}`,
-      `    Search:       curl -H "Authorization: Bearer $(${tokenCommand('patient')})" "${config().siteUrl}/FHIR/R5/Observation?code=omh:heart-rate:2.0&date=ge${new Date(until - DAY).toISOString().slice(0, 10)}"`,
+      `  Observations   ${resources.length} demo readings (last ${DAYS} days) of patients ${main.id} and ${second.id}; study Group/${activity.id} (${activity.name}) for patient ${second.id}`,
+      `    Search:       curl -H "Authorization: Bearer $(${tokenCommand('patient')})" "${config().siteUrl}/FHIR/R5/Observation?code=omh:heart-rate:2.0&value-quantity=gt120&date=ge${new Date(until - DAY).toISOString().slice(0, 10)}"  (the workouts since yesterday)`,
     );
   },
 };

@@ -1,14 +1,13 @@
 /**
  * A second demo organization, so the access rules can be tried on one machine: Lakeside Clinic with
  * its own practitioner (a manager, with a password) and a patient with a login (Jordan Lee), enrolled
- * in its own study of heart rate and steps, with a week of readings uploaded as that patient. Each
+ * in its own study of heart rate and steps, with two weeks of readings uploaded as that patient. Each
  * organization's practitioner sees only its own patients; each patient only themselves.
  */
 import { callerFromToken } from '../shared/auth/authenticate';
 import { hashPassword } from '../shared/auth/passwords';
 import { randomAlphanumeric } from '../shared/secrets';
 import { issueAccessToken } from '../shared/auth/tokens';
-import { config } from '../shared/config';
 import { listCodes } from '../shared/directory/code-table';
 import { recordConsents } from '../shared/directory/consents';
 import { listDataSources } from '../shared/directory/data-sources';
@@ -16,20 +15,14 @@ import { createOrganization } from '../shared/directory/organizations';
 import { createPatient } from '../shared/directory/patients';
 import { addStudyCode, addStudyDataSource, createStudy, enrollPatients } from '../shared/directory/studies';
 import { createPractitioner } from '../shared/directory/users';
-import { FHIR_BASES } from '../shared/http/families';
-import { AUXILIARY_NOT_AVAILABLE } from '../shared/observations/auxiliary-handover';
-import { processEntries } from '../shared/observations/create/process';
 import { tokenCommand } from './commands';
 import { OTHER_PATIENT_EMAIL, OTHER_PRACTITIONER_EMAIL } from './demo-directory';
-import { observations } from './demo-observations';
+import { observations, uploadDemoReadings } from './demo-observations';
+import { heartRates, stepCounts, type DemoSeries } from './demo-readings';
 import type { SeedStep } from './seed-step';
-import { NO_DEADLINE } from '../shared/http/deadline';
 
 const HOUR = 3_600_000;
-const PLAN = [
-  { code: 'omh:heart-rate:2.0', every: 4, forms: ['date_time'] as const },
-  { code: 'omh:step-count:3.0', every: 24, forms: ['start_end'] as const, spanMinutes: 1440 },
-];
+const PLAN: readonly DemoSeries[] = [heartRates({ person: 3, hours: 4, forms: ['date_time'], workouts: false }), stepCounts];
 
 export const demoSecondOrganization: SeedStep = {
   name: 'second organization',
@@ -66,17 +59,13 @@ export const demoSecondOrganization: SeedStep = {
     const { accessToken } = await issueAccessToken({ userId: patient.userId!, kind: 'patient', patientId: patient.id, scope: 'openid' });
     const caller = await callerFromToken(accessToken);
     const until = Math.floor(Date.now() / HOUR) * HOUR;
-    const results = await processEntries(
-      observations(patient.id, device.id, PLAN, codes, until, false).map((resource) => ({ ok: true as const, type: 'Observation', resource })),
-      { caller, origin: config().siteUrl, base: FHIR_BASES[0], auxiliary: AUXILIARY_NOT_AVAILABLE, deadline: NO_DEADLINE, noun: 'reading' },
-    );
-    const failed = results.filter((r) => r.status !== 201);
-    if (failed.length > 0) throw new Error(`second organization's readings refused: ${JSON.stringify(failed[0]!.outcome)}`);
+    const readings = observations(patient.id, device.id, PLAN, codes, until, false);
+    await uploadDemoReadings(caller, readings);
 
     ctx.notes.push(
       `  Second organization ${clinic.id} (${clinic.name}), to try the access rules: each practitioner sees only their own organization's patients`,
       `    practitioner  ${OTHER_PRACTITIONER_EMAIL}  password ${password}  (Practitioner/${practitioner.id}, manager of organization ${clinic.id}); token: ${tokenCommand('other-practitioner')}`,
-      `    patient       ${OTHER_PATIENT_EMAIL}  (Patient/${patient.id}, ${patient.nameGiven} ${patient.nameFamily}; ${results.length} readings, study Group/${study.id}); token: ${tokenCommand('other-patient')}`,
+      `    patient       ${OTHER_PATIENT_EMAIL}  (Patient/${patient.id}, ${patient.nameGiven} ${patient.nameFamily}; ${readings.length} readings, study Group/${study.id}); token: ${tokenCommand('other-patient')}`,
     );
   },
 };

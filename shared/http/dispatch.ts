@@ -5,7 +5,7 @@
  * the route's own headers go on every answer, refusals included, and its challenge parameters on
  * its 401 (where a client learns how to get a token).
  */
-import { challengedWith, forbidden, isHttpError } from './errors';
+import { asHttpError, challengedWith, forbidden, isHttpError } from './errors';
 import type { Authenticator, CallerNeeds, HttpRequest } from './request';
 import type { HttpResponse } from './response';
 import type { Access, Route } from './router';
@@ -19,7 +19,16 @@ export interface Callers {
 /** What a route for practitioners answers a patient (a route for patients names its own refusal). */
 const onlyPractitioners = () => forbidden('Only practitioners may do this.');
 
+/** The route's answer; a domain failure it throws becomes its HttpError here, before the route's headers go on it. */
 async function run(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
+  try {
+    return await answer(route, req, callers);
+  } catch (e) {
+    throw asHttpError(e);
+  }
+}
+
+async function answer(route: Route, req: HttpRequest, callers: Callers): Promise<HttpResponse> {
   // A per-request route answers what needs no caller (404, 405) here, before anyone is asked.
   const access: Access = route.auth === 'per-request' ? route.choose(req) : route;
   if (access.auth === 'none') return access.handler(req);

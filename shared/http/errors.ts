@@ -3,6 +3,7 @@
  * throws them; one middleware renders them in the dialect of the path (OperationOutcome on FHIR
  * paths, `{field: [messages]}` or `{detail}` on `/api/v1/`, RFC 6749 errors under `/o/`).
  */
+import { isDomainFailure, type DomainFailure } from '../failures';
 import { issue, type IssueCode, type OutcomeIssue } from '../fhir/outcome';
 
 export type FieldErrors = Record<string, string[]>;
@@ -128,3 +129,12 @@ export const unsupportedMediaType = (message: string) => new HttpError(415, mess
 
 export const unprocessable = (message: string, init?: HttpErrorInit) =>
   new HttpError(422, message, 'processing', init);
+
+/** THE mapping of a domain failure (shared/failures.ts) to its HTTP answer: a query that cannot be answered is a 400, one out of reach a 403. */
+export function httpErrorOf(failure: DomainFailure): HttpError {
+  const error = failure.kind === 'invalid-query' ? badRequest(failure.message) : forbidden(failure.message);
+  return failure.at === undefined ? error : error.at(failure.at);
+}
+
+/** A thrown value as the routes answer it: a domain failure as its HttpError, anything else as it is. */
+export const asHttpError = (e: unknown): unknown => (isDomainFailure(e) ? httpErrorOf(e) : e);

@@ -15,25 +15,39 @@ import type { AuthedRequest, HttpRequest } from '../http/request';
 import type { HttpResponse } from '../http/response';
 
 /**
- * A browser page may call `/mcp` only from a configured origin (the transport spec's defence against
- * DNS rebinding): checked before anyone is asked, so a page elsewhere learns nothing, not even 401.
+ * The origins a browser page may call `/mcp` from: the service's own (the scheme, host and port of
+ * the configured site URL: its own pages, and a local client sent to `http://localhost:8000`) and
+ * those the operator lists. Compared exactly, as the transport spec's defence against DNS rebinding
+ * asks: another port, `127.0.0.1` for `localhost` or `http` for `https` is another origin.
+ */
+export function allowedOrigins(): readonly string[] {
+  const { siteUrl, mcpAllowedOrigins: listed } = config();
+  const own = new URL(siteUrl).origin;
+  return listed.includes(own) ? listed : [own, ...listed];
+}
+
+/**
+ * A browser page may call `/mcp` only from an allowed origin (`allowedOrigins`): checked before
+ * anyone is asked, so a page elsewhere learns nothing, not even 401.
  */
 export function assertAllowedOrigin(req: HttpRequest): void {
   const origin = req.headers['origin'];
-  if (origin === undefined || config().mcpAllowedOrigins.includes(origin)) return;
+  if (origin === undefined || allowedOrigins().includes(origin)) return;
   throw originRefused();
 }
 
-export const originRefused = () => forbidden('Requests from this Origin are not allowed: the operator lists the allowed ones in MCP_ALLOWED_ORIGINS.');
+export const originRefused = () =>
+  forbidden("Requests from this Origin are not allowed: only the service's own origin and those the operator lists in MCP_ALLOWED_ORIGINS are.");
 
 /**
- * CORS of `/mcp` for the allowed origins (docs/mcp.md#cors-on-mcp): the request headers MCP clients
- * send (the 2025 revisions' protocol version and session id, the 2026 revision's per-request
- * `Mcp-Method` and `Mcp-Name`), and the answer headers a page must read (the 401's challenge, a
- * session id, the 429's `Retry-After`).
+ * CORS of `/mcp` for the allowed origins (docs/mcp.md#cors-on-mcp), the service's own included (a
+ * page on the site calling `/mcp` there needs none, but harmless; one calling the API's own domain
+ * does): the request headers MCP clients send (the 2025 revisions' protocol version and session
+ * id, the 2026 revision's per-request `Mcp-Method` and `Mcp-Name`), and the answer headers a page
+ * must read (the 401's challenge, a session id, the 429's `Retry-After`).
  */
 export const MCP_CORS: OriginPolicy = {
-  origins: () => config().mcpAllowedOrigins,
+  origins: allowedOrigins,
   refusal: originRefused,
   allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
   exposeHeaders: ['WWW-Authenticate', 'Mcp-Session-Id', 'Retry-After'],

@@ -1,55 +1,25 @@
 /**
- * Mobile-health readings as the tools read them: through the Observation search itself
- * (`searchObservations`, the caller's scoping included), with its own cursor, and shown slim (time,
- * type, the values the reading's components show) or as the FHIR resource a read answers.
+ * Mobile-health readings as the tools show them: slim (time, type, the values the reading's
+ * components show) or as the FHIR resource a read answers, and the first or last reading of a
+ * query. The readings come from the series' typed functions (shared/observations/series.ts), which
+ * run the Observation search itself (the caller's scoping included).
  */
 import type { Caller } from '../auth/caller';
 import type { Code, Id } from '../directory/model';
-import { CURSOR_PARAM, encodeCursor, linkedSearch, type LinkedSearch } from '../fhir/searchset';
 import { codesById } from '../observations/code-table-cache';
 import { toFhirObservation } from '../observations/fhir-observation';
 import type { StoredObservation } from '../observations/model';
-import { observationPositions } from '../observations/search/cursor';
-import { searchObservations } from '../observations/search/execute';
-import type { Position } from '../observations/search/order';
-import { parseNativeQuery } from '../observations/search/query';
+import { findReadings, type SeriesQuery } from '../observations/series';
 import { readingValues } from '../observations/values';
 import { schemaQuantities } from '../omh/quantities';
 
-/** Where a search's links would point: the tools show no links, only the search's cursor (bound to its parameters). */
-const TOOL_SITE = { origin: 'https://mcp.invalid', base: '/FHIR/R5' };
-
-export interface ReadingsPage {
-  rows: StoredObservation[];
-  /** The search's own cursor of the next page. */
-  next?: string;
-  total?: number;
-}
-
-/** One page of the search `params` (as the FHIR API takes them) for the caller, from the search's cursor text. */
-export async function searchReadings(caller: Caller, params: URLSearchParams, cursor: string | undefined, now: number): Promise<ReadingsPage> {
-  const withCursor = new URLSearchParams(params);
-  if (cursor !== undefined) withCursor.set(CURSOR_PARAM, cursor);
-  const query = parseNativeQuery(withCursor);
-  const linked: LinkedSearch<Position> = linkedSearch(TOOL_SITE, 'Observation', params, observationPositions(query.order));
-  const page = await searchObservations(caller, query, linked, now);
-  return {
-    rows: page.rows,
-    ...(page.next ? { next: encodeCursor(page.next, linked.codec, linked.digest) } : {}),
-    ...(page.total !== undefined ? { total: page.total } : {}),
-  };
-}
-
-/** How many readings the search finds (`_summary=count`): counted by the store, no reading downloaded. */
-export async function countOf(caller: Caller, params: URLSearchParams, now: number): Promise<number> {
-  const counted = new URLSearchParams(params);
-  counted.set('_summary', 'count');
-  return (await searchReadings(caller, counted, undefined, now)).total ?? 0;
-}
-
-/** The `date` parameters of a period: each end covers its whole precision (`le2025-06-30` takes that whole day). */
-export function periodParams(from: string | undefined, to: string | undefined): Array<[string, string]> {
-  return [...(from ? [['date', `ge${from}`] as [string, string]] : []), ...(to ? [['date', `le${to}`] as [string, string]] : [])];
+/** The first (`oldest`) or last (`newest`) dated reading the query finds. */
+export async function edgeReading(caller: Caller, query: SeriesQuery, order: 'oldest' | 'newest', now: number): Promise<SlimReading | undefined> {
+  const [row] = (await findReadings(caller, { ...query, order, limit: 1 }, now)).rows;
+  // Undated readings come last both ways: the first row is dated whenever any is.
+  if (!row || !row.effective) return undefined;
+  const codes = await codesById([row.codeId]);
+  return slimReading(row, codes.get(row.codeId)!);
 }
 
 export interface SlimReading {

@@ -9,6 +9,7 @@
 import type * as z from 'zod';
 import type { Caller } from '../auth/caller';
 import type { Id } from '../directory/model';
+import { isDomainFailure } from '../failures';
 import { isHttpError, STORE_BUSY } from '../http/errors';
 
 /** What a tool runs with: who asks, and where to tell whose data it read (the audit trail). */
@@ -55,12 +56,14 @@ export function boundedText(text: string): string {
 const UNEXPECTED = 'The tool failed unexpectedly. Try again later; if it keeps failing, the service operators have the details.';
 
 /**
- * The words a failure gives the caller. Refusals and client errors (4xx) say what to change;
- * their texts are the API's own, written for clients. A busy store says so. Everything else is
- * one sentence that tells nothing of the service's insides.
+ * The words a failure gives the caller: THE mapping of a failure to a tool error result. Refusals,
+ * the domain's failures (shared/failures.ts: a query that cannot be answered, one out of reach) and
+ * the client errors (4xx) of the parsers the FHIR API shares say what to change; their texts are
+ * written for whoever asked. A busy store says so. Everything else is one sentence that tells
+ * nothing of the service's insides.
  */
 export function refusalText(error: unknown): { text: string; unexpected: boolean } {
-  if (error instanceof ToolRefusal) return { text: error.message, unexpected: false };
+  if (error instanceof ToolRefusal || isDomainFailure(error)) return { text: error.message, unexpected: false };
   if (isHttpError(error) && error.status >= 400 && error.status < 500) return { text: error.message, unexpected: false };
   if (isHttpError(error) && error.status === 503) return { text: STORE_BUSY, unexpected: false };
   return { text: UNEXPECTED, unexpected: true };

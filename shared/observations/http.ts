@@ -20,7 +20,7 @@ import { AUXILIARY_NOT_AVAILABLE, auxiliaryNotAvailable, type AuxiliaryHandover 
 import { codesById } from './code-table-cache';
 import { READING_VERSION, toFhirObservation } from './fhir-observation';
 import { readObservation } from './read';
-import { enforceHandling, linkedSearch, searchsetBundle } from '../fhir/searchset';
+import { cursorOf, enforceHandling, linkedSearch, searchsetBundle } from '../fhir/searchset';
 import { observationPositions } from './search/cursor';
 import { likelyPatientOf, prepareSearch, searchObservations } from './search/execute';
 import { parseNativeQuery } from './search/query';
@@ -81,16 +81,17 @@ function search(req: HttpRequest, params: URLSearchParams, auxiliary: AuxiliaryH
   if (sourceOf(params) === 'auxiliary') return auxiliaryAccess(auxiliary, 'search', params);
   const parsed = parsedEarly(() => parseNativeQuery(params));
   const linked = 'value' in parsed ? linkedSearch(fhirSiteOf(req), 'Observation', params, observationPositions(parsed.value.order)) : undefined;
+  const readCursor = (text: string | undefined) => cursorOf(linked!, text);
   const now = Date.now();
   return earlyRead({
     ...('value' in parsed
-      ? { prepare: (claimedPatient: number | undefined) => prepareSearch(parsed.value, linked!, likelyPatientOf(parsed.value, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) }
+      ? { prepare: (claimedPatient: number | undefined) => prepareSearch(parsed.value, readCursor, likelyPatientOf(parsed.value, claimedPatient === undefined ? undefined : { kind: 'patient', patientId: claimedPatient }), now) }
       : {}),
     handler: async (req, prepared) => {
       if ('error' in parsed) throw parsed.error;
       const query = parsed.value;
       enforceHandling(req.headers['prefer'], query.ignored);
-      const page = await searchObservations(req.caller, query, linked!, now, prepared);
+      const page = await searchObservations(req.caller, query, readCursor, now, prepared);
       req.audit.touched(page.rows.map((r) => r.patientId));
       req.meter.count(METRIC.searchPages);
       req.meter.count(METRIC.searchRows, page.rows.length);

@@ -22,6 +22,7 @@ import { categoryOf, OBSERVATION_CATEGORY_SYSTEM } from '../omh/categories';
 import { schemaForCode } from '../omh/schemas/index';
 import { allCodes } from './code-table-cache';
 import type { ReadingFacts, StoredObservation } from './model';
+import { startBoundsOf, storeTimeRange, WHOLE_HISTORY, type ReadingPeriod } from './period';
 import { readReadings } from './read';
 import type { ReadingsPage } from './store/port';
 import { likelyPatientOf, reachOf } from './search/execute';
@@ -74,19 +75,26 @@ function inCategories(code: Code, categories: readonly TokenQuery[][]): boolean 
   return categories.every((alternatives) => alternatives.some((q) => tokenMatches({ s: OBSERVATION_CATEGORY_SYSTEM, c: category.code }, q)));
 }
 
-/** A read of one patient's code from the newest end; the first asks one more than wanted: it tells whether the last one kept has a tie. */
-const newestPage = (patientId: Id, codeId: Id, limit: number, start?: ReadingsPage['next']) =>
-  readReadings({ patientId, order: 'effective', codeId, ascending: false, time: {} }, limit, start);
+/**
+ * A read of one patient's code from the newest end, within the query's period if it has one (its
+ * dated readings only: an undated reading is never among the latest); the first asks one more than
+ * wanted: it tells whether the last one kept has a tie. Undefined when no reading can start in it.
+ */
+function newestPage(patientId: Id, codeId: Id, period: ReadingPeriod | undefined, limit: number, start?: ReadingsPage['next']): Promise<ReadingsPage> {
+  const time = storeTimeRange(startBoundsOf(period ?? WHOLE_HISTORY));
+  return time ? readReadings({ patientId, order: 'effective', codeId, ascending: false, time }, limit, start) : Promise.resolve({ readings: [], next: undefined });
+}
 
 /** The newest `max` readings of one patient's code that pass `test`, and the ones tied with the last of them; `first`: its first read, begun already. */
-async function newestOf(patientId: Id, codeId: Id, max: number, test: (o: ReadingFacts) => boolean, first?: ReadingsPage): Promise<StoredObservation[]> {
+async function newestOf(patientId: Id, codeId: Id, request: LastnRequest, test: (o: ReadingFacts) => boolean, first?: ReadingsPage): Promise<StoredObservation[]> {
+  const { max } = request;
   const found: StoredObservation[] = [];
   let start: ReadingsPage['next'];
   // When the search's filters pass over rows, each further read asks for twice as many (as the
   // search's streams do), so a rare match is found in a few reads, not one read per row or two.
   let limit = max + 1;
   do {
-    const page = first ?? (await newestPage(patientId, codeId, limit, start));
+    const page = first ?? (await newestPage(patientId, codeId, request.query.period, limit, start));
     first = undefined;
     limit = Math.min(maxFetch(), limit * 2);
     for (const reading of page.readings) {
@@ -116,7 +124,7 @@ export function beginLastn(request: LastnRequest, claimedPatient: Id | undefined
     const table = await allCodes();
     const filter = codeFilter(request.query, table);
     const codes = table.filter(asked(request)).filter((c) => !filter || filter.has(c.id));
-    const read = await pMap(codes, (c) => newestPage(patientId, c.id, request.max + 1), { concurrency: CONCURRENCY });
+    const read = await pMap(codes, (c) => newestPage(patientId, c.id, request.query.period, request.max + 1), { concurrency: CONCURRENCY });
     return new Map(read.map((page, i) => [codes[i]!.id, page]));
   })();
   pages.catch(() => undefined); // awaited by `lastn`, or dropped when the reach leaves the patient out
@@ -137,6 +145,6 @@ export async function lastn(caller: Caller, request: LastnRequest, now = Date.no
     return table.filter((c) => !allowed || allowed.has(c.id)).map((c) => ({ patientId, codeId: c.id }));
   });
   const firstOf = (patientId: Id, codeId: Id) => (patientId === early?.patientId ? firstPages?.get(codeId) : undefined);
-  const groups = await pMap(reads, ({ patientId, codeId }) => newestOf(patientId, codeId, request.max, test, firstOf(patientId, codeId)), { concurrency: CONCURRENCY });
+  const groups = await pMap(reads, ({ patientId, codeId }) => newestOf(patientId, codeId, request, test, firstOf(patientId, codeId)), { concurrency: CONCURRENCY });
   return groups.flat();
 }

@@ -228,6 +228,11 @@ export interface SampleOptions {
   form?: EffectiveForm;
   /** Length of interval forms; the example's own span, or 15 minutes, by default. */
   spanMinutes?: number;
+  /**
+   * Body members set over the example's (`{ heart_rate: { value: 134, unit: 'beats/min' } }`), after
+   * the time frame; a member set to `undefined` is left out (a CGM reading has no meal relation).
+   */
+  members?: Readonly<Record<string, unknown>>;
 }
 
 function exampleBody(code: string): JsonObject {
@@ -245,6 +250,10 @@ export function sampleBody(code: string, options: SampleOptions = {}): JsonObjec
   const body = moveDateTimes(example, lifted ? at - lifted.start : 0) as JsonObject;
   const form = options.form ?? formOf(example.effective_time_frame) ?? 'date_time';
   body.effective_time_frame = sampleTimeFrame(form, at, options.spanMinutes ?? (exampleSpan || 15));
+  for (const [name, value] of Object.entries(options.members ?? {})) {
+    if (value === undefined) delete body[name];
+    else body[name] = value;
+  }
   return body;
 }
 

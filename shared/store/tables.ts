@@ -45,7 +45,7 @@ const S = (name: string): KeyAttribute => ({ name, type: 'S' });
  * claims (keys in `shared/observations/store/block-keys.ts`). Every per-patient read is a strongly
  * consistent Query or key read of the base table: no index at all, so a patient's partition has no
  * item-collection limit, and every write is one item. Population-wide reads go through the
- * table's stream (docs/store.md#scale-on-paper-observations).
+ * table's stream (docs/store.md#limits-and-scale-on-paper-observations).
  */
 export const OBSERVATIONS: TableDefinition = {
   id: 'observations',

@@ -163,6 +163,56 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         expect(outcomes[1]).toEqual({ kind: 'existing', observation: stored });
       });
 
+      it('stores the readings of one hour that several uploads send at once, each once, whichever upload sent it', async () => {
+        const patient = newPatient();
+        const hour = Array.from({ length: 120 }, (_, i) => reading(patient, { at: 3, identifiers: i % 10 === 0 ? [newIdentifier()] : [] }));
+        for (const [n, r] of hour.entries()) if (r.effective) r.effective = { kind: 'dateTime', start: r.effective.start + n * 30_000, end: r.effective.start + n * 30_000 };
+        // Four uploads of overlapping halves: every reading sent twice, by two of them at once.
+        const uploads = [hour.slice(0, 60), hour.slice(30, 90), hour.slice(60, 120), [...hour.slice(90, 120), ...hour.slice(0, 30)]];
+        const outcomes = await Promise.all(uploads.map((batch) => storeObservations(batch)));
+        const byUuid = new Map<string, number[]>();
+        outcomes.flat().forEach((o) => {
+          expect(['created', 'existing']).toContain(o.kind);
+          const stored = (o as Extract<WriteOutcome, { kind: 'created' | 'existing' }>).observation;
+          byUuid.set(stored.uuid, [...(byUuid.get(stored.uuid) ?? []), stored.id]);
+        });
+        expect(byUuid.size).toBe(120);
+        for (const ids of byUuid.values()) expect(new Set(ids).size).toBe(1);
+        expect(outcomes.flat().filter((o) => o.kind === 'created')).toHaveLength(120);
+        const rows = await allRows({ patientId: patient, order: 'effective', ascending: true, time: {} });
+        expect(rows.map((r) => r.uuid)).toEqual(hour.map((r) => r.uuid));
+        expect(await countReadings({ patientId: patient, order: 'updated', ascending: true, time: {} })).toBe(120);
+      });
+
+      it('answers a reading posted again under another code or hour with the one stored, wherever that is', async () => {
+        const patient = newPatient();
+        const first = await storeOne(reading(patient, { at: 2, codeId: 8 }));
+        const elsewhere = [{ ...reading(patient, { at: 40, codeId: 9 }), uuid: first.uuid }, { ...reading(patient, { at: null }), uuid: first.uuid }];
+        expect(await storeObservations(elsewhere)).toEqual([
+          { kind: 'existing', observation: first },
+          { kind: 'existing', observation: first },
+        ]);
+        expect(idsOf(await allRows({ patientId: patient, order: 'effective', ascending: true, time: {}, undated: {} }))).toEqual([first.id]);
+      });
+
+      it('keeps an hour of large readings (more than a block holds) whole and in order', async () => {
+        const patient = newPatient();
+        // 40 readings of about 12 KB each that do not compress: several times what one block keeps.
+        const large = Array.from({ length: 40 }, (_, i) => {
+          const r = reading(patient, { at: 5 });
+          r.effective = { kind: 'dateTime', start: r.effective!.start + i * 60_000, end: r.effective!.start + i * 60_000 };
+          r.data = randomBytes(12_000).toString('base64');
+          return r;
+        });
+        const stored: StoredObservation[] = [];
+        for (let i = 0; i < large.length; i += 7) stored.push(...(await storeObservations(large.slice(i, i + 7))).map(created));
+        expect(idsOf(await allRows({ patientId: patient, order: 'effective', ascending: true, time: {} }, 9))).toEqual(idsOf(stored));
+        expect(idsOf(await allRows({ patientId: patient, order: 'effective', ascending: false, time: {} }, 9))).toEqual(idsOf(stored).reverse());
+        expect(await readObservation(stored[23]!.id)).toEqual(stored[23]);
+        expect((await readObservations(idsOf(stored))).sort(byId)).toEqual(stored);
+        expect((await storeObservations(large.slice(0, 10))).every((o) => o.kind === 'existing')).toBe(true);
+      });
+
       it('answers 413 for a reading too large to store and stores the others', async () => {
         const patient = newPatient();
         const outcomes = await storeObservations([reading(patient), reading(patient, { data: 'A'.repeat(520_000) }), reading(patient)]);

@@ -1,23 +1,26 @@
 /**
  * THE contract of counting from the day summaries (shared/observations/search/summary-days.ts), run
  * against every pair of adapters of the observation and summary stores: a patient's readings of a
- * code counted as `_summary=count` counts them (the search's count) and as an assistant's
- * `count_readings` does (`countByCode`), whole days from the summaries and the rest from the rows,
- * always equal to a plain count over the rows with the search's own row test: random readings
- * (instants, periods across midnight, undated, entered in error), written in batches with re-posts,
- * under every kind of date filter (those the summaries answer and those they cannot); whole days
- * are the summaries' own figure; a purge leaves nothing counted. Each test makes its own patients.
+ * code counted as `_summary=count` counts them (the search's count) and by code (`countByCode`),
+ * whole days from the summaries and the rest from the rows, always equal to a plain count over the
+ * rows with the search's own row test; and the readings of a period (shared/observations/period.ts)
+ * as an assistant's `count_readings` counts them (`countReadingsByCode`), equal to a plain count of
+ * the rows the period holds: random readings (instants, periods across midnight, undated, entered
+ * in error), written in batches with re-posts, under every kind of date filter (those the summaries
+ * answer and those they cannot) and periods; whole days are the summaries' own figure; a purge
+ * leaves nothing counted. Each test makes its own patients.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../shared/auth/caller';
 import type { Code } from '../../shared/directory/model';
-import { countOf } from '../../shared/mcp/readings';
 import { deletePatientObservations } from '../../shared/observations/delete';
 import type { NewObservation, StoredObservation } from '../../shared/observations/model';
+import { inPeriod, periodOfDates } from '../../shared/observations/period';
 import { readReadings } from '../../shared/observations/read';
-import { countByCode } from '../../shared/observations/search/execute';
+import { countReadingsByCode } from '../../shared/observations/series';
+import { countByCode, searchObservations } from '../../shared/observations/search/execute';
 import { rowTest } from '../../shared/observations/search/filters';
 import { parseNativeQuery } from '../../shared/observations/search/query';
 import { useObservationStore } from '../../shared/observations/store/current';
@@ -51,6 +54,17 @@ const DATE_FILTERS: ReadonlyArray<readonly string[]> = [
   ['ge2025-06-04,le2025-06-01'],
   ['eb2025-06-03'],
   ['ap2025-06-03'],
+];
+
+/** Periods (`from`, `to`): open, half open, whole days, cut days, one that ends before it starts. */
+const PERIODS: ReadonlyArray<readonly [string | undefined, string | undefined]> = [
+  [undefined, undefined],
+  ['2025-06-02', undefined],
+  [undefined, '2025-06-03'],
+  ['2025-06-02', '2025-06-04'],
+  ['2025-06-02T10:30:00Z', '2025-06-04T06:00:00Z'],
+  ['2025-06-01T23:00:00Z', '2025-06-02T01:00:00Z'],
+  ['2025-06-04', '2025-06-01'],
 ];
 
 interface ReadingSpec {
@@ -121,9 +135,18 @@ export function summaryCountsContract(adapters: readonly CountAdapters[]): void 
       const coded = new URLSearchParams([...params, ['code', heartRate.code]]);
       const test = rowTest(parseNativeQuery(coded), new Map([[patientId, new Set([heartRate.id])]]), now);
       const plain = (await rowsOf(patientId)).filter(test).length;
-      const search = await countOf(asPatient(patientId), coded, now);
+      const counted = parseNativeQuery(new URLSearchParams([...coded, ['_summary', 'count']]));
+      const search = (await searchObservations(asPatient(patientId), counted, () => undefined, now)).total;
       const [byCode] = await countByCode(asPatient(patientId), parseNativeQuery(params), [heartRate], now);
       return { plain, search, byCode };
+    }
+
+    /** The count of a period's readings as the assistants count them, and the plain count of the rows the period holds. */
+    async function periodCounts(patientId: number, [from, to]: readonly [string | undefined, string | undefined], now: number) {
+      const period = periodOfDates(from, to);
+      const plain = (await rowsOf(patientId)).filter((o) => inPeriod(o, period)).length;
+      const [byCode] = await countReadingsByCode(asPatient(patientId), { subject: { patientId }, codes: [heartRate.code], period }, now);
+      return { plain, byCode };
     }
 
     it('counts as a plain count over the rows: random readings, re-posts, every kind of date filter', async () => {
@@ -140,6 +163,10 @@ export function summaryCountsContract(adapters: readonly CountAdapters[]): void 
           for (const dates of DATE_FILTERS) {
             const { plain, search, byCode } = await counts(patientId, dates, now);
             expect({ dates, search, byCode }).toEqual({ dates, search: plain, byCode: plain });
+          }
+          for (const period of PERIODS) {
+            const { plain, byCode } = await periodCounts(patientId, period, now);
+            expect({ period, byCode }).toEqual({ period, byCode: plain });
           }
         }),
         { numRuns: 12 },
@@ -163,6 +190,10 @@ export function summaryCountsContract(adapters: readonly CountAdapters[]): void 
       expect((await counts(patientId, ['ge2025-06-02T00:30:00Z', 'le2025-06-02'], now)).search).toBe(2);
       // The undated reading is counted only without a date filter, from its row.
       expect((await counts(patientId, ['ge2025-06-01'], now)).search).toBe(1 + 1000 + 1);
+      // A period's whole days from their summaries too; its cut days and the undated reading (the whole history only) from the rows.
+      expect((await periodCounts(patientId, ['2025-06-02', '2025-06-02'], now)).byCode).toBe(1000);
+      expect((await periodCounts(patientId, ['2025-06-01T23:00:00Z', '2025-06-02'], now)).byCode).toBe(1 + 1000);
+      expect((await periodCounts(patientId, [undefined, undefined], now)).byCode).toBe(1 + 1000 + 1 + 1);
     });
 
     it('counts nothing of a purged patient, and a new reading of theirs afterwards once', async () => {

@@ -30,6 +30,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PATIENT_EMAIL, DEMO_PRACTITIONER_EMAIL } from '../../local/demo-directory';
+import { DAYS } from '../../local/demo-observations';
+import { GLUCOSE_PER_DAY } from '../../local/demo-readings';
 import { freePort } from '../../local/engines';
 import { s256Challenge } from '../../shared/oauth/pkce';
 import { TOOLS } from '../../shared/mcp/server';
@@ -166,9 +168,12 @@ function toolCalls(who: Who): ReadonlyArray<{ name: string; args: Record<string,
       name: 'summarize_patient_readings',
       args: { patientId: 1 },
       check: (r) => {
-        const heartRate = answered(r).types.find((t: { type: string }) => t.type === 'omh:heart-rate:2.0');
+        const types = answered(r).types;
+        const heartRate = types.find((t: { type: string }) => t.type === 'omh:heart-rate:2.0');
         expect(heartRate.count).toBeGreaterThan(0);
         expect(heartRate.averages[0]).toMatchObject({ member: 'heart_rate', unit: 'beats/min' });
+        // The glucose sensor's two weeks, a reading every 5 minutes.
+        expect(types.find((t: { type: string }) => t.type === 'omh:blood-glucose:4.0')?.count).toBe(DAYS * GLUCOSE_PER_DAY);
       },
     },
     {
@@ -183,11 +188,14 @@ function toolCalls(who: Who): ReadonlyArray<{ name: string; args: Record<string,
     },
     {
       name: 'search_readings_by_value',
-      args: { patientId: 1, readingType: 'heart-rate', comparator: 'gt', value: 20 },
+      args: { patientId: 1, readingType: 'heart-rate', comparator: 'gt', value: 100 },
       check: (r) => {
+        // The demo's daily workouts: some heart rates above 100, most below.
         const s = answered(r);
-        expect(s.total).toBeGreaterThan(0);
-        expect(s.readings.every((x: { values: Array<{ value: number }> }) => x.values[0]!.value > 20)).toBe(true);
+        expect(s.total).toBeGreaterThan(50);
+        expect(s.total).toBeLessThan(300);
+        expect(s.readings.length).toBeGreaterThan(0);
+        expect(s.readings.every((x: { values: Array<{ value: number }> }) => x.values[0]!.value > 100)).toBe(true);
       },
     },
     {

@@ -1,6 +1,6 @@
 /**
  * The README's own commands, as a new user types them, against one data folder: `npm start` comes
- * up with demo data within a minute; every command block of the quick start runs as written (in
+ * up with demo data (how fast is the bench's: `npm run bench -- npm-start`); every command block of the quick start runs as written (in
  * bash, the port substituted, in the order a reader meets them): `npm run --silent token -- <who>`
  * prints a token the service accepts; the demo patients list through `GET /FHIR/R5/Patient`; a
  * sample upload stores and re-posts; the demo study exports; Ctrl-C stops it cleanly. A block this
@@ -21,7 +21,7 @@ import { verifyAccessToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
 import { REPO_ROOT } from '../../local/runtime';
 import { launchBrowser } from '../support/browser';
-import { NpmStart } from '../support/npm-start';
+import { NpmStart, START_TIMEOUT_MS } from '../support/npm-start';
 import { docsPythonExamples, pythonRequired, pythonWithPandas } from '../support/docs-python';
 import { counts, phonePage, pickHospital } from '../support/portal';
 
@@ -55,6 +55,13 @@ async function claimsOf(accessToken: string) {
 }
 
 const url = (path: string) => service.url(path);
+
+/** Every number held by a member named `value` in a JSON answer, however it nests them (a `$stats` answer's statistics). */
+function numbersNamedValue(json: unknown): number[] {
+  if (Array.isArray(json)) return json.flatMap(numbersNamedValue);
+  if (json === null || typeof json !== 'object') return [];
+  return Object.entries(json).flatMap(([key, v]) => (key === 'value' && typeof v === 'number' ? [v] : numbersNamedValue(v)));
+}
 
 /** The shell blocks of the README's quick start (its section up to the next `## `), in order. */
 function quickStartBlocks(): string[] {
@@ -111,9 +118,8 @@ describe("the README's quick start", () => {
 });
 
 describe('npm start, as the README says', () => {
-  it('comes up with demo data within a minute and serves the metadata on both bases', async () => {
-    const elapsed = await npmStart();
-    expect(elapsed).toBeLessThan(60_000);
+  it('comes up with demo data and serves the metadata on both bases', async () => {
+    await npmStart();
     expect(service.output).toContain(`http://localhost:${service.port}`);
     expect(service.output).toContain('demo data seeded');
     expect(service.output).toContain('npm run --silent token -- practitioner');
@@ -123,7 +129,7 @@ describe('npm start, as the README says', () => {
       expect(res.status).toBe(200);
       expect((await res.json()).resourceType).toBe('CapabilityStatement');
     }
-  }, 120_000);
+  }, START_TIMEOUT_MS + 10_000);
 
   it('answers the "Try it" block: the CapabilityStatement and the health check', () => {
     const [metadata, health] = runBlock(BLOCKS.tryIt);
@@ -154,8 +160,8 @@ describe('npm start, as the README says', () => {
     expect(token('practitioner', { PORT: String(service.port + 1) })).toMatchObject({ status: 1, stdout: '' });
   }, 60_000);
 
-  it("lists the demo patients to the practitioner's token (the README's block), and nothing without one", async () => {
-    const [tokenLine, fhir, api] = runBlock(BLOCKS.patients);
+  it("lists the demo patients to the practitioner's token (the README's block), and nothing without one; patient 1's readings are worth a look", async () => {
+    const [tokenLine, fhir, api, lows, stats] = runBlock(BLOCKS.patients);
     expect(tokenLine).toBe('');
     const bundle = JSON.parse(fhir!) as { resourceType: string; total: number; entry: Array<{ resource: { id: string; name: Array<{ family: string }> } }> };
     expect(bundle).toMatchObject({ resourceType: 'Bundle', total: 2 });
@@ -165,6 +171,15 @@ describe('npm start, as the README says', () => {
     ]);
     const listed = JSON.parse(api!) as { results: Array<{ id: number; name: string }> };
     expect(listed.results.map((p) => p.id)).toEqual([1, 2]);
+    // The glucose sensor's night lows, and a week of heart rates whose days differ.
+    expect(JSON.parse(lows!)).toMatchObject({ resourceType: 'Bundle', type: 'searchset', total: expect.any(Number) });
+    expect(JSON.parse(lows!).total).toBeGreaterThan(0);
+    const statistics = JSON.parse(stats!);
+    expect(statistics.resourceType).toBe('Parameters');
+    const values = numbersNamedValue(statistics);
+    expect(new Set(values).size).toBeGreaterThan(10);
+    expect(Math.max(...values)).toBeGreaterThan(120);
+    expect(Math.min(...values)).toBeLessThan(65);
     const accessToken = token('practitioner').stdout.trim();
     const res = await fetch(url('/FHIR/R5/Patient'), { headers: { Authorization: `Bearer ${accessToken}` } });
     expect(res.headers.get('content-type')).toContain('application/fhir+json');
@@ -265,5 +280,5 @@ describe('npm start, as the README says', () => {
     expect(await counts(page)).toMatchObject({ stored: 45, storedWithLoss: 1, failed: 1, hospital: 'Fixture General Hospital' });
     expect(errors).toEqual([]);
     expect(await ctrlC()).toBe(true);
-  }, 200_000);
+  }, START_TIMEOUT_MS + 100_000);
 });

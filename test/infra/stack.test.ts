@@ -65,10 +65,13 @@ describe('stack', () => {
     }
   });
 
-  it('has the code index write-sharded and TTL on the directory and exports tables', () => {
+  it('keeps observations in blocks without any index, their stream on, and TTL on the directory and exports tables', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     const obs = tables.find((t) => t.Properties.TableName.endsWith(OBSERVATIONS.name))!;
-    expect(obs.Properties.GlobalSecondaryIndexes[0].KeySchema[0].AttributeName).toBe('codeShard');
+    expect(OBSERVATIONS.name).toBe('observations-v3');
+    expect(obs.Properties.GlobalSecondaryIndexes ?? []).toEqual([]);
+    expect(obs.Properties.LocalSecondaryIndexes ?? []).toEqual([]);
+    expect(obs.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
     for (const name of ['directory', 'exports']) {
       const table = tables.find((t) => t.Properties.TableName.endsWith(name))!;
       expect(table.Properties.TimeToLiveSpecification, name).toEqual({ AttributeName: 'expiresAt', Enabled: true });

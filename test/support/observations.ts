@@ -8,7 +8,7 @@
  */
 import { OMH_SYSTEM } from '../../shared/fhir/constants';
 import { DEMO_CODES, IEEE_SYSTEM, SEEDED_CODES } from '../../shared/directory/codes';
-import { encodePayload, sampleAttachment, samplePayload, type EffectiveForm } from '../../shared/omh/samples';
+import { sampleAttachment, type EffectiveForm } from '../../shared/omh/samples';
 import { schemaForCode } from '../../shared/omh/schemas/index';
 import type { DataSource, Organization, Patient, Practitioner } from '../../shared/directory/model';
 import { call, type TestResponse } from './invoke';
@@ -71,10 +71,9 @@ function attachmentOf(code: string, o: ObservationOptions): { contentType: strin
     ...(o.form ? { form: o.form } : {}),
     ...(o.spanMinutes !== undefined ? { spanMinutes: o.spanMinutes } : {}),
     ...(o.uuid ? { uuid: o.uuid } : {}),
+    ...(o.members ? { members: o.members } : {}),
   };
-  if (!o.members) return sampleAttachment(code, options);
-  const payload = samplePayload(code, options);
-  return { contentType: 'application/json', data: encodePayload({ ...payload, body: { ...payload.body, ...o.members } }) };
+  return sampleAttachment(code, options);
 }
 
 /** An Observation that is not mobile-health coded (a lab result): the native store hands it to the auxiliary store. */

@@ -28,6 +28,8 @@ interface Planted {
 const PLATFORM_MESSAGE = 'Platform code (store, http, telemetry, config, FHIR core) imports no domain folder';
 const WIRING_MESSAGE = 'Only the handlers (functions/), local/ and the tests choose the stores';
 const ORDER_MESSAGE = 'imports only the domain folders before it in DOMAIN_ORDER';
+const AWS_MESSAGE = 'The AWS SDK belongs to the store adapters';
+const MCP_TYPED_MESSAGE = 'The assistants\' tools call the typed domain functions';
 
 export const PLANTED: Planted[] = [
   { name: 'platform imports a domain folder', file: 'shared/http/planted.ts', source: "import { getUser } from '../directory/users';\nexport const f = getUser;\n", rule: 'import-x/no-restricted-paths', message: PLATFORM_MESSAGE },
@@ -50,6 +52,15 @@ export const PLANTED: Planted[] = [
   { name: 'a domain file imports the authenticator', file: 'shared/observations/planted.ts', source: "import { authenticate } from '../auth/authenticate';\nexport const again = authenticate;\n", rule: 'import-x/no-restricted-paths', message: "Only a family's handler.ts imports the authenticator" },
   { name: "a family's route file imports the authenticator", file: 'functions/api/planted.ts', source: "import { authenticate } from '../../shared/auth/authenticate';\nexport const again = authenticate;\n", rule: 'import-x/no-restricted-paths', message: "Only a family's handler.ts imports the authenticator" },
   { name: 'a module imports itself', file: 'shared/lists.ts', source: "import { chunksOf } from './lists';\nexport const f = chunksOf;\n", rule: 'import-x/no-self-import' },
+  { name: 'a domain file imports the AWS SDK', file: 'shared/observations/planted.ts', source: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const f = DynamoDBClient;\n", rule: 'no-restricted-imports', message: AWS_MESSAGE },
+  { name: 'a tool imports the AWS SDK', file: 'shared/mcp/tools/planted.ts', source: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const f = DynamoDBClient;\n", rule: 'no-restricted-imports', message: AWS_MESSAGE },
+  { name: 'a tool builds a FHIR query string', file: 'shared/mcp/tools/planted.ts', source: "export const q = new URLSearchParams([['patient', '1'], ['date', 'ge2026-01-01']]);\n", rule: 'no-restricted-syntax', message: MCP_TYPED_MESSAGE },
+  { name: 'a tool reads a cursor out of a link', file: 'shared/mcp/planted.ts', source: "export const c = (link: string) => new URL(link).searchParams.get('_cursor');\n", rule: 'no-restricted-syntax', message: MCP_TYPED_MESSAGE },
+  { name: 'a tool parses a FHIR search', file: 'shared/mcp/tools/planted.ts', source: "import { parseNativeQuery } from '../../observations/search/query';\nexport const f = parseNativeQuery;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
+  { name: "a tool parses $stats' FHIR parameters", file: 'shared/mcp/tools/planted.ts', source: "import { parseStatsRequest } from '../../observations/stats/params';\nexport const f = parseStatsRequest;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
+  { name: "a tool parses $lastn's FHIR parameters", file: 'shared/mcp/tools/planted.ts', source: "import { parseLastn } from '../../observations/lastn';\nexport const f = parseLastn;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
+  { name: 'a tool runs the search on a FHIR query', file: 'shared/mcp/planted.ts', source: "import { searchObservations } from '../observations/search/execute';\nexport const f = searchObservations;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
+  { name: 'a tool runs the auxiliary search on a query string', file: 'shared/mcp/tools/planted.ts', source: "import { searchAuxiliary } from '../../auxiliary/search';\nexport const f = searchAuxiliary;\n", rule: 'no-restricted-imports', message: MCP_TYPED_MESSAGE },
 ];
 
 /** Imports every kind of rule above allows: platform, a folder below, the caller type, the wiring from a handler. */
@@ -67,6 +78,13 @@ const CLEAN: Array<{ file: string; source: string }> = [
     ].join('\n'),
   },
   { file: 'shared/http/planted.ts', source: "import type { Caller } from '../auth/caller';\nexport type C = Caller;\n" },
+  {
+    file: 'shared/mcp/tools/planted.ts',
+    source: "import { findReadings } from '../../observations/series';\nimport { findAuxiliary } from '../../auxiliary/search';\nimport { MAX_PERIOD_MS } from '../../observations/stats/params';\nexport const f = [findReadings, findAuxiliary, MAX_PERIOD_MS];\n",
+  },
+  { file: 'shared/mcp/store/planted.ts', source: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const f = DynamoDBClient;\n" },
+  // The endpoint reads its requests as every route does: the site URL's origin.
+  { file: 'shared/mcp/http.ts', source: "export const own = (siteUrl: string) => new URL(siteUrl).origin;\n" },
   { file: 'functions/fhir/planted.ts', source: "import { handlerBuilder } from '../../shared/stores';\nexport const f = handlerBuilder;\n" },
   { file: 'functions/api/handler.ts', source: "import { authenticator } from '../../shared/auth/authenticate';\nexport const f = authenticator;\n" },
 ];

@@ -2,13 +2,17 @@
  * `GET /FHIR/R5/<Type>?...` on the auxiliary store: the caller's scope (THE scoping module) gives
  * the patients, `_source` narrows them to FHIR Sources, the stored index values decide the rest,
  * and the page comes back as a searchset Bundle with absolute `self`, `next` and `previous` links.
+ * `findAuxiliary` is the same search as a typed domain function (a patient's resources of a type,
+ * a page and an opaque cursor), for the assistants' tools.
  */
 import pMap from 'p-map';
+import { config } from '../../config';
+import { invalidQuery } from '../../failures';
 import { patientScope, type ScopeFilter } from '../../auth/scope';
 import type { Caller } from '../../auth/caller';
 import { getFhirSource } from '../../directory/fhir-sources';
 import type { Id } from '../../directory/model';
-import { cursorOf, cutPage, linkedSearch, rowsFrom, searchsetBundle, type Cursor, type SearchSite, type SearchsetBundle } from '../../fhir/searchset';
+import { cursorOf, cutPage, linkedSearch, queryCursors, rowsFrom, searchsetBundle, type Cursor, type SearchSite, type SearchsetBundle } from '../../fhir/searchset';
 import { loadResource } from '../persist';
 import { auxiliaryStore } from '../store/current';
 import type { Segment } from '../store/port';
@@ -36,16 +40,56 @@ export async function searchAuxiliary(caller: Caller, type: string, params: URLS
   const search = parseAuxiliarySearch(type, params, prefer);
   const linked = linkedSearch(site, type, params, auxiliaryPositions(search.sort.length));
   const cursor = cursorOf(linked, search.cursor);
-  const walk: Walk = { type, segments: await segmentsOf(caller, search), criteria: search.criteria, sort: search.sort, now: Date.now() };
-
   if (search.countOnly) {
+    const walk = await walkOf(caller, search);
     return { bundle: searchsetBundle(linked, { total: await countMatches(walk, search.ids), resources: [], ignored: search.ignored }), patientIds: [] };
   }
+  const found = await pageOf(caller, search, cursor);
+  const bundle = searchsetBundle(linked, { resources: found.resources, total: found.total, next: found.next, previous: found.previous, ignored: search.ignored });
+  return { bundle, patientIds: found.patientIds };
+}
+
+/** A patient's resources of one type, a page at a time: the typed query of `findAuxiliary`. */
+export interface AuxiliaryQuery {
+  type: string;
+  patientId: Id;
+  /** Resources at most (1 to the service's largest page). */
+  limit: number;
+  /** The cursor of the previous answer to this same query. */
+  cursor?: string;
+}
+
+export interface FoundAuxiliary {
+  resources: Resource[];
+  /** Every match. */
+  total: number;
+  /** Opaque; bound to the query. Absent after the last resource. */
+  cursor?: string;
+  patientIds: Id[];
+}
+
+/** A page of the patient's resources of the type, in the search's default order, with the total, as a search of `patient=<id>` finds them for the caller. */
+export async function findAuxiliary(caller: Caller, q: AuxiliaryQuery): Promise<FoundAuxiliary> {
+  assertAccepted(q.type);
+  const max = config().maxPageSize;
+  if (!Number.isSafeInteger(q.limit) || q.limit < 1 || q.limit > max) throw invalidQuery(`limit is a whole number from 1 to ${max}.`, 'limit');
+  const search: AuxiliarySearch = { type: q.type, scope: [{ patient: String(q.patientId) }], criteria: [], sort: [], count: q.limit, countOnly: false, total: 'accurate', ignored: [] };
+  const cursors = queryCursors(q.type, JSON.stringify(['patient', q.patientId]), auxiliaryPositions(0));
+  const found = await pageOf(caller, search, cursors.read(q.cursor));
+  return { resources: found.resources, total: found.total!, patientIds: found.patientIds, ...(found.next ? { cursor: cursors.write(found.next) } : {}) };
+}
+
+async function walkOf(caller: Caller, search: AuxiliarySearch): Promise<Walk> {
+  return { type: search.type, segments: await segmentsOf(caller, search), criteria: search.criteria, sort: search.sort, now: Date.now() };
+}
+
+/** A page of the search from the cursor: its resources (read by key), the total as the search asks for it, its cursors. */
+async function pageOf(caller: Caller, search: AuxiliarySearch, cursor: Cursor<Position> | undefined): Promise<Omit<Page, 'rows'> & { resources: Resource[]; patientIds: Id[] }> {
+  const walk = await walkOf(caller, search);
   const page = search.sort.length > 0 || search.ids !== undefined ? await collectedPage(walk, search, cursor) : await streamedPage(walk, search, cursor);
   const total = search.total === 'none' ? undefined : (page.total ?? (search.total ? await countMatches(walk, search.ids) : undefined));
-  const { resources, patientIds } = await resourcesOf(page.rows, type);
-  const bundle = searchsetBundle(linked, { resources, total, next: page.next, previous: page.previous, ignored: search.ignored });
-  return { bundle, patientIds };
+  const { resources, patientIds } = await resourcesOf(page.rows, search.type);
+  return { resources, patientIds, ...(total === undefined ? {} : { total }), ...(page.next ? { next: page.next } : {}), ...(page.previous ? { previous: page.previous } : {}) };
 }
 
 interface Page {

@@ -4,7 +4,7 @@
  * parameters, cuts the page, binds cursors to their search, applies `Prefer: handling` and builds
  * the searchset Bundle.
  */
-export { CURSOR_PARAM, decodeCursor, encodeCursor, isSortValues, searchDigest, type Cursor, type Direction, type PositionCodec, type SortValue } from './cursor';
+export { CURSOR_PARAM, decodeCursor, encodeCursor, isSortValues, queryCursors, readCursor, searchDigest, type Cursor, type QueryCursors, type Direction, type PositionCodec, type SortValue } from './cursor';
 export { cursorOf, linkedSearch, searchsetBundle, type LinkedSearch, type SearchSite, type SearchsetBundle, type SearchsetPage } from './bundle';
 export { enforceHandling, ignoredOutcomeEntries } from './handling';
 export { cutPage, readPageRequest, rowsFrom, type Page, type PageRequest } from './paging';

@@ -1,13 +1,14 @@
 /**
  * `clinical_record`: a patient's conditions, medications, allergies and clinical observations (lab
- * results and the like) from the auxiliary store, each section a short list, through the auxiliary
- * search the FHIR API runs (`searchAuxiliary`, the caller's scoping included). Items are shown in
+ * results and the like) from the auxiliary store, each section a short list, through the typed
+ * function of the auxiliary search the FHIR API runs (`findAuxiliary`, the caller's scoping
+ * included: a page, the total and an opaque cursor). Items are shown in
  * a few fields; their texts come from the records (an EHR's), are cut to a bounded length, and are
  * data for the assistant, never part of a tool's description.
  */
 import * as z from 'zod';
-import { searchAuxiliary } from '../../auxiliary/search';
-import { CURSOR_PARAM } from '../../fhir/searchset';
+import type { Caller } from '../../auth/caller';
+import { findAuxiliary } from '../../auxiliary/search';
 import { isObject, type JsonObject } from '../../json';
 import { visiblePatient } from '../access';
 import { encodeToolCursor, textPosition, toolCursorPosition } from '../cursor';
@@ -29,9 +30,6 @@ const SECTIONS = [
 ] as const;
 type Section = (typeof SECTIONS)[number]['section'];
 const SECTION_NAMES = SECTIONS.map((s) => s.section) as [Section, ...Section[]];
-
-/** Where the search's links would point: only their cursor is read. */
-const TOOL_SITE = { origin: 'https://mcp.invalid', base: '/FHIR/R5' };
 
 const itemShape = z.object({
   id: z.string(),
@@ -88,21 +86,16 @@ function itemOf(type: string, r: JsonObject): Item {
 }
 
 /** One section's page, with the total and the search's own cursor of the next page. */
-async function sectionPage(args: { patientId?: number }, patientId: number, section: (typeof SECTIONS)[number], limit: number, cursor: string | undefined, caller: Parameters<typeof searchAuxiliary>[0]) {
-  const params = new URLSearchParams([['patient', String(patientId)], ['_count', String(limit)], ['_total', 'accurate']]);
-  if (cursor !== undefined) params.set(CURSOR_PARAM, cursor);
-  const { bundle } = await searchAuxiliary(caller, section.type, params, TOOL_SITE);
-  const items = bundle.entry
-    .filter((e) => isObject(e.search) && e.search.mode === 'match' && isObject(e.resource))
-    .map((e) => itemOf(section.type, e.resource as JsonObject));
-  const nextLink = bundle.link.find((l) => l.relation === 'next');
-  const next = nextLink ? new URL(nextLink.url).searchParams.get(CURSOR_PARAM) ?? undefined : undefined;
+async function sectionPage(args: { patientId?: number }, patientId: number, section: (typeof SECTIONS)[number], limit: number, cursor: string | undefined, caller: Caller) {
+  const found = await findAuxiliary(caller, { type: section.type, patientId, limit, ...(cursor === undefined ? {} : { cursor }) });
+  const items = found.resources.map((r) => itemOf(section.type, r as JsonObject));
+  const next = found.cursor;
   // Bound as `run` reads it back: the patient as named and the one section it continues.
   const bound = { patientId: args.patientId, section: section.section };
   return {
     section: section.section,
     resourceType: section.type,
-    total: bundle.total ?? null,
+    total: found.total,
     items,
     ...(next ? { nextCursor: encodeToolCursor('clinical_record', bound, next) } : {}),
   };

@@ -1,22 +1,22 @@
 /**
- * The tools over a patient's (or a study's) mobile-health readings, each through the domain
- * function the FHIR API runs for the same question: the Observation search (pages, `_summary=count`,
- * the value search) and `$lastn`. The patient or study is checked first (access.ts), so one out of
- * reach answers as an unknown id, never as a patient without readings.
+ * The tools over a patient's (or a study's) mobile-health readings, each through the typed domain
+ * function the FHIR API's search, count and `$lastn` share (shared/observations/series.ts): a typed
+ * query in (the readings of a period, `from` and `to`, as shared/observations/period.ts defines
+ * them), rows and an opaque cursor out. The patient or study is checked first (access.ts), so one
+ * out of reach answers as an unknown id, never as a patient without readings.
  */
 import * as z from 'zod';
-import { allCodes, codesById } from '../../observations/code-table-cache';
-import { lastn, parseLastn } from '../../observations/lastn';
-import { countByCode } from '../../observations/search/execute';
-import { parseNativeQuery } from '../../observations/search/query';
+import { allCodes } from '../../observations/code-table-cache';
+import { periodOfDates } from '../../observations/period';
+import { countReadingsByCode, findReadings, latestReadings, type Subject } from '../../observations/series';
 import { schemaQuantities } from '../../omh/quantities';
 import { schemaForCode } from '../../omh/schemas/index';
 import { readVisiblePatient, visibleStudy } from '../access';
 import { encodeToolCursor, textPosition, toolCursorPosition } from '../cursor';
 import { cursorField, fromField, optionalPatientIdField, pageSizeField, readingTypeField, studyIdField, toField } from '../fields';
-import { periodParams, readingLine, renderReadings, searchReadings, slimReading, type SlimReading } from '../readings';
+import { edgeReading, readingLine, renderReadings } from '../readings';
 import { resolveReadingType } from '../reading-types';
-import { defineTool, ToolRefusal, type ToolContext } from '../tool';
+import { defineTool, ToolRefusal } from '../tool';
 
 /** Slim readings in one answer, at most; FHIR resources (each with its payload) at most. */
 export const MAX_SLIM_READINGS = 100;
@@ -40,23 +40,6 @@ export async function readingCodes() {
   return (await allCodes()).filter((c) => schemaForCode(c.code));
 }
 
-/** The search parameters of one patient's readings, of a type if named, within a period if given. */
-export function patientParams(patientId: number, type: string | undefined, from: string | undefined, to: string | undefined): URLSearchParams {
-  return new URLSearchParams([['patient', String(patientId)], ...(type ? [['code', type] as [string, string]] : []), ...periodParams(from, to)]);
-}
-
-/** The first (`date`) or last (`-date`) dated reading the parameters find. */
-export async function edgeReading(context: Pick<ToolContext, 'caller' | 'now'>, params: URLSearchParams, sort: 'date' | '-date'): Promise<SlimReading | undefined> {
-  const sorted = new URLSearchParams(params);
-  sorted.set('_sort', sort);
-  sorted.set('_count', '1');
-  const [row] = (await searchReadings(context.caller, sorted, undefined, context.now)).rows;
-  // Undated readings come last both ways: the first row is dated whenever any is.
-  if (!row || !row.effective) return undefined;
-  const codes = await codesById([row.codeId]);
-  return slimReading(row, codes.get(row.codeId)!);
-}
-
 export const patientReadingDatesTool = defineTool({
   name: 'patient_reading_dates',
   title: 'First and last reading dates',
@@ -67,8 +50,8 @@ export const patientReadingDatesTool = defineTool({
   async run(args, context) {
     const { patientId, result } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
       const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
-      const params = patientParams(id, type, undefined, undefined);
-      return { type, edges: await Promise.all([edgeReading(context, params, 'date'), edgeReading(context, params, '-date')]) };
+      const query = { subject: { patientId: id }, ...(type ? { codes: [type] } : {}) };
+      return { type, edges: await Promise.all([edgeReading(context.caller, query, 'oldest', context.now), edgeReading(context.caller, query, 'newest', context.now)]) };
     });
     const { type, edges: [first, last] } = result;
     context.touched([patientId]);
@@ -93,20 +76,21 @@ export const countReadingsTool = defineTool({
   async run(args, context) {
     const { caller, now } = context;
     if (args.patientId !== undefined && args.studyId !== undefined) throw new ToolRefusal('Name patientId or studyId, not both.');
-    // Every type's count from one resolution of the caller's scope, each as `_summary=count` of that type answers it.
-    const byCode = async (scope: [string, string]) => {
+    const period = periodOfDates(args.from, args.to);
+    // Every type's count from one resolution of the caller's scope, each as a search of that type counts it.
+    const byCode = async (subject: Subject) => {
       const named = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
       const codes = (await readingCodes()).filter((c) => named === undefined || c.code === named);
-      const counts = await countByCode(caller, parseNativeQuery(new URLSearchParams([scope, ...periodParams(args.from, args.to)])), codes, now);
+      const counts = await countReadingsByCode(caller, { subject, codes: codes.map((c) => c.code), period }, now);
       return codes.map((code, i) => ({ type: code.code, display: code.display, count: counts[i]! }));
     };
     let patientId: number | null = null;
     let counts: Awaited<ReturnType<typeof byCode>>;
     if (args.studyId !== undefined) {
       await visibleStudy(caller, args.studyId);
-      counts = await byCode(['_has:Group:member:_id', String(args.studyId)]);
+      counts = await byCode({ studyId: args.studyId });
     } else {
-      const counted = await readVisiblePatient(caller, args.patientId, (id) => byCode(['patient', String(id)]));
+      const counted = await readVisiblePatient(caller, args.patientId, (id) => byCode({ patientId: id }));
       patientId = counted.patientId;
       counts = counted.result;
       context.touched([patientId]);
@@ -146,18 +130,16 @@ export const getReadingsTool = defineTool({
     const size = Math.min(args.pageSize ?? DEFAULT_READINGS, format === 'fhir' ? MAX_FHIR_READINGS : MAX_SLIM_READINGS);
     // The format changes nothing of the search: a cursor continues across formats as across page sizes.
     const bound = { ...args, format: undefined };
-    const { patientId, result: page } = await readVisiblePatient(context.caller, args.patientId, (id) => {
+    const { patientId, result: page } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
       const cursor = textPosition(toolCursorPosition('get_readings', bound, args.cursor));
       const type = args.readingType === undefined ? undefined : resolveReadingType(args.readingType).code;
-      const params = patientParams(id, type, args.from, args.to);
-      params.set('_sort', '-date');
-      params.set('_count', String(size));
-      return searchReadings(context.caller, params, cursor, context.now);
+      const period = periodOfDates(args.from, args.to);
+      return findReadings(context.caller, { subject: { patientId: id }, ...(type ? { codes: [type] } : {}), period, order: 'newest', limit: size, ...(cursor === undefined ? {} : { cursor }) }, context.now);
     });
     context.touched([patientId]);
     const rendered = await renderReadings(page.rows, format);
-    const next = page.next ? { nextCursor: encodeToolCursor('get_readings', bound, page.next) } : {};
-    const summary = `${page.rows.length} readings of patient ${patientId}${page.next ? ' (more follow: nextCursor)' : ''}.`;
+    const next = page.cursor ? { nextCursor: encodeToolCursor('get_readings', bound, page.cursor) } : {};
+    const summary = `${page.rows.length} readings of patient ${patientId}${page.cursor ? ' (more follow: nextCursor)' : ''}.`;
     if (format === 'fhir') return { structured: { patientId, resources: rendered.fhir, ...next }, text: summary };
     return { structured: { patientId, readings: rendered.slim, ...next }, text: [summary, ...rendered.slim.map(readingLine)].join('\n') };
   },
@@ -197,38 +179,21 @@ export const searchReadingsByValueTool = defineTool({
         throw new ToolRefusal(names ? `Name the value to compare with member: one of ${names}.` : `${schema.code} readings have no values to compare.`);
       }
       const cursor = textPosition(toolCursorPosition('search_readings_by_value', args, args.cursor));
-      // The member's coding and the number, as the FHIR search takes them: `combo-code-value-quantity`
-      // tests the principal value and the components alike.
-      const quantity = `${args.comparator}${numberText(args.value)}${args.unit ? `||${escapeValue(args.unit)}` : ''}`;
-      const params = patientParams(id, schema.code, args.from, args.to);
-      // A principal value whose coding follows the reading (a blood glucose's, by unit and specimen) is named by the reading's own code, which every such reading has.
-      const named = member.variants.length > 0 && index === quantities?.principal ? escapeValue(schema.code) : `${escapeValue(member.coding.system)}|${escapeValue(member.coding.code)}`;
-      params.append('combo-code-value-quantity', `${named}$${quantity}`);
-      params.set('_sort', '-date');
-      params.set('_count', String(args.pageSize ?? DEFAULT_READINGS));
-      params.set('_total', 'accurate');
-      return { schema, member, page: await searchReadings(context.caller, params, cursor, context.now) };
+      const value = { code: schema.code, member: index!, comparator: args.comparator, value: args.value, ...(args.unit === undefined ? {} : { unit: args.unit }) };
+      const query = { subject: { patientId: id }, codes: [schema.code], period: periodOfDates(args.from, args.to), values: [value] };
+      const page = await findReadings(context.caller, { ...query, order: 'newest', limit: args.pageSize ?? DEFAULT_READINGS, total: true, ...(cursor === undefined ? {} : { cursor }) }, context.now);
+      return { schema, member, page };
     });
     const { schema, member, page } = result;
     context.touched([patientId]);
     const { slim } = await renderReadings(page.rows, 'slim');
     const total = page.total ?? slim.length;
     return {
-      structured: { patientId, total, readings: slim, ...(page.next ? { nextCursor: encodeToolCursor('search_readings_by_value', args, page.next) } : {}) },
+      structured: { patientId, total, readings: slim, ...(page.cursor ? { nextCursor: encodeToolCursor('search_readings_by_value', args, page.cursor) } : {}) },
       text: [`${total} ${schema.code} readings of patient ${patientId} with ${member.path} ${args.comparator} ${args.value}${args.unit ? ` ${args.unit}` : ''}.`, ...slim.map(readingLine)].join('\n'),
     };
   },
 });
-
-/** A number as a search value: plain decimal digits (no exponent, which the search does not read). */
-function numberText(value: number): string {
-  const text = String(value);
-  if (!/e/i.test(text)) return text;
-  return value.toFixed(20).replace(/\.?0+$/, '');
-}
-
-/** FHIR search escaping of `\`, `,`, `$` and `|` inside a value. */
-const escapeValue = (text: string) => text.replace(/[\\,$|]/g, (c) => `\\${c}`);
 
 export const latestReadingsTool = defineTool({
   name: 'latest_readings',
@@ -243,11 +208,9 @@ export const latestReadingsTool = defineTool({
   output: { patientId: z.number(), readings: z.array(slimReadingShape) },
   reads: ['Observation'],
   async run(args, context) {
-    const { patientId, result: rows } = await readVisiblePatient(context.caller, args.patientId, (id) => {
-      const params = new URLSearchParams([['patient', String(id)], ['max', String(args.max ?? 1)]]);
-      if (args.readingType !== undefined) params.set('code', resolveReadingType(args.readingType).code);
-      if (args.category !== undefined) params.set('category', args.category);
-      return lastn(context.caller, parseLastn(params), context.now);
+    const { patientId, result: rows } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
+      const codes = args.readingType === undefined ? undefined : [resolveReadingType(args.readingType).code];
+      return latestReadings(context.caller, { patientId: id, max: args.max ?? 1, ...(codes ? { codes } : {}), ...(args.category === undefined ? {} : { category: args.category }) }, context.now);
     });
     context.touched([patientId]);
     const { slim } = await renderReadings(rows, 'slim');

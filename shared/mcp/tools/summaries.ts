@@ -1,25 +1,30 @@
 /**
  * The tools that summarise readings: statistics per type and per day or week, through `$stats`'
- * own domain function (`observationStats`, from the day summaries), and a per-type overview of a
- * patient's readings (count, first and last, the latest values, averages), made of the search's
- * count, its sorted first rows and `$stats`. The numbers are the FHIR API's, read back from the
- * `Parameters` it answers, so the tools and the API never disagree.
+ * own typed function (`readingStatistics`, from the day summaries), and a per-type overview of a
+ * patient's readings (count, first and last, the latest values, averages), made of the series'
+ * count, its first and last rows and `$stats`, all over the same readings of the period
+ * (shared/observations/period.ts). The numbers are the typed results the FHIR API renders, so the
+ * tools and the API never disagree.
  */
 import pMap from 'p-map';
 import * as z from 'zod';
 import type { Caller } from '../../auth/caller';
-import { observationStats } from '../../observations/stats/operation';
-import { MAX_PERIOD_MS, parseStatsRequest } from '../../observations/stats/params';
-import { isStatistic, STATISTICS, STATISTICS_SYSTEM, type Statistic } from '../../observations/stats/statistics';
-import { memberCodings, schemaQuantities } from '../../omh/quantities';
-import { isObject } from '../../json';
+import { isBounded, periodOfDates, type BoundedPeriod, type ReadingPeriod } from '../../observations/period';
+import { countReadingsByCode, type SeriesQuery } from '../../observations/series';
+import { DAY_MS } from '../../observations/stats/day-summary';
+import { unitText } from '../../observations/stats/display';
+import { readingStatistics } from '../../observations/stats/operation';
+import { MAX_PERIOD_MS } from '../../observations/stats/params';
+import type { SpanStatistics, StatisticsResult } from '../../observations/stats/result';
+import { isStatistic, scalingOf, STATISTICS, type Statistic } from '../../observations/stats/statistics';
+import { schemaQuantities } from '../../omh/quantities';
 import { readVisiblePatient, visiblePatient } from '../access';
 import { countPosition, encodeToolCursor, toolCursorPosition } from '../cursor';
 import { cursorField, fromField, optionalPatientIdField, pageSizeField, readingTypeField, toField } from '../fields';
-import { countOf, periodParams } from '../readings';
+import { edgeReading } from '../readings';
 import { resolveReadingType } from '../reading-types';
 import { defineTool, ToolRefusal } from '../tool';
-import { edgeReading, patientParams, readingCodes, slimReadingShape } from './readings';
+import { readingCodes, slimReadingShape } from './readings';
 
 /** Intervals of `reading_statistics` in one answer, at most; nextCursor continues. */
 export const MAX_STATISTICS_INTERVALS = 60;
@@ -37,67 +42,40 @@ const statisticValueShape = z.object({
 });
 type StatisticValue = z.infer<typeof statisticValueShape>;
 
-/** One interval of `$stats` read back: per statistics Observation (a member, in one unit group), its statistics. */
+/** One interval of the statistics: per member (in one unit group), its statistics. */
 interface StatsInterval {
   start: string;
   end: string;
   observations: Array<{ member: string; values: StatisticValue[] }>;
 }
 
-type Coding = { system?: unknown; code?: unknown; display?: unknown };
-
-/**
- * The member a statistics Observation is of, by its dotted path: the member whose coding its code
- * holds, else the code's principal member when its code holds the omh code's coding (a principal
- * member coded by its unit), else the first coding's display.
- */
-function memberName(schemaCode: string, codings: readonly Coding[]): string {
-  const quantities = schemaQuantities(schemaCode);
-  const members = quantities?.members ?? [];
-  const byCoding = members.find((m) => memberCodings(m).some((mc) => codings.some((c) => mc.code === c.code && mc.system === c.system)));
-  if (byCoding) return byCoding.path;
-  const principal = quantities?.principal === undefined ? undefined : members[quantities.principal];
-  if (principal && codings.some((c) => c.code === schemaCode)) return principal.path;
-  const first = codings[0];
-  return typeof first?.display === 'string' ? first.display : String(first?.code);
-}
-
-/** A statistics component read back: the statistic its code names (R5's statistics code system) and its value. */
-function statisticValue(member: string, component: Record<string, unknown>): StatisticValue[] {
-  const codings = (component.code as { coding?: Coding[] } | undefined)?.coding ?? [];
-  const statistic = codings.find((c) => c.system === STATISTICS_SYSTEM)?.code;
-  const quantity = component.valueQuantity as { value?: unknown; unit?: unknown } | undefined;
-  if (typeof statistic !== 'string' || typeof quantity?.value !== 'number') return [];
-  return [{ member, statistic, value: quantity.value, ...(typeof quantity.unit === 'string' ? { unit: quantity.unit } : {}) }];
+/** A span of the typed result as the tool shows it: each group named by its member's dotted path, each value with its unit's text. */
+function intervalOf(code: StatisticsResult['codes'][number], span: SpanStatistics): StatsInterval {
+  const members = code.quantities?.members ?? [];
+  const observations = span.groups.map((g) => {
+    const member = g.member === undefined ? code.code.display : (members[g.member]?.path ?? `member ${g.member}`);
+    const values = g.values.map(({ statistic, value }) => {
+      const unit = unitText(scalingOf(statistic), g.unit);
+      return { member, statistic, value, ...(unit === undefined ? {} : { unit }) };
+    });
+    return { member, values };
+  });
+  return { start: new Date(span.from).toISOString(), end: new Date(span.to).toISOString(), observations };
 }
 
 /**
- * `$stats` for one patient and type, read back into intervals: the request parsed by `$stats`' own
- * parser (one place for its limits and their messages), the answer its own function gives, read
- * as R5 defines it (one Observation per member and unit group, a component per statistic, coded by
- * the statistic). An interval's Observations follow one another; the intervals come in time order.
+ * `$stats` for one patient and type through its own typed function (its limits and their messages
+ * the API's), its spans in time order.
  */
-async function statisticsOf(caller: Caller, patientId: number, schemaCode: string, period: { from: string; to: string }, statistics: readonly Statistic[], interval: 'day' | 'week' | undefined, now: number): Promise<StatsInterval[]> {
-  const params = new URLSearchParams([
-    ['subject', `Patient/${patientId}`],
-    ['code', schemaCode],
-    ['period', `${period.from}/${period.to}`],
-    ['statistic', statistics.join(',')],
-    ...(interval ? [['interval', interval] as [string, string]] : []),
-  ]);
-  const answer = await observationStats(caller, parseStatsRequest('GET', params, undefined, now));
-  const parameters = (answer.parameters.parameter as Array<{ name: string; resource?: unknown }>).filter((p) => p.name === 'statistics');
-  const intervals: StatsInterval[] = [];
-  for (const { resource } of parameters) {
-    const observation = resource as { effectivePeriod: { start: string; end: string }; code: { coding: Coding[] }; component?: unknown[] };
-    const { start, end } = observation.effectivePeriod;
-    const member = memberName(schemaCode, observation.code.coding);
-    const values = (observation.component ?? []).filter(isObject).flatMap((component) => statisticValue(member, component));
-    const last = intervals.at(-1);
-    if (last && last.start === start && last.end === end) last.observations.push({ member, values });
-    else intervals.push({ start, end, observations: [{ member, values }] });
-  }
-  return intervals;
+async function statisticsOf(caller: Caller, patientId: number, schemaCode: string, period: BoundedPeriod, statistics: readonly Statistic[], interval: 'day' | 'week' | undefined): Promise<StatsInterval[]> {
+  const result = await readingStatistics(caller, {
+    subject: `Patient/${patientId}`,
+    codings: [{ code: schemaCode }],
+    period,
+    statistics,
+    ...(interval ? { interval } : {}),
+  });
+  return result.codes.flatMap((code) => code.spans.map((span) => intervalOf(code, span)));
 }
 
 const valuesOf = (i: StatsInterval): StatisticValue[] => i.observations.flatMap((o) => o.values);
@@ -138,11 +116,13 @@ export const readingStatisticsTool = defineTool({
   reads: ['Observation'],
   async run(args, context) {
     const size = args.pageSize ?? MAX_STATISTICS_INTERVALS;
-    const period = { from: args.from, to: args.to ?? new Date(context.now).toISOString() };
     const { patientId, result } = await readVisiblePatient(context.caller, args.patientId, async (id) => {
+      const asked = periodOfDates(args.from, args.to);
+      // Without `to`, up to now (its millisecond included).
+      const period = { from: asked.from!, to: asked.to ?? context.now + 1 };
       const schema = resolveReadingType(args.readingType);
       const offset = countPosition(toolCursorPosition('reading_statistics', args, args.cursor), 0);
-      return { schema, offset, all: await statisticsOf(context.caller, id, schema.code, period, args.statistics ?? DEFAULT_STATISTICS, args.interval, context.now) };
+      return { schema, offset, all: await statisticsOf(context.caller, id, schema.code, period, args.statistics ?? DEFAULT_STATISTICS, args.interval) };
     });
     const { schema, offset, all } = result;
     if (offset > all.length) throw new ToolRefusal('The statistics changed since this cursor was given: leave cursor out to start again.');
@@ -177,15 +157,17 @@ export const summarizePatientReadingsTool = defineTool({
   async run(args, context) {
     const { caller, now } = context;
     const patient = await visiblePatient(caller, args.patientId);
+    const period = periodOfDates(args.from, args.to);
     const codes = await readingCodes();
+    const counts = await countReadingsByCode(caller, { subject: { patientId: patient.id }, codes: codes.map((c) => c.code), period }, now);
     const summaries = await pMap(
       codes,
-      async (code) => {
-        const params = patientParams(patient.id, code.code, args.from, args.to);
-        const count = await countOf(caller, params, now);
+      async (code, i) => {
+        const count = counts[i]!;
         if (count === 0) return undefined;
-        const [first, last] = await Promise.all([edgeReading(context, params, 'date'), edgeReading(context, params, '-date')]);
-        const averages = first && last && schemaQuantities(code.code)?.members.length ? await averagesOf(caller, patient.id, code.code, args, first.start!, last.start!, now) : [];
+        const query: SeriesQuery = { subject: { patientId: patient.id }, codes: [code.code], period };
+        const [first, last] = await Promise.all([edgeReading(caller, query, 'oldest', now), edgeReading(caller, query, 'newest', now)]);
+        const averages = first && last && schemaQuantities(code.code)?.members.length ? await averagesOf(caller, patient.id, code.code, period, Date.parse(first.start!), Date.parse(last.start!)) : [];
         return { type: code.code, display: code.display, count, first: first?.start ?? null, last: last?.start ?? null, latest: last ?? null, averages };
       },
       { concurrency: SUMMARY_CONCURRENCY },
@@ -194,15 +176,14 @@ export const summarizePatientReadingsTool = defineTool({
     const types = summaries.filter((s) => s !== undefined);
     const line = (t: (typeof types)[number]) =>
       `- ${t.type}: ${t.count} readings${t.first ? ` from ${t.first} to ${t.last}` : ''}${t.averages.length ? `; average ${t.averages.map((a) => `${a.member} ${a.value} ${a.unit}`).join(', ')}` : ''}`;
-    return { structured: { patientId: patient.id, types }, text: [`Readings of patient ${patient.id}${periodParams(args.from, args.to).length ? ' in the period' : ''}:`, ...types.map(line)].join('\n') || 'No readings.' };
+    return { structured: { patientId: patient.id, types }, text: [`Readings of patient ${patient.id}${isBounded(period) ? ' in the period' : ''}:`, ...types.map(line)].join('\n') || 'No readings.' };
   },
 });
 
-/** Each value's average over the period asked, else from the first to the last reading (at most twenty years). */
-async function averagesOf(caller: Caller, patientId: number, schemaCode: string, asked: { from?: string; to?: string }, first: string, last: string, now: number) {
-  const to = asked.to ?? last;
-  const earliest = new Date(Date.parse(last) - MAX_PERIOD_MS + 86_400_000).toISOString();
-  const from = asked.from ?? (Date.parse(last) - Date.parse(first) >= MAX_PERIOD_MS - 86_400_000 ? earliest : first);
-  const [whole] = await statisticsOf(caller, patientId, schemaCode, { from, to }, ['average'], undefined, now);
+/** Each value's average over the period asked, else from the first to the last reading's start (at most twenty years). */
+async function averagesOf(caller: Caller, patientId: number, schemaCode: string, asked: ReadingPeriod, first: number, last: number) {
+  const to = asked.to ?? last + 1;
+  const from = asked.from ?? Math.max(first, last - MAX_PERIOD_MS + DAY_MS);
+  const [whole] = await statisticsOf(caller, patientId, schemaCode, { from, to }, ['average'], undefined);
   return (whole ? valuesOf(whole) : []).map(({ member, value, unit }) => ({ member, value, unit: unit ?? '' }));
 }

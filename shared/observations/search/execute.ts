@@ -9,12 +9,14 @@ import { patientScope, referenceId } from '../../auth/scope';
 import { isPatient, type Caller } from '../../auth/caller';
 import pMap from 'p-map';
 import type { Code, CodeRef, Id } from '../../directory/model';
+import type { TokenQuery } from '../../fhir/search';
 import { allOfBounds, anyOfBounds, startBounds, type StartBounds } from '../../fhir/search/date-bounds';
 import { allCodesFor } from '../code-table-cache';
 import type { ReadingFacts, StoredObservation } from '../model';
 import { countReadings, readObservations, type ReadingFilter } from '../read';
 import { knownSpan, storedSpans } from '../span-stats';
-import { cursorOf, cutPage, type Cursor, type LinkedSearch, type Page } from '../../fhir/searchset';
+import { cutPage, type Cursor, type Page } from '../../fhir/searchset';
+import { isBounded, startBoundsOf } from '../period';
 import { allowedCodes, codeFilter, codingTests, idFilter, namesUnknownCode, rowTest, testsBeyondCode } from './filters';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
@@ -222,6 +224,12 @@ function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): S
   return allOfBounds(criteria.map((alternatives) => anyOfBounds(alternatives.map((d) => startBounds(d, width, now)))));
 }
 
+/** The start bounds of the query's dates (for readings at most `width` long) and its period together. */
+function startBoundsOfQuery(query: NativeQuery, width: number, now: number): StartBounds {
+  const dates = boundsOf(query.dates, width, now);
+  return query.period ? allOfBounds([dates, startBoundsOf(query.period)]) : dates;
+}
+
 /**
  * The reads of one patient: one per allowed code when few, else one of every code. A code's read
  * of a value search takes only the runs of hours its day summaries leave (./hours.ts).
@@ -229,9 +237,9 @@ function boundsOf(criteria: NativeQuery['dates'], width: number, now: number): S
 async function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, anyOrder = false, planned?: PageRuns): Promise<PatientRead[]> {
   const base = {
     patientId,
-    dates: boundsOf(query.dates, p.spans.get(patientId) ?? 1, now),
+    dates: startBoundsOfQuery(query, p.spans.get(patientId) ?? 1, now),
     updated: boundsOf(query.lastUpdated, 1, now),
-    withUndated: query.dates.length === 0,
+    withUndated: query.dates.length === 0 && !(query.period && isBounded(query.period)),
     ...(anyOrder ? { anyOrder } : {}),
   };
   const codes = p.codes.get(patientId);
@@ -251,6 +259,12 @@ async function readsOf(patientId: Id, query: NativeQuery, p: Plan, now: number, 
   return [base];
 }
 
+/**
+ * How a search reads its cursor text back: the FHIR search from its links' `_cursor` (a 400 for one
+ * that is not its own), a typed query from its opaque cursor (`../series.ts`).
+ */
+export type CursorReader = (text: string | undefined) => Cursor<Position> | undefined;
+
 /** What a search can do before its caller is known: decode the cursor, load the code table, read early. */
 export interface PreparedSearch {
   cursor: Cursor<Position> | undefined;
@@ -265,8 +279,8 @@ export interface PreparedSearch {
  * account is read. `likelyPatient` is the patient the page probably belongs to: the one the query
  * names, or the one a patient token names. Its early page is only a guess, used or dropped later.
  */
-export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Position>, likelyPatient: Id | undefined, now = Date.now()): Promise<PreparedSearch> {
-  const cursor = cursorOf(search, query.cursor);
+export async function prepareSearch(query: NativeQuery, readCursor: CursorReader, likelyPatient: Id | undefined, now = Date.now()): Promise<PreparedSearch> {
+  const cursor = readCursor(query.cursor);
   const t: Traversal = { order: query.order, backward: cursor?.direction === 'previous' };
   const table = await allCodesFor((codes) => namesUnknownCode(query, codes));
   const tests = await readingTestsOf(query, table);
@@ -279,11 +293,11 @@ export async function prepareSearch(query: NativeQuery, search: LinkedSearch<Pos
 export async function searchObservations(
   caller: Caller,
   query: NativeQuery,
-  search: LinkedSearch<Position>,
+  readCursor: CursorReader,
   now = Date.now(),
   prepared?: Promise<PreparedSearch>,
 ): Promise<SearchPage> {
-  const { cursor, t, table, guess, early } = await (prepared ?? prepareSearch(query, search, likelyPatientOf(query, caller), now));
+  const { cursor, t, table, guess, early } = await (prepared ?? prepareSearch(query, readCursor, likelyPatientOf(query, caller), now));
   const p = await plan(caller, query, table, guess?.patients[0]);
   const page = (early && sameReads(guess!, p) ? await early.catch(() => undefined) : undefined) ?? (await pageOf(query, p, t, cursor, now));
 
@@ -364,7 +378,7 @@ async function byIdStream(p: Plan, keep: (o: StoredObservation) => boolean, byOr
  * patient's or a study's readings by type). A code outside a patient's allowed ones (a study's
  * consented codes) counts none of theirs, as the search's.
  */
-export async function countByCode(caller: Caller, query: NativeQuery, codes: readonly Pick<Code, 'system' | 'code'>[], now = Date.now()): Promise<number[]> {
+export async function countByCode(caller: Caller, query: NativeQuery, codes: readonly TokenQuery[], now = Date.now()): Promise<number[]> {
   const table = await allCodesFor((known) => namesUnknownCode(query, known));
   const { patients, studyCodes } = await scopeOf(caller, query);
   let spans: Promise<Map<Id, number>> | undefined;
@@ -372,7 +386,7 @@ export async function countByCode(caller: Caller, query: NativeQuery, codes: rea
   return pMap(
     codes,
     async (code) => {
-      const coded: NativeQuery = { ...query, codes: [...query.codes, { values: [{ system: code.system, code: code.code }] }] };
+      const coded: NativeQuery = { ...query, codes: [...query.codes, { values: [code] }] };
       const p = await planOf(coded, table, patients, studyCodes, spansOf);
       return countMatches(coded, p, rowTest(coded, p.codes, now, p.values), now);
     },
@@ -395,7 +409,7 @@ async function countPatient(patientId: Id, query: NativeQuery, p: Plan, test: (o
   const summarised = countableFromSummaries(query) ? await summarisedCodes(reads.flatMap((r) => (r.codeId === undefined ? [] : [r.codeId]))) : new Map<Id, string>();
   // The patient's span bounds every reading's length when the plan read it (a date filter that needs it); else no bound is known.
   const span = needsSpans(query, now) ? (p.spans.get(patientId) ?? 1) : Number.POSITIVE_INFINITY;
-  const days = summarised.size > 0 ? summaryDays(query, boundsOf(query.dates, 1, now), span, now) : undefined;
+  const days = summarised.size > 0 ? summaryDays(query, startBoundsOfQuery(query, 1, now), span, now) : undefined;
   const counts = await Promise.all(
     reads.map(async (read) => {
       // A code named for some of its readings is counted reading by reading, never by key or summary.

@@ -13,6 +13,7 @@ import type { TimeRange } from '../../fhir/search/dates';
 import { dateMatches, tokenMatches } from '../../fhir/search/match';
 import { normaliseText } from '../../fhir/search/text';
 import type { ReadingFacts } from '../model';
+import { inPeriod } from '../period';
 import { observationCodingOf, observationCodings, schemaQuantities, type StandardCoding } from '../../omh/quantities';
 import { readingSpecimen, readingValues } from '../values';
 import type { NativeQuery } from './query';
@@ -123,6 +124,7 @@ export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | und
     if (allowed && !allowed.has(o.codeId)) return false;
     if (ids && !ids.has(o.id)) return false;
     if (!dates(query.dates, effectiveRange(o))) return false;
+    if (query.period && !inPeriod(o, query.period)) return false;
     const updated = Date.parse(o.lastUpdated);
     if (!dates(query.lastUpdated, { lo: updated, hi: updated + 1 })) return false;
     if (!query.statuses.every((s) => s.values.includes(o.status) !== s.not)) return false;

@@ -11,6 +11,7 @@ import { parseIdentifierToken, type IdentifierValue, type ScopeFilter } from '..
 import { parseSearch, type DateQuery, type TokenQuery, type UnknownParam } from '../../fhir/search';
 import { CURSOR_PARAM, readPageRequest } from '../../fhir/searchset';
 import { badRequest } from '../../http/errors';
+import type { ReadingPeriod } from '../period';
 import type { Order } from './order';
 import { isValueParam, type ValueCriterion } from './values';
 
@@ -19,8 +20,13 @@ export interface NativeQuery {
   scope: ScopeFilter[];
   /** `code`: each an OR of codings (with `:not` / `:text`); all must hold. */
   codes: Array<{ modifier?: 'not' | 'text'; values: TokenQuery[] }>;
-  /** `date`: each an OR of date queries; all must hold. */
+  /** `date`: each an OR of date queries; all must hold (R5's range semantics). */
   dates: DateQuery[][];
+  /**
+   * The readings of a period (`../period.ts`: effective start within it, undated ones only in the
+   * whole history), for the typed queries of `../series.ts`; a FHIR search never sets it.
+   */
+  period?: ReadingPeriod;
   lastUpdated: DateQuery[][];
   /** `_id`: each an OR of ids (text as sent); all must hold. */
   ids: string[][];
@@ -57,26 +63,16 @@ const SORTS: ReadonlyMap<string, Order> = new Map([
 /** Without `_sort`: patient by patient, each patient's newest readings first. */
 export const DEFAULT_ORDER: Order = { kind: 'patient', descending: true };
 
+/** A query that finds every reading in reach, in the default order, a page of `count`: what a typed query (`../series.ts`) narrows. */
+export function everyReading(count: number): NativeQuery {
+  return { scope: [], codes: [], dates: [], lastUpdated: [], ids: [], statuses: [], identifiers: [], devices: [], values: [], order: DEFAULT_ORDER, count, summaryCount: false, totalAccurate: false, ignored: [] };
+}
+
 export function parseNativeQuery(params: URLSearchParams): NativeQuery {
   const entries = [...params].filter(([name]) => name !== CURSOR_PARAM && name !== '_source');
   const parsed = parseSearch('Observation', entries);
   const paging = readPageRequest(params);
-  const q: NativeQuery = {
-    scope: [],
-    codes: [],
-    dates: [],
-    lastUpdated: [],
-    ids: [],
-    statuses: [],
-    identifiers: [],
-    devices: [],
-    values: [],
-    order: DEFAULT_ORDER,
-    count: paging.count,
-    summaryCount: paging.countOnly,
-    totalAccurate: false,
-    ignored: [...parsed.unknown],
-  };
+  const q: NativeQuery = { ...everyReading(paging.count), summaryCount: paging.countOnly, ignored: [...parsed.unknown] };
   const cursor = params.getAll(CURSOR_PARAM);
   if (cursor.length > 1) throw badRequest(`Give ${CURSOR_PARAM} once.`);
   if (cursor[0]) q.cursor = cursor[0];

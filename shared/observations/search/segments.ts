@@ -6,7 +6,7 @@
  * not follow the position.
  */
 import type { StartBounds } from '../../fhir/search/date-bounds';
-import { FIRST_INSTANT, LAST_INSTANT } from '../../omh/datetime';
+import { storeTimeRange } from '../period';
 import type { ReadingsQuery } from '../read';
 import { readsAscending, relation, type Position, type Traversal } from './order';
 
@@ -14,7 +14,7 @@ export interface PatientRead {
   patientId: number;
   /** Read one code's readings; every code's otherwise. */
   codeId?: number;
-  /** Start bounds of the date filter (date and patient orders). */
+  /** Start bounds of the date filter and the period (date and patient orders). */
   dates: StartBounds;
   /**
    * A value search's runs of candidate hours within `dates` (./hours.ts), ascending: the dated
@@ -23,7 +23,7 @@ export interface PatientRead {
   runs?: StartBounds[];
   /** Bounds on the last update (updated order). */
   updated: StartBounds;
-  /** Undated rows can match (no date filter). */
+  /** Undated rows can match (no date filter, the whole history). */
   withUndated: boolean;
   /**
    * The rows are wanted in any order (a bulk export reads them all): without a date filter, a
@@ -36,16 +36,6 @@ export interface PatientRead {
 interface Range {
   from?: number;
   to?: number;
-}
-
-const clampInstant = (ms: number) => Math.min(LAST_INSTANT, Math.max(FIRST_INSTANT, ms));
-
-/** Inclusive range of instants in `[lo, hi)`, within the instants a reading can have. */
-function instantRange(b: StartBounds): Range | undefined {
-  if (b.lo !== undefined && b.hi !== undefined && b.lo >= b.hi) return undefined;
-  if (b.hi !== undefined && b.hi <= FIRST_INSTANT) return undefined;
-  if (b.lo !== undefined && b.lo > LAST_INSTANT) return undefined;
-  return { ...(b.lo === undefined ? {} : { from: clampInstant(b.lo) }), ...(b.hi === undefined ? {} : { to: clampInstant(b.hi - 1) }) };
 }
 
 /** Narrows a range to what follows the position's time or id (inclusive) in the traversal (`around` only). */
@@ -77,10 +67,10 @@ export function patientQueries(read: PatientRead, t: Traversal, at?: Position): 
 
   if (read.anyOrder && read.withUndated && !read.runs && !at && t.order.kind !== 'updated') return [{ ...base, time: {}, undated: {} }];
   if (t.order.kind === 'updated') {
-    return [part(0, instantRange(read.updated), (p) => p.t)].filter((q): q is ReadingsQuery => q !== undefined);
+    return [part(0, storeTimeRange(read.updated), (p) => p.t)].filter((q): q is ReadingsQuery => q !== undefined);
   }
   const runs = read.runs ?? [read.dates];
-  const datedParts = (ascending ? runs : [...runs].reverse()).map((run) => part(0, instantRange(run), (p) => p.t));
+  const datedParts = (ascending ? runs : [...runs].reverse()).map((run) => part(0, storeTimeRange(run), (p) => p.t));
   const undatedPart = read.withUndated ? part(1, {}, (p) => p.i) : undefined;
   // Dated readings come first in the order, so last when walking it backwards.
   const parts = t.backward ? [undatedPart, ...datedParts] : [...datedParts, undatedPart];

@@ -22,7 +22,7 @@
 import type { DateQuery } from '../../fhir/search';
 import { dateMatches } from '../../fhir/search/match';
 import type { StartBounds } from '../../fhir/search/date-bounds';
-import { FIRST_INSTANT, LAST_INSTANT } from '../../omh/datetime';
+import { wholeDaysOf } from '../period';
 import { DAY_MS, dayOf } from '../stats/day-summary';
 import { testsBeyondCodeAndDates } from './filters';
 import type { NativeQuery } from './query';
@@ -37,9 +37,6 @@ export interface SummaryDays {
 
 /** Days tried at each edge of the start bounds before a count gives up on the summaries (a run's edge is within one day of them). */
 const EDGE_DAYS = 3;
-
-const floorDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
-const ceilDay = (ms: number) => Math.ceil(ms / DAY_MS) * DAY_MS;
 
 /** Whether the query tests nothing of a row but its code and its dates: what the summaries can count. */
 export function countableFromSummaries(query: NativeQuery): boolean {
@@ -60,14 +57,14 @@ function wholeDay(criteria: readonly DateQuery[], start: number, span: number, n
 
 /**
  * The whole days of a count whose query `countableFromSummaries` accepts, within `bounds` (the
- * start bounds of its instants, `[lo, hi)`), for readings of at most `span` ms (Infinity: unknown),
+ * start bounds of its dates and its period, `[lo, hi)`: a period's readings are those starting in
+ * it, `../period.ts`), for readings of at most `span` ms (Infinity: unknown),
  * or undefined when no day is whole.
  */
 export function summaryDays(query: NativeQuery, bounds: StartBounds, span: number, now: number): SummaryDays | undefined {
   const criteria = query.dates.map((alternatives) => alternatives[0]!);
   const longest = Math.max(1, span);
-  const lo = ceilDay(Math.max(FIRST_INSTANT, bounds.lo ?? FIRST_INSTANT));
-  const hi = floorDay(Math.min(LAST_INSTANT + 1, bounds.hi ?? LAST_INSTANT + 1));
+  const { start: lo, end: hi } = wholeDaysOf(bounds);
   let first = lo;
   while (first < hi && first < lo + EDGE_DAYS * DAY_MS && !wholeDay(criteria, first, longest, now)) first += DAY_MS;
   let end = hi;

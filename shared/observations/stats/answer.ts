@@ -1,8 +1,9 @@
 /**
- * The statistics Observations `$stats` answers for one code over one span, in the shape R5's
- * Observation-stats defines (docs/api.md#statistics-observationstats): `code` the thing measured,
- * one component per statistic whose `code` is the statistic's coding in
- * http://hl7.org/fhir/observation-statistics, `valueQuantity` the statistic in the measured unit.
+ * THE FHIR rendering of `$stats`' typed result (result.ts): a Parameters resource of statistics
+ * Observations, for each code and span in the shape R5's Observation-stats defines
+ * (docs/api.md#statistics-observationstats): `code` the thing measured, one component per
+ * statistic whose `code` is the statistic's coding in http://hl7.org/fhir/observation-statistics,
+ * `valueQuantity` the statistic in the measured unit.
  *
  * Decisions:
  * - One Observation per member of the code and unit group. R5 answers a panel (blood pressure) with
@@ -20,20 +21,11 @@
  */
 import type { Code } from '../../directory/model';
 import { memberCodingOf, omhMemberSystem, type SchemaQuantities, type StandardCoding } from '../../omh/quantities';
-import { codeCoding, readingCode } from '../fhir-observation';
+import { codeCoding, readingCode, toFhirObservation } from '../fhir-observation';
 import type { ValueGroup } from './day-summary';
-import { countQuantity, displayUnitOf, inDisplayUnit, quantityOf } from './display';
-import type { IntervalGroups, StatsTarget } from './period';
-import { needsHistogram, scalingOf, sortedValues, STATISTICS, STATISTICS_SYSTEM, statisticOf, type Statistic } from './statistics';
-
-export interface StatisticsOf {
-  code: Code;
-  quantities: SchemaQuantities | undefined;
-  target: StatsTarget;
-  /** `Patient/<id>` as asked. */
-  subject: string;
-  statistics: readonly Statistic[];
-}
+import { quantityOf } from './display';
+import type { CodeStatistics, GroupStatistics, SpanStatistics, StatisticsResult } from './result';
+import { scalingOf, STATISTICS, STATISTICS_SYSTEM, type Statistic } from './statistics';
 
 /**
  * The coding of member `member` in one unit group (undefined: no values, a count of 0): the one
@@ -48,44 +40,36 @@ function statisticsMemberCoding(quantities: SchemaQuantities, member: number, gr
   return { system: coding.system, code: coding.code, display: coding.display };
 }
 
-/** The `code` of the statistics Observation of one member (and unit group). */
-function memberCode(of: StatisticsOf, quantities: SchemaQuantities, member: number, group: ValueGroup | undefined): Record<string, unknown> {
-  const coding = statisticsMemberCoding(quantities, member, group);
-  if (member === quantities.principal) return { coding: [codeCoding(of.code), coding] };
-  return { coding: [coding], text: `${of.code.display}: ${coding.display}` };
+/** The `code` of the statistics Observation of one group: a member's (in its unit group), or the code's own for a schema without values. */
+function groupCode(code: Code, quantities: SchemaQuantities | undefined, g: GroupStatistics): Record<string, unknown> {
+  if (!quantities || g.member === undefined) return readingCode(code);
+  const coding = statisticsMemberCoding(quantities, g.member, g.group);
+  if (g.member === quantities.principal) return { coding: [codeCoding(code), coding] };
+  return { coding: [coding], text: `${code.display}: ${coding.display}` };
 }
 
 const statisticCoding = (s: Statistic) => ({ system: STATISTICS_SYSTEM, code: s, display: STATISTICS[s] });
 
-/** The components of one group: one per statistic it has a value for, in STATISTICS' order (the parser's). */
-function componentsOf(group: ValueGroup, quantities: SchemaQuantities, statistics: readonly Statistic[]): Array<Record<string, unknown>> {
-  const unit = displayUnitOf(group, quantities.members[group.member]);
-  const sorted = statistics.some(needsHistogram) ? sortedValues(group) : undefined;
-  return statistics.flatMap((s) => {
-    const value = statisticOf(group, s, sorted);
-    if (value === undefined) return [];
-    const scaling = scalingOf(s);
-    return [{ code: { coding: [statisticCoding(s)] }, valueQuantity: quantityOf(inDisplayUnit(value, scaling, unit, group.count), scaling, unit) }];
+/** The statistics Observations of one code over one span (the whole period or an interval): one per group. */
+function spanObservations(subject: string, of: CodeStatistics, span: SpanStatistics): Array<Record<string, unknown>> {
+  return span.groups.map((g) => {
+    const component = g.values.map(({ statistic, value }) => ({ code: { coding: [statisticCoding(statistic)] }, valueQuantity: quantityOf(value, scalingOf(statistic), g.unit) }));
+    return {
+      resourceType: 'Observation',
+      status: 'final',
+      code: groupCode(of.code, of.quantities, g),
+      subject: { reference: subject },
+      effectivePeriod: { start: new Date(span.from).toISOString(), end: new Date(span.to).toISOString() },
+      ...(component.length > 0 ? { component } : {}),
+    };
   });
 }
 
-/** The statistics Observations of one code over one span (whole period or interval). */
-export function statisticsObservations(of: StatisticsOf, span: IntervalGroups): Array<Record<string, unknown>> {
-  const observation = (code: Record<string, unknown>, component: Array<Record<string, unknown>>) => ({
-    resourceType: 'Observation',
-    status: 'final',
-    code,
-    subject: { reference: of.subject },
-    effectivePeriod: { start: new Date(span.from).toISOString(), end: new Date(span.to).toISOString() },
-    ...(component.length > 0 ? { component } : {}),
-  });
-  const { quantities } = of;
-  if (span.groups.length === 0) {
-    const zero = of.statistics.includes('count') ? [{ code: { coding: [statisticCoding('count')] }, valueQuantity: countQuantity(0) }] : [];
-    const members = quantities ? quantities.members.map((_, i) => i).filter((i) => !of.target.members || of.target.members.has(i)) : [];
-    if (!quantities || members.length === 0) return [observation(readingCode(of.code), zero)];
-    return members.map((member) => observation(memberCode(of, quantities, member, undefined), zero));
-  }
-  // Groups come only from a schema's values: a span with groups has quantities.
-  return span.groups.map((group) => observation(memberCode(of, quantities!, group.member, group), componentsOf(group, quantities!, of.statistics)));
+/** The Parameters `$stats` answers: per code, its spans' statistics Observations, then its `source` readings. */
+export function statsParameters(result: StatisticsResult): Record<string, unknown> {
+  const parameter = result.codes.flatMap((of) => [
+    ...of.spans.flatMap((span) => spanObservations(result.subject, of, span).map((resource) => ({ name: 'statistics', resource }))),
+    ...of.sources.map((row) => ({ name: 'source', resource: toFhirObservation(row, of.code) })),
+  ]);
+  return { resourceType: 'Parameters', parameter };
 }

@@ -65,9 +65,15 @@ export function inDisplayUnit(value: number, scaling: Scaling, unit: DisplayUnit
  */
 export const countQuantity = (value: number): Record<string, unknown> => ({ value, system: UCUM_SYSTEM, code: '1' });
 
+/** The unit of a shown statistic as text: none for a count, the square of the unit for a variance, else the unit's label. */
+export function unitText(scaling: Scaling, unit: DisplayUnit | undefined): string | undefined {
+  if (scaling === 'count' || unit === undefined) return undefined;
+  return scaling === 'square' ? `(${unit.label})²` : unit.label;
+}
+
 /** The FHIR Quantity of a shown statistic: a count as `countQuantity`, a variance in the square of the unit (text only). */
-export function quantityOf(value: number, scaling: Scaling, unit: DisplayUnit): Record<string, unknown> {
-  if (scaling === 'count') return countQuantity(value);
-  if (scaling === 'square') return { value, unit: `(${unit.label})²` };
-  return unit.ucum === undefined ? { value, unit: unit.label } : { value, unit: unit.label, system: UCUM_SYSTEM, code: unit.ucum };
+export function quantityOf(value: number, scaling: Scaling, unit: DisplayUnit | undefined): Record<string, unknown> {
+  if (scaling === 'count' || unit === undefined) return countQuantity(value);
+  const text = unitText(scaling, unit);
+  return scaling === 'square' || unit.ucum === undefined ? { value, unit: text } : { value, unit: text, system: UCUM_SYSTEM, code: unit.ucum };
 }

@@ -1,12 +1,13 @@
 /**
  * `Observation/$stats` on the FHIR family, as a registry operation (GET and POST; the
- * CapabilityStatement lists it on Observation): a thin handler over the parameters' parser and the
- * domain function (docs/api.md#statistics-observationstats).
+ * CapabilityStatement lists it on Observation): a thin handler over the parameters' parser, the
+ * domain function and the Parameters rendering of its typed result (docs/api.md#statistics-observationstats).
  */
 import type { FhirOperation } from '../../fhir/registry';
 import type { AuthedRequest } from '../../http/request';
 import { fhirJson, type HttpResponse } from '../../http/response';
-import { observationStats } from './operation';
+import { statsParameters } from './answer';
+import { readingStatistics } from './operation';
 import { parseStatsRequest } from './params';
 
 /** R5's definition of the operation. */
@@ -14,9 +15,9 @@ export const STATS_DEFINITION = 'http://hl7.org/fhir/OperationDefinition/Observa
 
 async function stats(req: AuthedRequest): Promise<HttpResponse> {
   const request = parseStatsRequest(req.method, req.query, req.body);
-  const answer = await observationStats(req.caller, request);
-  if (answer.patientId !== undefined) req.audit.touched([answer.patientId]);
-  return fhirJson(200, answer.parameters);
+  const result = await readingStatistics(req.caller, request);
+  if (result.patientId !== undefined) req.audit.touched([result.patientId]);
+  return fhirJson(200, statsParameters(result));
 }
 
 export const statsOperations: readonly FhirOperation[] = [

@@ -24,6 +24,7 @@ import { rootLogger } from '../../telemetry/logger';
 import { schemaQuantities } from '../../omh/quantities';
 import { codesById } from '../code-table-cache';
 import type { StoredObservation } from '../model';
+import { startBoundsOf, storeTimeRange, type BoundedPeriod } from '../period';
 import { observationStore } from '../store/current';
 import { storeBusy, type PageStart, type ReadingsQuery, type WriteOutcome } from '../store/port';
 import { summaryStore } from '../store/summary-current';
@@ -48,13 +49,18 @@ export async function summarisedCodes(codeIds: Iterable<number>): Promise<Map<nu
   return new Map([...codes].flatMap(([id, code]) => ((schemaQuantities(code.code)?.members.length ?? 0) > 0 ? [[id, code.code] as const] : [])));
 }
 
-/** A read of the code's rows whose effective start lies in [from, to) (epoch ms). */
-export function rowsQuery(patientId: number, codeId: number, from: number, to: number): ReadingsQuery {
-  return { patientId, order: 'effective', codeId, ascending: true, time: { from, to: to - 1 } };
+/** A read of the code's rows a period holds (their effective start in it, `../period.ts`); undefined when no reading can start in it. */
+export function rowsQuery(patientId: number, codeId: number, period: BoundedPeriod, ascending = true): ReadingsQuery | undefined {
+  const time = storeTimeRange(startBoundsOf(period));
+  return time && { patientId, order: 'effective', codeId, ascending, time };
 }
 
-/** Every row a read takes, following its pages. */
-export async function allReadings(query: ReadingsQuery): Promise<StoredObservation[]> {
+/** The read of a day's rows (a day always holds instants a reading can have). */
+const dayQuery = (key: DayKey, from: number): ReadingsQuery => rowsQuery(key.patientId, key.codeId, { from, to: from + DAY_MS })!;
+
+/** Every row a read takes, following its pages (none without a read). */
+export async function allReadings(query: ReadingsQuery | undefined): Promise<StoredObservation[]> {
+  if (!query) return [];
   const rows: StoredObservation[] = [];
   let start: PageStart | undefined;
   do {
@@ -68,7 +74,7 @@ export async function allReadings(query: ReadingsQuery): Promise<StoredObservati
 /** The day's summary from its rows (all of them, strongly consistent). */
 export async function recomputeDay(key: DayKey, schemaCode: string): Promise<DaySummary> {
   const from = dayStart(key.day);
-  return summariseDay(key, await allReadings(rowsQuery(key.patientId, key.codeId, from, from + DAY_MS)), schemaCode);
+  return summariseDay(key, await allReadings(dayQuery(key, from)), schemaCode);
 }
 
 /** One day's summary recomputed from its rows and kept (a code without values keeps none); whether it was written. */
@@ -80,7 +86,7 @@ export async function refreshDay(key: DayKey): Promise<boolean> {
 /** Whether the kept summary already counts every row of the day (a re-post's check: a count, no rows read). */
 async function keptIsComplete(key: DayKey): Promise<boolean> {
   const from = dayStart(key.day);
-  const [kept, rows] = await Promise.all([summaryStore().day(key.patientId, key.codeId, key.day), observationStore().countReadings(rowsQuery(key.patientId, key.codeId, from, from + DAY_MS))]);
+  const [kept, rows] = await Promise.all([summaryStore().day(key.patientId, key.codeId, key.day), observationStore().countReadings(dayQuery(key, from))]);
   return kept !== undefined && kept.readings >= rows;
 }
 

@@ -6,10 +6,12 @@
  * the caller's scope (`operation.ts`).
  */
 import { operationParameters, type OperationParameter } from '../../fhir/parameters';
-import { MAX_TIME, MIN_TIME, periodRange, type TimeRange } from '../../fhir/search/dates';
+import { invalidQuery } from '../../failures';
+import { MAX_TIME, MIN_TIME, periodRange } from '../../fhir/search/dates';
 import { badRequest } from '../../http/errors';
+import type { BoundedPeriod } from '../period';
 import type { Interval } from './period';
-import { isStatistic, NOT_COMPUTED, STATISTICS, type Statistic } from './statistics';
+import { inCodeSystemOrder, isStatistic, NOT_COMPUTED, STATISTICS, type Statistic } from './statistics';
 
 const HOUR_MS = 3_600_000;
 /** The longest period asked at once (twenty years). */
@@ -26,12 +28,14 @@ export interface AskedCoding {
   code: string;
 }
 
+/** A `$stats` request in typed values: what the FHIR operation parses, and what the assistants' tools give directly. */
 export interface StatsRequest {
+  /** `Patient/<id>` (or `<id>`), as asked. */
   subject: string;
   codings: AskedCoding[];
-  /** Half-open, epoch ms. */
-  period: TimeRange;
-  statistics: Statistic[];
+  /** The readings of this period (`../period.ts`: their effective start within it). */
+  period: BoundedPeriod;
+  statistics: readonly Statistic[];
   interval?: Interval;
   /** `include`: how many source readings at most; absent when not asked. */
   sources?: number;
@@ -65,7 +69,7 @@ function codingOf(p: OperationParameter): AskedCoding {
   return { system: text.slice(0, bar).trim(), code: text.slice(bar + 1).trim() };
 }
 
-function periodOf(p: OperationParameter): TimeRange {
+function periodOf(p: OperationParameter): BoundedPeriod {
   let start: unknown;
   let end: unknown;
   if (p.type === 'valuePeriod') ({ start, end } = (p.value ?? {}) as { start?: unknown; end?: unknown });
@@ -74,7 +78,29 @@ function periodOf(p: OperationParameter): TimeRange {
   if (!range || range.lo <= MIN_TIME || range.hi >= MAX_TIME) {
     throw badRequest('period needs a start and an end, as FHIR dates or dateTimes (GET: period=2025-01-01/2025-12-31; POST: valuePeriod).').at(p.at);
   }
-  return range;
+  return { from: range.lo, to: range.hi };
+}
+
+/** A period `$stats` may summarise: at most twenty years (an `invalid-query` failure otherwise). */
+function checkPeriodLength(period: BoundedPeriod): void {
+  if (period.to - period.from > MAX_PERIOD_MS) throw invalidQuery('A period of $stats spans at most twenty years.', 'period');
+}
+
+/** Intervals `$stats` answers at once: hours over at most 31 days, at most `MAX_INTERVALS` of any. */
+function checkIntervals(period: BoundedPeriod, interval: Interval | undefined): void {
+  if (interval === 'hour' && period.to - period.from > MAX_HOURLY_MS) {
+    throw invalidQuery('Hourly statistics are read from every reading of the period: ask for at most 31 days with interval=hour, or use interval=day.', 'interval');
+  }
+  const step = interval === undefined ? undefined : STEPS.get(interval);
+  if (step !== undefined && (period.to - period.from) / step > MAX_INTERVALS) {
+    throw invalidQuery(`At most ${MAX_INTERVALS} intervals a request: ask for a shorter period or a longer interval.`, 'interval');
+  }
+}
+
+/** The limits of a typed request, however it was made (the FHIR operation checks them as it parses, in the order of its parameters). */
+export function checkStatsLimits(request: Pick<StatsRequest, 'period' | 'interval'>): void {
+  checkPeriodLength(request.period);
+  checkIntervals(request.period, request.interval);
 }
 
 export function parseStatsRequest(method: string, query: URLSearchParams, body: unknown, now = Date.now()): StatsRequest {
@@ -102,18 +128,18 @@ export function parseStatsRequest(method: string, query: URLSearchParams, body: 
   const duration = once('duration');
   const periodParameter = once('period');
   if (duration && periodParameter) throw badRequest('Give duration or period, not both.').at('duration');
-  let period: TimeRange;
+  let period: BoundedPeriod;
   if (duration) {
     const text = textOf(duration).trim();
     const hours = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
     if (!(hours > 0) || hours * HOUR_MS > MAX_PERIOD_MS) throw badRequest(`duration is a number of hours back from now, above 0 and at most ${MAX_PERIOD_MS / HOUR_MS}.`).at(duration.at);
-    period = { lo: Math.round(now - hours * HOUR_MS), hi: now + 1 };
+    period = { from: Math.round(now - hours * HOUR_MS), to: now + 1 };
   } else if (periodParameter) {
     period = periodOf(periodParameter);
   } else {
     throw badRequest('Give the time to summarise: duration (hours back from now) or period (a start and an end).', 'required').at('period');
   }
-  if (period.hi - period.lo > MAX_PERIOD_MS) throw badRequest('A period of $stats spans at most twenty years.').at('period');
+  checkPeriodLength(period);
 
   const statistics: Statistic[] = [];
   for (const p of byName.get('statistic') ?? []) {
@@ -124,20 +150,11 @@ export function parseStatsRequest(method: string, query: URLSearchParams, body: 
     }
   }
   if (statistics.length === 0) throw badRequest(`statistic is required (one or more of ${Object.keys(STATISTICS).join(', ')}).`, 'required').at('statistic');
-  // Listed in the order of the code system, whatever the order asked.
-  const ordered = (Object.keys(STATISTICS) as Statistic[]).filter((s) => statistics.includes(s));
 
   const intervalParameter = once('interval');
   const interval = intervalParameter && textOf(intervalParameter).trim();
   if (interval !== undefined && !INTERVALS.has(interval)) throw badRequest('interval is hour, day or week.').at('interval');
-  if (interval === 'hour' && period.hi - period.lo > MAX_HOURLY_MS) {
-    throw badRequest('Hourly statistics are read from every reading of the period: ask for at most 31 days with interval=hour, or use interval=day.').at('interval');
-  }
-
-  const step = interval === undefined ? undefined : STEPS.get(interval);
-  if (step !== undefined && (period.hi - period.lo) / step > MAX_INTERVALS) {
-    throw badRequest(`At most ${MAX_INTERVALS} intervals a request: ask for a shorter period or a longer interval.`).at('interval');
-  }
+  checkIntervals(period, interval as Interval | undefined);
 
   const include = once('include');
   const includeText = include && textOf(include).trim();
@@ -151,7 +168,7 @@ export function parseStatsRequest(method: string, query: URLSearchParams, body: 
     subject: textOf(subject).trim(),
     codings,
     period,
-    statistics: ordered,
+    statistics: inCodeSystemOrder(statistics),
     ...(interval ? { interval: interval as Interval } : {}),
     ...(includeText === 'true' ? { sources } : {}),
   };

@@ -58,6 +58,9 @@ export const NOT_COMPUTED: ReadonlySet<string> = new Set(['total-count', 'skew',
 const SERVED: ReadonlySet<string> = new Set(Object.keys(STATISTICS));
 export const isStatistic = (text: string): text is Statistic => SERVED.has(text);
 
+/** Statistics as answered: once each, in the order of the code system, whatever the order asked. */
+export const inCodeSystemOrder = (statistics: readonly Statistic[]): Statistic[] => (Object.keys(STATISTICS) as Statistic[]).filter((s) => statistics.includes(s));
+
 /** Whether the statistic needs the values' histogram (a quantile). */
 export const needsHistogram = (s: Statistic): boolean => s in QUANTILES || s === '4-dev';
 

@@ -4,10 +4,10 @@
  * (`https://w3id.org/openmhealth|omh:heart-rate:2.0`, or the bare `omh:heart-rate:2.0`) or its
  * standard coding (`http://loinc.org|8867-4`): every member of it. A coding that is one member's
  * (`http://loinc.org|8480-6`, systolic) names that member of each code that has it. A code
- * without a system matches any system. A coding naming nothing is a 400.
+ * without a system matches any system. A coding naming nothing is an `invalid-query` failure (a 400).
  */
 import type { Code } from '../../directory/model';
-import { badRequest } from '../../http/errors';
+import { invalidQuery } from '../../failures';
 import { memberCodings, observationCodings, SCHEMA_QUANTITIES, type StandardCoding } from '../../omh/quantities';
 import { allCodes, allCodesFor } from '../code-table-cache';
 import type { AskedCoding } from './params';
@@ -23,7 +23,7 @@ export async function statsTargets(codings: readonly AskedCoding[]): Promise<Sta
   const again = targetsIn(await allCodesFor(() => true), codings);
   if (!('unknown' in again)) return again;
   const asked = again.unknown;
-  throw badRequest(`${asked.system ? `${asked.system}|` : ''}${asked.code} names no code of this server's readings.`).at('code');
+  throw invalidQuery(`${asked.system ? `${asked.system}|` : ''}${asked.code} names no code of this server's readings.`, 'code');
 }
 
 /** The targets the codings name in this table, or the first coding that names nothing. */

@@ -267,7 +267,11 @@ async function releaseClaims(placings: readonly Placing[]): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // 2. Pointers and code sets
 
-/** Codes this process knows each patient has (their code set holds them): a new code costs one update, once. */
+/**
+ * Codes this process knows each patient has (their code set holds them): a new code costs one
+ * update, once. A patient's readings are deleted only with the patient (nothing is uploaded for
+ * them after), so what a process remembers never names a code set that was deleted under it.
+ */
 const knownCodes = new BoundedMap<number, Set<number>>(10_000);
 
 /** Writes the pointers (and code sets) of an upload's readings; returns those whose pointers are written (the others answer 503). */
@@ -391,7 +395,8 @@ async function drain(key: string, patientId: number, ref: StretchRef): Promise<v
  * was lost), and writes one segment: the last one grown, or a new one when the last is full.
  */
 export async function writeStretch(patientId: number, ref: StretchRef, readings: readonly StoredObservation[]): Promise<Set<number>> {
-  let pending = [...readings].sort(blockOrder);
+  // One reading may come twice (an upload and a re-send finishing it under the same id): once.
+  let pending = [...new Map(readings.map((r) => [r.id, r])).values()].sort(blockOrder);
   const placed = new Set<number>();
   let fruitless = 0;
   while (pending.length > 0 && fruitless < MAX_ATTEMPTS) {

@@ -2,10 +2,11 @@
  * CORS on `/mcp` (docs/mcp.md#cors-on-mcp), through the family's handler on the in-memory twins: a
  * page on an origin of MCP_ALLOWED_ORIGINS gets its preflight answered and every answer (refusals
  * included: a browser hides from the app what lacks them) names its origin; a foreign origin is a
- * 403, preflight too, and is never named; a request without `Origin` is no browser's.
+ * 403, preflight too, and is never named; the site's own origin is allowed without being listed; a
+ * request without `Origin` is no browser's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../../shared/config';
+import { config, resetConfig } from '../../../shared/config';
 import { forMcp } from '../../support/directory';
 import { call } from '../../support/invoke';
 import { observationWorld, type ObservationWorld } from '../../support/observations';
@@ -83,6 +84,18 @@ describe('answers to an allowed origin', () => {
     const notAccepted = await call('POST', '/mcp', { token, headers: { ...HEADERS, accept: 'text/html', origin: ALLOWED }, body: PING });
     expect(notAccepted.status).toBe(406);
     expect(notAccepted.headers['access-control-allow-origin']).toBe(ALLOWED);
+  });
+
+  it("the site's own origin is allowed without being listed: its preflight, and its answers naming it", async () => {
+    const own = new URL(config().siteUrl).origin;
+    expect(config().mcpAllowedOrigins).not.toContain(own);
+    const preflighted = await preflight(own);
+    expect(preflighted.status).toBe(204);
+    expect(preflighted.headers['access-control-allow-methods']).toBe('POST');
+    const ok = await call('POST', '/mcp', { token, headers: { ...HEADERS, origin: own }, body: PING });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe(own);
+    expect(ok.headers['vary']).toBe('Origin');
   });
 
   it('a foreign origin stays a 403 naming no origin; no Origin passes without CORS headers', async () => {

@@ -5,7 +5,8 @@
  * disagree with their body refused) and once on a 2025 revision (initialize), the audit line of a
  * tool call, the 2025 revisions answered statelessly, the 401 that points at the protected resource
  * metadata and that document (for a token of the FHIR API too: `/mcp` takes only tokens issued for
- * it), the 405s of a stateless server, the Origin rule and bodies that are not MCP (never a 5xx).
+ * it), the 405s of a stateless server, the Origin rule (the site's own origin and the listed ones; the
+ * conformance suite's DNS-rebinding check) and bodies that are not MCP (never a 5xx).
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -19,13 +20,14 @@ import {
   type FetchLike,
 } from '@modelcontextprotocol/client';
 import { mkdtempSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../local/engines';
 import { startGateway, type Gateway } from '../../../local/gateway';
 import { loadHandlers } from '../../../local/handlers';
-import { resetConfig } from '../../../shared/config';
+import { config, resetConfig } from '../../../shared/config';
 import { MCP_SERVER_INFO, TOOLS } from '../../../shared/mcp/server';
 import { resetLoggers } from '../../../shared/telemetry/logger';
 import { LOG_MESSAGE } from '../../../shared/telemetry/names';
@@ -96,6 +98,21 @@ const modernCall = (name: string, args: Record<string, unknown>) =>
 /** A raw POST to `/mcp`, for what the SDK's client never sends. */
 function post(body: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body });
+}
+
+/** A raw POST to `/mcp` over `node:http`, which (unlike fetch) sends the `Host` it is given, as a rebinding page's browser does. */
+function postWithHost(body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(mcpUrl);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 const initialize = (protocolVersion: string) =>
@@ -312,6 +329,38 @@ describe('what a stateless server refuses', () => {
     resetConfig();
     expect((await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${mcpA}`, origin: 'http://localhost:6274' })).status).toBe(200);
     expect((await post(initialize(LATEST_PROTOCOL_VERSION), { authorization: `Bearer ${mcpA}`, origin: 'https://other.example' })).status).toBe(403);
+  });
+
+  it("takes the site's own origin without MCP_ALLOWED_ORIGINS; any other origin, its near neighbours included, is a 403", async () => {
+    const site = new URL(config().siteUrl);
+    const auth = { authorization: `Bearer ${mcpA}` };
+    const initialized = await post(initialize(LATEST_PROTOCOL_VERSION), { ...auth, origin: site.origin });
+    expect(initialized.status).toBe(200);
+    expect((await initialized.json()).result).toMatchObject({ protocolVersion: LATEST_PROTOCOL_VERSION, serverInfo: MCP_SERVER_INFO });
+    const listed = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { ...auth, origin: site.origin, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION });
+    expect(listed.status).toBe(200);
+    expect((await listed.json()).result.tools).toHaveLength(TOOLS.length);
+    // The origin passes; the token is still needed.
+    expect((await post(initialize(LATEST_PROTOCOL_VERSION), { origin: site.origin })).status).toBe(401);
+    // Origins are compared exactly: another port, scheme or spelling of the host is another origin.
+    const port = Number(site.port);
+    const near = ['https://evil.example', `http://localhost:${port + 1}`, `http://127.0.0.1:${port}`, `https://localhost:${port}`, 'http://localhost', `${site.origin}.evil.example`, 'null'];
+    for (const origin of near) {
+      const res = await post(initialize(LATEST_PROTOCOL_VERSION), { ...auth, origin });
+      expect(res.status, origin).toBe(403);
+      expect(res.headers.get('access-control-allow-origin'), origin).toBeNull();
+    }
+  });
+
+  it('passes the DNS-rebinding check as the MCP conformance suite runs it (its Host and Origin, plus the token this server needs)', async () => {
+    const site = new URL(config().siteUrl);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'conformance-dns-rebinding-test', version: '1.0.0' } } });
+    const send = (host: string) => postWithHost(body, { host, origin: `http://${host}`, authorization: `Bearer ${mcpA}` });
+    const rebound = await send('evil.example.com');
+    expect(rebound.status).toBe(403);
+    const local = await send(site.host);
+    expect(local.status).toBe(200);
+    expect(JSON.parse(local.body).result.protocolVersion).toBe('2025-11-25');
   });
 
   it('answers bodies that are not MCP with a 4xx, never a 5xx', async () => {

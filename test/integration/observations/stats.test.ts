@@ -117,6 +117,9 @@ describe('known readings, known statistics', () => {
     ];
     for (const q of refusals) expect((await stats(w.practitioner.token, query(w, q))).status, q).toBe(400);
     expect((await stats(w.practitioner.token, 'code=omh:heart-rate:2.0&duration=1&statistic=count')).status).toBe(400);
+    // The limits are the domain's, checked of any request: the OperationOutcome names the parameter at fault.
+    const hourly = await stats(w.practitioner.token, query(w, 'code=omh:heart-rate:2.0&period=2025-01-01/2025-03-01&statistic=count&interval=hour'));
+    expect(hourly.json.issue[0]).toMatchObject({ code: 'invalid', expression: ['interval'], diagnostics: expect.stringContaining('at most 31 days') });
   });
 
   it('include=true returns the latest readings of the period as source, at most limit', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { challengedWith, forbidden, unauthorized } from '../../../shared/http/errors';
+import { invalidQuery, outOfReach } from '../../../shared/failures';
+import { asHttpError, challengedWith, forbidden, HttpError, httpErrorOf, unauthorized } from '../../../shared/http/errors';
 
 const METADATA = { resource_metadata: 'https://x.example/.well-known/oauth-protected-resource/mcp', scope: 'openid user/*.rs' };
 
@@ -18,5 +19,24 @@ describe('a route challenge on a 401', () => {
 
   it('leaves any other refusal alone', () => {
     expect(challengedWith(forbidden(), METADATA).headers['WWW-Authenticate']).toBeUndefined();
+  });
+});
+
+describe('a domain failure as the routes answer it', () => {
+  it('is a 400 for a query that cannot be answered (naming the part at fault), a 403 for one out of reach', () => {
+    const invalid = httpErrorOf(invalidQuery('A period of $stats spans at most twenty years.', 'period'));
+    expect({ status: invalid.status, message: invalid.message, issue: invalid.issues[0] }).toEqual({
+      status: 400,
+      message: 'A period of $stats spans at most twenty years.',
+      issue: { severity: 'error', code: 'invalid', diagnostics: 'A period of $stats spans at most twenty years.', expression: ['period'] },
+    });
+    const refused = httpErrorOf(outOfReach("The token's scopes do not cover Observation."));
+    expect([refused.status, refused.issues[0]!.code, refused.issues[0]!.expression]).toEqual([403, 'forbidden', undefined]);
+  });
+
+  it('leaves anything else as it is', () => {
+    const error = new Error('boom');
+    expect(asHttpError(error)).toBe(error);
+    expect(asHttpError(invalidQuery('x'))).toBeInstanceOf(HttpError);
   });
 });

@@ -63,4 +63,19 @@ describe('sample payloads', () => {
     expect(created).toBeGreaterThanOrEqual(before - 1000);
     expect(created).toBeLessThanOrEqual(Date.now());
   });
+
+  it('sets the members given over the example\'s, and leaves out those given as undefined', () => {
+    const { body } = samplePayload('omh:blood-glucose:4.0', {
+      at: AT,
+      form: 'date_time',
+      members: { blood_glucose: { value: 142, unit: 'mg/dL' }, specimen_source: 'interstitial fluid', temporal_relationship_to_meal: undefined },
+    });
+    expect(body).toEqual({
+      blood_glucose: { value: 142, unit: 'mg/dL' },
+      effective_time_frame: { date_time: '2026-01-31T22:45:00Z' },
+      specimen_source: 'interstitial fluid',
+      temporal_relationship_to_sleep: 'on waking',
+    });
+    expect(checkPayload('omh:blood-glucose:4.0', sampleAttachment('omh:blood-glucose:4.0', { members: { blood_glucose: { value: 142, unit: 'mg/dL' }, temporal_relationship_to_meal: undefined } }))).toMatchObject({ ok: true });
+  });
 });
