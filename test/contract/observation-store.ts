@@ -9,7 +9,8 @@
  * adapter's table is shared by the file's tests, the twin is new for each.
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { resetConfig } from '../../shared/config';
 import { deletePatientObservations } from '../../shared/observations/delete';
 import type { KeptValue, NewObservation, ObservationIdentifier, ReadingFacts, StoredObservation } from '../../shared/observations/model';
 import { countReadings, readObservation, readObservations, readReadings, type ReadingFilter, type ReadingsQuery } from '../../shared/observations/read';
@@ -391,6 +392,13 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         expect(seen).toEqual([ofP[1]!.id, ofQ[0]!.id, ofP[0]!.id, ofQ[1]!.id, ofP[2]!.id]);
       });
       it("feeds an export's read of a patient: every row once, read in slices after the first page", async () => {
+        // A first page of ten search pages of 23 (and the two rows a read adds to one): 250 rows, so 605 read in slices.
+        process.env.MAX_PAGE_SIZE = '23';
+        resetConfig();
+        onTestFinished(() => {
+          delete process.env.MAX_PAGE_SIZE;
+          resetConfig();
+        });
         const patient = newPatient();
         // Three readings to an hour, so the first page ends among readings of one instant; a few undated.
         const inputs = [...Array.from({ length: 600 }, (_, i) => reading(patient, { at: Math.floor(i / 3) })), ...Array.from({ length: 5 }, () => reading(patient, { at: null }))];
