@@ -7,7 +7,13 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[index]!;
 }
 
-export const median = (values: readonly number[]) => percentile(values, 50);
+/** The middle value, or the mean of the two middle ones (of two rounds, their mean, not the lower). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
 
 /** Milliseconds one call of `op` takes. */
 export async function timeOnce(op: () => Promise<unknown>): Promise<number> {
