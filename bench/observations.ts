@@ -360,10 +360,12 @@ async function writersRound(w: World, devices: number, inProcess: boolean): Prom
     results = await Promise.all(writers.map((x) => x.result));
     wall = performance.now() - started;
   }
-  const stored = (await storedReadings(patientId)).size;
+  const held = await storedReadings(patientId);
+  const stored = held.size;
+  const twice = [...held.values()].filter((ids) => ids.includes(',')).length;
   const created = results.reduce((n, r) => n + r.created, 0);
   const unfinished = results.reduce((n, r) => n + r.unfinished, 0);
-  if (stored !== created) throw new Error(`${created} readings acknowledged, ${stored} stored`);
+  if (stored !== created || twice > 0) throw new Error(`${created} readings acknowledged, ${stored} stored, ${twice} of them more than once`);
   const puts = results.reduce((n, r) => n + r.blockPuts, 0);
   const refused = results.reduce((n, r) => n + r.refused, 0);
   return {
