@@ -1,18 +1,23 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * How long a test or hook may take before it counts as hung. These are guards against a hang, never
+ * speed checks (speed is the benches'): CI shares its machine, and at a load of 10 on 2 cores a
+ * test that takes 500 ms alone took over 5 s (a password hash, the linter's run over a file). Every
+ * project spreads it: inline projects do not inherit the root's options.
+ */
+const HANG_GUARD = { testTimeout: 120_000, hookTimeout: 300_000 };
+
 /** Engines (DynamoDB Local, s3rver) start once per run for the projects that need them. */
 const withStores = {
   globalSetup: ['test/setup/engines.ts'],
   setupFiles: ['test/setup/isolated-stores.ts'],
-  testTimeout: 30_000,
-  hookTimeout: 120_000,
 };
 
 /** Every store port on its in-memory twin, a fresh set per file: no engine, milliseconds a test. */
 const inMemory = {
   setupFiles: ['test/setup/memory-stores.ts'],
-  testTimeout: 30_000,
 };
 
 /**
@@ -65,14 +70,14 @@ export default defineConfig({
     // Quiet by default; the tests of log, audit and metric lines turn them on for themselves.
     env: { LOG_LEVEL: 'silent', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], exclude: ON_ENGINES, ...inMemory } },
-      { test: { name: 'store', include: ON_ENGINES, ...withStores } },
-      { test: { name: 'security', include: ['test/security/**/*.test.ts'], exclude: SECURITY_ON_ENGINES, ...inMemory } },
-      { test: { name: 'security-store', include: SECURITY_ON_ENGINES, ...withStores } },
-      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withStores } },
-      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
-      { test: { name: 'browser', include: ['test/browser/**/*.test.ts'], ...withStores } },
+      { test: { ...HANG_GUARD, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { ...HANG_GUARD, name: 'integration', include: ['test/integration/**/*.test.ts'], exclude: ON_ENGINES, ...inMemory } },
+      { test: { ...HANG_GUARD, name: 'store', include: ON_ENGINES, ...withStores } },
+      { test: { ...HANG_GUARD, name: 'security', include: ['test/security/**/*.test.ts'], exclude: SECURITY_ON_ENGINES, ...inMemory } },
+      { test: { ...HANG_GUARD, name: 'security-store', include: SECURITY_ON_ENGINES, ...withStores } },
+      { test: { ...HANG_GUARD, name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withStores } },
+      { test: { ...HANG_GUARD, name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      { test: { ...HANG_GUARD, name: 'browser', include: ['test/browser/**/*.test.ts'], ...withStores } },
     ],
   },
 });

@@ -48,12 +48,12 @@ beforeAll(async () => {
   await service.start({ LOG_LEVEL: 'warn' });
   site = service.url('');
   mcpUrl = `${site}/mcp`;
-}, 120_000);
+});
 
 afterAll(async () => {
   expect(await service.stop()).toBe(true);
   rmSync(dataDir, { recursive: true, force: true });
-}, 60_000);
+});
 
 const MODERN = '2026-07-28';
 const ERAS: ReadonlyArray<{ era: 'legacy' | 'modern'; label: string; options: ClientOptions }> = [
@@ -390,5 +390,5 @@ describe.each(ERAS)('the official MCP client on $label', ({ era, label, options 
     expect(replay.json).toMatchObject({ error: 'invalid_grant' });
     expect((await mcpWith(refreshed.access_token)).status).toBe(401);
     await client.close();
-  }, 90_000);
+  });
 });

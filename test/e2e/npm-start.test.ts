@@ -136,7 +136,7 @@ describe('npm start, as the README says', () => {
     expect(metadata).toMatch(/"resourceType":\s*"CapabilityStatement"/);
     expect(metadata!.length).toBeLessThanOrEqual(400);
     expect(health).toMatch(/"status":\s*"ok"/);
-  }, 60_000);
+  });
 
   it('npm run --silent token prints only a token, for the demo accounts and any account email', async () => {
     const practitioner = token('practitioner');
@@ -149,7 +149,7 @@ describe('npm start, as the README says', () => {
     expect(other).toMatchObject({ kind: 'practitioner' });
     expect(other.sub).not.toBe('1');
     expect(await claimsOf(token('other-patient').stdout.trim())).toMatchObject({ kind: 'patient', patient: '3' });
-  }, 60_000);
+  });
 
   it('npm run token fails clearly, with nothing on stdout, for an unknown account or another port', () => {
     const unknown = token('nobody@example.org');
@@ -158,7 +158,7 @@ describe('npm start, as the README says', () => {
     // A word that is a name on every plain object is no account either.
     expect(token('constructor')).toMatchObject({ status: 1, stdout: '' });
     expect(token('practitioner', { PORT: String(service.port + 1) })).toMatchObject({ status: 1, stdout: '' });
-  }, 60_000);
+  });
 
   it("lists the demo patients to the practitioner's token (the README's block), and nothing without one; patient 1's readings are worth a look", async () => {
     const [tokenLine, fhir, api, lows, stats] = runBlock(BLOCKS.patients);
@@ -184,7 +184,7 @@ describe('npm start, as the README says', () => {
     const res = await fetch(url('/FHIR/R5/Patient'), { headers: { Authorization: `Bearer ${accessToken}` } });
     expect(res.headers.get('content-type')).toContain('application/fhir+json');
     expect((await fetch(url('/FHIR/R5/Patient'))).status).toBe(401);
-  }, 60_000);
+  });
 
   it("stores the patient's first upload (the README's block: npm run sample), answers its re-post as already stored, and finds it", async () => {
     const [tokenLine, sampleLine, first, retry, newest] = runBlock(BLOCKS.upload);
@@ -201,7 +201,7 @@ describe('npm start, as the README says', () => {
     const found = (await search.json()) as { entry: Array<{ resource: { id: string } }> };
     const created = response.entry.map((e) => /Observation\/([0-9]+)/.exec(e.response.location)![1]);
     expect(found.entry.map((e) => e.resource.id).sort()).toEqual(created.sort());
-  }, 60_000);
+  });
 
   it("exports study 1 as the README's block does: a status URL, then the manifest, each file a 307 to its bytes", async () => {
     // The block needs the practitioner's TOKEN of the block before it, as in the reader's terminal.
@@ -230,7 +230,7 @@ describe('npm start, as the README says', () => {
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/fhir+ndjson');
     expect((await file.text()).trim().split('\n')).toHaveLength(readings[0]!.count);
-  }, 120_000);
+  });
 
   it('runs the Python examples of docs/ as written (the port and the token the example names substituted), with pandas 3 and requests', async (test) => {
     const { python, why } = await docsPython;
@@ -259,7 +259,7 @@ describe('npm start, as the README says', () => {
 
   it('stops cleanly on Ctrl-C', async () => {
     expect(await ctrlC()).toBe(true);
-  }, 60_000);
+  });
 
   it('SMART_FIXTURE=1 npm start reuses the data folder, runs two hospitals in the picker, and prints an invitation link that works in a browser', async () => {
     await npmStart({ SMART_FIXTURE: '1', LOG_LEVEL: 'warn' });

@@ -121,7 +121,7 @@ describe('each entry reported failed, leaving nothing', () => {
     await suite.settle(ledger);
     const again = await sent(world.patient.token, batch);
     expect(new Set(statusesOf(again))).toEqual(new Set(['201 Created']));
-  }, 60_000);
+  });
 
   it('when the span statistics stay throttled; sent again, every entry is stored', async () => {
     const fired = suite.fault((c) => c.name === 'UpdateItemCommand', async () => {
@@ -135,7 +135,7 @@ describe('each entry reported failed, leaving nothing', () => {
     await suite.settle(ledger);
     const again = await sent(world.patient.token, batch);
     expect(new Set(statusesOf(again))).toEqual(new Set(['201 Created']));
-  }, 60_000);
+  });
 });
 
 describe('an invocation stopped half-way through its batch, and the batch sent again', () => {

@@ -77,5 +77,5 @@ describe('an import of 1,000 entries against a slow store', () => {
     const replaced = (second.json.entry as any[]).filter((e) => e.response.outcome.issue.some((i: any) => /was replaced and keeps its id/.test(i.diagnostics)));
     expect(replaced).toHaveLength(stored);
     expect(await storedCount()).toBe(conditions.length);
-  }, 60_000);
+  });
 });

@@ -65,5 +65,5 @@ describe('the demo data of npm start', () => {
     expect((await search(doctorToken, `patient=${jordan}`)).status).toBe(403);
     const jordanToken = await tokenFor({ id: jordan, userId: otherPatientUser!.id } as never);
     expect((await search(jordanToken, '_summary=count')).json.total).toBe(jordansReadings.json.total);
-  }, 120_000);
+  });
 });

@@ -137,7 +137,7 @@ describe('a lookup that does not find them still ends in one row', () => {
     for (const id of idsOf(again)) expect((await call('GET', `/FHIR/R5/Observation/${id}`, { token: world.patient.token })).status, id).toBe(200);
     expect((await storedRows(world.patient.id)).length).toBe(rows + 3);
     expect(statusesOf(await upload(world.patient.token, batch))).toEqual(['200 OK', '200 OK', '200 OK']);
-  }, 60_000);
+  });
 
   it('another payload under a left-behind claim: 503 while the upload that claimed it could still be running; once the claim is stale, stored once', async () => {
     const { batch, ours } = await leftClaimed(2);
@@ -150,7 +150,7 @@ describe('a lookup that does not find them still ends in one row', () => {
     expect(statusesOf(stored)).toEqual(['201 Created', '201 Created']);
     expect((await storedRows(world.patient.id)).length).toBe(rows + 2);
     expect(statusesOf(await upload(world.patient.token, batch))).toEqual(['200 OK', '200 OK']);
-  }, 60_000);
+  });
 
   it('the lookup failing: the readings are still stored once', async () => {
     const batch = readings(3);

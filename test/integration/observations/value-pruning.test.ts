@@ -85,7 +85,7 @@ const onlyTheHour = (q: ReadingsQuery) => {
 beforeAll(async () => {
   world = await observationWorld();
   await uploadAll(Array.from({ length: DAYS * 24 * 60 }, (_, i) => MONTH + i * MINUTE));
-}, 120_000);
+});
 
 const query = () => `patient=${world.patient.id}&code=omh:heart-rate:2.0&value-quantity=gt120`;
 

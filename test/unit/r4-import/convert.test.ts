@@ -210,7 +210,7 @@ describe('compiled tables', () => {
     const fresh = listFiles(temp).map((f) => relative(temp, f)).sort();
     expect(listFiles(R4_GENERATED_DIR).map((f) => relative(R4_GENERATED_DIR, f)).sort()).toEqual(fresh);
     expect(fresh.filter((f) => readFileSync(join(temp, f), 'utf8') !== readFileSync(join(R4_GENERATED_DIR, f), 'utf8'))).toEqual([]);
-  }, 60_000);
+  });
 
   it('and so is the table of conversion facts in docs/r4-import.md (generated from the facts by the same command)', () => {
     const docs = readFileSync(R4_DOCS, 'utf8');

@@ -57,7 +57,7 @@ describe('native invariants', () => {
     expect(disagreements).toEqual([]);
     // Each native invariant decided somewhere in the corpus (qrs-1 and dgr-1 on many elements, bdl-7 on every Bundle).
     expect([...NATIVE_INVARIANTS.keys()].filter((key) => !decided.has(key))).toEqual([]);
-  }, 60_000);
+  });
 
   /** A constraint of a definition by key, with the type whose elements it applies to. */
   function constraintOf(type: string, key: string, path?: string): Constraint {
