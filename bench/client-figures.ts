@@ -19,6 +19,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startRuntime } from '../local/runtime';
 import { chunksOf } from '../shared/lists';
 import { HR, postBatch, reading, send, storeRawReadings, world, type World } from './observation-world';
@@ -48,10 +49,10 @@ async function storeRate(w: World): Promise<Figures> {
   return { 'store: readings/s': rate };
 }
 
-/** Every page at 1,000 over HTTP; [ms, rows]. */
-async function download(baseUrl: string, token: string, patientId: number): Promise<[number, number]> {
+/** A patient's heart rates downloaded over HTTP by following `next` links, `count` a page; [ms, rows]. */
+export async function download(baseUrl: string, token: string, patientId: number, count = 1000): Promise<[number, number]> {
   const started = performance.now();
-  let url: string | undefined = `${baseUrl}/FHIR/R5/Observation?patient=${patientId}&code=${HR}&_count=1000`;
+  let url: string | undefined = `${baseUrl}/FHIR/R5/Observation?patient=${patientId}&code=${HR}&_count=${count}`;
   let rows = 0;
   while (url) {
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -111,8 +112,11 @@ async function clientFigures(parts: ReadonlySet<string>): Promise<Figures> {
   }
 }
 
-const parts = new Set((process.env.BENCH_FIGURES ?? 'store,download,day').split(','));
-const figures = await clientFigures(parts);
-printTable('Client figures (DynamoDB Local on disk)', Object.entries(figures).map(([figure, value]) => ({ figure, value: value.toFixed(1) })));
-console.log(JSON.stringify(figures));
-process.exit(0);
+// Run as a program (compare.ts runs it in each checkout); imported, it only lends its download.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const parts = new Set((process.env.BENCH_FIGURES ?? 'store,download,day').split(','));
+  const figures = await clientFigures(parts);
+  printTable('Client figures (DynamoDB Local on disk)', Object.entries(figures).map(([figure, value]) => ({ figure, value: value.toFixed(1) })));
+  console.log(JSON.stringify(figures));
+  process.exit(0);
+}

@@ -41,6 +41,7 @@ import { sampleAttachment } from '../shared/omh/samples';
 import { liftEffectiveTime } from '../shared/omh/effective-time';
 import { injectFault } from '../test/support/faults';
 import { storedReadings } from '../test/support/load-count';
+import { download } from './client-figures';
 import { HOUR, HR, invoke, postBatch, reading, send, storeRawReadings, world, type World } from './observation-world';
 import { copyPatientRows, rawBatchWrite, rawQuery, storeRows } from './row-table';
 import { median, percentile, printTable } from './table';
@@ -187,21 +188,6 @@ async function searchPart(w: World) {
 async function rawDownload(patientId: Id, codeId: Id, count: number): Promise<[number, number]> {
   const started = performance.now();
   const rows = await rawQuery({ patientId, order: 'effective', codeId, ascending: false, time: {} }, count);
-  return [performance.now() - started, rows];
-}
-
-/** Full download over HTTP following `next` links; returns [ms, rows]. */
-async function download(baseUrl: string, token: string, patientId: Id, count: number): Promise<[number, number]> {
-  const started = performance.now();
-  let url: string | undefined = `${baseUrl}/FHIR/R5/Observation?patient=${patientId}&code=${HR}&_count=${count}`;
-  let rows = 0;
-  while (url) {
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    const page = (await res.json()) as { entry?: unknown[]; link: Array<{ relation: string; url: string }> };
-    if (res.status !== 200) throw new Error(`download failed: ${JSON.stringify(page).slice(0, 300)}`);
-    rows += page.entry?.length ?? 0;
-    url = page.link.find((l) => l.relation === 'next')?.url;
-  }
   return [performance.now() - started, rows];
 }
 
