@@ -5,7 +5,8 @@
  * 1. Throughput: a study of 50 patients with 2,000 heart-rate readings each (100,000 Observations)
  *    exported (kick-off through the FHIR handler, then the worker's fan-out and parts inline: one
  *    at a time, and as many at once as `npm start` runs) against the raw paginated Query of the same
- *    rows (the same index, page size and fields, no FHIR work) plus writing the same bytes to S3
+ *    rows as the row layout keeps them (`bench/row-table.ts`: layout 2's effective index, the same
+ *    page size and fields, no FHIR work) plus writing the same bytes to S3
  *    (one multipart upload a file, as the export wrote them), one after the other. Rounds,
  *    alternately in reverse; each ratio is the median of the rounds'. Target: at most 1.3x.
  * 2. Kick-off latency: p50 / p99 of the kick-off of that study's export through the handler (the
@@ -26,7 +27,6 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
 import { REPO_ROOT, startRuntime } from '../local/runtime';
 import { config, resetConfig } from '../shared/config';
@@ -35,9 +35,8 @@ import { addStudyCode, createStudy, enrollPatients } from '../shared/directory/s
 import { exportStore, useExportStore } from '../shared/export/store/current';
 import type { ExportMessage } from '../shared/export/model';
 import { handleMessage } from '../shared/export/worker';
-import { ROW_FIELDS } from '../shared/observations/store/dynamo-items';
-import { INDEX, observationKeys } from '../shared/observations/store/dynamo-keys';
 import { dynamo, s3 } from '../shared/store/clients';
+import { rawQuery, storeRows } from './row-table';
 import { smallExportBench } from './export-small';
 import { HR, send, storeRawReadings, world, type World } from './observation-world';
 import { median, percentile, printTable } from './table';
@@ -89,7 +88,8 @@ async function study(w: World, patients: number, readings: number): Promise<Id> 
   const ids: Id[] = [];
   for (let i = 0; i < patients; i++) ids.push(await w.newPatient());
   await enrollPatients(s.id, ids);
-  await pMap(ids, (id) => storeRawReadings(w, id, readings), { concurrency: 2 });
+  // As the service keeps them, and as layout-2 rows for the raw side.
+  await pMap(ids, async (id) => storeRows(await storeRawReadings(w, id, readings)), { concurrency: 2 });
   return s.id;
 }
 
@@ -146,32 +146,14 @@ async function filesOf(jobId: string): Promise<Buffer[]> {
   return Promise.all(names.map(async (name) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: config().exports.bucket, Key: `${jobId}/${name}` }))).Body!.transformToByteArray())));
 }
 
-/** The same rows read raw (each patient's partition on the effective index, the fields a row is read with, pages as large) and the same bytes written to S3; [ms, rows]. */
+/**
+ * The same rows read raw as the row layout keeps them (each patient's partition on its effective
+ * index, the fields a row is read with, pages as large) and the same bytes written to S3; [ms, rows].
+ */
 async function raw(patients: readonly Id[], files: readonly Buffer[]): Promise<[number, number]> {
   const started = performance.now();
   let rows = 0;
-  for (const patientId of patients) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const names = Object.fromEntries(ROW_FIELDS.map((f, i) => [`#a${i}`, f]));
-      const out = await dynamo().send(
-        new QueryCommand({
-          TableName: config().observationsTable,
-          IndexName: INDEX.byEffective.name,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': observationKeys.patientPk(patientId) },
-          ExpressionAttributeNames: names,
-          ProjectionExpression: Object.keys(names).join(', '),
-          ScanIndexForward: false,
-          ConsistentRead: true,
-          Limit: config().maxPageSize + 2,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      rows += out.Items?.length ?? 0;
-      start = out.LastEvaluatedKey;
-    } while (start);
-  }
+  for (const patientId of patients) rows += await rawQuery({ patientId, order: 'effective', ascending: false, time: {}, undated: {} }, config().maxPageSize + 2);
   const client = await s3();
   for (const [i, body] of files.entries()) {
     await new Upload({ client, params: { Bucket: config().exports.bucket, Key: `bench-raw/${i}.ndjson`, Body: body, ContentType: 'application/fhir+ndjson' }, partSize: 5 * 1024 * 1024, queueSize: 1 }).done();

@@ -70,10 +70,7 @@ async function run(devices: number, options: LoadOptions, busy = 0): Promise<Loa
     const report = await runLoad(gateway, fleet, options);
     const failures = failureSamples(report);
     if (failures.length > 0) console.log(`\nfailed answers (first few of each kind):\n${failures.join('\n')}`);
-    const { count } = report;
-    if (count.lost.length + count.unacknowledged.length + count.duplicates.length + report.settle.left.length > 0) {
-      throw new Error(`the store does not match the acknowledgements: ${JSON.stringify({ ...count, left: report.settle.left }).slice(0, 600)}`);
-    }
+    if (!matchesAcknowledgements(report)) console.log(`\nthe store does not match the acknowledgements: ${JSON.stringify({ ...report.count, left: report.settle.left }).slice(0, 600)}`);
     return report;
   } finally {
     for (const p of load) p.kill('SIGKILL');
@@ -81,6 +78,11 @@ async function run(devices: number, options: LoadOptions, busy = 0): Promise<Loa
     await runtime.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The storm's target: every acknowledged reading stored once, none lost, none stored unacknowledged, none left unsent. */
+function matchesAcknowledgements({ count, settle }: LoadReport): boolean {
+  return count.lost.length + count.unacknowledged.length + count.duplicates.length + settle.left.length === 0 && count.acknowledged === count.stored;
 }
 
 /**
@@ -135,12 +137,13 @@ export async function loadBench(): Promise<void> {
     const name = busy > 0 ? 'loaded host (2 busy processes)' : 'quiet';
     const report = await run(STORM.devices, STORM.options, busy);
     console.log(`\n${variant}: ${summaryLine(report)}`);
-    rows.push(stormRow(name, report));
+    const { count } = report;
+    rows.push({ ...stormRow(name, report), 'acknowledged / stored / lost / duplicated': `${count.acknowledged} / ${count.stored} / ${count.lost.length} / ${count.duplicates.length} ${matchesAcknowledgements(report) ? 'met' : 'missed'}` });
     engine.push({ variant: name, ...(await engineWrites(busy)) });
   }
   printTable('DynamoDB Local on disk, right after each storm: 1,000 row-sized items a way', engine);
   printTable(
-    `Storm: ${STORM.devices} devices x ${STORM.options.batches} batches of ${STORM.options.readings} heart-rate readings at once, every ${STORM.options.retryEvery}rd batch raced by its retry, then re-posts of what was not acknowledged`,
+    `Storm (command: npm run bench -- load): ${STORM.devices} devices x ${STORM.options.batches} batches of ${STORM.options.readings} heart-rate readings at once, every ${STORM.options.retryEvery}rd batch raced by its retry, then re-posts of what was not acknowledged (target: 0 lost, 0 duplicated, acknowledged = stored)`,
     rows,
   );
 }

@@ -3,7 +3,7 @@
  * FHIR handler (batches of 100, as a phone sends them), then posted again, round after round in one
  * run (DynamoDB Local on disk, as `npm start` runs it). Target: the re-post at most the first
  * upload's time. Beside them, the lookup the write path now starts with (BatchGetItem of the
- * readings' row keys, all absent) timed alone before each first upload: its share of a first upload.
+ * readings' uuid claims, all absent) timed alone before each first upload: its share of a first upload.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startRuntime } from '../local/runtime';
 import { config } from '../shared/config';
 import { chunksOf } from '../shared/lists';
-import { observationKeys } from '../shared/observations/store/dynamo-keys';
+import { blockKeys } from '../shared/observations/store/block-keys';
 import { batchGetAll } from '../shared/store/batch';
 import { HOUR, postBatch, reading, world, type World } from './observation-world';
 import { median, printTable, timeOnce } from './table';
@@ -41,7 +41,7 @@ export async function repostBench(): Promise<void> {
       const from = Date.UTC(2024, 0, 1) + round * READINGS * HOUR;
       const uuids = Array.from({ length: READINGS }, () => randomUUID());
       const readings = uuids.map((uuid, i) => reading(w, patient, from + i * HOUR, uuid));
-      const keys = uuids.map((uuid) => observationKeys.observation(patient, uuid));
+      const keys = uuids.map((uuid) => blockKeys.claim(patient, uuid));
       const lookup = await timeOnce(() => Promise.all(chunksOf(keys, BATCH).map((chunk) => batchGetAll(config().observationsTable, chunk))));
       const first = await timeOnce(() => post(w, readings, '201 Created'));
       const again = await timeOnce(() => post(w, readings, '200 OK'));

@@ -7,6 +7,7 @@ import { auxiliaryBench } from './auxiliary';
 import { cgmBench } from './cgm';
 import { cgmReportBench } from './cgm-report';
 import { coldStart } from './cold-start';
+import { compareBench } from './compare';
 import { earlyReadBench } from './early-read';
 import { exportBench } from './export';
 import { fuzzBench } from './fuzz';
@@ -43,6 +44,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['storage', storageBench],
   ['values', valuesBench],
   ['cgm', cgmBench],
+  ['compare', compareBench],
   ['mcp', mcpBench],
   ['import', importBench],
   ['portal', portalBench],

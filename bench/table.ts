@@ -7,7 +7,13 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[index]!;
 }
 
-export const median = (values: readonly number[]) => percentile(values, 50);
+/** The middle value, or the mean of the two middle ones (of two rounds, their mean, not the lower). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
 
 /** Milliseconds one call of `op` takes. */
 export async function timeOnce(op: () => Promise<unknown>): Promise<number> {
@@ -43,4 +49,20 @@ export function printTable(title: string, rows: ReadonlyArray<Record<string, str
   console.log(line(headers));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const row of rows) console.log(line(headers.map((h) => String(row[h]))));
+}
+
+/**
+ * Times several operations in turn (after a warm-up of each), the first of a run rotating, so
+ * machine noise and a warmer engine fall on each alike: the times of each, in the order given.
+ */
+export async function rotated(ops: ReadonlyArray<() => Promise<unknown>>, runs: number, warmUp = Math.min(30, runs)): Promise<number[][]> {
+  for (let i = 0; i < warmUp; i += 1) for (const op of ops) await op();
+  const times = ops.map(() => [] as number[]);
+  for (let i = 0; i < runs; i += 1) {
+    for (let k = 0; k < ops.length; k += 1) {
+      const at = (i + k) % ops.length;
+      times[at]!.push(await timeOnce(ops[at]!));
+    }
+  }
+  return times;
 }

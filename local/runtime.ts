@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node
 import { join, resolve } from 'node:path';
 import { config, resetConfig } from '../shared/config';
 import { resetClients, s3 } from '../shared/store/clients';
+import { forgetIdBlocks } from '../shared/store/counters';
 import { ensureBucket, ensureTables } from '../shared/store/provision';
 import { upgradeObservationsTable } from './upgrade-tables';
 import { startDynamoDbLocal, startS3Local, type Engine } from './engines';
@@ -174,6 +175,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
         await exportWorker?.stop();
         resetClients();
+        forgetIdBlocks();
         await stopEngines();
         // The endpoints of engines that are gone: a later start in this process starts its own.
         if (process.env.AWS_ENDPOINT_URL_DYNAMODB === dynamodbEndpoint && engines.some((e) => e.endpoint === dynamodbEndpoint)) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;

@@ -36,6 +36,12 @@ export class IdBlocks {
     return (await this.take(1))[0]!;
   }
 
+  /** Drops the rest of the block held (its counter is gone with its store); the next id takes a new block. */
+  forget(): void {
+    this.next = 0;
+    this.end = 0;
+  }
+
   private async reserve(size: number): Promise<void> {
     if (!this.refill) {
       this.refill = (async () => {
@@ -70,4 +76,9 @@ export function idBlocks(name: string, blockSize: number): IdBlocks {
     allocators.set(name, allocator);
   }
   return allocator;
+}
+
+/** Drops the blocks every allocator holds: a process that stops a local store and starts another (a bench, a test) takes ids from the new store's counters. */
+export function forgetIdBlocks(): void {
+  for (const allocator of allocators.values()) allocator.forget();
 }

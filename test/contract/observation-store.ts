@@ -9,10 +9,11 @@
  * adapter's table is shared by the file's tests, the twin is new for each.
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { resetConfig } from '../../shared/config';
 import { deletePatientObservations } from '../../shared/observations/delete';
-import type { NewObservation, ObservationIdentifier, StoredObservation } from '../../shared/observations/model';
-import { countReadings, readObservation, readObservations, readReadings, type ReadingsQuery } from '../../shared/observations/read';
+import type { KeptValue, NewObservation, ObservationIdentifier, ReadingFacts, StoredObservation } from '../../shared/observations/model';
+import { countReadings, readObservation, readObservations, readReadings, type ReadingFilter, type ReadingsQuery } from '../../shared/observations/read';
 import { orderedRows } from '../../shared/observations/search/ordered-rows';
 import { runsOf } from '../../shared/observations/search/streams';
 import { forgetKnownSpans, knownSpan, raiseSpans, storedSpans } from '../../shared/observations/span-stats';
@@ -55,12 +56,12 @@ async function storeOne(input: NewObservation): Promise<StoredObservation> {
   return created((await storeObservations([input]))[0]);
 }
 
-/** Every reading of one read, following its pages. */
-async function allRows(q: ReadingsQuery, limit?: number): Promise<StoredObservation[]> {
+/** Every reading of one read (those `filter` keeps), following its pages. */
+async function allRows(q: ReadingsQuery, limit?: number, filter?: ReadingFilter): Promise<StoredObservation[]> {
   const rows: StoredObservation[] = [];
   let start: PageStart | undefined;
   do {
-    const page = await readReadings(q, limit, start);
+    const page = await readReadings(q, limit, start, filter);
     rows.push(...page.readings);
     start = page.next;
   } while (start);
@@ -326,6 +327,28 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         expect(tested).toEqual(stored.map(({ data: _data, uuid: _uuid, ...facts }) => facts));
       });
 
+      it("gives back the readings a filter keeps, page by page, the same whether or not it names a test of their values alone", async () => {
+        const patient = newPatient();
+        // Two hours of readings whose values cycle 0-9, and a few without values.
+        const inputs = [
+          ...Array.from({ length: 40 }, (_, n) => reading(patient, { at: Math.floor(n / 20), values: [{ member: 0, value: n % 10 }] })),
+          ...Array.from({ length: 3 }, () => reading(patient, { at: 1 })),
+        ];
+        const stored = (await storeObservations(inputs)).map(created).sort((a, b) => a.effective!.start - b.effective!.start || a.id - b.id);
+        const high = (values: KeptValue[] | undefined) => values?.some((v) => v.value >= 8) ?? false;
+        // The filter's own test is stricter than its test of values: the store may only leave out what the latter fails.
+        const keep = (r: ReadingFacts) => high(r.values) && r.id % 2 === 0;
+        const expected = stored.filter(keep);
+        expect(expected.length).toBeGreaterThan(1);
+        const q: ReadingsQuery = { patientId: patient, order: 'effective', ascending: true, time: {} };
+        for (const filter of [{ keep }, { keep, keepValues: (_codeId: number, values: KeptValue[] | undefined) => high(values) }]) {
+          for (const limit of [undefined, 1, 3]) {
+            expect(await allRows(q, limit, filter), `${Object.keys(filter).join(', ')} ${limit}`).toEqual(expected);
+            expect(await allRows({ ...q, ascending: false }, limit, filter)).toEqual([...expected].reverse());
+          }
+        }
+      });
+
       it("keeps a reading's lifted values (units that need escaping too) and gives them back with the reading and its facts", async () => {
         const patient = newPatient();
         const values = [
@@ -369,6 +392,13 @@ export function observationStoreContract(adapters: readonly ObservationAdapter[]
         expect(seen).toEqual([ofP[1]!.id, ofQ[0]!.id, ofP[0]!.id, ofQ[1]!.id, ofP[2]!.id]);
       });
       it("feeds an export's read of a patient: every row once, read in slices after the first page", async () => {
+        // A first page of ten search pages of 23 (and the two rows a read adds to one): 250 rows, so 605 read in slices.
+        process.env.MAX_PAGE_SIZE = '23';
+        resetConfig();
+        onTestFinished(() => {
+          delete process.env.MAX_PAGE_SIZE;
+          resetConfig();
+        });
         const patient = newPatient();
         // Three readings to an hour, so the first page ends among readings of one instant; a few undated.
         const inputs = [...Array.from({ length: 600 }, (_, i) => reading(patient, { at: Math.floor(i / 3) })), ...Array.from({ length: 5 }, () => reading(patient, { at: null }))];

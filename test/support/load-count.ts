@@ -17,19 +17,26 @@ export interface LoadCount {
   lost: string[];
   /** Stored, yet never acknowledged to the device. */
   unacknowledged: string[];
-  /** Readings that answers named with more than one id, or stored under another id than answered. */
+  /** Readings that answers named with more than one id, stored under another id than answered, or stored more than once. */
   duplicates: string[];
 }
 
 const PAGE = 1000;
 
-/** `uuid -> id` of every reading stored for the patient (page by page, in update order). */
+/**
+ * `uuid -> id` of every reading stored for the patient (page by page, in update order); a uuid
+ * stored under several ids maps to them all, joined by commas (a duplicate).
+ */
 export async function storedReadings(patientId: number): Promise<Map<string, string>> {
   const rows = new Map<string, string>();
   let start: PageStart | undefined;
   do {
     const page = await readReadings({ patientId, order: 'updated', ascending: true, time: {} }, PAGE, start);
-    for (const reading of page.readings) rows.set(reading.uuid, String(reading.id));
+    for (const reading of page.readings) {
+      const held = rows.get(reading.uuid);
+      const id = String(reading.id);
+      rows.set(reading.uuid, held === undefined || held.split(',').includes(id) ? (held ?? id) : `${held},${id}`);
+    }
     start = page.next;
   } while (start);
   return rows;
@@ -45,7 +52,7 @@ export async function countAgainstStore(ledger: LoadLedger, patientIds: readonly
       count.acknowledged += 1;
       if (!row) count.lost.push(key);
     }
-    if (record.ids.size > 1 || (row && record.ids.size > 0 && !record.ids.has(row))) count.duplicates.push(key);
+    if (record.ids.size > 1 || (row && (row.includes(',') || (record.ids.size > 0 && !record.ids.has(row))))) count.duplicates.push(key);
   }
   for (const [patientId, rows] of stored) {
     count.stored += rows.size;

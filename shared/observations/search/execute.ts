@@ -12,7 +12,7 @@ import type { Code, CodeRef, Id } from '../../directory/model';
 import type { TokenQuery } from '../../fhir/search';
 import { allOfBounds, anyOfBounds, startBounds, type StartBounds } from '../../fhir/search/date-bounds';
 import { allCodesFor } from '../code-table-cache';
-import type { ReadingFacts, StoredObservation } from '../model';
+import type { KeptValue, ReadingFacts, StoredObservation } from '../model';
 import { countReadings, readObservations, type ReadingFilter } from '../read';
 import { knownSpan, storedSpans } from '../span-stats';
 import { cutPage, type Cursor, type Page } from '../../fhir/searchset';
@@ -20,7 +20,7 @@ import { isBounded, startBoundsOf } from '../period';
 import { allowedCodes, codeFilter, codingTests, idFilter, namesUnknownCode, rowTest, testsBeyondCode } from './filters';
 import { compareIn, positionOf, type Position, type Traversal } from './order';
 import type { NativeQuery } from './query';
-import { hourTest, resolveQueryUnits, testsCodings, valueTest } from './values';
+import { hourTest, keptValuesTest, resolveQueryUnits, testsCodings, valueTest } from './values';
 import { candidateRuns, type HourTest } from './hours';
 import { clampRuns, decodeRuns, encodeRuns, runsKey, type PlannedRuns } from './runs-hint';
 import { patientQueries, type PatientRead } from './segments';
@@ -60,6 +60,8 @@ interface Plan {
    * the standard coding they give it (a code named for some of its readings, `codingTests`).
    */
   values: ((o: ReadingFacts) => boolean) | undefined;
+  /** `values` of a reading's code and kept values alone, when it reads nothing else (a store may test it first). */
+  keptValues: ((codeId: Id, values: KeptValue[] | undefined) => boolean) | undefined;
   /** Codes whose readings the `code` parameters name only some of: neither a count by key nor the day summaries count them. */
   partialCodes: ReadonlySet<Id>;
   /** Whether `values` reads a row's payload (the specimen a blood glucose's coding follows): a count then reads the payloads. */
@@ -76,10 +78,12 @@ interface Plan {
  */
 function filterOf(p: Plan, keep: (o: ReadingFacts) => boolean): ReadingFilter {
   const hours = p.hours;
-  if (!hours) return { keep, needsPayload: p.payload };
+  const first = p.keptValues ? { keepValues: p.keptValues } : {};
+  if (!hours) return { keep, needsPayload: p.payload, ...first };
   return {
     keep,
     needsPayload: p.payload,
+    ...first,
     mayHold: (codeId, bounds) => {
       const test = hours(codeId);
       if (!test) return true;
@@ -89,7 +93,7 @@ function filterOf(p: Plan, keep: (o: ReadingFacts) => boolean): ReadingFilter {
   };
 }
 
-type ReadingTests = Pick<Plan, 'values' | 'partialCodes' | 'payload' | 'hours' | 'schemaOf'>;
+type ReadingTests = Pick<Plan, 'values' | 'keptValues' | 'partialCodes' | 'payload' | 'hours' | 'schemaOf'>;
 
 /**
  * The tests of what a row holds, from the query's value criteria (their units resolved once) and
@@ -110,13 +114,14 @@ async function readingTestsOf(query: NativeQuery, table: readonly Code[]): Promi
     return code && schemaQuantities(code.code);
   };
   const base = { partialCodes: new Set(byCoding.keys()), payload, schemaOf };
-  if (query.values.length === 0) return { ...base, values: codings, hours: undefined };
+  if (query.values.length === 0) return { ...base, values: codings, keptValues: undefined, hours: undefined };
   const units = await resolveQueryUnits(query.values);
   const hours = new Map<Id, HourTest | undefined>();
   const values = valueTest(query.values, codes, units)!;
   return {
     ...base,
     values: codings ? (o) => codings(o) && values(o) : values,
+    keptValues: keptValuesTest(query.values, codes, units),
     hours: (codeId) => {
       if (!hours.has(codeId)) {
         const code = codes.get(codeId);

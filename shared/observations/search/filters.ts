@@ -125,11 +125,16 @@ export function rowTest(query: NativeQuery, codes: ReadonlyMap<Id, Set<Id> | und
     if (ids && !ids.has(o.id)) return false;
     if (!dates(query.dates, effectiveRange(o))) return false;
     if (query.period && !inPeriod(o, query.period)) return false;
-    const updated = Date.parse(o.lastUpdated);
-    if (!dates(query.lastUpdated, { lo: updated, hi: updated + 1 })) return false;
+    // A criterion's work is done only when the query has it: a value search tests thousands of readings.
+    if (query.lastUpdated.length > 0) {
+      const updated = Date.parse(o.lastUpdated);
+      if (!dates(query.lastUpdated, { lo: updated, hi: updated + 1 })) return false;
+    }
     if (!query.statuses.every((s) => s.values.includes(o.status) !== s.not)) return false;
-    const identifiers = o.identifiers.map((i) => ({ ...(i.system !== undefined ? { s: i.system } : {}), c: i.value }));
-    if (!allOf(query.identifiers, (q: TokenQuery) => identifiers.some((i) => tokenMatches(i, q)))) return false;
+    if (query.identifiers.length > 0) {
+      const identifiers = o.identifiers.map((i) => ({ ...(i.system !== undefined ? { s: i.system } : {}), c: i.value }));
+      if (!allOf(query.identifiers, (q: TokenQuery) => identifiers.some((i) => tokenMatches(i, q)))) return false;
+    }
     if (!allOf(query.devices, (d) => d === String(o.deviceId))) return false;
     return values === undefined || values(o);
   };

@@ -11,6 +11,9 @@ import { patientQueries, type PatientRead } from './segments';
 import { SlicedStream } from './sliced-stream';
 import { ChainStream, DeferredStream, MergeStream, PLAN_CONCURRENCY, QueryStream, type RowStream } from './streams';
 
+/** A value search's runs of one code read at once (./streams.ts, `queriesAhead`). */
+const RUNS_AT_ONCE = 4;
+
 /**
  * The rows of the patients, in the traversal, following `at`, that `filter` keeps. Patient by
  * patient for the default order (a patient's reads open only when the page reaches them), else a
@@ -33,11 +36,11 @@ export function orderedRows(
   const byOrder = (a: StoredObservation, b: StoredObservation) => compareIn(t, positionOf(t.order, a), positionOf(t.order, b));
   const keep: ReadingFilter = typeof filter === 'function' ? { keep: filter as ReadingFilter['keep'] } : filter;
   const streamsOf = async (patientId: number, first: number): Promise<RowStream[]> => {
-    const reads = (await readsOf(patientId)).map((read) => patientQueries(read, t, at)).filter((queries) => queries.length > 0);
-    const only = reads.length === 1 && reads[0]!.length === 1 ? reads[0]![0]! : undefined;
+    const reads = (await readsOf(patientId)).map((read) => ({ read, queries: patientQueries(read, t, at) })).filter(({ queries }) => queries.length > 0);
+    const only = reads.length === 1 && reads[0]!.queries.length === 1 ? reads[0]!.queries[0]! : undefined;
     // One stream at a time is sliced, so a patient's rows in memory stay a few pages.
     if (readAhead && at === undefined && only?.time) return [new SlicedStream(only, keep)];
-    return reads.map((queries) => new QueryStream(queries, keep, first, readAhead));
+    return reads.map(({ read, queries }) => new QueryStream(queries, keep, first, readAhead, undefined, read.runs ? RUNS_AT_ONCE - 1 : 0));
   };
   const merged = (streams: RowStream[]): RowStream => (streams.length === 1 ? streams[0]! : new MergeStream(streams, byOrder));
   if (t.order.kind === 'patient') {

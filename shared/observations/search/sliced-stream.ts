@@ -1,12 +1,13 @@
 /**
  * One patient's read of a bulk export, in slices side by side. An export wants every row and in no
  * order, and a patient's rows are one partition, read page after page: on a store that answers a
- * page in tens of milliseconds, ten thousand rows are ten pages in a row. So the first page is read
- * as any other; when another follows, the far end of the patient's dated readings is asked (one
- * row), the time left between the first page's last row and that end is cut into `SLICES` equal
- * stretches, and each stretch is read as its own stream (reading ahead), rows given out as soon as
- * any stretch has them. Memory stays bounded: each stretch holds at most its page and the next.
- * A patient whose rows fit in the first page costs what it did (one Query).
+ * page in tens of milliseconds, a patient-year of minute readings is dozens of pages in a row. So
+ * the first page is read as any other (as much as one Query brings); when another follows, the far
+ * end of the patient's dated readings is asked (one row), the time left between the first page's
+ * last row and that end is cut into `SLICES` equal stretches, and each stretch is read as its own
+ * stream (reading ahead), rows given out as soon as any stretch has them. Memory stays bounded: the
+ * first page, then each stretch's page and the next. A patient whose rows fit in the first page
+ * costs one Query.
  */
 import type { StoredObservation } from '../model';
 import { readReadings, type ReadingFilter, type ReadingsQuery } from '../read';
@@ -16,10 +17,12 @@ import { maxFetch, QueryStream, type RowStream } from './streams';
 export const SLICES = 4;
 
 /**
- * The first page's rows: enough for most patients' whole export in one Query, few enough that a
- * large one's stretches start early (the first page is read alone).
+ * The first page's rows: ten of the largest search page (10,020 by default), what one Query of
+ * blocks brings (an hour of minute readings is a block of about 4 KB: some 200 of them, under
+ * DynamoDB's 1 MB a Query), so most patients' whole export is that one Query; a larger one's
+ * stretches start after it (the first page is read alone).
  */
-const FIRST_PAGE = 250;
+const firstPage = () => 10 * maxFetch();
 
 /** A reading's time in a dated read (its effective start); undated ones have none. */
 const timeOf = (o: StoredObservation): number | undefined => o.effective?.start;
@@ -83,7 +86,7 @@ export class SlicedStream implements RowStream {
   /** Reads the first page, then opens the stretches that follow it (or the one read that goes on). */
   private async open(): Promise<void> {
     const q = this.query;
-    const page = await readReadings(q, FIRST_PAGE, undefined, this.filter);
+    const page = await readReadings(q, firstPage(), undefined, this.filter);
     this.buffer.push(...page.readings);
     if (!page.next) return;
     const last = page.readings.length > 0 ? timeOf(page.readings[page.readings.length - 1]!) : undefined;

@@ -37,6 +37,9 @@ export const PLAN_CONCURRENCY = 16;
  * Reads the Queries in turn, `first` rows at first and twice as many each time after. With
  * `readAhead` (a bulk export, which reads every row), each page's Query is sent as soon as the page
  * before it arrived, so the next page travels while this one is used: two pages in memory at most.
+ * With `queriesAhead`, the first pages of that many Queries after the current one are read beside
+ * it (a value search's runs, each a Query of a few blocks: one after another they are round trips
+ * in a row); a page that fills early has read at most that many pages too many.
  */
 export class QueryStream implements RowStream {
   private buffer: StoredObservation[] = [];
@@ -45,6 +48,8 @@ export class QueryStream implements RowStream {
   private done = false;
   private fetchSize: number;
   private ahead: Promise<ReadingsPage> | undefined;
+  /** The first pages of the Queries after the current one, by index, already asked for. */
+  private readonly upcoming = new Map<number, Promise<ReadingsPage>>();
 
   constructor(
     private readonly queries: readonly ReadingsQuery[],
@@ -54,6 +59,7 @@ export class QueryStream implements RowStream {
     private readonly readAhead = false,
     /** Where the first Query goes on from (a page start another read of the same rows gave). */
     start?: PageStart,
+    private readonly queriesAhead = 0,
   ) {
     this.start = start;
     this.fetchSize = Math.max(1, Math.min(first, maxFetch()));
@@ -82,12 +88,21 @@ export class QueryStream implements RowStream {
   }
 
   private read(): Promise<ReadingsPage> {
-    const page = readReadings(this.queries[this.segment]!, this.fetchSize, this.start, this.filter);
+    const early = this.start === undefined ? this.upcoming.get(this.segment) : undefined;
+    this.upcoming.delete(this.segment);
+    return early ?? this.readOf(this.segment, this.start);
+  }
+
+  private readOf(segment: number, start: PageStart | undefined): Promise<ReadingsPage> {
+    const page = readReadings(this.queries[segment]!, this.fetchSize, start, this.filter);
     page.catch(() => undefined); // awaited by `fill`, or dropped with the stream
     return page;
   }
 
   private async fill(): Promise<void> {
+    for (let next = this.segment + 1; next <= this.segment + this.queriesAhead && next < this.queries.length; next++) {
+      if (!this.upcoming.has(next)) this.upcoming.set(next, this.readOf(next, undefined));
+    }
     const page = await (this.ahead ?? this.read());
     this.ahead = undefined;
     this.fetchSize = Math.min(maxFetch(), this.fetchSize * 2);

@@ -22,7 +22,7 @@ import {
   canonicalOf, canonicalOfAny, memberCodings, observationCodings, omhMemberSystem, schemaQuantities, UCUM_SYSTEM, ucumOf,
   type CanonicalUnit, type LiftedQuantity, type SchemaQuantities, type StandardCoding,
 } from '../../omh/quantities';
-import type { ReadingFacts } from '../model';
+import type { KeptValue, ReadingFacts } from '../model';
 import { readingCodings, readingSpecimen, readingValues } from '../values';
 
 /** The parameters this module answers, and which measures of a reading each looks at. */
@@ -210,8 +210,11 @@ function shapesOf(code: Code): CodeShapes {
   return { code, quantities, reading, components, perReading: quantities.members.some((m) => m.variants.length > 0) };
 }
 
+/** What a reading's measures are made of: its kept values, and its payload where its codings follow the specimen. */
+type ValuesOf = Pick<ReadingFacts, 'values' | 'data'>;
+
 /** A reading's measures; its own codings worked out only when `codings` (a criterion tests them) and they vary by reading. */
-function measuresOf(reading: ReadingFacts, shapes: CodeShapes, codings: boolean): { reading: Measure; components: Measure[] } {
+function measuresOf(reading: ValuesOf, shapes: CodeShapes, codings: boolean): { reading: Measure; components: Measure[] } {
   const { code, quantities } = shapes;
   // The kept values only, never the payload: a page and a count must agree (a reading stored before
   // values were lifted has none until the migration gives them).
@@ -234,7 +237,7 @@ export const testsCodings = (c: ValueCriterion): boolean => c.kind === 'token' |
  * The test of a reading's values against every value criterion (AND); undefined when there is none.
  * `codes` is the code table by id (a reading's schema is its code's).
  */
-export function valueTest(criteria: readonly ValueCriterion[], codes: ReadonlyMap<Id, Code>, units: QueryUnits): ((o: ReadingFacts) => boolean) | undefined {
+export function valueTest(criteria: readonly ValueCriterion[], codes: ReadonlyMap<Id, Code>, units: QueryUnits): ((o: ValuesOf & Pick<ReadingFacts, 'codeId'>) => boolean) | undefined {
   if (criteria.length === 0) return undefined;
   const shapes = new Map<Id, CodeShapes>();
   const codings = criteria.some(testsCodings);
@@ -246,6 +249,27 @@ export function valueTest(criteria: readonly ValueCriterion[], codes: ReadonlyMa
     const measures = measuresOf(o, shape, codings);
     return criteria.every((c) => criterionMatches(measures, c, units));
   };
+}
+
+/**
+ * A test of a reading's code and kept values alone that every reading `valueTest` passes passes:
+ * exactly `valueTest` for a code whose codings never vary, and true (the payload decides) for a
+ * code whose codings follow the specimen when a criterion tests codings. Undefined without criteria.
+ */
+export function keptValuesTest(criteria: readonly ValueCriterion[], codes: ReadonlyMap<Id, Code>, units: QueryUnits): ((codeId: Id, values: KeptValue[] | undefined) => boolean) | undefined {
+  const test = valueTest(criteria, codes, units);
+  if (!test) return undefined;
+  const codings = criteria.some(testsCodings);
+  const perReading = new Map<Id, boolean>();
+  const readsPayload = (codeId: Id) => {
+    let reads = perReading.get(codeId);
+    if (reads === undefined) {
+      const code = codes.get(codeId);
+      perReading.set(codeId, (reads = codings && code !== undefined && shapesOf(code).perReading));
+    }
+    return reads;
+  };
+  return (codeId, values) => readsPayload(codeId) || test({ codeId, values });
 }
 
 /** One member's values in one unit (as uploaded) over an hour, as a day summary bounds them. */

@@ -15,7 +15,6 @@
  * encoding them gives back, else the text itself (`storedPayload` of the row layout).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { EffectiveTime } from '../../omh/effective-time';
 import type { KeptValue, ObservationIdentifier, ReadingFacts, StoredObservation } from '../model';
 import { decodeValues, encodeValues, storedPayload } from './dynamo-items';
 
@@ -129,7 +128,7 @@ export class Reader {
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function uuidText(bytes: Buffer, at: number): string {
+function canonicalUuid(bytes: Buffer, at: number): string {
   const hex = bytes.toString('hex', at, at + 16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
@@ -215,8 +214,14 @@ export function encodeBlock(input: readonly StoredObservation[]): EncodedBlock {
 const zigzag = (v: number) => (v >= 0 ? v * 2 : -v * 2 - 1);
 const unzigzag = (z: number) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
-/** The facts of every reading of a block, in block order (no payload is inflated). */
-export function decodeFacts(block: { c: Uint8Array; u: Uint8Array }, patientId: number, codeId: number): BlockFacts[] {
+/** A test of a reading's kept values alone (undefined: it has none), before anything else of it is built. */
+export type ValuesTest = (values: KeptValue[] | undefined) => boolean;
+
+/**
+ * The facts of the readings of a block, in block order (no payload is inflated): every reading, or
+ * those whose values pass `mayKeep` (the others are read past without building them).
+ */
+export function decodeFacts(block: { c: Uint8Array; u: Uint8Array }, patientId: number, codeId: number, mayKeep?: ValuesTest): BlockFacts[] {
   const facts = new Reader(inflateRawSync(block.c));
   const uuids = Buffer.from(block.u.buffer, block.u.byteOffset, block.u.byteLength);
   const version = facts.uint();
@@ -227,48 +232,47 @@ export function decodeFacts(block: { c: Uint8Array; u: Uint8Array }, patientId: 
   const devices = Array.from({ length: facts.uint() }, () => facts.int());
   const statuses = Array.from({ length: facts.uint() }, () => facts.text());
 
-  const out = new Array<BlockFacts>(n);
+  const out: BlockFacts[] = [];
   let id = 0;
   let start = 0;
   let uuidAt = 0;
   let payloadAt = 0;
   for (let i = 0; i < n; i++) {
     id += facts.int();
-    let effective: EffectiveTime | undefined;
+    let kindEnd = 0;
     if (dated) {
       start += facts.int();
-      const kindEnd = facts.uint();
-      effective = kindEnd === 0 ? { kind: 'dateTime', start, end: start } : { kind: 'period', start, end: start + unzigzag(kindEnd - 1) };
+      kindEnd = facts.uint();
     }
     const lastUpdated = updated[facts.uint()]!;
     const deviceId = devices[facts.uint()]!;
     const status = statuses[facts.uint()]!;
-    let uuid: string;
-    if (facts.uint() === 0) {
-      uuid = uuidText(uuids, uuidAt);
-      uuidAt += 16;
-    } else uuid = facts.text();
+    const ownUuidAt = uuidAt;
+    const inlineUuid = facts.uint() === 0 ? undefined : facts.text();
+    if (inlineUuid === undefined) uuidAt += 16;
     const payload = facts.uint();
     const payloadLength = Math.floor(payload / 2);
+    const readingAt = payloadAt;
+    payloadAt += payloadLength;
     const values: KeptValue[] | undefined = facts.uint() === 0 ? undefined : decodeValues(facts.text());
-    const identifiers: ObservationIdentifier[] = facts.uint() === 0 ? [] : (JSON.parse(facts.text()) as ObservationIdentifier[]);
+    const identifiersText = facts.uint() === 0 ? undefined : facts.text();
+    if (mayKeep && !mayKeep(values)) continue;
     const reading: BlockFacts = {
       id,
       patientId,
       codeId,
       deviceId,
       status,
-      identifiers,
-      effective,
+      identifiers: identifiersText === undefined ? [] : (JSON.parse(identifiersText) as ObservationIdentifier[]),
+      effective: !dated ? undefined : kindEnd === 0 ? { kind: 'dateTime', start, end: start } : { kind: 'period', start, end: start + unzigzag(kindEnd - 1) },
       lastUpdated,
-      uuid,
-      payloadAt,
+      uuid: inlineUuid ?? canonicalUuid(uuids, ownUuidAt),
+      payloadAt: readingAt,
       payloadLength,
       payloadIsText: payload % 2 === 1,
     };
     if (values !== undefined) reading.values = values;
-    out[i] = reading;
-    payloadAt += payloadLength;
+    out.push(reading);
   }
   return out;
 }

@@ -4,7 +4,7 @@
  */
 import { itemSize, type StoredItem } from '../../store/capacity';
 import type { ReadingFacts, StoredObservation } from '../model';
-import { blockOrder, decodeFacts, decodeValueStats, encodeBlock, inflatePayloads, payloadOf, type BlockFacts } from './block-codec';
+import { blockOrder, decodeFacts, decodeValueStats, encodeBlock, inflatePayloads, payloadOf, type BlockFacts, type ValuesTest } from './block-codec';
 import type { ValueBounds } from './port';
 import { blockKeys, blockOf, type StretchRef } from './block-keys';
 
@@ -43,17 +43,17 @@ export function boundsOfBlock(item: BlockItem): ValueBounds[] | undefined {
 /** Stored size of a block item as DynamoDB counts it. */
 export const blockBytes = (item: BlockItem): number => itemSize(item as StoredItem);
 
-/** The facts of a block item's readings (no payload inflated), in block order. */
-export function factsOfBlock(item: BlockItem, patientId: number): BlockFacts[] {
-  return decodeFacts(item as { c: Uint8Array; u: Uint8Array }, patientId, blockOf(String(item.sk)).codeId);
+/** The facts of a block item's readings (no payload inflated), in block order: all, or those whose values pass `mayKeep`. */
+export function factsOfBlock(item: BlockItem, patientId: number, mayKeep?: ValuesTest): BlockFacts[] {
+  return decodeFacts(item as { c: Uint8Array; u: Uint8Array }, patientId, blockOf(String(item.sk)).codeId, mayKeep);
 }
 
 /**
- * The readings of a block item that `keep` accepts, whole, in block order: the payloads are
- * inflated only when one is kept.
+ * The readings of a block item that `keep` accepts (of those whose values pass `mayKeep`), whole,
+ * in block order: the payloads are inflated only when one is kept.
  */
-export function readingsOfBlock(item: BlockItem, patientId: number, keep: (facts: ReadingFacts) => boolean = () => true): StoredObservation[] {
-  const kept = factsOfBlock(item, patientId).filter(keep);
+export function readingsOfBlock(item: BlockItem, patientId: number, keep: (facts: ReadingFacts) => boolean = () => true, mayKeep?: ValuesTest): StoredObservation[] {
+  const kept = factsOfBlock(item, patientId, mayKeep).filter(keep);
   if (kept.length === 0) return [];
   const payloads = inflatePayloads(item as { z: Uint8Array });
   return kept.map((facts) => withPayload(facts, payloads));
@@ -64,10 +64,10 @@ function withPayload(facts: BlockFacts, payloads: Buffer): StoredObservation {
   return Object.assign(reading, { data: payloadOf(payloads, facts) });
 }
 
-/** The readings of every segment of one stretch that `keep` accepts, in block order (segments interleave in time). */
-export function readingsOfStretch(items: readonly BlockItem[], patientId: number, keep?: (facts: ReadingFacts) => boolean): StoredObservation[] {
-  if (items.length === 1) return readingsOfBlock(items[0]!, patientId, keep);
-  return items.flatMap((item) => readingsOfBlock(item, patientId, keep)).sort(blockOrder);
+/** The readings of every segment of one stretch that `keep` accepts (of those whose values pass `mayKeep`), in block order (segments interleave in time). */
+export function readingsOfStretch(items: readonly BlockItem[], patientId: number, keep?: (facts: ReadingFacts) => boolean, mayKeep?: ValuesTest): StoredObservation[] {
+  if (items.length === 1) return readingsOfBlock(items[0]!, patientId, keep, mayKeep);
+  return items.flatMap((item) => readingsOfBlock(item, patientId, keep, mayKeep)).sort(blockOrder);
 }
 
 /** The facts of every segment of one stretch, in block order. */

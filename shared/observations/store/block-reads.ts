@@ -20,7 +20,7 @@ import { FIRST_INSTANT, LAST_INSTANT } from '../../omh/datetime';
 import { batchGetAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { pad } from '../../store/directory-keys';
-import type { ReadingFacts, ReadingKey, StoredObservation } from '../model';
+import type { KeptValue, ReadingFacts, ReadingKey, StoredObservation } from '../model';
 import { blockOrder } from './block-codec';
 import { BLOCK_FIELDS, boundsOfBlock, FACT_FIELDS, factsOfStretch, readingsOfStretch, type BlockItem } from './block-items';
 import { blockKeys, instantKey, stretchFromText, stretchOf, stretchText, UNDATED_STRETCH, type StretchRef } from './block-keys';
@@ -165,8 +165,9 @@ function fromStretch(stretch: readonly BlockItem[], patientId: number, codeId: n
   if (segments.length === 0) return [];
   if (yields === 'facts') return factsOfStretch(segments, patientId).filter(pass);
   if (!filter) return readingsOfStretch(segments, patientId, pass);
-  if (filter.needsPayload) return readingsOfStretch(segments, patientId, pass).filter(filter.keep);
-  return readingsOfStretch(segments, patientId, (r) => pass(r) && filter.keep(r));
+  const mayKeep = filter.keepValues && ((values: KeptValue[] | undefined) => filter.keepValues!(codeId, values));
+  if (filter.needsPayload) return readingsOfStretch(segments, patientId, pass, mayKeep).filter(filter.keep);
+  return readingsOfStretch(segments, patientId, (r) => pass(r) && filter.keep(r), mayKeep);
 }
 
 /** One code's readings (or their facts) that the query, the page's start and the filter let through, in order. */

@@ -63,7 +63,9 @@ export function rowTable() {
     page(q: ReadingsQuery, limit: number | undefined, start?: PageStart, filter?: ReadingFilter): ReadingsPage {
       const direction = q.ascending ? 1 : -1;
       const after = (start as unknown as After | undefined)?.place;
-      const following = ordered(q).filter((o) => (after === undefined || direction * comparePlaces(placeOf(q, o), after) > 0) && (!filter || filter.keep(copy(o))));
+      // A filter's test of values alone goes first, as the block store applies it: a search whose test of values is wrong shows here too.
+      const kept = (o: StoredObservation) => !filter || (filter.keepValues?.(o.codeId, copy(o).values) ?? true) && filter.keep(copy(o));
+      const following = ordered(q).filter((o) => (after === undefined || direction * comparePlaces(placeOf(q, o), after) > 0) && kept(o));
       const rows = limit === undefined ? following : following.slice(0, limit);
       const last = limit !== undefined && rows.length === limit && rows.length > 0 ? rows[rows.length - 1] : undefined;
       return { readings: rows.map(copy), next: last ? ({ place: placeOf(q, last) } satisfies After as unknown as PageStart) : undefined };

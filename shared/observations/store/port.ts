@@ -13,7 +13,7 @@
  * The outcomes a store reports for a refused reading are the same values from either adapter, built here.
  */
 import { STORE_BUSY } from '../../http/errors';
-import type { ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
+import type { KeptValue, ObservationIdentifier, ReadingFacts, ReadingKey, StoredObservation } from '../model';
 
 export type WriteOutcome =
   /** Stored now. */
@@ -69,6 +69,11 @@ export interface ReadingFilter {
   needsPayload?: boolean;
   /** Whether readings of the code whose values lie within these bounds may pass `keep` (no bounds: readings without values). */
   mayHold?: (codeId: number, bounds: readonly ValueBounds[]) => boolean;
+  /**
+   * A test of a reading's code and kept values alone that every reading `keep` keeps passes: a
+   * store that keeps readings packed together leaves out those it fails before building them.
+   */
+  keepValues?: (codeId: number, values: KeptValue[] | undefined) => boolean;
 }
 
 /** The least and greatest value of a member in one unit over some readings; `unit` undefined: the member's default unit. */

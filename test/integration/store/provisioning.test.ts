@@ -3,7 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { config } from '../../../shared/config';
 import { dynamo } from '../../../shared/store/clients';
-import { counterKey, IdBlocks } from '../../../shared/store/counters';
+import { counterKey, forgetIdBlocks, idBlocks, IdBlocks } from '../../../shared/store/counters';
 import { ensureTables } from '../../../shared/store/provision';
 import { createTableInput, EXPORTS, TABLES, tableName } from '../../../shared/store/tables';
 
@@ -66,5 +66,13 @@ describe('IdBlocks', () => {
     const [x, y] = await Promise.all([one.take(12), two.take(12)]);
     const all = [...x, ...y];
     expect(new Set(all).size).toBe(24);
+  });
+
+  it('takes a new block from the counter once the blocks held are forgotten (another store started in the process)', async () => {
+    const c = idBlocks('test-c', 5);
+    expect(await c.take(2)).toEqual([1, 2]);
+    forgetIdBlocks();
+    // Ids 3-5 of the first block are skipped, not handed out again: the next id is the next block's.
+    expect(await c.one()).toBe(6);
   });
 });

@@ -95,3 +95,36 @@ describe('keyset paging', () => {
     );
   });
 });
+
+describe("a value search's runs", () => {
+  it('are read a few at once, each once, their rows in order', async () => {
+    const hour = (h: number) => Date.UTC(2025, 0, 1, h);
+    const table: StoredObservation[] = Array.from({ length: 10 }, (_, h) => ({
+      id: h + 1, patientId: 1, codeId: 1, deviceId: 1, status: 'final', identifiers: [], data: '', uuid: `u${h}`,
+      effective: { kind: 'dateTime', start: hour(h), end: hour(h) }, lastUpdated: new Date(hour(24)).toISOString(),
+    }));
+    const store = memoryObservationStore();
+    await store.insert(table);
+    let inFlight = 0;
+    let most = 0;
+    let reads = 0;
+    useObservationStore({
+      ...store,
+      readings: async (...args) => {
+        reads += 1;
+        most = Math.max(most, ++inFlight);
+        await new Promise((wait) => setTimeout(wait, 2));
+        inFlight -= 1;
+        return store.readings(...args);
+      },
+    });
+    // One run an hour, as a value search plans them from its day summaries.
+    const runs = table.map((_, h) => ({ lo: hour(h), hi: hour(h + 1) }));
+    const stream = orderedRows([1], (patientId) => [{ patientId, codeId: 1, dates: {}, runs, updated: {}, withUndated: false }], { order: { kind: 'date', descending: false }, backward: false }, undefined, () => true, 100);
+    const rows: number[] = [];
+    for await (const run of runsOf(stream)) rows.push(...run.map((r) => r.id));
+    expect(rows).toEqual(table.map((r) => r.id));
+    expect(reads).toBe(10);
+    expect(most).toBe(4);
+  });
+});

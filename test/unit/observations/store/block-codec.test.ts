@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StoredObservation } from '../../../../shared/observations/model';
-import { blockOrder, decodeFacts, decodeValueStats, encodeBlock, inflatePayloads, payloadOf } from '../../../../shared/observations/store/block-codec';
+import { blockOrder, decodeFacts, decodeValueStats, encodeBlock, inflatePayloads, payloadOf, type ValuesTest } from '../../../../shared/observations/store/block-codec';
 
 const T0 = Date.UTC(2025, 0, 1, 5);
 
@@ -24,11 +24,11 @@ function reading(over: Partial<StoredObservation> = {}): StoredObservation {
   };
 }
 
-/** Every reading of an encoded block, payloads included, as the store gives them back. */
-function decoded(readings: readonly StoredObservation[]): StoredObservation[] {
+/** Every reading of an encoded block (those whose values pass `mayKeep`), payloads included, as the store gives them back. */
+function decoded(readings: readonly StoredObservation[], mayKeep?: ValuesTest): StoredObservation[] {
   const block = encodeBlock(readings);
   const payloads = inflatePayloads(block);
-  return decodeFacts(block, readings[0]!.patientId, readings[0]!.codeId).map(({ payloadAt: _a, payloadLength: _l, payloadIsText: _t, ...facts }) => ({ ...facts, data: payloadOf(payloads, { payloadAt: _a, payloadLength: _l, payloadIsText: _t } as never) }));
+  return decodeFacts(block, readings[0]!.patientId, readings[0]!.codeId, mayKeep).map(({ payloadAt: _a, payloadLength: _l, payloadIsText: _t, ...facts }) => ({ ...facts, data: payloadOf(payloads, { payloadAt: _a, payloadLength: _l, payloadIsText: _t } as never) }));
 }
 
 describe('block codec', () => {
@@ -75,7 +75,7 @@ describe('block codec', () => {
     ]);
   });
 
-  it('round-trips any readings', () => {
+  it('round-trips any readings, and reads past those whose values a test rules out (the others whole, payloads included)', () => {
     const instant = fc.integer({ min: -62_135_596_800_000, max: 253_402_300_799_999 });
     const arbitraryReading = fc.record({
       id: fc.integer({ min: 1, max: 2 ** 51 }),
@@ -100,6 +100,8 @@ describe('block codec', () => {
           ...(values !== undefined ? { values: values.map((v) => ({ ...v, value: Object.is(v.value, -0) ? 0 : v.value })) } : {}),
         })) as StoredObservation[];
         expect(decoded(readings)).toEqual([...readings].sort(blockOrder));
+        const positive: ValuesTest = (values) => values?.some((v) => v.value > 0) ?? false;
+        expect(decoded(readings, positive)).toEqual([...readings].sort(blockOrder).filter((r) => positive(r.values)));
       }),
       { numRuns: 300 },
     );
