@@ -146,6 +146,14 @@ function dimensionOf(unit: string): string {
   return canonicalOf(ucumOf(unit) ?? unit)?.canonical ?? unit;
 }
 
+/** A member's variants for the dimension of `unit` (none when its coding does not follow the unit, or the unit is not known). */
+function variantsFor(quantities: SchemaQuantities, member: number, unit: string | undefined): CodingVariant[] {
+  const { variants } = quantities.members[member]!;
+  if (variants.length === 0 || unit === undefined) return [];
+  const dimension = dimensionOf(unit);
+  return variants.filter((v) => v.canonical === dimension);
+}
+
 /**
  * The coding of a member's value in `unit` (an OMH label, a UCUM code, or a canonical unit), of a
  * reading whose specimen is `specimen` (where known): the member's variant for the unit's
@@ -153,14 +161,20 @@ function dimensionOf(unit: string): string {
  * rule every rendering, search and statistic codes a value by (docs/payloads.md#the-values-inside-a-payload).
  */
 export function memberCodingOf(quantities: SchemaQuantities, member: number, unit: string | undefined, specimen: string | undefined): StandardCoding {
-  const { coding, variants } = quantities.members[member]!;
-  if (variants.length === 0 || unit === undefined) return coding;
-  const dimension = dimensionOf(unit);
-  const ofDimension = variants.filter((v) => v.canonical === dimension);
-  return (ofDimension.find((v) => v.specimen === specimen) ?? ofDimension.find((v) => v.specimen === undefined))?.coding ?? coding;
+  const ofDimension = variantsFor(quantities, member, unit);
+  return (ofDimension.find((v) => v.specimen === specimen) ?? ofDimension.find((v) => v.specimen === undefined))?.coding ?? quantities.members[member]!.coding;
 }
 
-/** `memberCodingOf` by schema code (the statistics' entry: a value group knows its member and unit, not always its specimen); undefined for an unknown schema or member. */
+/**
+ * The specimen as far as the coding of a member's value in `unit` depends on it: `specimen` where a
+ * variant of the unit's dimension names it, else undefined (the value is coded as one of no
+ * specimen). What the statistics' value groups keep, so that they part exactly where their codings do.
+ */
+export function codedSpecimen(quantities: SchemaQuantities, member: number, unit: string, specimen: string | undefined): string | undefined {
+  return specimen !== undefined && variantsFor(quantities, member, unit).some((v) => v.specimen === specimen) ? specimen : undefined;
+}
+
+/** `memberCodingOf` by schema code (a statistics value group knows its member, unit and the specimen its coding follows); undefined for an unknown schema or member. */
 export function codingOf(schemaCode: string, member: number, unit: string | undefined, specimen?: string): StandardCoding | undefined {
   const quantities = BY_CODE.get(schemaCode);
   return quantities?.members[member] === undefined ? undefined : memberCodingOf(quantities, member, unit, specimen);

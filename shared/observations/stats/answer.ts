@@ -6,10 +6,11 @@
  * `valueQuantity` the statistic in the measured unit.
  *
  * Decisions:
- * - One Observation per member of the code and unit group. R5 answers a panel (blood pressure) with
+ * - One Observation per member of the code and value group. R5 answers a panel (blood pressure) with
  *   statistics of each of its measurements: a code of several members answers one Observation per
- *   member, and a member whose values fall in several unit groups (a unit with no UCUM form beside
- *   converted ones, see day-summary.ts) one per group, each group's unit in its values.
+ *   member, and a member whose values fall in several groups (a unit with no UCUM form beside
+ *   converted ones, a glucose's units and specimens, see day-summary.ts) one per group, each
+ *   group's unit in its values and its coding in `code`.
  * - The code's principal member (a heart rate's `heart_rate`, a glucose's value) is coded as the
  *   reading is, the omh coding first and the member's standard coding after it, so a client finds
  *   it by either code it may have asked. Any other member (systolic, diastolic, an oxygen flow rate,
@@ -28,15 +29,15 @@ import type { CodeStatistics, GroupStatistics, SpanStatistics, StatisticsResult 
 import { scalingOf, STATISTICS, STATISTICS_SYSTEM, type Statistic } from './statistics';
 
 /**
- * The coding of member `member` in one unit group (undefined: no values, a count of 0): the one
- * place the statistics take a member's coding, so a coding that depends on the unit is chosen here.
+ * The coding of member `member` in one value group (undefined: no values, a count of 0): the one
+ * place the statistics take a member's coding, so a coding that depends on the unit and specimen is chosen here.
  */
 function statisticsMemberCoding(quantities: SchemaQuantities, member: number, group: ValueGroup | undefined): StandardCoding {
   // Members are only ever appended: an index past the table is a newer schema's, named by its index.
   if (quantities.members[member] === undefined) return { system: omhMemberSystem(), code: String(member), display: `member ${member}` };
-  // The group's unit chooses among a member's codings (a glucose in mg/dL or mmol/L); the day
-  // summaries do not keep the specimen, so a glucose's statistics carry the specimen-less codes.
-  const coding = memberCodingOf(quantities, member, group?.unit, undefined);
+  // The group's unit and specimen choose among a member's codings (a capillary glucose in mmol/L:
+  // 14743-9); a group kept before groups kept the specimen has the codes of none.
+  const coding = memberCodingOf(quantities, member, group?.unit, group?.specimen);
   return { system: coding.system, code: coding.code, display: coding.display };
 }
 

@@ -9,6 +9,10 @@
  *   pounds of one day are one group in grams). A unit with no UCUM form keeps its values as
  *   uploaded, in a group of its own per unit text: such units are never mixed with each other or
  *   with converted values (a member may then have several groups, each answered on its own).
+ * - Where a member's coding follows the reading's specimen too (a blood glucose: capillary blood,
+ *   interstitial fluid), the specimen parts the groups as well, so each group has one coding: a
+ *   group keeps the specimen only where its coding depends on it (`codedSpecimen`), so a saliva
+ *   reading and one naming no specimen, coded alike, are one group.
  * - The spread is kept as M2 (the sum of squared deviations from the mean) rather than a sum of
  *   squares, which loses every digit to cancellation when values are large and close together.
  * - A reading with status `entered-in-error` counts as a reading of the day (the summary's
@@ -27,9 +31,9 @@
 import { summariseDay as digestOf, type CgmDayDigest } from '../../cgm/digest';
 import { mergeMoments, momentsOf } from '../../distribution';
 import type { StoredObservation } from '../model';
-import { canonicalOf, ucumOf } from '../../omh/quantities';
+import { codedSpecimen, canonicalOf, followsSpecimen, schemaQuantities, ucumOf } from '../../omh/quantities';
 import { holdsSensorReadings, sensorReadingsOf } from '../cgm/readings';
-import { readingValues } from '../values';
+import { readingSpecimen, readingValues } from '../values';
 
 export const DAY_MS = 86_400_000;
 
@@ -41,6 +45,12 @@ export interface ValueGroup {
   unit: string;
   /** Whether `unit` is a canonical UCUM unit (values converted), or raw text (values as uploaded). */
   converted: boolean;
+  /**
+   * The readings' specimen, where the member's coding in this unit depends on it (a glucose
+   * sensor's `interstitial fluid`); absent otherwise, and in a group kept before groups kept it
+   * (read as one of no specimen, until a rebuild recomputes the day).
+   */
+  specimen?: string;
   count: number;
   sum: number;
   /** Sum of squared deviations from the mean: the variance is `m2 / count`. */
@@ -104,10 +114,13 @@ export function groupValue(value: number, unit: string): { unit: string; convert
   return canonical ? { unit: canonical.canonical, converted: true, value: value * canonical.factor + canonical.offset } : { unit, converted: false, value };
 }
 
-const groupKey = (member: number, unit: string, converted: boolean) => `${member}\u0000${converted ? 'c' : 'r'}\u0000${unit}`;
+/** What sets a group apart from the member's others. */
+type GroupKind = Pick<ValueGroup, 'member' | 'unit' | 'converted' | 'specimen'>;
 
-/** The group of these values (at least one). */
-export function groupOf(member: number, unit: string, converted: boolean, values: readonly number[]): ValueGroup {
+const groupKey = (g: GroupKind) => `${g.member}\u0000${g.converted ? 'c' : 'r'}\u0000${g.unit}\u0000${g.specimen ?? ''}`;
+
+/** The group of these values (at least one), of readings of `specimen` where the coding follows it. */
+export function groupOf(member: number, unit: string, converted: boolean, values: readonly number[], specimen?: string): ValueGroup {
   let min = Infinity;
   let max = -Infinity;
   const histogram = new Map<number, number>();
@@ -116,33 +129,45 @@ export function groupOf(member: number, unit: string, converted: boolean, values
     if (v > max) max = v;
     histogram.set(v, (histogram.get(v) ?? 0) + 1);
   }
-  return { member, unit, converted, ...momentsOf(values), min, max, histogram };
+  return { member, unit, converted, ...(specimen === undefined ? {} : { specimen }), ...momentsOf(values), min, max, histogram };
 }
 
 /**
  * The value groups of readings (all of one code): each reading's lifted values, in their group's
- * terms; `members`, when given, keeps only those members (a coding naming one of them).
+ * terms; `members`, when given, keeps only those members (a coding naming one of them). The
+ * specimen is read from the payload only for a schema whose codings follow one.
  */
 export function valueGroups(readings: readonly StoredObservation[], schemaCode: string, members?: ReadonlySet<number>): ValueGroup[] {
-  const values = new Map<string, { member: number; unit: string; converted: boolean; values: number[] }>();
+  const quantities = schemaQuantities(schemaCode);
+  const bySpecimen = quantities && followsSpecimen(quantities) ? quantities : undefined;
+  const values = new Map<string, GroupKind & { values: number[] }>();
   for (const reading of readings) {
     if (reading.status === 'entered-in-error') continue;
+    const specimen = bySpecimen && readingSpecimen(reading, bySpecimen);
     for (const lifted of readingValues(reading, schemaCode)) {
       if (members && !members.has(lifted.member)) continue;
       if (!Number.isFinite(lifted.value)) continue;
       const v = groupValue(lifted.value, lifted.unit);
-      const key = groupKey(lifted.member, v.unit, v.converted);
+      const kind: GroupKind = { member: lifted.member, unit: v.unit, converted: v.converted, specimen: bySpecimen && codedSpecimen(bySpecimen, lifted.member, v.unit, specimen) };
+      const key = groupKey(kind);
       let group = values.get(key);
-      if (!group) values.set(key, (group = { member: lifted.member, unit: v.unit, converted: v.converted, values: [] }));
+      if (!group) values.set(key, (group = { ...kind, values: [] }));
       group.values.push(v.value);
     }
   }
-  return [...values.values()].map((g) => groupOf(g.member, g.unit, g.converted, g.values)).sort(byGroup);
+  return [...values.values()].map((g) => groupOf(g.member, g.unit, g.converted, g.values, g.specimen)).sort(byGroup);
 }
 
-/** Groups in a stable order: by member, then unit. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Groups in a stable order: by member, then unit, then specimen (none first). */
 export function byGroup(a: ValueGroup, b: ValueGroup): number {
-  return a.member - b.member || (a.converted === b.converted ? 0 : a.converted ? -1 : 1) || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0);
+  return (
+    a.member - b.member ||
+    (a.converted === b.converted ? 0 : a.converted ? -1 : 1) ||
+    byText(a.unit, b.unit) ||
+    (a.specimen === b.specimen ? 0 : a.specimen === undefined ? -1 : b.specimen === undefined ? 1 : byText(a.specimen, b.specimen))
+  );
 }
 
 /** A day's summary from every reading of the code that day. */
@@ -186,12 +211,13 @@ export function hourBounds(readings: readonly StoredObservation[], schemaCode: s
   return all;
 }
 
-/** Two groups of the same member and unit as one (Chan's merge of the spread); the histogram only when both have one. */
+/** Two groups of the same member, unit and specimen as one (Chan's merge of the spread); the histogram only when both have one. */
 export function mergeGroup(a: ValueGroup, b: ValueGroup): ValueGroup {
   const merged: ValueGroup = {
     member: a.member,
     unit: a.unit,
     converted: a.converted,
+    ...(a.specimen === undefined ? {} : { specimen: a.specimen }),
     ...mergeMoments(a, b),
     min: Math.min(a.min, b.min),
     max: Math.max(a.max, b.max),
@@ -204,11 +230,11 @@ export function mergeGroup(a: ValueGroup, b: ValueGroup): ValueGroup {
   return merged;
 }
 
-/** Groups of many days (or edges) merged per member and unit, in `byGroup` order. */
+/** Groups of many days (or edges) merged per member, unit and specimen, in `byGroup` order. */
 export function mergeGroups(groups: Iterable<ValueGroup>): ValueGroup[] {
   const merged = new Map<string, ValueGroup>();
   for (const g of groups) {
-    const key = groupKey(g.member, g.unit, g.converted);
+    const key = groupKey(g);
     const seen = merged.get(key);
     merged.set(key, seen ? mergeGroup(seen, g) : g);
   }
@@ -240,7 +266,8 @@ function sameBounds(a: readonly HourBounds[] | undefined, b: readonly HourBounds
 }
 
 function sameGroup(a: ValueGroup, b: ValueGroup): boolean {
-  const fields = ['member', 'unit', 'converted', 'count', 'sum', 'm2', 'min', 'max'] as const;
+  // A group kept before groups kept the specimen differs from one with it: a rebuild adds it.
+  const fields = ['member', 'unit', 'converted', 'specimen', 'count', 'sum', 'm2', 'min', 'max'] as const;
   if (fields.some((f) => a[f] !== b[f])) return false;
   // A histogram the store could not keep is no difference: the rest says the same readings.
   if (!a.histogram || !b.histogram) return true;

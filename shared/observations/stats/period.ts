@@ -7,11 +7,14 @@
  * interval does. Both are exact. A day whose histogram the store could not keep is read from its
  * rows when a quantile is asked.
  */
+import { schemaQuantities } from '../../omh/quantities';
 import type { StoredObservation } from '../model';
 import { placeOf, startBoundsOf, wholeDaysOf, type BoundedPeriod } from '../period';
 import { summaryStore } from '../store/summary-current';
 import { DAY_MS, dayOf, dayStart, mergeGroups, valueGroups, type DaySummary, type ValueGroup } from './day-summary';
 import { allReadings, rowsQuery } from './keep';
+import type { AskedCoding } from './params';
+import { namesGroup } from './targets';
 
 export type Interval = 'hour' | 'day' | 'week';
 
@@ -23,6 +26,11 @@ export interface StatsTarget {
   schemaCode: string;
   /** Only these members (a coding named one); all when absent. */
   members?: ReadonlySet<number>;
+  /**
+   * Of a member whose coding follows its values' unit and specimen, only the groups shown with one
+   * of these codings (`99504-3` named a glucose sensor's mg/dL values); a member absent here, all of its groups.
+   */
+  codings?: ReadonlyMap<number, readonly AskedCoding[]>;
 }
 
 export interface IntervalGroups extends Span {
@@ -59,17 +67,19 @@ export async function periodGroups(patientId: number, target: StatsTarget, perio
   for (const s of summaries) if (!usable.has(s)) rowSpans.push({ from: dayStart(s.day), to: dayStart(s.day) + DAY_MS });
   const rows = (await Promise.all(rowSpans.filter((s) => s.from < s.to).map((s) => allReadings(rowsQuery(patientId, target.codeId, s))))).flat();
 
+  const quantities = schemaQuantities(target.schemaCode);
+  const named = (g: ValueGroup) => quantities !== undefined && namesGroup(target, quantities, g);
   const summaryGroups = intervals.map((): ValueGroup[] => []);
   const rowsIn = intervals.map((): StoredObservation[] => []);
   for (const s of usable) {
     const at = intervalAt(intervals, dayStart(s.day));
-    if (at !== undefined) summaryGroups[at]!.push(...s.groups.filter((g) => !target.members || target.members.has(g.member)));
+    if (at !== undefined) summaryGroups[at]!.push(...s.groups.filter(named));
   }
   for (const row of rows) {
     const at = intervalAt(intervals, placeOf(row)!);
     if (at !== undefined) rowsIn[at]!.push(row);
   }
-  return intervals.map((span, i) => ({ ...span, groups: mergeGroups([...summaryGroups[i]!, ...valueGroups(rowsIn[i]!, target.schemaCode, target.members)]) }));
+  return intervals.map((span, i) => ({ ...span, groups: mergeGroups([...summaryGroups[i]!, ...valueGroups(rowsIn[i]!, target.schemaCode, target.members).filter(named)]) }));
 }
 
 /** The index of the interval (ascending, contiguous) holding an instant (a reading's place, `placeOf`), or undefined. */

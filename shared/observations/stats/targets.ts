@@ -1,15 +1,19 @@
 /**
- * Which readings `$stats` summarises: the codes (and members) the asked codings name, through the
- * code table and the schemas' standard codings. A coding names a code when it is the code itself
- * (`https://w3id.org/openmhealth|omh:heart-rate:2.0`, or the bare `omh:heart-rate:2.0`) or its
- * standard coding (`http://loinc.org|8867-4`): every member of it. A coding that is one member's
- * (`http://loinc.org|8480-6`, systolic) names that member of each code that has it. A code
- * without a system matches any system. A coding naming nothing is an `invalid-query` failure (a 400).
+ * Which readings `$stats` summarises: the codes (and members, and value groups) the asked codings
+ * name, through the code table and the schemas' standard codings. A coding names a code when it is
+ * the code itself (`https://w3id.org/openmhealth|omh:heart-rate:2.0`, or the bare
+ * `omh:heart-rate:2.0`) or its standard coding (`http://loinc.org|8867-4`): every member of it. A
+ * coding that is one member's (`http://loinc.org|8480-6`, systolic) names that member of each code
+ * that has it. Where a member's coding follows its values' unit and specimen (a blood glucose, the
+ * observation coded as it), one of its codings names the member's values shown with it
+ * (`http://loinc.org|99504-3`: a sensor's mg/dL readings), as a search by it finds those readings.
+ * A code without a system matches any system. A coding naming nothing is an `invalid-query` failure (a 400).
  */
 import type { Code } from '../../directory/model';
 import { invalidQuery } from '../../failures';
-import { memberCodings, observationCodings, SCHEMA_QUANTITIES, type StandardCoding } from '../../omh/quantities';
+import { memberCodingOf, memberCodings, observationCodings, SCHEMA_QUANTITIES, type SchemaQuantities, type StandardCoding } from '../../omh/quantities';
 import { allCodes, allCodesFor } from '../code-table-cache';
+import type { ValueGroup } from './day-summary';
 import type { AskedCoding } from './params';
 import type { StatsTarget } from './period';
 
@@ -29,12 +33,15 @@ export async function statsTargets(codings: readonly AskedCoding[]): Promise<Sta
 /** The targets the codings name in this table, or the first coding that names nothing. */
 function targetsIn(table: readonly Code[], codings: readonly AskedCoding[]): StatsTarget[] | { unknown: AskedCoding } {
   const bySchema = new Map(table.map((c): [string, Code] => [c.code, c]));
-  /** Code id -> the members named (undefined: all of them). */
-  const named = new Map<number, Set<number> | undefined>();
-  const name = (codeId: number, member?: number) => {
+  /** Code id -> the members named (undefined: all of them), each with the codings naming some of its values (undefined: all of them). */
+  const named = new Map<number, Map<number, AskedCoding[] | undefined> | undefined>();
+  const name = (codeId: number, member?: number, coding?: AskedCoding) => {
     if (named.has(codeId) && named.get(codeId) === undefined) return;
-    if (member === undefined) named.set(codeId, undefined);
-    else named.set(codeId, new Set([...(named.get(codeId) ?? []), member]));
+    if (member === undefined) return void named.set(codeId, undefined);
+    const members = named.get(codeId) ?? new Map<number, AskedCoding[] | undefined>();
+    named.set(codeId, members);
+    if (members.has(member) && members.get(member) === undefined) return;
+    members.set(member, coding === undefined ? undefined : [...(members.get(member) ?? []), coding]);
   };
   for (const asked of codings) {
     let found = false;
@@ -47,19 +54,37 @@ function targetsIn(table: readonly Code[], codings: readonly AskedCoding[]): Sta
     for (const schema of SCHEMA_QUANTITIES) {
       const code = bySchema.get(schema.code);
       if (!code) continue;
-      // Any standard coding the readings may show names them (a blood glucose's follows its unit and specimen: each names the code).
-      if (observationCodings(schema).some((coding) => matches(asked, coding))) {
+      // The readings' standard coding names them all, unless it follows their values (a blood
+      // glucose's: its member's coding, below, names the values shown with it).
+      if (!followsValues(schema) && observationCodings(schema).some((coding) => matches(asked, coding))) {
         name(code.id);
         found = true;
         continue;
       }
       schema.members.forEach((member, index) => {
         if (!memberCodings(member).some((coding) => matches(asked, coding))) return;
-        name(code.id, index);
+        name(code.id, index, member.variants.length > 0 ? asked : undefined);
         found = true;
       });
     }
     if (!found) return { unknown: asked };
   }
-  return [...named].map(([codeId, members]) => ({ codeId, schemaCode: table.find((c) => c.id === codeId)!.code, ...(members ? { members } : {}) }));
+  return [...named].map(([codeId, members]) => {
+    const schemaCode = table.find((c) => c.id === codeId)!.code;
+    if (!members) return { codeId, schemaCode };
+    const codings = new Map([...members].flatMap(([member, asked]) => (asked ? [[member, asked] as const] : [])));
+    return { codeId, schemaCode, members: new Set(members.keys()), ...(codings.size > 0 ? { codings } : {}) };
+  });
+}
+
+/** Whether the observation's coding follows its principal value's unit and specimen (so a coding of it names only some readings). */
+const followsValues = (schema: SchemaQuantities) => schema.codedAsPrincipal && schema.members[schema.principal!]!.variants.length > 0;
+
+/** Whether a value group is one the target names: of a member named whole, or shown with one of the codings naming some of the member's values. */
+export function namesGroup(target: StatsTarget, quantities: SchemaQuantities, group: ValueGroup): boolean {
+  if (target.members && !target.members.has(group.member)) return false;
+  const asked = target.codings?.get(group.member);
+  if (!asked) return true;
+  const coding = memberCodingOf(quantities, group.member, group.unit, group.specimen);
+  return asked.some((a) => matches(a, coding));
 }

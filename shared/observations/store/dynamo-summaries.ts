@@ -5,8 +5,9 @@
  * item carries no index attribute, so it lands in no index: a summary costs its own size only.
  *
  * Compact text: `readings` (a number), `g` (one text per value group:
- * `<member>;<c|r>;<unit, percent-encoded>;<count>;<sum>;<m2>;<min>;<max>`, numbers as JavaScript's
- * shortest exact text) and `h` (the groups' histograms in the same order: `<value>[*<times>],...`,
+ * `<member>;<c|r>;<unit, percent-encoded>;<count>;<sum>;<m2>;<min>;<max>[;<specimen, percent-encoded>]`,
+ * numbers as JavaScript's shortest exact text; the specimen only for a group that has one, and
+ * absent from a group kept before groups kept it) and `h` (the groups' histograms in the same order: `<value>[*<times>],...`,
  * values ascending). A day of minute heart rates (about 100 distinct values) is under 1 KB.
  * `v`: the value bounds by hour (one text per member and unit as uploaded:
  * `<member>;<unit, percent-encoded>;<hour>:<min>[:<max>],...`, the max left out when it is the
@@ -109,14 +110,16 @@ export function asKept(summary: DaySummary): DaySummary {
   };
 }
 
-const groupText = (g: ValueGroup) => [g.member, g.converted ? 'c' : 'r', encodeURIComponent(g.unit), g.count, g.sum, g.m2, g.min, g.max].join(';');
+const groupText = (g: ValueGroup) =>
+  [g.member, g.converted ? 'c' : 'r', encodeURIComponent(g.unit), g.count, g.sum, g.m2, g.min, g.max, ...(g.specimen === undefined ? [] : [encodeURIComponent(g.specimen)])].join(';');
 
 function groupOf(text: string, histogram: string | undefined): ValueGroup {
-  const [member, converted, unit, count, sum, m2, min, max] = text.split(';');
+  const [member, converted, unit, count, sum, m2, min, max, specimen] = text.split(';');
   return {
     member: Number(member),
     unit: decodeURIComponent(unit!),
     converted: converted === 'c',
+    ...(specimen === undefined ? {} : { specimen: decodeURIComponent(specimen) }),
     count: Number(count),
     sum: Number(sum),
     m2: Number(m2),

@@ -4,7 +4,8 @@
  * (capillary blood: the glucometer codes, interstitial fluid: the CGM codes, none or another: the
  * blood codes). Each reading shows its code in `Observation.code` and in its component, on upload,
  * read and search; a search by any of the codes finds exactly the readings that show it, in a page
- * and in a count; a reading stored before values were lifted is coded from its payload.
+ * and in a count, and `$stats` answers each code's readings apart; a reading stored before values
+ * were lifted is coded from its payload.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OMH_SYSTEM } from '../../../shared/fhir/constants';
@@ -184,13 +185,55 @@ describe('searching by a glucose code finds the readings that show it', () => {
 });
 
 describe('$stats of a blood glucose', () => {
-  it('answers one Observation per unit kind, coded by it: mass concentration 2339-0, substance concentration 15074-8 (the day summaries keep no specimen)', async () => {
-    const res = await call('GET', `/FHIR/R5/Observation/$stats?subject=Patient/${world.patient.id}&code=${GLUCOSE}&period=2026-11-09/2026-11-10&statistic=count`, { token: world.patient.token });
+  type StatisticsObservation = { code: { coding: Array<{ system: string; code: string; display: string }> }; component: Array<{ code: { coding: Array<{ system: string; code: string }> }; valueQuantity: { value: number; unit?: string } }> };
+
+  /** The statistics Observations `$stats` answers, by the LOINC code of each: its statistics by their observation-statistics code. */
+  async function statsByLoinc(query: string): Promise<Map<string, Record<string, number | string>>> {
+    const res = await call('GET', `/FHIR/R5/Observation/$stats?subject=Patient/${world.patient.id}&${query}&statistic=count,minimum,maximum`, { token: world.patient.token });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
-    const observations = (res.json.parameter as Array<{ resource: { code: { coding: Array<{ system: string; code: string }> }; component: Array<{ valueQuantity: { value: number } }> } }>).map((p) => p.resource);
-    const byLoinc = new Map(observations.map((o) => [o.code.coding.find((c) => c.system === LOINC)?.code, o.component[0]!.valueQuantity.value]));
-    const stored = [...ids.keys()].filter((name) => name !== 'heart rate');
-    const mass = stored.filter((name) => name.includes('mg/dL')).length;
-    expect(byLoinc).toEqual(new Map([['2339-0', mass], ['15074-8', stored.length - mass]]));
+    const observations = (res.json.parameter as Array<{ resource: StatisticsObservation }>).map((p) => p.resource);
+    return new Map(
+      observations.map((o) => {
+        // Coded as the readings are: the omh coding, then the LOINC code of the group's unit and specimen, with its display.
+        expect(o.code.coding[0]).toMatchObject({ system: OMH_SYSTEM, code: GLUCOSE });
+        const loinc = o.code.coding[1]!;
+        expect(loinc.system).toBe(LOINC);
+        const statistics: Record<string, number | string> = {};
+        for (const c of o.component) {
+          expect(c.code.coding[0]!.system).toBe('http://hl7.org/fhir/observation-statistics');
+          statistics[c.code.coding[0]!.code] = c.valueQuantity.value;
+          if (c.code.coding[0]!.code === 'maximum') statistics.unit = c.valueQuantity.unit!;
+        }
+        return [`${loinc.code} ${loinc.display}`, statistics];
+      }),
+    );
+  }
+
+  /** Every glucose reading of the day, by the code each shows (interstitial mmol/L three times: once lifted from its payload, once re-posted). */
+  const EVERY = new Map<string, Record<string, number | string>>([
+    ['15074-8 Glucose [Moles/volume] in Blood', { count: 1, minimum: 5.5, maximum: 5.5, unit: 'mmol/L' }],
+    ['14743-9 Glucose [Moles/volume] in Capillary blood by Glucometer', { count: 1, minimum: 5.9, maximum: 5.9, unit: 'mmol/L' }],
+    ['105272-9 Glucose [Moles/volume] in Interstitial fluid', { count: 3, minimum: 6.1, maximum: 6.7, unit: 'mmol/L' }],
+    ['2339-0 Glucose [Mass/volume] in Blood', { count: 2, minimum: 90, maximum: 99, unit: 'mg/dL' }],
+    ['41653-7 Glucose [Mass/volume] in Capillary blood by Glucometer', { count: 1, minimum: 106, maximum: 106, unit: 'mg/dL' }],
+    ['99504-3 Glucose [Mass/volume] in Interstitial fluid', { count: 1, minimum: 120, maximum: 120, unit: 'mg/dL' }],
+  ]);
+  const only = (...codes: string[]) => new Map([...EVERY].filter(([key]) => codes.includes(key.split(' ')[0]!)));
+
+  it('answers one Observation per unit kind and specimen, each coded by them, from the day summaries and from the rows', async () => {
+    const fromSummaries = await statsByLoinc(`code=${GLUCOSE}&period=2026-11-09/2026-11-10`);
+    expect(fromSummaries).toEqual(EVERY);
+    // In a stable order: by unit, then specimen (none first).
+    expect([...fromSummaries.keys()]).toEqual([...EVERY.keys()]);
+    // A partial day is read from its rows: the same groups.
+    expect(await statsByLoinc(`code=${GLUCOSE}&period=2026-11-09T00:00:00Z/2026-11-09T12:00:00Z`)).toEqual(EVERY);
+  });
+
+  it("a specimen's code names the readings shown with it, as a search by it finds them", async () => {
+    expect(await statsByLoinc(`coding=${LOINC}|99504-3&period=2026-11-09/2026-11-10`)).toEqual(only('99504-3'));
+    expect(await statsByLoinc(`system=${LOINC}&code=105272-9,14743-9&period=2026-11-09/2026-11-10`)).toEqual(only('14743-9', '105272-9'));
+    expect(await statsByLoinc(`coding=${LOINC}|2339-0&period=2026-11-09T00:00:00Z/2026-11-09T12:00:00Z`)).toEqual(only('2339-0'));
+    // With the code itself, every reading.
+    expect(await statsByLoinc(`coding=${LOINC}|41653-7&code=${GLUCOSE}&period=2026-11-09/2026-11-10`)).toEqual(EVERY);
   });
 });
