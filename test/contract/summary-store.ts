@@ -2,7 +2,7 @@
  * THE contract of the day summaries' store port (shared/observations/store/summary-port.ts), run
  * against every adapter: keeping under the rule (never a summary of fewer readings over one of
  * more; a repair also over one of as many), reading a day and a range of days (with or without
- * histograms), the value bounds by hour (a value search's plan), the histogram bound, the CGM
+ * histograms; each group with its specimen), the value bounds by hour (a value search's plan), the histogram bound, the CGM
  * digests (a period's days, and their bound), and deleting a patient's. With the observation store on the
  * same adapter, the domain's keeping (`keepDaySummaries` through `storeObservations`) and
  * `rebuildSummaries` too. Each test makes its own patients.
@@ -89,6 +89,17 @@ export function summaryStoreContract(adapters: readonly SummaryAdapter[]): void 
       expect(await summaryStore().bounds(patient, 9, { from: '2025-06-01', to: '2025-06-30' })).toEqual([]);
       // The statistics' reads leave them out.
       expect((await summaryStore().days(patient, 4, { from: '2025-06-01', to: '2025-06-01' }, true))[0]!.bounds).toBeUndefined();
+    });
+
+    it("keeps each group's specimen, and a group of none without one", async () => {
+      const patient = newPatient();
+      const groups = [groupOf(0, 'm-3', true, [5.9]), groupOf(0, 'm-3', true, [6.1, 6.7], 'interstitial fluid'), groupOf(0, 'm-3.g', true, [106], 'capillary; 100%')];
+      const kept = { patientId: patient, codeId: 4, day: '2025-06-01', readings: 4, groups };
+      expect(await summaryStore().keep(kept, 'from-more-readings')).toBe(true);
+      expect(await summaryStore().day(patient, 4, '2025-06-01')).toEqual(kept);
+      const [day] = await summaryStore().days(patient, 4, { from: '2025-06-01', to: '2025-06-01' }, false);
+      expect(day!.groups.map((g) => g.specimen)).toEqual([undefined, 'interstitial fluid', 'capillary; 100%']);
+      expect(day!.groups[0]).not.toHaveProperty('specimen');
     });
 
     it('leaves out a histogram past the bound, keeping the figures', async () => {

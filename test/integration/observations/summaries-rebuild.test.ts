@@ -3,12 +3,16 @@
  * summaries`, docs/operations.md#rebuilding-the-day-summaries), on DynamoDB Local: summaries a fault
  * left missing or wrong are recomputed from the readings, for every patient with readings (found
  * by their `#SPAN` item), by a run stopped after its first page and resumed; a second run writes
- * nothing.
+ * nothing. A blood glucose's summary kept before value groups kept the specimen answers with the
+ * codes of no specimen, and the rebuild adds the specimen.
  */
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../../shared/config';
+import { mergeGroups } from '../../../shared/observations/stats/day-summary';
 import { rebuildSummaries } from '../../../shared/observations/stats/keep';
+import { keysOf } from '../../../shared/observations/store/dynamo-summaries';
+import { summaryStore } from '../../../shared/observations/store/summary-current';
 import { freshRebuild, rebuildEverySummary, type RebuildProgress } from '../../../shared/observations/store/summaries-rebuild';
 import { dynamo } from '../../../shared/store/clients';
 import { call } from '../../support/invoke';
@@ -82,5 +86,51 @@ describe('rebuilding every day summary', () => {
     expect(again.days).toBe(2);
     expect(again.repaired).toBe(0);
     expect([...(await summaries(alice.patient.id)), ...(await summaries(bob.patient.id))]).toEqual(before);
+  });
+});
+
+describe('a summary kept before value groups kept the specimen', () => {
+  const GLUCOSE = 'omh:blood-glucose:4.0';
+  /** The LOINC code of each statistics Observation of the day, with its count. */
+  const glucoseCounts = async (world: ObservationWorld) => {
+    const res = await call('GET', `/FHIR/R5/Observation/$stats?subject=Patient/${world.patient.id}&code=${GLUCOSE}&period=2026-10-06/2026-10-06&statistic=count`, { token: world.patient.token });
+    expect(res.status).toBe(200);
+    const observations = res.json.parameter.map((p: { resource: Record<string, any> }) => p.resource);
+    return new Map(observations.map((o: Record<string, any>) => [o.code.coding[1].code, o.component[0].valueQuantity.value]));
+  };
+  /** The specimen field of each value group's text (percent-encoded; undefined: none). */
+  const specimens = (item: Record<string, any>) => (item.g as string[]).map((text) => text.split(';')[8]);
+
+  it('answers with the codes of no specimen, and the rebuild adds the specimen', async () => {
+    const carol = await observationWorld();
+    const readings = [
+      [106, 'mg/dL', 'capillary blood'],
+      [5.9, 'mmol/L', 'capillary blood'],
+      [120, 'mg/dL', 'interstitial fluid'],
+      [6.7, 'mmol/L', 'interstitial fluid'],
+    ] as const;
+    const res = await upload(
+      carol.patient.token,
+      readings.map(([value, unit, specimen], i) =>
+        observation(carol, { code: GLUCOSE, at: Date.UTC(2026, 9, 6) + i * 60_000, form: 'date_time', members: { blood_glucose: { value, unit }, specimen_source: specimen } }),
+      ),
+    );
+    expect(new Set(statusesOf(res))).toEqual(new Set(['201 Created']));
+    const [kept] = await summaries(carol.patient.id);
+    expect(specimens(kept!)).toEqual(['capillary%20blood', 'interstitial%20fluid', 'capillary%20blood', 'interstitial%20fluid']);
+    const each = new Map([['14743-9', 1], ['105272-9', 1], ['41653-7', 1], ['99504-3', 1]]);
+    expect(await glucoseCounts(carol)).toEqual(each);
+
+    // The day as it was kept before: its groups without the specimen, and so one per unit.
+    const { codeId, day } = keysOf(kept!);
+    const current = (await summaryStore().day(carol.patient.id, codeId, day))!;
+    expect(await summaryStore().keep({ ...current, groups: mergeGroups(current.groups.map(({ specimen: _specimen, ...group }) => group)) }, 'repair')).toBe(true);
+    expect(specimens((await summaries(carol.patient.id))[0]!)).toEqual([undefined, undefined]);
+    expect(await glucoseCounts(carol)).toEqual(new Map([['15074-8', 2], ['2339-0', 2]]));
+
+    expect(await rebuildSummaries(carol.patient.id)).toEqual({ days: 1, repaired: 1 });
+    const [rebuilt] = await summaries(carol.patient.id);
+    expect(specimens(rebuilt!)).toEqual(specimens(kept!));
+    expect(await glucoseCounts(carol)).toEqual(each);
   });
 });

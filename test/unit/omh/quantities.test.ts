@@ -8,7 +8,7 @@ import {
 } from '../../../scripts/omh-quantities';
 import { resetConfig } from '../../../shared/config';
 import {
-  canonicalOf, canonicalOfAny, codingOf, followsSpecimen, liftQuantities, memberCodingOf, observationCodingOf, observationCodings, SCHEMA_QUANTITIES,
+  canonicalOf, canonicalOfAny, codedSpecimen, codingOf, followsSpecimen, liftQuantities, memberCodingOf, observationCodingOf, observationCodings, SCHEMA_QUANTITIES,
   schemaQuantities, specimenOf, ucumOf, UCUM_SYSTEM, type CanonicalUnit,
 } from '../../../shared/omh/quantities';
 import { STANDARD_CODES, type CodedMember, type SchemaCodes } from '../../../shared/omh/quantities/standard-codes';
@@ -134,6 +134,17 @@ describe('codings that follow what was measured (blood glucose)', () => {
     expect(codingOf('omh:blood-pressure:4.0', 1, 'm-1.s-2.g')?.code).toBe('8462-4');
     expect(codingOf('omh:blood-glucose:4.0', 3, 'mg/dL')).toBeUndefined();
     expect(codingOf('omh:nope:1.0', 0, 'mg/dL')).toBeUndefined();
+  });
+
+  it('keeps a specimen for a value group only where the coding in its unit depends on it', () => {
+    expect(codedSpecimen(glucose, 0, 'm-3', 'capillary blood')).toBe('capillary blood');
+    expect(codedSpecimen(glucose, 0, 'm-3.g', 'interstitial fluid')).toBe('interstitial fluid');
+    expect(codedSpecimen(glucose, 0, 'mg/dL', 'interstitial fluid')).toBe('interstitial fluid');
+    // Coded as no specimen: kept as none, so these and the readings naming none are one group.
+    expect(codedSpecimen(glucose, 0, 'm-3.g', 'saliva')).toBeUndefined();
+    expect(codedSpecimen(glucose, 0, 'm-3.g', undefined)).toBeUndefined();
+    expect(codedSpecimen(glucose, 0, 'mg', 'capillary blood')).toBeUndefined();
+    expect(codedSpecimen(schemaQuantities('omh:heart-rate:2.0')!, 0, 's-1', 'capillary blood')).toBeUndefined();
   });
 
   it('reads the specimen from a body, only a text at the schema\'s specimen member', () => {
