@@ -36,29 +36,31 @@ const STATISTIC_CODES = Object.keys(STATISTICS) as [Statistic, ...Statistic[]];
 
 const statisticValueShape = z.object({
   member: z.string(),
+  specimen: z.string().optional().describe("The readings' specimen, where the type's values are told apart by it (a blood glucose's capillary blood or interstitial fluid)"),
   statistic: z.string(),
   value: z.number(),
   unit: z.string().optional().describe('Absent for a count'),
 });
 type StatisticValue = z.infer<typeof statisticValueShape>;
 
-/** One interval of the statistics: per member (in one unit group), its statistics. */
+/** One interval of the statistics: per member (in one value group), its statistics. */
 interface StatsInterval {
   start: string;
   end: string;
-  observations: Array<{ member: string; values: StatisticValue[] }>;
+  observations: Array<{ member: string; specimen: string | undefined; values: StatisticValue[] }>;
 }
 
-/** A span of the typed result as the tool shows it: each group named by its member's dotted path, each value with its unit's text. */
+/** A span of the typed result as the tool shows it: each group named by its member's dotted path (and specimen), each value with its unit's text. */
 function intervalOf(code: StatisticsResult['codes'][number], span: SpanStatistics): StatsInterval {
   const members = code.quantities?.members ?? [];
   const observations = span.groups.map((g) => {
     const member = g.member === undefined ? code.code.display : (members[g.member]?.path ?? `member ${g.member}`);
+    const specimen = g.group?.specimen;
     const values = g.values.map(({ statistic, value }) => {
       const unit = unitText(scalingOf(statistic), g.unit);
-      return { member, statistic, value, ...(unit === undefined ? {} : { unit }) };
+      return { member, ...(specimen === undefined ? {} : { specimen }), statistic, value, ...(unit === undefined ? {} : { unit }) };
     });
-    return { member, values };
+    return { member, specimen, values };
   });
   return { start: new Date(span.from).toISOString(), end: new Date(span.to).toISOString(), observations };
 }
@@ -89,7 +91,7 @@ function statisticText(v: StatisticValue): string {
 
 /** An interval's statistics as one line: each member (in each unit group) with its statistics, apart by semicolons. */
 function intervalText(i: StatsInterval): string {
-  const members = i.observations.filter((o) => o.values.length > 0).map((o) => `${o.member}: ${o.values.map(statisticText).join(', ')}`);
+  const members = i.observations.filter((o) => o.values.length > 0).map((o) => `${o.member}${o.specimen ? ` in ${o.specimen}` : ''}: ${o.values.map(statisticText).join(', ')}`);
   return `${i.start.slice(0, 10)}..${i.end.slice(0, 10)}: ${members.join('; ') || 'no readings'}`;
 }
 

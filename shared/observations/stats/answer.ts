@@ -17,34 +17,35 @@
  *   a sleep stage) is coded by its own coding only, as the reading's component of it is: the
  *   code's coding beside it would say the member is the whole reading. Its `text` names both.
  * - Nothing found: one Observation per member asked, with a count of 0 (no component when count
- *   was not asked); a code whose schema has no values, one coded as the reading.
+ *   was not asked), coded by the coding asked where that names some of its values (`99504-3`); a
+ *   code whose schema has no values, one coded as the reading.
  * - A count is dimensionless (display.ts, `countQuantity`).
  */
 import type { Code } from '../../directory/model';
 import { memberCodingOf, omhMemberSystem, type SchemaQuantities, type StandardCoding } from '../../omh/quantities';
 import { codeCoding, readingCode, toFhirObservation } from '../fhir-observation';
-import type { ValueGroup } from './day-summary';
 import { quantityOf } from './display';
 import type { CodeStatistics, GroupStatistics, SpanStatistics, StatisticsResult } from './result';
 import { scalingOf, STATISTICS, STATISTICS_SYSTEM, type Statistic } from './statistics';
 
 /**
- * The coding of member `member` in one value group (undefined: no values, a count of 0): the one
- * place the statistics take a member's coding, so a coding that depends on the unit and specimen is chosen here.
+ * The coding of member `member` in one value group (none: no values, a count of 0, coded as asked
+ * where the asked coding names some of its values): the one place the statistics take a member's
+ * coding, so a coding that depends on the unit and specimen is chosen here.
  */
-function statisticsMemberCoding(quantities: SchemaQuantities, member: number, group: ValueGroup | undefined): StandardCoding {
+function statisticsMemberCoding(quantities: SchemaQuantities, member: number, { group, coding: asked }: GroupStatistics): StandardCoding {
   // Members are only ever appended: an index past the table is a newer schema's, named by its index.
   if (quantities.members[member] === undefined) return { system: omhMemberSystem(), code: String(member), display: `member ${member}` };
   // The group's unit and specimen choose among a member's codings (a capillary glucose in mmol/L:
   // 14743-9); a group kept before groups kept the specimen has the codes of none.
-  const coding = memberCodingOf(quantities, member, group?.unit, group?.specimen);
+  const coding = asked ?? memberCodingOf(quantities, member, group?.unit, group?.specimen);
   return { system: coding.system, code: coding.code, display: coding.display };
 }
 
-/** The `code` of the statistics Observation of one group: a member's (in its unit group), or the code's own for a schema without values. */
+/** The `code` of the statistics Observation of one group: a member's (in its value group), or the code's own for a schema without values. */
 function groupCode(code: Code, quantities: SchemaQuantities | undefined, g: GroupStatistics): Record<string, unknown> {
   if (!quantities || g.member === undefined) return readingCode(code);
-  const coding = statisticsMemberCoding(quantities, g.member, g.group);
+  const coding = statisticsMemberCoding(quantities, g.member, g);
   if (g.member === quantities.principal) return { coding: [codeCoding(code), coding] };
   return { coding: [coding], text: `${code.display}: ${coding.display}` };
 }

@@ -5,12 +5,13 @@
  * assistants' tool renders its own lines and structured content from the same values.
  */
 import type { Code } from '../../directory/model';
-import type { SchemaQuantities } from '../../omh/quantities';
+import type { SchemaQuantities, StandardCoding } from '../../omh/quantities';
 import type { StoredObservation } from '../model';
 import type { ValueGroup } from './day-summary';
 import { displayUnitOf, inDisplayUnit, type DisplayUnit } from './display';
 import type { IntervalGroups, Span, StatsTarget } from './period';
 import { needsHistogram, scalingOf, sortedValues, statisticOf, type Statistic } from './statistics';
+import { namedCodings } from './targets';
 
 export interface StatisticsResult {
   /** The patient whose readings were read, when the caller may see them (a patient naming another reads none). */
@@ -35,9 +36,9 @@ export interface CodeStatistics {
 
 export interface SpanStatistics extends Span {
   /**
-   * One per member and unit group with values; when nothing was found, one per member asked
-   * (with a count of 0 when count was asked), or one without a member for a code whose readings
-   * hold no values.
+   * One per member and value group with values; when nothing was found, one per member asked (per
+   * coding asked, for a member asked by codings that follow its values), with a count of 0 when
+   * count was asked, or one without a member for a code whose readings hold no values.
    */
   groups: GroupStatistics[];
 }
@@ -45,8 +46,10 @@ export interface SpanStatistics extends Span {
 export interface GroupStatistics {
   /** Index into the schema's quantities' members; undefined: the code of a schema without values. */
   member: number | undefined;
-  /** The values' group (its unit chooses a member's coding); undefined when nothing was found. */
+  /** The values' group (its unit and specimen choose a member's coding); undefined when nothing was found. */
   group: ValueGroup | undefined;
+  /** Nothing found of a member asked by one of its codings that follow the values (`99504-3`): that coding. */
+  coding?: StandardCoding;
   /** The unit the values are shown in; undefined when nothing was found (only a count, which has none). */
   unit: DisplayUnit | undefined;
   /** One per statistic asked that the group has a value for, in the order asked. */
@@ -60,7 +63,14 @@ export function spanStatistics(quantities: SchemaQuantities | undefined, target:
     const zero = statistics.includes('count') ? [{ statistic: 'count' as const, value: 0 }] : [];
     const members = quantities ? quantities.members.map((_, i) => i).filter((i) => !target.members || target.members.has(i)) : [];
     if (!quantities || members.length === 0) return { from, to, groups: [{ member: undefined, group: undefined, unit: undefined, values: zero }] };
-    return { from, to, groups: members.map((member) => ({ member, group: undefined, unit: undefined, values: zero })) };
+    return {
+      from,
+      to,
+      groups: members.flatMap((member) => {
+        const none = { member, group: undefined, unit: undefined, values: zero };
+        return namedCodings(target, quantities, member)?.map((coding) => ({ ...none, coding })) ?? [none];
+      }),
+    };
   }
   // Groups come only from a schema's values: a span with groups has quantities.
   return { from, to, groups: span.groups.map((group) => groupStatistics(group, quantities!, statistics)) };

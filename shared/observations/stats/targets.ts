@@ -80,6 +80,12 @@ function targetsIn(table: readonly Code[], codings: readonly AskedCoding[]): Sta
 /** Whether the observation's coding follows its principal value's unit and specimen (so a coding of it names only some readings). */
 const followsValues = (schema: SchemaQuantities) => schema.codedAsPrincipal && schema.members[schema.principal!]!.variants.length > 0;
 
+/** The member's codings the target names it by, each once (a glucose asked as `99504-3`); undefined where it names all of the member's values. */
+export function namedCodings(target: StatsTarget, quantities: SchemaQuantities, member: number): StandardCoding[] | undefined {
+  const asked = target.codings?.get(member);
+  return asked && memberCodings(quantities.members[member]!).filter((coding) => asked.some((a) => matches(a, coding)));
+}
+
 /** Whether a value group is one the target names: of a member named whole, or shown with one of the codings naming some of the member's values. */
 export function namesGroup(target: StatsTarget, quantities: SchemaQuantities, group: ValueGroup): boolean {
   if (target.members && !target.members.has(group.member)) return false;

@@ -287,6 +287,11 @@ describe('a glucose sensor', () => {
     expect(text).toContain(`- 96 readings, one every 15 min; sensor active 100%; 1 days of wear; NOT enough data`);
     expect(text).toMatch(/time in ranges \(mg\/dL\): very low \(<54\) [\d.]+%, low \(54-69\)/);
     expect(text.split('\n').filter((line) => /^\d\d:00 /.test(line))).toHaveLength(24);
+    // Its statistics name the specimen that sets the sensor's readings apart from a glucometer's.
+    const statistics = await tool(await connect(world.practitioner.token), 'reading_statistics', { patientId: patient.id, readingType: 'blood-glucose', from: '2026-01-05', to: '2026-01-05', statistics: ['count'] });
+    const onTheDay = raw.filter((r) => r.at < Date.parse('2026-01-06T00:00:00Z')).length;
+    expect((statistics.structuredContent as any).intervals[0].values).toEqual([{ member: 'blood_glucose', specimen: 'interstitial fluid', statistic: 'count', value: onTheDay }]);
+    expect((statistics.content[0] as { text: string }).text).toContain(`blood_glucose in interstitial fluid: ${onTheDay} readings`);
 
     // The patient themself, in mmol/L, the older-or-high-risk targets.
     const self = await connect(patient.token);

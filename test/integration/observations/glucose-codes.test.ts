@@ -233,6 +233,13 @@ describe('$stats of a blood glucose', () => {
     expect(await statsByLoinc(`coding=${LOINC}|99504-3&period=2026-11-09/2026-11-10`)).toEqual(only('99504-3'));
     expect(await statsByLoinc(`system=${LOINC}&code=105272-9,14743-9&period=2026-11-09/2026-11-10`)).toEqual(only('14743-9', '105272-9'));
     expect(await statsByLoinc(`coding=${LOINC}|2339-0&period=2026-11-09T00:00:00Z/2026-11-09T12:00:00Z`)).toEqual(only('2339-0'));
+    // Nothing found: a count of 0, coded as asked.
+    expect(await statsByLoinc(`coding=${LOINC}|99504-3&coding=${LOINC}|14743-9&period=2026-11-11/2026-11-12`)).toEqual(
+      new Map([
+        ['14743-9 Glucose [Moles/volume] in Capillary blood by Glucometer', { count: 0 }],
+        ['99504-3 Glucose [Mass/volume] in Interstitial fluid', { count: 0 }],
+      ]),
+    );
     // With the code itself, every reading.
     expect(await statsByLoinc(`coding=${LOINC}|41653-7&code=${GLUCOSE}&period=2026-11-09/2026-11-10`)).toEqual(EVERY);
   });
