@@ -4,6 +4,7 @@
  * figures to be held to. Nothing here uses the module's digests, bands or bins.
  */
 import type { CgmReading } from '../../shared/cgm/digest';
+import type { StoredObservation } from '../../shared/observations/model';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -137,4 +138,10 @@ export function glucoseMembers(at: number, offsetMinutes: number, value: number,
     temporal_relationship_to_meal: undefined,
     temporal_relationship_to_sleep: undefined,
   };
+}
+
+/** A stored blood glucose reading whose values are lifted from its payload (as one stored before values were kept), for the statistics' value groups. */
+export function storedGlucose(value: number, unit: string, specimen: string | undefined, status: StoredObservation['status'] = 'final'): StoredObservation {
+  const body = { blood_glucose: { value, unit }, ...(specimen ? { specimen_source: specimen } : {}) };
+  return { status, data: Buffer.from(JSON.stringify({ header: { uuid: 'u' }, body })).toString('base64') } as StoredObservation;
 }

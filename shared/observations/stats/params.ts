@@ -10,7 +10,6 @@ import { invalidQuery } from '../../failures';
 import { MAX_TIME, MIN_TIME, periodRange } from '../../fhir/search/dates';
 import { badRequest } from '../../http/errors';
 import type { BoundedPeriod } from '../period';
-import type { Interval } from './period';
 import { inCodeSystemOrder, isStatistic, NOT_COMPUTED, STATISTICS, type Statistic } from './statistics';
 
 const HOUR_MS = 3_600_000;
@@ -21,6 +20,9 @@ export const MAX_HOURLY_MS = 31 * 24 * HOUR_MS;
 /** Source readings returned with `include` when no `limit` is given, and at most. */
 export const DEFAULT_SOURCE_LIMIT = 100;
 export const MAX_SOURCE_LIMIT = 1000;
+
+/** `interval`: statistics per UTC hour, day or ISO week. */
+export type Interval = 'hour' | 'day' | 'week';
 
 /** A code as asked: `code` (with `system` or none) or `coding` (`system|code`). */
 export interface AskedCoding {

@@ -13,25 +13,11 @@ import { placeOf, startBoundsOf, wholeDaysOf, type BoundedPeriod } from '../peri
 import { summaryStore } from '../store/summary-current';
 import { DAY_MS, dayOf, dayStart, mergeGroups, valueGroups, type DaySummary, type ValueGroup } from './day-summary';
 import { allReadings, rowsQuery } from './keep';
-import type { AskedCoding } from './params';
-import { namesGroup } from './targets';
-
-export type Interval = 'hour' | 'day' | 'week';
+import type { Interval } from './params';
+import { namesGroup, type StatsTarget } from './targets';
 
 /** A period or one of its intervals: half-open `[from, to)`, epoch ms. */
 export type Span = BoundedPeriod;
-
-export interface StatsTarget {
-  codeId: number;
-  schemaCode: string;
-  /** Only these members (a coding named one); all when absent. */
-  members?: ReadonlySet<number>;
-  /**
-   * Of a member whose coding follows its values' unit and specimen, only the groups shown with one
-   * of these codings (`99504-3` named a glucose sensor's mg/dL values); a member absent here, all of its groups.
-   */
-  codings?: ReadonlyMap<number, readonly AskedCoding[]>;
-}
 
 export interface IntervalGroups extends Span {
   groups: ValueGroup[];

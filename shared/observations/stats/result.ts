@@ -9,9 +9,9 @@ import type { SchemaQuantities, StandardCoding } from '../../omh/quantities';
 import type { StoredObservation } from '../model';
 import type { ValueGroup } from './day-summary';
 import { displayUnitOf, inDisplayUnit, type DisplayUnit } from './display';
-import type { IntervalGroups, Span, StatsTarget } from './period';
+import type { IntervalGroups, Span } from './period';
 import { needsHistogram, scalingOf, sortedValues, statisticOf, type Statistic } from './statistics';
-import { namedCodings } from './targets';
+import { namedCodings, type StatsTarget } from './targets';
 
 export interface StatisticsResult {
   /** The patient whose readings were read, when the caller may see them (a patient naming another reads none). */

@@ -15,7 +15,18 @@ import { memberCodingOf, memberCodings, observationCodings, SCHEMA_QUANTITIES, t
 import { allCodes, allCodesFor } from '../code-table-cache';
 import type { ValueGroup } from './day-summary';
 import type { AskedCoding } from './params';
-import type { StatsTarget } from './period';
+
+export interface StatsTarget {
+  codeId: number;
+  schemaCode: string;
+  /** Only these members (a coding named one); all when absent. */
+  members?: ReadonlySet<number>;
+  /**
+   * Of a member whose coding follows its values' unit and specimen, only the groups shown with one
+   * of these codings (`99504-3` named a glucose sensor's mg/dL values); a member absent here, all of its groups.
+   */
+  codings?: ReadonlyMap<number, readonly AskedCoding[]>;
+}
 
 const matches = (asked: AskedCoding, coding: Pick<StandardCoding, 'system' | 'code'> | undefined) =>
   coding !== undefined && coding.code === asked.code && (asked.system === undefined || asked.system === coding.system);
