@@ -52,7 +52,10 @@ function targetsIn(table: readonly Code[], codings: readonly AskedCoding[]): Sta
     const members = named.get(codeId) ?? new Map<number, AskedCoding[] | undefined>();
     named.set(codeId, members);
     if (members.has(member) && members.get(member) === undefined) return;
-    members.set(member, coding === undefined ? undefined : [...(members.get(member) ?? []), coding]);
+    if (coding === undefined) return void members.set(member, undefined);
+    const asked = members.get(member) ?? [];
+    asked.push(coding);
+    members.set(member, asked);
   };
   for (const asked of codings) {
     let found = false;
