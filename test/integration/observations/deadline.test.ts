@@ -5,6 +5,7 @@
  * complete and every reading is stored once. A batch of which nothing could start is a whole `503`.
  */
 import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RETRY_AFTER_SECONDS } from '../../../shared/http/deadline';
 import { observationStore, useObservationStore } from '../../../shared/observations/store/current';
@@ -38,18 +39,29 @@ function readings(count: number, day: number): Readings {
 const storedOf = async ({ uuids }: Readings) => (await storedRows(world.patient.id)).filter((row) => uuids.has(row.uuid));
 const postOnTime = (resources: readonly unknown[]) => call('POST', '/FHIR/R5/', { token: world.patient.token, body: batchOf(resources), timeoutMs: TIMEOUT_MS });
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits until `done` holds, asking every 100 ms; the test's hang guard bounds the wait. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await settle(100);
+}
 
 describe('a batch upload against a slow store', () => {
   it('is answered before its deadline: what was done acknowledged, the rest 503 to send again; the re-send completes it, each reading once', async () => {
     // A saturated store: one slice at a time, 200 ms each, so 40 slices need 8 s and the deadline allows 4.5.
     useObservationStore(saturated(twin, ['insert'], 200));
     const batch = readings(1000, 1);
+    // The time this process could not run (another process had the CPU, or rendering held the
+    // loop): a handler that stops starting slices in time is late by no more than that. Starting
+    // slices past the deadline is not excused: their time is timers waiting, not a stalled loop.
+    const stalled = monitorEventLoopDelay({ resolution: 10 });
+    stalled.enable();
     const started = performance.now();
     const first = await postOnTime(batch.resources);
+    const took = performance.now() - started;
+    stalled.disable();
 
     // Answered by the batch (200) before middy's last-resort 503 a second before the limit.
     expect(first.status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(TIMEOUT_MS);
+    expect(took).toBeLessThan(TIMEOUT_MS + stalled.max / 1e6);
     const statuses = statusesOf(first);
     const done = statuses.filter((s) => s === '201 Created').length;
     expect(done).toBeGreaterThan(0);
@@ -68,11 +80,12 @@ describe('a batch upload against a slow store', () => {
     ]);
     expect(left.every((e) => e.resource === undefined)).toBe(true);
 
-    // Stored: what was acknowledged, and what was not confirmed once it lands; nothing not started.
-    await settle(1500);
+    // Stored: what was acknowledged, and what was not confirmed once it lands (the slow store only
+    // delays: it lands); nothing not started. Waited for as a state, since landing takes longer on a busy machine.
+    const landed = batch.resources.length - notStarted.length;
+    await until(async () => (await storedOf(batch)).length >= landed);
     const stored = (await storedOf(batch)).length;
-    expect(stored).toBeGreaterThanOrEqual(done);
-    expect(stored).toBeLessThanOrEqual(batch.resources.length - notStarted.length);
+    expect(stored).toBe(landed);
 
     useObservationStore(twin);
     const second = await upload(world.patient.token, batch.resources);
@@ -94,7 +107,8 @@ describe('a batch upload against a slow store', () => {
     expect(unconfirmed[0].response.outcome.issue[0].diagnostics).toMatch(/^Not confirmed: .* may or may not be stored\. Send it again as it is: readings already stored are answered, not stored twice\.$/);
     expect(entries.filter((e) => e.response.status === '201 Created')).toHaveLength(75);
 
-    await settle(2000);
+    // Wait for the slice to land (6 s after it started; later on a busy machine), not for a time.
+    await until(async () => (await storedOf(batch)).length === batch.resources.length);
     useObservationStore(twin);
     const second = await upload(world.patient.token, batch.resources);
     // The slice that was not confirmed did land: its readings are found, as are the others.

@@ -1,6 +1,6 @@
 /**
  * A value search reads only the hours its day summaries leave (shared/observations/search/hours.ts):
- * a month of minute heart rates where one hour holds values above 120 is searched by reading that
+ * ten days of minute heart rates where one hour holds values above 120 is searched by reading that
  * hour's rows (counted at the observation store's port), for a page, every page and a count; a
  * day without a summary, or with one kept before the bounds were, is read whole, and its matches
  * are still found.
@@ -16,11 +16,12 @@ import { call } from '../../support/invoke';
 const pathOf = (url: string) => `${new URL(url).pathname}${new URL(url).search}`;
 
 const MONTH = Date.UTC(2025, 2, 1);
-const DAYS = 30;
+/** Ten days: enough for the summaries to rule days out, few enough to seed quickly on a busy machine. */
+const DAYS = 10;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-/** The hour whose readings are above 120: 2025-03-15, 10:00-11:00. */
-const HIGH_HOUR = MONTH + 14 * 24 * HOUR + 10 * HOUR;
+/** The hour whose readings are above 120: 2025-03-05, 10:00-11:00. */
+const HIGH_HOUR = MONTH + 4 * 24 * HOUR + 10 * HOUR;
 
 let world: ObservationWorld;
 
@@ -71,8 +72,8 @@ afterEach(() => {
 
 const MONTH_END = MONTH + DAYS * 24 * HOUR;
 /**
- * Whether a read reaches no minute of the month but the high hour: it reads within that hour, or
- * only before or after the month (days without summaries are read, and hold nothing here), or
+ * Whether a read reaches no minute of the ten days but the high hour: it reads within that hour, or
+ * only before or after the ten days (days without summaries are read, and hold nothing here), or
  * only undated readings.
  */
 const onlyTheHour = (q: ReadingsQuery) => {
@@ -89,7 +90,7 @@ beforeAll(async () => {
 
 const query = () => `patient=${world.patient.id}&code=omh:heart-rate:2.0&value-quantity=gt120`;
 
-describe('a value search over a month of minute heart rates', () => {
+describe('a value search over ten days of minute heart rates', () => {
   it("reads the one hour that holds values above 120, and only that hour's rows", async () => {
     const reads = recordReads();
     const res = await search(world.practitioner.token, `${query()}&_count=100`);
@@ -137,7 +138,7 @@ describe('a value search over a month of minute heart rates', () => {
     let boundsReads = 0;
     useSummaryStore({ ...inner, bounds: async (...args) => ((boundsReads += 1), inner.bounds(...args)) });
     restore.push(() => useSummaryStore(inner));
-    const day = '2025-03-15';
+    const day = '2025-03-05';
     const [first, second] = await allPages(world.practitioner.token, `${query()}&date=${day}&_count=30`);
     expect(boundsReads).toBe(1);
     const next = new URL((first!.json.link as Array<{ relation: string; url: string }>).find((l) => l.relation === 'next')!.url);
@@ -154,7 +155,7 @@ describe('a value search over a month of minute heart rates', () => {
       expect(matchIds(res)).toEqual(matchIds(second!));
     }
     expect(boundsReads).toBe(5);
-    // A plan that claims the whole month: read only within the day the search names.
+    // A plan that claims all ten days: read only within the day the search names.
     const cursor = JSON.parse(Buffer.from(next.searchParams.get('_cursor')!, 'base64url').toString('utf8'));
     const [patientId, codeId] = (cursor.h as number[][])[0]!;
     const reads = recordReads();
@@ -176,19 +177,19 @@ describe('a value search over a month of minute heart rates', () => {
   });
 
   it('reads a day kept before the bounds were, or without a summary, whole, and finds its matches', async () => {
-    // The day after the month, uploaded while summaries are not kept (a store not yet migrated).
+    // The day after the ten days, uploaded while summaries are not kept (a store not yet migrated).
     const inner = summaryStore();
     useSummaryStore({ ...inner, keep: async () => false });
     await uploadAll([MONTH + DAYS * 24 * HOUR + 5 * HOUR], 150);
-    // And 2025-03-20's summary as one kept before the bounds were.
-    const stale = '2025-03-20';
+    // And 2025-03-08's summary as one kept before the bounds were.
+    const stale = '2025-03-08';
     const hiding: SummaryStore = { ...inner, bounds: async (...args) => (await inner.bounds(...args)).map((d) => (d.day === stale ? { day: d.day, bounds: undefined } : d)) };
     useSummaryStore(hiding);
     restore.push(() => useSummaryStore(inner));
     const reads = recordReads();
     const res = await search(world.practitioner.token, `${query()}&_count=100`);
     expect(matchIds(res)).toHaveLength(61);
-    // The high hour, 2025-03-20 whole, and the day without a summary (its one reading): only matches come back.
+    // The high hour, 2025-03-08 whole, and the day without a summary (its one reading): only matches come back.
     expect(reads.rows()).toBe(61);
     const stale20 = Date.parse(stale);
     expect(reads.queries.some((q) => (q.time?.from ?? Infinity) <= stale20 && (q.time?.to ?? -Infinity) >= stale20 + 24 * HOUR - 1)).toBe(true);
