@@ -20,8 +20,9 @@
  *   ranges and the code in the patient's code set, by BatchWriteItem) and each day's summary is the
  *   domain's `summariseDay` of that day's readings (the digest included), kept through the summary
  *   store, as the upload recomputes a day from its stored rows;
- * - before measuring, participant 2's stored day summaries and edge-day readings are compared with
- *   participant 1's (all but the patient and the ids): the bench stops if they differ.
+ * - before measuring, participant 2's stored day summaries (each day of the trace) and readings of
+ *   its last 24 hours, as the store reads them back, are compared with participant 1's (all but the
+ *   patient, the ids and the time of storing): the bench stops if they differ.
  *
  * Then, through the handler (the answer as API Gateway receives it), `BENCH_STUDY_CALLS` (5) calls
  * as a practitioner of the study's organization after one warm-up: p50 and p99, and the DynamoDB
