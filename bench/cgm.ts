@@ -20,6 +20,7 @@ import { startRuntime } from '../local/runtime';
 import type { Id } from '../shared/directory/model';
 import { summariseReadings } from '../shared/cgm/metrics';
 import { dateTimeAt } from '../shared/cgm/time-of-day';
+import type { GlucoseUnit } from '../shared/cgm/units';
 import { zoneClock } from '../shared/cgm/zones';
 import { sensorReadingsOf } from '../shared/observations/cgm/readings';
 import { resolvePeriod } from '../shared/observations/cgm/request';
@@ -30,7 +31,7 @@ import { dynamo } from '../shared/store/clients';
 import { answer, postBatch, world, type World } from './observation-world';
 import { median, percentile, printTable, timeOnce } from './table';
 
-const GLUCOSE = 'omh:blood-glucose:4.0';
+export const GLUCOSE = 'omh:blood-glucose:4.0';
 const DAYS = Number(process.env.BENCH_CGM_DAYS ?? 90);
 const CALLS = Number(process.env.BENCH_CGM_CALLS ?? 50);
 const EVERY_MINUTES = 5;
@@ -40,43 +41,56 @@ const DAY = 1440 * MINUTE;
 const ZONE = 'America/Los_Angeles';
 
 /** A sensor's level: fasting about 95 mg/dL, rising after three meals, lower at night, with noise (whole mg/dL, as sensors report). */
-function level(localMinute: number, i: number): number {
+export function level(localMinute: number, i: number): number {
   const meal = (at: number) => 90 * Math.exp(-(((localMinute - at - 60) / 50) ** 2));
   const night = localMinute < 360 ? -20 * Math.sin((Math.PI * localMinute) / 360) : 0;
   return Math.max(40, Math.round(95 + meal(7 * 60) + meal(12.5 * 60) + meal(19 * 60) + night + ((i * 7919) % 21) - 10));
 }
 
+/** The minute of the local day of an instant on a clock `offsetMinutes` from UTC. */
+export const localMinuteOf = (at: number, offsetMinutes: number): number => Math.floor((((at + offsetMinutes * MINUTE) % DAY) + DAY) % DAY / MINUTE);
+
+/** A sensor reading's payload (base64 JSON, as `valueAttachment.data`): `value` in `unit` at `at`, written on the clock `offsetMinutes` from UTC. */
+export function sensorPayload(at: number, offsetMinutes: number, value: number, unit: GlucoseUnit = 'mg/dL'): string {
+  return encodePayload(
+    samplePayload(GLUCOSE, {
+      uuid: randomUUID(),
+      members: {
+        blood_glucose: { value, unit },
+        effective_time_frame: { date_time: dateTimeAt(at, offsetMinutes) },
+        specimen_source: 'interstitial fluid',
+        temporal_relationship_to_meal: undefined,
+        temporal_relationship_to_sleep: undefined,
+      },
+    }),
+  );
+}
+
 function sensorReading(w: World, patientId: Id, at: number, offsetMinutes: number, i: number) {
-  const localMinute = Math.floor((((at + offsetMinutes * MINUTE) % DAY) + DAY) % DAY / MINUTE);
-  const payload = samplePayload(GLUCOSE, {
-    uuid: randomUUID(),
-    members: {
-      blood_glucose: { value: level(localMinute, i), unit: 'mg/dL' },
-      effective_time_frame: { date_time: dateTimeAt(at, offsetMinutes) },
-      specimen_source: 'interstitial fluid',
-      temporal_relationship_to_meal: undefined,
-      temporal_relationship_to_sleep: undefined,
-    },
-  });
   return {
     resourceType: 'Observation',
     status: 'final',
     code: { coding: [{ system: 'https://w3id.org/openmhealth', code: GLUCOSE }] },
     subject: { reference: `Patient/${patientId}` },
     device: { reference: `Device/${w.device}` },
-    valueAttachment: { contentType: 'application/json', data: encodePayload(payload) },
+    valueAttachment: { contentType: 'application/json', data: sensorPayload(at, offsetMinutes, level(localMinuteOf(at, offsetMinutes), i)) },
   };
 }
 
 /** The DynamoDB requests (by command) and items returned while `op` runs. */
-interface Reads {
+export interface Reads {
   requests: number;
   items: number;
   commands: Map<string, number>;
 }
 let meter: Reads | undefined;
-function installMeter(): void {
-  dynamo().middlewareStack.add(
+const metering = new WeakSet<object>();
+/** Counts what the store client sends while `metered` runs (once per client: a second bench of the same process shares it). */
+export function installMeter(): void {
+  const client = dynamo();
+  if (metering.has(client)) return;
+  metering.add(client);
+  client.middlewareStack.add(
     (next, context) => async (args) => {
       const out = await next(args);
       if (meter) {
@@ -92,7 +106,7 @@ function installMeter(): void {
   );
 }
 
-async function metered(op: () => Promise<unknown>): Promise<Reads> {
+export async function metered(op: () => Promise<unknown>): Promise<Reads> {
   meter = { requests: 0, items: 0, commands: new Map() };
   try {
     await op();

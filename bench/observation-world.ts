@@ -173,33 +173,19 @@ async function writeAsStored(patientId: Id, readings: readonly StoredObservation
   await dynamo().send(new UpdateCommand({ TableName: config().observationsTable, Key: blockKeys.span(patientId), UpdateExpression: 'ADD codes :codes', ExpressionAttributeValues: { ':codes': codes } }));
 }
 
+/** What the upload path keeps of a reading whose payload (base64 JSON, as `valueAttachment.data`) is `data`: its uuid, effective time and lifted values (`native-entry.ts`). */
+export function storedReadingOf(fields: Pick<StoredObservation, 'id' | 'patientId' | 'codeId' | 'deviceId' | 'data' | 'lastUpdated'>, schemaCode: string): StoredObservation {
+  const payload = JSON.parse(Buffer.from(fields.data, 'base64').toString('utf8'));
+  return { ...fields, status: 'final', identifiers: [], uuid: payload.header.uuid, effective: liftEffectiveTime(payload.body), values: keptValues(schemaCode, payload.body) };
+}
+
 /**
- * `count` heart-rate readings of a patient a minute apart from 2024-01-01, written as the store
- * keeps them (`writeAsStored`), and the day summaries of those readings kept through the summary
- * store (the domain's `summariseDay`, as an upload keeps them): what the export benches read and
- * what `$stats` and the counts find, without the upload's per-batch work. Returns the readings.
+ * Readings of one patient and one code written as the store keeps them (`writeAsStored`), and the
+ * summaries of their days kept through the summary store, each the domain's `summariseDay` of the
+ * day's readings (with a glucose sensor's digest), as an upload keeps them after its rows are
+ * written (`keepDaySummaries` recomputes a day from its stored rows: these same readings).
  */
-export async function storeRawReadings(w: World, patientId: Id, count: number): Promise<StoredObservation[]> {
-  const hr = w.codes.find((c) => c.code === HR)!;
-  const lastUpdated = new Date(Date.now() - 60_000).toISOString();
-  const ids = await observationStore().newIds(count);
-  const readings: StoredObservation[] = ids.map((id, i) => {
-    const attachment = sampleAttachment(HR, { at: Date.UTC(2024, 0, 1) + i * 60_000, form: 'date_time' });
-    const payload = JSON.parse(Buffer.from(attachment.data, 'base64').toString('utf8'));
-    return {
-      id,
-      patientId,
-      codeId: hr.id,
-      deviceId: w.device,
-      status: 'final',
-      identifiers: [],
-      data: attachment.data,
-      uuid: payload.header.uuid,
-      effective: liftEffectiveTime(payload.body),
-      values: keptValues(HR, payload.body),
-      lastUpdated,
-    };
-  });
+export async function keepAsStored(patientId: Id, schemaCode: string, readings: readonly StoredObservation[]): Promise<void> {
   await writeAsStored(patientId, readings);
   const days = new Map<string, StoredObservation[]>();
   for (const o of readings) {
@@ -207,6 +193,21 @@ export async function storeRawReadings(w: World, patientId: Id, count: number): 
     if (!days.has(day)) days.set(day, []);
     days.get(day)!.push(o);
   }
-  for (const [day, rows] of days) await summaryStore().keep(summariseDay({ patientId, codeId: hr.id, day }, rows, HR), 'from-more-readings');
+  for (const [day, rows] of days) await summaryStore().keep(summariseDay({ patientId, codeId: rows[0]!.codeId, day }, rows, schemaCode), 'from-more-readings');
+}
+
+/**
+ * `count` heart-rate readings of a patient a minute apart from 2024-01-01, kept as an upload keeps
+ * them (`keepAsStored`): what the export benches read and what `$stats` and the counts find,
+ * without the upload's per-batch work. Returns the readings.
+ */
+export async function storeRawReadings(w: World, patientId: Id, count: number): Promise<StoredObservation[]> {
+  const hr = w.codes.find((c) => c.code === HR)!;
+  const lastUpdated = new Date(Date.now() - 60_000).toISOString();
+  const ids = await observationStore().newIds(count);
+  const readings = ids.map((id, i) =>
+    storedReadingOf({ id, patientId, codeId: hr.id, deviceId: w.device, data: sampleAttachment(HR, { at: Date.UTC(2024, 0, 1) + i * 60_000, form: 'date_time' }).data, lastUpdated }, HR),
+  );
+  await keepAsStored(patientId, HR, readings);
   return readings;
 }

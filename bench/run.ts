@@ -6,6 +6,7 @@
 import { auxiliaryBench } from './auxiliary';
 import { cgmBench } from './cgm';
 import { cgmReportBench } from './cgm-report';
+import { cgmStudyBench } from './cgm-study';
 import { coldStart } from './cold-start';
 import { compareBench } from './compare';
 import { earlyReadBench } from './early-read';
@@ -51,6 +52,7 @@ const BENCHMARKS: ReadonlyMap<string, () => Promise<void>> = new Map([
   ['npm-start', npmStartBench],
   ['fuzz', fuzzBench],
   ['cgm-report', cgmReportBench],
+  ['cgm-study', cgmStudyBench],
 ]);
 
 async function main() {

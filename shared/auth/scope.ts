@@ -110,6 +110,11 @@ function sharesOrganization(caller: PractitionerCaller, patient: Patient, minimu
   return patient.organizationIds.some((org) => (minimum ? roleAtLeast(caller.roles.get(org), minimum) : caller.roles.has(org)));
 }
 
+/** A patient sees the studies they are enrolled in; a practitioner those of their organizations. */
+function studyVisible(caller: Caller, study: Study, self: Patient | undefined): boolean {
+  return isPatient(caller) ? (self?.studyIds ?? []).includes(study.id) : caller.roles.has(study.organizationId);
+}
+
 function canSeePatient(caller: Caller, patient: Patient): boolean {
   return isPatient(caller) ? patient.id === caller.patientId : sharesOrganization(caller, patient);
 }
@@ -183,9 +188,7 @@ async function resolve(caller: Caller, filter: ScopeFilter, self: Patient | unde
   const studyValues = list(filter.study);
   if (studyValues.length > 0) {
     const ids = studyValues.map((v) => referenceId(v, 'Group'));
-    const visible = (await getStudies(known(ids))).filter((s) =>
-      isPatient(caller) ? (self?.studyIds ?? []).includes(s.id) : caller.roles.has(s.organizationId),
-    );
+    const visible = (await getStudies(known(ids))).filter((s) => studyVisible(caller, s, self));
     out.studies = reachable(caller, ids, visible, 'study');
   }
   return out;
@@ -193,9 +196,15 @@ async function resolve(caller: Caller, filter: ScopeFilter, self: Patient | unde
 
 // --- patients ------------------------------------------------------------------------------------------
 
+/** Each study's enrolled patients, read once for a scope (its members and its codes' patients both need them); none for a patient caller, who sees only themself. */
+async function enrolmentsOf(caller: Caller, studies: readonly Study[]): Promise<Map<Id, Id[]>> {
+  if (isPatient(caller)) return new Map();
+  return new Map(await Promise.all(studies.map(async (s) => [s.id, await listStudyPatientIds(s.id)] as const)));
+}
+
 /** Enrolled patients of a study who are (still) members of its organization. */
-async function studyMembers(study: Study): Promise<Id[]> {
-  return directoryStore().organizations.membersAmong(study.organizationId, await listStudyPatientIds(study.id));
+async function studyMembers(study: Study, enrolled: readonly Id[]): Promise<Id[]> {
+  return directoryStore().organizations.membersAmong(study.organizationId, enrolled);
 }
 
 /**
@@ -204,8 +213,24 @@ async function studyMembers(study: Study): Promise<Id[]> {
  */
 export async function patientScope(caller: Caller, filter: ScopeFilter = {}): Promise<PatientScope> {
   const self = await selfRecord(caller);
-  const resolved = await resolve(caller, filter, self);
+  return scopeOf(caller, await resolve(caller, filter, self), self);
+}
+
+/**
+ * A study the caller may read (else 404, as `assertCanReadStudy`) and `patientScope` with that
+ * study: its participants and the codes it requests of each, the study and the caller's own record
+ * read once for both.
+ */
+export async function assertCanReadStudyScope(caller: Caller, studyId: Id): Promise<{ study: Study; scope: PatientScope }> {
+  const [study, self] = await Promise.all([getStudy(studyId), selfRecord(caller)]);
+  if (!study || !studyVisible(caller, study, self)) throw notFound(`Group ${studyId} not found.`);
+  return { study, scope: await scopeOf(caller, { studies: [study] }, self) };
+}
+
+/** The patients a resolved filter leaves the caller (`patientScope`'s rule). */
+async function scopeOf(caller: Caller, resolved: Resolved, self: Patient | undefined): Promise<PatientScope> {
   const sets: Set<Id>[] = [];
+  const enrolments = await enrolmentsOf(caller, resolved.studies ?? []);
   if (resolved.patients) sets.push(new Set(resolved.patients.map((p) => p.id)));
   if (isPatient(caller)) {
     // `resolve` kept only the patient's own organizations and studies: any left include the patient.
@@ -217,7 +242,7 @@ export async function patientScope(caller: Caller, filter: ScopeFilter = {}): Pr
       const lists = await Promise.all([...resolved.organizationIds].map(listPatientIdsOfOrganization));
       sets.push(new Set(lists.flat()));
     }
-    if (resolved.studies) sets.push(new Set((await Promise.all(resolved.studies.map(studyMembers))).flat()));
+    if (resolved.studies) sets.push(new Set((await Promise.all(resolved.studies.map((s) => studyMembers(s, enrolments.get(s.id) ?? [])))).flat()));
     if (sets.length === 0) {
       const lists = await Promise.all([...caller.roles.keys()].map(listPatientIdsOfOrganization));
       sets.push(new Set(lists.flat()));
@@ -225,14 +250,14 @@ export async function patientScope(caller: Caller, filter: ScopeFilter = {}): Pr
   }
   const patientIds = sorted(sets.reduce((acc, s) => intersect(acc, s)));
   if (!resolved.studies) return { patientIds };
-  return { patientIds, codesByPatient: await studyCodesByPatient(caller, resolved.studies, patientIds, self) };
+  return { patientIds, codesByPatient: await studyCodesByPatient(caller, resolved.studies, enrolments, patientIds, self) };
 }
 
-async function studyCodesByPatient(caller: Caller, studies: readonly Study[], patientIds: readonly Id[], self: Patient | undefined): Promise<Map<Id, CodeRef[]>> {
+async function studyCodesByPatient(caller: Caller, studies: readonly Study[], enrolments: ReadonlyMap<Id, readonly Id[]>, patientIds: readonly Id[], self: Patient | undefined): Promise<Map<Id, CodeRef[]>> {
   const perStudy = await Promise.all(
     studies.map(async (s) => ({
       codes: await listStudyCodes(s.id),
-      patients: new Set(isPatient(caller) ? (self?.studyIds.includes(s.id) ? [self.id] : []) : await listStudyPatientIds(s.id)),
+      patients: new Set(isPatient(caller) ? (self?.studyIds.includes(s.id) ? [self.id] : []) : (enrolments.get(s.id) ?? [])),
     })),
   );
   const out = new Map<Id, CodeRef[]>();
@@ -358,10 +383,8 @@ export async function practitionerScope(caller: Caller, filter: ScopeFilter = {}
 }
 
 export async function assertCanReadStudy(caller: Caller, studyId: Id): Promise<Study> {
-  const study = await getStudy(studyId);
-  const self = await selfRecord(caller);
-  const visible = study && (isPatient(caller) ? (self?.studyIds ?? []).includes(study.id) : caller.roles.has(study.organizationId));
-  if (!visible) throw notFound(`Group ${studyId} not found.`);
+  const [study, self] = await Promise.all([getStudy(studyId), selfRecord(caller)]);
+  if (!study || !studyVisible(caller, study, self)) throw notFound(`Group ${studyId} not found.`);
   return study;
 }
 

@@ -40,11 +40,17 @@ export interface DigestSources {
 /** The digest of the code's sensor readings over the period, and what it was made from. */
 export async function periodDigest(patientId: number, code: SensorCode, period: BoundedPeriod): Promise<{ digest: CgmPeriodDigest; sources: DigestSources }> {
   const whole = wholeDaysOf(startBoundsOf(period));
-  const kept = whole.start < whole.end ? await summaryStore().digests(patientId, code.codeId, { from: dayOf(whole.start), to: dayOf(whole.end - 1) }) : [];
+  const readSpan = (s: BoundedPeriod) => allReadings(rowsQuery(patientId, code.codeId, s));
+  const edges: BoundedPeriod[] = whole.start < whole.end ? [{ from: period.from, to: whole.start }, { from: whole.end, to: period.to }] : [period];
+  // The edges' readings are read beside the whole days' digests (one round trip, not two); a day
+  // without a usable digest is known only from them, so its readings come after.
+  const [kept, edgeRows] = await Promise.all([
+    whole.start < whole.end ? summaryStore().digests(patientId, code.codeId, { from: dayOf(whole.start), to: dayOf(whole.end - 1) }) : [],
+    Promise.all(edges.filter((s) => s.from < s.to).map(readSpan)),
+  ]);
   const usable = kept.flatMap((d) => (typeof d.digest === 'object' ? [d.digest] : []));
-  const readSpans: BoundedPeriod[] = whole.start < whole.end ? [{ from: period.from, to: whole.start }, { from: whole.end, to: period.to }] : [period];
-  for (const d of kept) if (typeof d.digest !== 'object') readSpans.push({ from: dayStart(d.day), to: dayStart(d.day) + MS_PER_DAY });
-  const read = await Promise.all(readSpans.filter((s) => s.from < s.to).map((s) => allReadings(rowsQuery(patientId, code.codeId, s))));
+  const undigested = kept.flatMap((d) => (typeof d.digest === 'object' ? [] : [{ from: dayStart(d.day), to: dayStart(d.day) + MS_PER_DAY }]));
+  const read = [...edgeRows, ...(await Promise.all(undigested.map(readSpan)))];
   const digests: CgmDayDigest[] = read.map((rows) => digestOf(sensorReadingsOf(rows, code.schemaCode)));
   return {
     digest: mergeDigests([...usable, ...digests]),

@@ -1,10 +1,11 @@
 /**
  * A study's CGM table (docs/cgm.md#a-study-groupidcgm-summary): for each patient the study reaches
  * (its enrolled patients still in its organization, as every study read scopes them: `patientScope`
- * with the study) whose study requests blood glucose, the same summary `$cgm-summary` answers for
- * them alone, over one period. Each row is made as the patient's own is (operation.ts): the whole
- * days from the day summaries' digests, the partial edge days from their readings, so the work is a
- * few key reads per patient, side by side, whatever the readings.
+ * with the study, here read with the check that the caller may read it, `assertCanReadStudyScope`,
+ * so the study is read once) whose study requests blood glucose, the same summary `$cgm-summary`
+ * answers for them alone, over one period. Each row is made as the patient's own is (operation.ts):
+ * the whole days from the day summaries' digests, the partial edge days from their readings, so the
+ * work is a few key reads per patient, side by side, whatever the readings.
  *
  * A practitioner of the study's organization (or a backend service) gets every participant; a patient
  * enrolled in the study gets their own row only, as a study search shows them; anyone else a 404, as
@@ -12,7 +13,7 @@
  */
 import pMap from 'p-map';
 import type { Caller } from '../../auth/caller';
-import { assertCanReadStudy, patientScope } from '../../auth/scope';
+import { assertCanReadStudyScope } from '../../auth/scope';
 import { summaryOf, type CgmSummary } from '../../cgm/metrics';
 import type { GlucoseUnit } from '../../cgm/units';
 import type { Clock } from '../../cgm/zones';
@@ -37,8 +38,7 @@ export type StudyCgmRequest = Omit<CgmRequest, 'subject'>;
 
 export async function studyGlucoseSummary(caller: Caller, studyId: Id, request: StudyCgmRequest, now = Date.now()): Promise<StudyCgmResult> {
   const { period, clock } = resolvePeriod(request, now);
-  await assertCanReadStudy(caller, studyId);
-  const [scope, code] = await Promise.all([patientScope(caller, { study: studyId }), sensorCode()]);
+  const [{ scope }, code] = await Promise.all([assertCanReadStudyScope(caller, studyId), sensorCode()]);
   const targets = targetsOf(request);
   const participants = code ? scope.patientIds.filter((id) => (scope.codesByPatient?.get(id) ?? []).some((c) => c.id === code.codeId)) : [];
   const rows = await pMap(

@@ -16,6 +16,7 @@ import {
   assertCanReadPatient,
   assertCanReadPractitioner,
   assertCanReadStudy,
+  assertCanReadStudyScope,
   assertCanUseFhirSource,
   assertCanWriteForPatient,
   dataSourceScope,
@@ -257,6 +258,17 @@ describe('Group (studies)', () => {
 
   it('single reads', async () => {
     await expectReads(assertCanReadStudy, [['p1', sA.id], ['drA', sA2.id]], [['p1', sB.id], ['drA', sB.id], ['drA', sC.id], ['drA', 987654]]);
+  });
+
+  it('a study read with its scope: the same reads, and the scope `patientScope` gives with the study', async () => {
+    const withScope = (caller: Caller, id: number) => assertCanReadStudyScope(caller, id).then((r) => r.study);
+    await expectReads(withScope, [['p1', sA.id], ['drA', sA2.id]], [['p1', sB.id], ['drA', sB.id], ['drA', sC.id], ['drA', 987654]]);
+    for (const [who, study] of [['drA', sA], ['drA', sA2], ['drB', sB], ['p1', sA], ['p3', sB]] as const) {
+      const { scope } = await assertCanReadStudyScope(as[who]!, study.id);
+      expect(scope, `${who} in ${study.name}`).toEqual(await patientScope(as[who]!, { study: study.id }));
+      expect(scope.patientIds.length, `${who} in ${study.name}`).toBeGreaterThan(0);
+    }
+    expect((await assertCanReadStudyScope(as.drA!, sA.id)).scope.codesByPatient?.get(p3.id)?.map((c) => c.id)).toEqual(ids(hr, bp));
   });
 });
 
