@@ -222,8 +222,7 @@ export async function patientScope(caller: Caller, filter: ScopeFilter = {}): Pr
  * read once for both.
  */
 export async function assertCanReadStudyScope(caller: Caller, studyId: Id): Promise<{ study: Study; scope: PatientScope }> {
-  const [study, self] = await Promise.all([getStudy(studyId), selfRecord(caller)]);
-  if (!study || !studyVisible(caller, study, self)) throw notFound(`Group ${studyId} not found.`);
+  const { study, self } = await readableStudy(caller, studyId);
   return { study, scope: await scopeOf(caller, { studies: [study] }, self) };
 }
 
@@ -382,10 +381,15 @@ export async function practitionerScope(caller: Caller, filter: ScopeFilter = {}
   return sorted(unfiltered && !isPatient(caller) ? [...members, caller.userId] : members);
 }
 
-export async function assertCanReadStudy(caller: Caller, studyId: Id): Promise<Study> {
+/** The study when the caller may read it (else 404: another's study is not there), with the caller's own record. */
+async function readableStudy(caller: Caller, studyId: Id): Promise<{ study: Study; self: Patient | undefined }> {
   const [study, self] = await Promise.all([getStudy(studyId), selfRecord(caller)]);
   if (!study || !studyVisible(caller, study, self)) throw notFound(`Group ${studyId} not found.`);
-  return study;
+  return { study, self };
+}
+
+export async function assertCanReadStudy(caller: Caller, studyId: Id): Promise<Study> {
+  return (await readableStudy(caller, studyId)).study;
 }
 
 export async function assertCanReadOrganization(caller: Caller, organizationId: Id): Promise<Organization> {
