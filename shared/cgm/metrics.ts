@@ -19,7 +19,7 @@
 import { invalidQuery } from '../failures';
 import { MS_PER_DAY, MS_PER_MINUTE } from '../omh/datetime';
 import { agpOf, type Agp } from './agp';
-import { summariseDay, type CgmPeriodDigest, type CgmReading } from './digest';
+import { summariseDay, type CgmFigures, type CgmPeriodDigest, type CgmReading } from './digest';
 import {
   BANDS, BANDS_OF, CONSENSUS_TARGETS, meets, SUFFICIENT_ACTIVE_PERCENT, SUFFICIENT_DAYS, type Band, type Target, type TargetMetric,
 } from './thresholds';
@@ -67,7 +67,8 @@ export interface GlucoseMetrics {
   targets: TargetCheck[];
 }
 
-export interface CgmSummary {
+/** A period's metrics without its profile: what the figures of a digest give (a study's row). */
+export interface CgmMetrics {
   period: CgmPeriod;
   /** The period's length in days (fractional for a period of part days). */
   periodDays: number;
@@ -80,6 +81,9 @@ export interface CgmSummary {
   sufficiency: { sufficient: boolean; shortfalls: Shortfall[] };
   /** Absent when the period holds no reading. */
   glucose?: GlucoseMetrics;
+}
+
+export interface CgmSummary extends CgmMetrics {
   agp: Agp;
 }
 
@@ -93,6 +97,11 @@ export const gmiOf = (meanMgdl: number): number => 3.31 + 0.02392 * meanMgdl;
 
 /** The summary of a period from the digest of its readings (merged from its days' digests). */
 export function summaryOf(digest: CgmPeriodDigest, options: CgmSummaryOptions): CgmSummary {
+  return { ...metricsOf(digest, options), agp: agpOf(digest) };
+}
+
+/** The metrics of a period from the figures of its readings' digest (no profile needed). */
+export function metricsOf(digest: CgmFigures, options: CgmSummaryOptions): CgmMetrics {
   const { period } = options;
   if (!(Number.isFinite(period.from) && Number.isFinite(period.to) && period.to > period.from)) throw invalidQuery('The period must end after it starts.', 'period');
   if (digest.count > 0 && (digest.first! < period.from || digest.last! >= period.to)) throw new RangeError('the digest holds readings outside the period');
@@ -115,7 +124,6 @@ export function summaryOf(digest: CgmPeriodDigest, options: CgmSummaryOptions): 
     daysOfWear: daysOfWear(digest.active, period),
     sufficiency: { sufficient: shortfalls.length === 0, shortfalls },
     ...(digest.count > 0 ? { glucose: glucoseMetrics(digest, options.targets ?? CONSENSUS_TARGETS) } : {}),
-    agp: agpOf(digest),
   };
 }
 
@@ -125,7 +133,7 @@ export function summariseReadings(readings: readonly CgmReading[], options: CgmS
   return summaryOf(summariseDay(readings.filter((r) => r.at >= from && r.at < to)), options);
 }
 
-function glucoseMetrics(digest: CgmPeriodDigest, targets: readonly Target[]): GlucoseMetrics {
+function glucoseMetrics(digest: CgmFigures, targets: readonly Target[]): GlucoseMetrics {
   const meanMgdl = digest.sum / digest.count;
   const sdMgdl = Math.sqrt(Math.max(0, digest.m2 / digest.count));
   const cvPercent = meanMgdl > 0 ? (100 * sdMgdl) / meanMgdl : 0;
@@ -148,7 +156,7 @@ function glucoseMetrics(digest: CgmPeriodDigest, targets: readonly Target[]): Gl
   };
 }
 
-function intervalOf(digest: CgmPeriodDigest, given: number | undefined): CgmSummary['interval'] {
+function intervalOf(digest: CgmFigures, given: number | undefined): CgmMetrics['interval'] {
   if (given !== undefined) {
     if (!(Number.isFinite(given) && given > 0 && given <= MAX_INTERVAL_MINUTES)) {
       throw invalidQuery(`The reading interval must be more than 0 and at most ${MAX_INTERVAL_MINUTES} minutes.`, 'interval');
@@ -166,7 +174,7 @@ function intervalOf(digest: CgmPeriodDigest, given: number | undefined): CgmSumm
 }
 
 /** The 24-hour days of the period, from its start, that hold a reading (from the quarter-hours the digest marks active). */
-function daysOfWear(active: CgmPeriodDigest['active'], period: CgmPeriod): number {
+function daysOfWear(active: CgmFigures['active'], period: CgmPeriod): number {
   const dayIndex = (ms: number) => Math.floor((ms - period.from) / MS_PER_DAY);
   let days = 0;
   /** The first day not counted yet (runs are ascending). */

@@ -9,7 +9,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DIGEST_VERSION, summariseDay as digestOf, type CgmReading } from '../../shared/cgm/digest';
+import { DIGEST_VERSION, figuresOf, summariseDay as digestOf, type CgmFigures, type CgmReading } from '../../shared/cgm/digest';
 import type { DaySummary, ValueGroup } from '../../shared/observations/stats/day-summary';
 import { DIGEST_NOT_KEPT, groupOf } from '../../shared/observations/stats/day-summary';
 import { DIGEST_BUDGET, HISTOGRAM_BUDGET } from '../../shared/observations/store/dynamo-summaries';
@@ -128,6 +128,15 @@ export function summaryStoreContract(adapters: readonly SummaryAdapter[]): void 
         { day: '2025-06-03', digest: undefined },
       ]);
       expect(await summaryStore().digests(patient, 9, { from: '2025-06-01', to: '2025-06-30' })).toEqual([]);
+      // The figures alone: the digests without their profiles, the rest as they are.
+      const figures = await summaryStore().figures(patient, 4, { from: '2025-06-01', to: '2025-06-30' });
+      expect(figures).toEqual([
+        { day: '2025-06-01', digest: figuresOf(sensor.cgm) },
+        { day: '2025-06-02', digest: figuresOf(none.cgm) },
+        { day: '2025-06-03', digest: undefined },
+      ]);
+      expect(figures[0]!.digest).not.toHaveProperty('profile');
+      expect((figures[0]!.digest as CgmFigures).count).toBe(288);
       // The statistics' reads leave them out; a digest of another version reads as none (recomputed from the readings).
       expect((await summaryStore().days(patient, 4, { from: '2025-06-01', to: '2025-06-01' }, true))[0]!.cgm).toBeUndefined();
       await summaryStore().keep({ ...summary(patient, '2025-06-04', [1]), cgm: { ...digestOf(readings), version: (DIGEST_VERSION + 1) as typeof DIGEST_VERSION } }, 'from-more-readings');
@@ -155,6 +164,7 @@ export function summaryStoreContract(adapters: readonly SummaryAdapter[]): void 
       expect(await summaryStore().keep(past, 'from-more-readings')).toBe(true);
       expect(await summaryStore().day(patient, 4, '2025-07-02')).toEqual({ ...past, cgm: DIGEST_NOT_KEPT });
       expect(await summaryStore().digests(patient, 4, { from: '2025-07-02', to: '2025-07-02' })).toEqual([{ day: '2025-07-02', digest: DIGEST_NOT_KEPT }]);
+      expect(await summaryStore().figures(patient, 4, { from: '2025-07-02', to: '2025-07-02' })).toEqual([{ day: '2025-07-02', digest: DIGEST_NOT_KEPT }]);
       expect(await summaryStore().keep({ ...past, readings: 5999 }, 'from-more-readings')).toBe(false);
     });
 

@@ -5,7 +5,8 @@
  * so the study is read once) whose study requests blood glucose, the same summary `$cgm-summary`
  * answers for them alone, over one period. Each row is made as the patient's own is (operation.ts):
  * the whole days from the day summaries' digests, the partial edge days from their readings, so the
- * work is a few key reads per patient, side by side, whatever the readings.
+ * work is a few key reads per patient, side by side, whatever the readings. A row holds metrics, not
+ * the profile, so only the digests' figures are read (`periodFigures`).
  *
  * A practitioner of the study's organization (or a backend service) gets every participant; a patient
  * enrolled in the study gets their own row only, as a study search shows them; anyone else a 404, as
@@ -14,12 +15,12 @@
 import pMap from 'p-map';
 import type { Caller } from '../../auth/caller';
 import { assertCanReadStudyScope } from '../../auth/scope';
-import { summaryOf, type CgmSummary } from '../../cgm/metrics';
+import { metricsOf, type CgmMetrics } from '../../cgm/metrics';
 import type { GlucoseUnit } from '../../cgm/units';
 import type { Clock } from '../../cgm/zones';
 import type { Id } from '../../directory/model';
 import { sensorCode } from './operation';
-import { periodDigest } from './period';
+import { periodFigures } from './period';
 import { resolvePeriod, targetsOf, type CgmRequest } from './request';
 
 /** Participants summarised at once: each is three key reads at most. */
@@ -31,7 +32,7 @@ export interface StudyCgmResult {
   clock: Clock;
   unit: GlucoseUnit;
   /** Per participant whose study requests blood glucose, in patient id order. */
-  rows: Array<{ patientId: Id; summary: CgmSummary }>;
+  rows: Array<{ patientId: Id; summary: CgmMetrics }>;
 }
 
 export type StudyCgmRequest = Omit<CgmRequest, 'subject'>;
@@ -43,7 +44,7 @@ export async function studyGlucoseSummary(caller: Caller, studyId: Id, request: 
   const participants = code ? scope.patientIds.filter((id) => (scope.codesByPatient?.get(id) ?? []).some((c) => c.id === code.codeId)) : [];
   const rows = await pMap(
     participants,
-    async (patientId) => ({ patientId, summary: summaryOf((await periodDigest(patientId, code!, period)).digest, { period, targets }) }),
+    async (patientId) => ({ patientId, summary: metricsOf((await periodFigures(patientId, code!, period)).digest, { period, targets }) }),
     { concurrency: CONCURRENCY },
   );
   return { studyId, period, clock, unit: request.unit ?? 'mg/dL', rows };

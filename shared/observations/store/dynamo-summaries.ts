@@ -14,8 +14,11 @@
  * min), about 250 characters for a day of minute heart rates; an empty list when the day holds no
  * values, absent from an item kept before the bounds were (or from a summary given without them).
  *
- * `c`: the day's CGM digest of a code whose readings may be a glucose sensor's, as JSON (about 3 KB
- * for a day of 288 readings); an empty text when it was past its bound.
+ * `c` and `p`: the day's CGM digest of a code whose readings may be a glucose sensor's, as JSON: its
+ * figures in `c` (about 200 characters) and its profile in `p` (about 3 KB for a day of 288
+ * readings), so a study's table reads the figures alone; `c` is an empty text (and `p` absent) when
+ * the digest was past its bound. An item kept before the two were apart holds the whole digest in
+ * `c` (and no `p`): both reads take it as it is.
  *
  * Bounds: an item holds at most HISTOGRAM_BUDGET characters of histograms and DIGEST_BUDGET of
  * digest (together far below DynamoDB's 400 KB item limit, and a year's Query stays small); past the
@@ -30,11 +33,11 @@ import { dynamo } from '../../store/clients';
 import { pad } from '../../store/directory-keys';
 import { queryAll } from '../../store/reads';
 import { retryWhileBusy } from '../../store/retry';
-import { DIGEST_VERSION, type CgmDayDigest } from '../../cgm/digest';
+import { DIGEST_VERSION, figuresOf, type CgmDayDigest, type CgmFigures } from '../../cgm/digest';
 import { DIGEST_NOT_KEPT, type DaySummary, type HourBounds, type ValueGroup } from '../stats/day-summary';
 import { observationKeys } from './dynamo-keys';
 import { table } from './dynamo-table';
-import type { DayBounds, DayDigest, KeepRule, SummaryStore } from './summary-port';
+import type { DayBounds, DayDigest, DayFigures, KeepRule, SummaryStore } from './summary-port';
 
 /** Characters of histogram text an item keeps at most. */
 export const HISTOGRAM_BUDGET = 64_000;
@@ -84,17 +87,36 @@ function keptHistogramTexts(groups: readonly ValueGroup[]): string[] {
   return texts;
 }
 
-/** The digest's text an item keeps: its JSON, or empty past the bound. */
-function digestText(digest: NonNullable<DaySummary['cgm']>): string {
-  const text = digest === DIGEST_NOT_KEPT ? '' : JSON.stringify(digest);
-  return text.length <= DIGEST_BUDGET ? text : '';
+/** The digest's texts an item keeps: its figures (`c`) and profile (`p`) as JSON, or an empty `c` past the bound. */
+function digestTexts(digest: NonNullable<DaySummary['cgm']>): { c: string; p?: string } {
+  if (digest === DIGEST_NOT_KEPT) return { c: '' };
+  const c = JSON.stringify(figuresOf(digest));
+  const p = JSON.stringify(digest.profile);
+  return c.length + p.length <= DIGEST_BUDGET ? { c, p } : { c: '' };
 }
 
-/** A kept digest text as the domain reads it: one of another version is no digest (recomputed from the readings). */
-function digestOf(text: string): CgmDayDigest | typeof DIGEST_NOT_KEPT | undefined {
-  if (text === '') return DIGEST_NOT_KEPT;
-  const digest = JSON.parse(text) as CgmDayDigest;
-  return digest.version === DIGEST_VERSION ? digest : undefined;
+/** Kept figures as the domain reads them: one of another version is no digest (recomputed from the readings). */
+function keptFigures(c: string): CgmFigures | typeof DIGEST_NOT_KEPT | undefined {
+  if (c === '') return DIGEST_NOT_KEPT;
+  const figures = JSON.parse(c) as CgmFigures;
+  return figures.version === DIGEST_VERSION ? figures : undefined;
+}
+
+/** A kept digest as the domain reads it: the figures with the profile beside them (or inside, as kept before they were apart). */
+function digestOf(c: string, p: unknown): CgmDayDigest | typeof DIGEST_NOT_KEPT | undefined {
+  const figures = keptFigures(c);
+  if (typeof figures !== 'object' || 'profile' in figures) return figures as CgmDayDigest | typeof DIGEST_NOT_KEPT | undefined;
+  return typeof p === 'string' ? { ...figures, profile: JSON.parse(p) as CgmDayDigest['profile'] } : undefined;
+}
+
+const figuresOfItem = (c: string): CgmFigures | typeof DIGEST_NOT_KEPT | undefined => {
+  const figures = keptFigures(c);
+  return typeof figures === 'object' ? figuresOf(figures) : figures;
+};
+
+function keptDigest(digest: NonNullable<DaySummary['cgm']>): DaySummary['cgm'] {
+  const { c, p } = digestTexts(digest);
+  return digestOf(c, p);
 }
 
 /** A summary as the table keeps it: histograms and a digest past their bounds left out (what the twin keeps too). */
@@ -102,7 +124,7 @@ export function asKept(summary: DaySummary): DaySummary {
   const texts = keptHistogramTexts(summary.groups);
   return {
     ...summary,
-    ...(summary.cgm === undefined ? {} : { cgm: digestOf(digestText(summary.cgm)) }),
+    ...(summary.cgm === undefined ? {} : { cgm: keptDigest(summary.cgm) }),
     groups: summary.groups.map((g, i) => {
       const { histogram: _histogram, ...figures } = g;
       return texts[i] ? { ...figures, histogram: new Map(g.histogram) } : figures;
@@ -152,7 +174,7 @@ export const keysOf = (item: Record<string, unknown>): { codeId: number; day: st
 function fromItem(item: Record<string, unknown>, patientId: number): DaySummary {
   const histograms = item.h as string[] | undefined;
   const bounds = item.v as string[] | undefined;
-  const cgm = typeof item.c === 'string' ? digestOf(item.c) : undefined;
+  const cgm = typeof item.c === 'string' ? digestOf(item.c, item.p) : undefined;
   return {
     patientId,
     ...keysOf(item),
@@ -175,7 +197,7 @@ async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
     g: summary.groups.map(groupText),
     h: keptHistogramTexts(summary.groups),
     ...(summary.bounds ? { v: summary.bounds.map(boundsText) } : {}),
-    ...(summary.cgm ? { c: digestText(summary.cgm) } : {}),
+    ...(summary.cgm ? digestTexts(summary.cgm) : {}),
   };
   try {
     await retryWhileBusy(() =>
@@ -189,7 +211,7 @@ async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
 }
 
 async function day(patientId: number, codeId: number, day: string): Promise<DaySummary | undefined> {
-  const [item] = await items(patientId, codeId, { from: day, to: day }, 'sk, readings, g, h, v, c');
+  const [item] = await items(patientId, codeId, { from: day, to: day }, 'sk, readings, g, h, v, c, p');
   return item && fromItem(item, patientId);
 }
 
@@ -203,7 +225,11 @@ async function bounds(patientId: number, codeId: number, range: { from: string; 
 }
 
 async function digests(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayDigest[]> {
-  return (await items(patientId, codeId, range, 'sk, c')).map((item) => ({ day: keysOf(item).day, digest: typeof item.c === 'string' ? digestOf(item.c) : undefined }));
+  return (await items(patientId, codeId, range, 'sk, c, p')).map((item) => ({ day: keysOf(item).day, digest: typeof item.c === 'string' ? digestOf(item.c, item.p) : undefined }));
+}
+
+async function figures(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayFigures[]> {
+  return (await items(patientId, codeId, range, 'sk, c')).map((item) => ({ day: keysOf(item).day, digest: typeof item.c === 'string' ? figuresOfItem(item.c) : undefined }));
 }
 
 /** The items of a code's days in the range, in day order, with these attributes. */
@@ -234,4 +260,4 @@ async function deletePatient(patientId: number): Promise<number> {
   return keys.length;
 }
 
-export const dynamoSummaryStore: SummaryStore = { keep, day, days, bounds, digests, deletePatient };
+export const dynamoSummaryStore: SummaryStore = { keep, day, days, bounds, digests, figures, deletePatient };

@@ -3,7 +3,9 @@
  * tables, held to the same behaviour by test/contract/summary-store.ts. It keeps what the table
  * keeps (histograms past the item's bound left out, `asKept`) under the same rule.
  */
+import { figuresOf } from '../../cgm/digest';
 import { copy, holding, innerMap, nestedEntries } from '../../store/memory';
+import { DIGEST_NOT_KEPT } from '../stats/day-summary';
 import type { DaySummary } from '../stats/day-summary';
 import { asKept } from './dynamo-summaries';
 import type { SummaryStore } from './summary-port';
@@ -32,6 +34,8 @@ export function memorySummaryStore(): SummaryStore {
     days: async (patientId, codeId, range, histograms) => codeDays(patientId, codeId, range).map((s) => withoutBounds(histograms ? copy(s) : withoutHistograms(copy(s)))),
     bounds: async (patientId, codeId, range) => codeDays(patientId, codeId, range).map((s) => ({ day: s.day, bounds: s.bounds && copy(s.bounds) })),
     digests: async (patientId, codeId, range) => codeDays(patientId, codeId, range).map((s) => ({ day: s.day, digest: s.cgm && copy(s.cgm) })),
+    figures: async (patientId, codeId, range) =>
+      codeDays(patientId, codeId, range).map((s) => ({ day: s.day, digest: s.cgm === undefined || s.cgm === DIGEST_NOT_KEPT ? s.cgm : figuresOf(copy(s.cgm)) })),
     deletePatient: async (patientId) => {
       const removed = byPatient.get(patientId)?.size ?? 0;
       byPatient.delete(patientId);

@@ -9,7 +9,8 @@
  * ever added, so a summary computed from more readings is the later one, and is never replaced by
  * one computed from fewer.
  */
-import type { DaySummary, HourBounds } from '../stats/day-summary';
+import type { CgmFigures } from '../../cgm/digest';
+import type { DaySummary, DIGEST_NOT_KEPT, HourBounds } from '../stats/day-summary';
 
 /** A kept day's value bounds by hour: undefined when its summary was kept before bounds were. */
 export interface DayBounds {
@@ -21,6 +22,12 @@ export interface DayBounds {
 export interface DayDigest {
   day: string;
   digest: DaySummary['cgm'];
+}
+
+/** A kept day's CGM digest without its profile (`figuresOf`), as `DayDigest`. */
+export interface DayFigures {
+  day: string;
+  digest: CgmFigures | typeof DIGEST_NOT_KEPT | undefined;
 }
 
 /**
@@ -49,6 +56,8 @@ export interface SummaryStore {
   bounds(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayBounds[]>;
   /** The CGM digests of the kept days of a code from `from` to `to` (inclusive), in day order: a CGM period's days. */
   digests(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayDigest[]>;
+  /** As `digests`, without their profiles: a study's table needs no profile, and the profile is most of a digest. */
+  figures(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayFigures[]>;
   /** Removes every summary of the patient; returns how many. */
   deletePatient(patientId: number): Promise<number>;
 }

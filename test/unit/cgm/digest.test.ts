@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AGP_PERCENTILES } from '../../../shared/cgm/agp';
-import { emptyDigest, mergeDigests, summariseDay, type CgmReading } from '../../../shared/cgm/digest';
+import { emptyDigest, figuresOf, mergeDigests, mergeFigures, summariseDay, type CgmReading } from '../../../shared/cgm/digest';
 import { summariseReadings, summaryOf, type CgmSummary } from '../../../shared/cgm/metrics';
 import { mgdlOf } from '../../../shared/cgm/units';
 import {
@@ -55,6 +55,15 @@ describe('merging digests', () => {
     expect({ ...merged, m2: 0 }).toEqual({ ...whole, m2: 0 });
     expect(merged.m2).toBeCloseTo(whole.m2, 6);
     expect(merged.gaps).toEqual([[300, readings.length - 1]]);
+  });
+
+  it('merges figures alone as it merges the digests, profile left out', () => {
+    const figures = mergeFigures([days[1]!, days[3]!, days[0]!, days[2]!].map(figuresOf));
+    const whole = figuresOf(mergeDigests(days));
+    expect(figures).not.toHaveProperty('profile');
+    expect({ ...figures, m2: 0 }).toEqual({ ...whole, m2: 0 });
+    expect(figures.m2).toBeCloseTo(whole.m2, 6);
+    expect(mergeFigures([])).toEqual(figuresOf(emptyDigest()));
   });
 
   it('merges merged digests again', () => {
