@@ -5,19 +5,24 @@
  *   invitation kept in this tab for a service token (held in memory only), reads the patient's
  *   `$cgm-report` for the last 14 days and shows the targets, the figures, whether the data suffice,
  *   the AGP drawn as SVG and a link to download the PDF; a patient without readings gets one sentence;
+ * - a unit switch reads the report again in mmol/L or mg/dL (figures, AGP and PDF), the choice
+ *   remembered in this tab;
  * - "Send to my hospital" keeps the report Bundle the patient sees in this tab and starts a SMART
- *   launch with the CGM guide's write scopes at the configured hospital or the one chosen in the
- *   picker; the hospital sends the patient back to the callback page (the one redirect URI
- *   registered), which forwards here, and this page finishes the launch and sends that Bundle
- *   (send.ts), then lists each record with the hospital's answer.
+ *   launch with the CGM guide's write scopes at the configured hospital, at a hospital the patient
+ *   has connected (their FHIR Sources), or at the one chosen in the picker; the hospital sends the
+ *   patient back to the callback page (the one redirect URI registered), which forwards here, and
+ *   this page finishes the launch and sends that Bundle (send.ts), then lists each record with the
+ *   hospital's answer.
  */
 import FHIR from 'fhirclient';
 import type Client from 'fhirclient/lib/Client';
 import { BIN_MINUTES } from '../../shared/cgm/time-of-day';
-import { agpChart } from '../../shared/portal/agp-chart';
+import { GLUCOSE_UNITS, type GlucoseUnit } from '../../shared/cgm/units';
+import { agpChart, targetRangeWords } from '../../shared/portal/agp-chart';
 import { hospitalWrites, submissionEntries, type SubmissionEntry } from '../../shared/portal/cgm-submission';
-import { cgmView, loincOf, NO_READINGS, type CgmView } from '../../shared/portal/cgm-view';
-import { SEND_SCOPES, type PortalConfig } from '../../shared/portal/config';
+import { cgmView, DEFAULT_UNIT, loincOf, NO_READINGS, type CgmView } from '../../shared/portal/cgm-view';
+import { PORTAL_GLUCOSE_PATH, SEND_SCOPES, type PortalConfig } from '../../shared/portal/config';
+import { sameServer, type ConnectedHospital } from '../../shared/portal/connected-hospitals';
 import { parseInvitationCode } from '../../shared/portal/invitation';
 import { PortalError } from '../../shared/portal/messages';
 import { outcomeSentence, SEND_PROBLEMS, sendSummary, sentName, sentWhat, type SendOutcome } from '../../shared/portal/send-report';
@@ -27,11 +32,22 @@ import { $, element, loadConfig, setStatus, showProblem } from './page';
 import { pickHospital } from './picker';
 import { atHospital, sendSubmission, Unreachable } from './send';
 import { ServiceApi, signInWithInvitation } from './service';
-import { endSession, invitationCode, keepPendingSend, pendingSend, rememberInvitationCode, type PendingSend } from './session';
+import { chosenUnit, endSession, invitationCode, keepPendingSend, pendingSend, rememberInvitationCode, rememberUnit, type PendingSend } from './session';
+
+/** The report the page shows: the Bundle ("Send to my hospital" sends it) and its unit. */
+interface Shown {
+  report: unknown;
+  unit: GlucoseUnit;
+}
+
+/** A problem of this page; "Start again" comes back here. */
+const glucoseProblem = (e: unknown) => showProblem(e instanceof PortalError ? e.problem : 'service-error', PORTAL_GLUCOSE_PATH);
 
 function pdfLink(pdf: NonNullable<CgmView['pdf']>) {
   const bytes = Uint8Array.from(atob(pdf.base64), (c) => c.charCodeAt(0));
   const link = $('pdf-link') as HTMLAnchorElement;
+  // The PDF of the unit shown before goes.
+  if (link.href.startsWith('blob:')) URL.revokeObjectURL(link.href);
   link.href = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
   link.download = 'agp-report.pdf';
   link.title = pdf.title;
@@ -67,27 +83,93 @@ function showReport(view: CgmView): boolean {
       return row;
     }),
   );
-  const chart = agpChart(view.agp, BIN_MINUTES);
+  const chart = agpChart(view.agp, BIN_MINUTES, view.unit);
   $('agp').replaceChildren(agpSvg(chart, 'agp-heading', 'agp-description'));
   $('agp-description').textContent = chart.description;
+  $('agp-target-range').textContent = targetRangeWords(view.unit);
   if (view.pdf) pdfLink(view.pdf);
   $('report').hidden = false;
-  document.body.dataset.state = 'report';
+  Object.assign(document.body.dataset, { state: 'report', unit: view.unit });
   return true;
 }
 
-/** "Send to my hospital": at the configured hospital, or the one chosen in the picker. */
-function offerSend(config: PortalConfig, api: ServiceApi, report: unknown) {
+/**
+ * The unit switch: the report read again in the unit chosen (figures, AGP, PDF, and what a send
+ * sends), the choice remembered in this tab; a report read once is kept. The last choice wins
+ * when the patient switches again before an answer comes.
+ */
+function offerUnits(api: ServiceApi, shown: Shown) {
+  const reports = new Map<GlucoseUnit, unknown>([[shown.unit, shown.report]]);
+  const choices = Array.from(document.querySelectorAll<HTMLInputElement>('#units input[name=unit]'));
+  let asked: GlucoseUnit = shown.unit;
+  const show = async (unit: GlucoseUnit) => {
+    const report = reports.get(unit) ?? (await api.cgmReport(api.patient, unit));
+    if (unit !== asked) return;
+    const view = cgmView(report);
+    if (!view) throw new PortalError('service-error');
+    reports.set(unit, report);
+    Object.assign(shown, { report, unit: view.unit });
+    showReport(view);
+  };
+  for (const choice of choices) {
+    choice.checked = choice.value === shown.unit;
+    choice.addEventListener('change', () => {
+      const unit = GLUCOSE_UNITS.find((u) => u === choice.value);
+      if (!choice.checked || !unit) return;
+      asked = unit;
+      rememberUnit(unit);
+      setStatus(`Reading your summary in ${unit}…`);
+      show(unit).catch(glucoseProblem);
+    });
+  }
+  $('units').hidden = false;
+}
+
+/** The hospitals the patient connected, each a button that sends there. */
+function showConnected(hospitals: readonly ConnectedHospital[], choose: (hospital: ConnectedHospital) => void) {
+  $('connected-help').textContent = hospitals.length === 1 ? 'Your study account is connected to this hospital:' : 'Your study account is connected to these hospitals:';
+  $('connected-list').replaceChildren(
+    ...hospitals.map((hospital) => {
+      const button = element('button', undefined, 'choice');
+      button.type = 'button';
+      button.dataset.fhirBaseUrl = hospital.fhirBaseUrl;
+      button.append(element('span', `Send to ${hospital.name ?? 'your hospital'}`, 'facility'), element('span', hospital.fhirBaseUrl, 'server'));
+      button.addEventListener('click', () => choose(hospital));
+      const item = element('li');
+      item.append(button);
+      return item;
+    }),
+  );
+  $('connected').hidden = false;
+}
+
+/**
+ * "Send to my hospital": at the configured hospital (named as the patient's source there names
+ * it); else at a hospital the patient connected, or another one chosen in the picker.
+ */
+async function offerSend(config: PortalConfig, api: ServiceApi, shown: Shown) {
   const button = $('send-button') as HTMLButtonElement;
   const start = (hospitalName: string | undefined, fhirBaseUrl: string) => {
-    keepPendingSend({ hospitalName, report });
-    return launch(config, hospitalName ? { name: hospitalName, fhirBaseUrl } : { fhirBaseUrl }, SEND_SCOPES);
-  };
-  button.addEventListener('click', () => {
     button.hidden = true;
-    const started = config.iss ? start(undefined, config.iss) : pickHospital(api, (row) => start(row.brand_name, row.fhir_base_url));
-    started.catch((e: unknown) => showProblem(e instanceof PortalError ? e.problem : 'service-error'));
-  });
+    $('connected').hidden = true;
+    keepPendingSend({ hospitalName, report: shown.report });
+    return launch(config, hospitalName ? { name: hospitalName, fhirBaseUrl } : { fhirBaseUrl }, SEND_SCOPES).catch(glucoseProblem);
+  };
+  const connected = await api.connectedHospitals().catch((): ConnectedHospital[] => []);
+  if (config.iss) {
+    const name = connected.find((h) => sameServer(h.fhirBaseUrl, config.iss))?.name;
+    button.addEventListener('click', () => void start(name, config.iss));
+  } else {
+    if (connected.length > 0) {
+      showConnected(connected, (hospital) => void start(hospital.name, hospital.fhirBaseUrl));
+      button.textContent = 'Send to another hospital';
+    }
+    button.addEventListener('click', () => {
+      button.hidden = true;
+      $('connected').hidden = true;
+      pickHospital(api, (row) => start(row.brand_name, row.fhir_base_url)).catch(glucoseProblem);
+    });
+  }
   $('send').hidden = false;
 }
 
@@ -180,10 +262,12 @@ export async function glucosePage(): Promise<void> {
   setStatus('Checking your invitation…');
   const api = new ServiceApi(await signInWithInvitation(invitation.token));
   setStatus('Reading your glucose sensor summary…');
-  const report = await api.cgmReport(api.patient);
+  const report = await api.cgmReport(api.patient, chosenUnit() ?? DEFAULT_UNIT);
   const view = cgmView(report);
   if (!view) throw new PortalError('service-error');
   if (!showReport(view)) return;
+  const shown: Shown = { report, unit: view.unit };
+  offerUnits(api, shown);
   const config = await loadConfig().catch(() => undefined);
-  if (config) offerSend(config, api, report);
+  if (config) await offerSend(config, api, shown);
 }

@@ -263,7 +263,7 @@ async function callback() {
   await api.storeIdentifier(iss, patientId);
   let run = unfinishedRun(session.patient, iss, hospitalPatient);
   if (!run) {
-    const sourceId = await api.registerSource(await api.portalDataSource(), iss);
+    const sourceId = await api.registerSource(await api.portalDataSource(), iss, hospital);
     run = { patient: session.patient, iss, hospitalPatient, sourceId };
     keepRun(run);
   }

@@ -4,7 +4,8 @@
  * turned into a problem the page can explain.
  */
 import { invitationVerifier } from '../../shared/oauth/invitation-verifier';
-import { PAGE_UNIT } from '../../shared/portal/cgm-view';
+import type { GlucoseUnit } from '../../shared/cgm/units';
+import { connectedHospitals, MAX_CONNECTED, sourceLabel, type ConnectedHospital } from '../../shared/portal/connected-hospitals';
 import { PortalError } from '../../shared/portal/messages';
 import { redemptionProblem } from '../../shared/portal/invitation';
 import { BUSY_RETRIES, importBundle, importResults, retryAfterSeconds, writeResult, type Resource, type WriteResult } from '../../shared/portal/records';
@@ -115,11 +116,22 @@ export class ServiceApi {
     return app.id;
   }
 
-  async registerSource(dataSource: number, fhirBaseUrl: string): Promise<number> {
-    const res = await this.postJson('/api/v1/fhir_sources', { data_source: dataSource, label: `Hospital records (${fhirBaseUrl})`, fhir_base_url: fhirBaseUrl });
+  /** Registers the run's FHIR Source, labelled with the hospital's name when the patient chose it by name. */
+  async registerSource(dataSource: number, fhirBaseUrl: string, hospitalName: string | undefined): Promise<number> {
+    const res = await this.postJson('/api/v1/fhir_sources', { data_source: dataSource, label: sourceLabel(fhirBaseUrl, hospitalName), fhir_base_url: fhirBaseUrl });
     const id = ((await bodyOf(res)) as { id?: unknown } | undefined)?.id;
     if (res.status !== 201 || typeof id !== 'number') throw new PortalError('service-error');
     return id;
+  }
+
+  /**
+   * The hospitals the patient has connected (their FHIR Sources, newest first); none when the list
+   * cannot be read, so the page offers the send as it would without them.
+   */
+  async connectedHospitals(): Promise<ConnectedHospital[]> {
+    // Several sources of one hospital (each import registers one) fold into one: read more than are shown.
+    const res = await this.call(`/api/v1/fhir_sources?page_size=${10 * MAX_CONNECTED}`, { method: 'GET' });
+    return res.ok ? connectedHospitals(await bodyOf(res)) : [];
   }
 
   /** The hospital directory's facilities matching the patient's words (the picker). */
@@ -163,12 +175,12 @@ export class ServiceApi {
 
   /**
    * The patient's CGM summary with the AGP report (`Patient/<id>/$cgm-report`): the last 14 days
-   * ending now, the consensus's standard targets, in mg/dL, the period's ends written on this
-   * browser's clock (its IANA time zone, when it names one).
+   * ending now, the consensus's standard targets, in the unit the patient chose, the period's ends
+   * written on this browser's clock (its IANA time zone, when it names one).
    */
-  async cgmReport(patient: string): Promise<unknown> {
+  async cgmReport(patient: string, unit: GlucoseUnit): Promise<unknown> {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    const query = new URLSearchParams({ unit: PAGE_UNIT, targets: 'standard', ...(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(zone ?? '') ? { timeZone: zone } : {}) });
+    const query = new URLSearchParams({ unit, targets: 'standard', ...(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(zone ?? '') ? { timeZone: zone } : {}) });
     const res = await this.call(`/FHIR/R5/Patient/${encodeURIComponent(patient)}/$cgm-report?${query}`, { method: 'GET', headers: { accept: FHIR_JSON } });
     if (!res.ok) throw new PortalError('service-error');
     return bodyOf(res);

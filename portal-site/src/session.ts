@@ -3,8 +3,10 @@
  * never in localStorage): the invitation code (for "Start again" and the glucose page), the service
  * session, the run in progress (its FHIR Source, reused when a failed run is restarted so that
  * nothing is stored twice), and a send to the hospital in progress (the summary the patient saw and
- * chose to send, across the hospital's sign-in). fhirclient keeps the hospital's state there too.
+ * chose to send, across the hospital's sign-in), and the glucose unit the patient chose on the
+ * glucose page. fhirclient keeps the hospital's state there too.
  */
+import { GLUCOSE_UNITS, type GlucoseUnit } from '../../shared/cgm/units';
 import type { ServiceSession } from './service';
 
 const CODE = 'cdx.portal.invitation';
@@ -12,6 +14,7 @@ const SESSION = 'cdx.portal.session';
 const RUN = 'cdx.portal.run';
 const HOSPITAL = 'cdx.portal.hospital';
 const SEND = 'cdx.portal.send';
+const UNIT = 'cdx.portal.unit';
 
 /** The hospital the patient chose in the picker (or the one configured), as the report names it. */
 export interface ChosenHospital {
@@ -55,6 +58,10 @@ export const pendingSend = (): PendingSend | undefined => read<PendingSend>(SEND
 export const keepPendingSend = (send: PendingSend) => sessionStorage.setItem(SEND, JSON.stringify(send));
 export const forgetPendingSend = () => sessionStorage.removeItem(SEND);
 
+/** The glucose unit the patient chose in this tab, if they chose one. */
+export const chosenUnit = (): GlucoseUnit | undefined => GLUCOSE_UNITS.find((u) => u === read<string>(UNIT));
+export const rememberUnit = (unit: GlucoseUnit) => sessionStorage.setItem(UNIT, JSON.stringify(unit));
+
 /** The unfinished run of this pull, if a restart can continue it. */
 export function unfinishedRun(patient: string, iss: string, hospitalPatient: string): Run | undefined {
   const run = read<Run>(RUN);
@@ -64,12 +71,14 @@ export const keepRun = (run: Run) => sessionStorage.setItem(RUN, JSON.stringify(
 
 /**
  * Forgets every token (the service's and the hospital's) and a send in progress once the callback
- * or the send is done; keeps the invitation code, and the run only when it did not finish.
+ * or the send is done; keeps the invitation code and the glucose unit chosen, and the run only when
+ * it did not finish.
  */
 export function endSession(finished: boolean): void {
-  const code = sessionStorage.getItem(CODE);
-  const run = sessionStorage.getItem(RUN);
+  const kept = [CODE, UNIT, ...(finished ? [] : [RUN])].flatMap((key) => {
+    const value = sessionStorage.getItem(key);
+    return value === null ? [] : [[key, value] as const];
+  });
   sessionStorage.clear();
-  if (code) sessionStorage.setItem(CODE, code);
-  if (run && !finished) sessionStorage.setItem(RUN, run);
+  for (const [key, value] of kept) sessionStorage.setItem(key, value);
 }

@@ -41,5 +41,8 @@ export function mgdlOf(value: number, unit: string): number | undefined {
 /** A glucose value given in mg/dL, in `unit`. */
 export const glucoseIn = (mgdl: number, unit: GlucoseUnit): number => (unit === 'mg/dL' ? mgdl : mgdl / MGDL_PER_MMOLL);
 
+/** A glucose value (mg/dL) written in `unit` without the unit, as reports and sensors show it: whole mg/dL, mmol/L to a tenth. */
+export const glucoseText = (mgdl: number, unit: GlucoseUnit): string => (unit === 'mg/dL' ? mgdl.toFixed(0) : glucoseIn(mgdl, unit).toFixed(1));
+
 /** A glucose value given in mg/dL as it is shown in `unit`: mg/dL to one decimal, mmol/L to two (the guide's examples). */
 export const shownGlucose = (mgdl: number, unit: GlucoseUnit): number => Number(glucoseIn(mgdl, unit).toFixed(unit === 'mg/dL' ? 1 : 2));

@@ -2,12 +2,15 @@
  * The glucose page's ambulatory glucose profile chart as geometry for an inline SVG: the same
  * scales, curves and colours as the AGP report's chart (shared/cgm/report/curves.ts, layout.ts), so
  * the page and the PDF draw one profile one way, and a sentence saying what it shows for those who
- * do not see it. Pure: the page turns it into SVG elements.
+ * do not see it. The geometry is in mg/dL; the glucose labels and the sentence are in the unit the
+ * patient reads (written as the report writes them: whole mg/dL, mmol/L to a tenth). Pure: the page
+ * turns it into SVG elements.
  */
 import type { AgpBin } from '../cgm/agp';
 import { agpPaths, GLUCOSE_AXIS_TOP_MGDL, hourTicks, scalesOf, THRESHOLDS_MGDL } from '../cgm/report/curves';
 import { COLOURS } from '../cgm/report/layout';
 import { clockOf } from '../cgm/time-of-day';
+import { glucoseText, type GlucoseUnit } from '../cgm/units';
 
 /** The chart's box in SVG user units; the page scales it to its width. */
 export const AGP_CHART_SIZE = { width: 360, height: 230 } as const;
@@ -19,10 +22,10 @@ export interface AgpChart {
   height: number;
   /** Where the plot sits; paths and positions below are inside it. */
   plot: { x: number; y: number; width: number; height: number };
-  /** The 70-180 mg/dL band. */
+  /** The target band (70-180 mg/dL, 3.9-10.0 mmol/L). */
   targetBand: { y: number; height: number };
   paths: { outer: string; inner: string; median: string };
-  /** y of the target band's edges (solid) and of 54 and 250 mg/dL (dashed). */
+  /** y of the target band's edges (solid) and of the very low and very high thresholds (dashed). */
   targetLines: number[];
   dashedLines: number[];
   hours: Array<{ x: number; label: string }>;
@@ -34,20 +37,24 @@ export interface AgpChart {
 
 const held = (bins: readonly AgpBin[]) => bins.filter((b) => b.percentiles !== undefined).map((b) => b.percentiles!);
 
+/** The target range in words: `70 to 180 mg/dL`, `3.9 to 10.0 mmol/L`. */
+export const targetRangeWords = (unit: GlucoseUnit): string => `${glucoseText(THRESHOLDS_MGDL.low, unit)} to ${glucoseText(THRESHOLDS_MGDL.high, unit)} ${unit}`;
+
 /** The chart in words: where the median, the middle half and 90% of the readings lie over the day. */
-export function agpDescription(bins: readonly AgpBin[]): string {
+export function agpDescription(bins: readonly AgpBin[], unit: GlucoseUnit = 'mg/dL'): string {
   const figures = held(bins);
   if (figures.length === 0) return 'No glucose readings to draw.';
-  const low = (p: 5 | 25 | 50) => Math.round(Math.min(...figures.map((f) => f[p])));
-  const high = (p: 50 | 75 | 95) => Math.round(Math.max(...figures.map((f) => f[p])));
+  const low = (p: 5 | 25 | 50) => glucoseText(Math.min(...figures.map((f) => f[p])), unit);
+  const high = (p: 50 | 75 | 95) => glucoseText(Math.max(...figures.map((f) => f[p])), unit);
   return (
-    `Ambulatory glucose profile: over the time of day, your median glucose ranged from ${low(50)} to ${high(50)} mg/dL; ` +
-    `the middle half of your readings lay between ${low(25)} and ${high(75)} mg/dL, and 90% of them between ${low(5)} and ${high(95)} mg/dL. ` +
-    `The target range is ${THRESHOLDS_MGDL.low} to ${THRESHOLDS_MGDL.high} mg/dL.`
+    `Ambulatory glucose profile: over the time of day, your median glucose ranged from ${low(50)} to ${high(50)} ${unit}; ` +
+    `the middle half of your readings lay between ${low(25)} and ${high(75)} ${unit}, and 90% of them between ${low(5)} and ${high(95)} ${unit}. ` +
+    `The target range is ${targetRangeWords(unit)}.`
   );
 }
 
-export function agpChart(bins: readonly AgpBin[], binMinutes: number): AgpChart {
+/** The chart of bins in mg/dL, labelled in `unit`. */
+export function agpChart(bins: readonly AgpBin[], binMinutes: number, unit: GlucoseUnit = 'mg/dL'): AgpChart {
   const { width, height } = AGP_CHART_SIZE;
   const plot = { x: MARGIN.left, y: MARGIN.top, width: width - MARGIN.left - MARGIN.right, height: height - MARGIN.top - MARGIN.bottom };
   const scales = scalesOf(plot.width, plot.height);
@@ -64,7 +71,7 @@ export function agpChart(bins: readonly AgpBin[], binMinutes: number): AgpChart 
     hours: hourTicks().map((minute) => ({ x: scales.x(minute), label: clockOf(minute) })),
     glucose: [0, ...Object.values(THRESHOLDS_MGDL), GLUCOSE_AXIS_TOP_MGDL].map((mgdl) => ({
       y: y(mgdl),
-      label: String(mgdl),
+      label: glucoseText(mgdl, unit),
       strong: mgdl === THRESHOLDS_MGDL.low || mgdl === THRESHOLDS_MGDL.high,
     })),
     colours: {
@@ -77,6 +84,6 @@ export function agpChart(bins: readonly AgpBin[], binMinutes: number): AgpChart 
       grid: COLOURS.grid,
       text: COLOURS.text,
     },
-    description: agpDescription(bins),
+    description: agpDescription(bins, unit),
   };
 }

@@ -5,7 +5,9 @@
  * profile's bins for the chart, and the PDF. Pure functions over the Bundle's JSON, shared by the
  * page and the unit tests; every sentence is the portal's own plain words.
  *
- * The page asks for the consensus's standard targets in mg/dL, so those are the targets read here.
+ * The page asks for the consensus's standard targets, in mg/dL or mmol/L as the patient chooses: the
+ * unit is read from the Bundle (the mean glucose member is coded for it), and the profile's bins are
+ * brought to mg/dL, the unit the chart computes in.
  * A verdict is the service's own where the figure carries one (an `interpretation`: time in range,
  * below 54, above 250, CV, judged on the unrounded figure); the two sums the guide does not carry
  * alone (below 70, above 180) are judged on the sum of their bands as written.
@@ -17,11 +19,12 @@ import {
 } from '../cgm/codes';
 import { BANDS_OF, CONSENSUS_TARGETS, meets, METRIC_LABELS, SUFFICIENT_ACTIVE_PERCENT, SUFFICIENT_DAYS, type Target, type TargetMetric } from '../cgm/thresholds';
 import { BIN_MINUTES, BINS_PER_DAY } from '../cgm/time-of-day';
+import { GLUCOSE_UNITS, mgdlOf, type GlucoseUnit } from '../cgm/units';
 import { isObject, type JsonObject } from '../json';
 import type { Resource } from './records';
 
-/** The unit the page asks the report in (its chart's axis is mg/dL). */
-export const PAGE_UNIT = 'mg/dL';
+/** The unit the page shows until the patient chooses another. */
+export const DEFAULT_UNIT: GlucoseUnit = 'mg/dL';
 
 export interface ReportEntry {
   fullUrl: string;
@@ -84,6 +87,8 @@ export interface FigureLine {
 }
 
 export interface CgmView {
+  /** The glucose unit of the report's figures and labels. */
+  unit: GlucoseUnit;
   /** The period in words: `2026-03-01 to 2026-03-14`, or with times when it does not run from midnight to midnight. */
   period: string;
   hasReadings: boolean;
@@ -92,7 +97,7 @@ export interface CgmView {
   sufficiency: string[];
   targets: TargetLine[];
   figures: FigureLine[];
-  /** The profile's 96 bins in mg/dL (empty without readings). */
+  /** The profile's 96 bins, in mg/dL whatever the report's unit (empty without readings). */
   agp: AgpBin[];
   /** The AGP report as the DiagnosticReport carries it. */
   pdf: { base64: string; title: string } | undefined;
@@ -129,7 +134,7 @@ function sufficiencyOf(hasReadings: boolean, days: number, activePercent: number
 }
 
 /** Each target of the consensus with its figure and verdict, from the times in ranges panel and the CV. */
-function targetLines(ranges: Resource | undefined, cv: Resource | undefined): TargetLine[] {
+function targetLines(ranges: Resource | undefined, cv: Resource | undefined, unit: GlucoseUnit): TargetLine[] {
   const components = isObject(ranges) && Array.isArray(ranges.component) ? ranges.component.filter(isObject) : [];
   const bandComponent = new Map(Object.entries(TIME_IN_BAND).map(([band, code]) => [band, components.find((c) => loincOf(c) === code.code)]));
   return CONSENSUS_TARGETS.flatMap((target): TargetLine[] => {
@@ -147,15 +152,15 @@ function targetLines(ranges: Resource | undefined, cv: Resource | undefined): Ta
     }
     if (percent === undefined) return [];
     const met = judged ?? meets(target, percent);
-    const label = METRIC_LABELS[target.metric][PAGE_UNIT];
+    const label = METRIC_LABELS[target.metric][unit];
     const words = targetWords(target);
     return [{ metric: target.metric, label, percent, target: words, met, sentence: `${label}: ${percentText(percent)}. Target: ${words}. ${met ? 'Met' : 'Not met'}.` }];
   });
 }
 
-function figureLines(find: (code: string) => Resource | undefined): FigureLine[] {
+function figureLines(find: (code: string) => Resource | undefined, unit: GlucoseUnit): FigureLine[] {
   const lines: FigureLine[] = [];
-  const mean = quantityOf(find(MEAN_GLUCOSE[PAGE_UNIT].code));
+  const mean = quantityOf(find(MEAN_GLUCOSE[unit].code));
   if (mean) lines.push({ key: 'mean', label: 'Average glucose', text: `${mean.value} ${mean.code}` });
   const gmi = quantityOf(find(GMI.code));
   if (gmi) lines.push({ key: 'gmi', label: 'Glucose management indicator (GMI)', text: percentText(gmi.value) });
@@ -176,16 +181,20 @@ function seriesOf(profile: Resource | undefined, code: string): Map<number, numb
   return new Map(offsets.flatMap((minute, i) => (Number.isFinite(minute) && Number.isFinite(values[i]) ? [[minute, values[i]!] as [number, number]] : [])));
 }
 
-/** The profile's bins in mg/dL; none when its unit is another (the page asks mg/dL). */
+/** The profile's bins in mg/dL, from a profile in either glucose unit; none when its unit is neither. */
 export function agpBinsOf(profile: Resource | undefined): AgpBin[] {
   const components = isObject(profile) && Array.isArray(profile.component) ? profile.component.filter(isObject) : [];
   const origin = components.map((c) => (isObject(c.valueSampledData) ? c.valueSampledData.origin : undefined)).find(isObject);
-  if (!origin || origin.code !== PAGE_UNIT) return [];
+  const unit = GLUCOSE_UNITS.find((u) => u === origin?.code);
+  if (!unit) return [];
   const series = new Map(AGP_PERCENTILES.map((p) => [p, seriesOf(profile, percentileCode(p).code)]));
   const readings = seriesOf(profile, BIN_READINGS_CODE.code);
   return Array.from({ length: BINS_PER_DAY }, (_, i): AgpBin => {
     const startMinute = i * BIN_MINUTES;
-    const figures = AGP_PERCENTILES.map((p) => series.get(p)!.get(startMinute));
+    const figures = AGP_PERCENTILES.map((p) => {
+      const value = series.get(p)!.get(startMinute);
+      return value === undefined ? undefined : mgdlOf(value, unit);
+    });
     const bin: AgpBin = { startMinute, readings: readings.get(startMinute) ?? 0 };
     if (figures.every((f) => f !== undefined)) bin.percentiles = Object.fromEntries(AGP_PERCENTILES.map((p, k) => [p, figures[k]!])) as Record<AgpPercentile, number>;
     return bin;
@@ -207,15 +216,18 @@ export function cgmView(bundle: unknown): CgmView | undefined {
   const period = isObject(summary) ? summary.effectivePeriod : undefined;
   if (!summary || !isObject(period) || typeof period.start !== 'string' || typeof period.end !== 'string') return undefined;
   const ends = { start: period.start, end: period.end };
-  const hasReadings = quantityOf(find(MEAN_GLUCOSE[PAGE_UNIT].code)) !== undefined;
+  // The mean is the one member coded by its unit; without readings it has no value, and the view no unit of its own.
+  const unit = GLUCOSE_UNITS.find((u) => find(MEAN_GLUCOSE[u].code)) ?? DEFAULT_UNIT;
+  const hasReadings = quantityOf(find(MEAN_GLUCOSE[unit].code)) !== undefined;
   const { sufficient, sentences } = sufficiencyOf(hasReadings, periodDays(ends.start, ends.end), quantityOf(find(SENSOR_ACTIVE.code))?.value ?? 0);
   return {
+    unit,
     period: periodWords(ends),
     hasReadings,
     sufficient,
     sufficiency: sentences,
-    targets: hasReadings ? targetLines(find(TIMES_IN_RANGES.code), find(COEFFICIENT_OF_VARIATION.code)) : [],
-    figures: hasReadings ? figureLines(find) : [],
+    targets: hasReadings ? targetLines(find(TIMES_IN_RANGES.code), find(COEFFICIENT_OF_VARIATION.code), unit) : [],
+    figures: hasReadings ? figureLines(find, unit) : [],
     agp: hasReadings ? agpBinsOf(observations.find(isAgpProfile)) : [],
     pdf: pdfOf(resources.find((r) => r.resourceType === 'DiagnosticReport' && loincOf(r) === SUMMARY_PANEL.code)),
   };

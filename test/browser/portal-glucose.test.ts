@@ -5,18 +5,24 @@
  * download; a patient without readings sees one sentence. "Send to my hospital" sends the CGM guide's
  * submission to each hospital (R4 converted, R5 as is; one POST each when the hospital offers no
  * Bundle), the hospital receives it about its own patient and the page lists what was sent; refusals
- * (no permission, the hospital's own reasons, the patient saying no) are plain sentences.
+ * (no permission, the hospital's own reasons, the patient saying no) are plain sentences. A hospital
+ * the patient connected by importing their record is offered as where to send, its name shown as
+ * text whatever it holds; another hospital can still be chosen. The unit switch shows the figures
+ * and the AGP in mmol/L, remembered in the tab, and the report sent is in the unit shown.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../local/runtime';
-import { SUMMARY_PANEL } from '../../shared/cgm/codes';
+import { MEAN_GLUCOSE, SUMMARY_PANEL } from '../../shared/cgm/codes';
+import { MGDL_PER_MMOLL } from '../../shared/cgm/units';
+import { listFhirSourcesOfPatient } from '../../shared/directory/fhir-sources';
 import { NO_READINGS } from '../../shared/portal/cgm-view';
 import { PORTAL_GLUCOSE_PATH } from '../../shared/portal/config';
 import { SEND_PROBLEMS } from '../../shared/portal/send-report';
-import { axe, FLOW_TIMEOUT, noHorizontalScroll, phonePage, portalSuite } from '../support/portal';
-import { openGlucosePage, sendToHospital, sensorPatient, sentShown } from '../support/portal-glucose';
+import { makeDataSource, makeFhirSource } from '../support/directory';
+import { axe, FLOW_TIMEOUT, noHorizontalScroll, phonePage, portalSuite, runPortal } from '../support/portal';
+import { connectedShown, openGlucosePage, sendToConnected, sendToHospital, sensorPatient, sentShown } from '../support/portal-glucose';
 
 const RESULTS = join(REPO_ROOT, 'test-results');
 const suite = portalSuite({ picker: true, count: 3, pageSize: 10 });
@@ -206,5 +212,117 @@ describe('send to my hospital', () => {
     expect(r4.received).toHaveLength(received);
     // The report the patient saw is still shown.
     expect(await third.locator('#targets li').count()).toBe(6);
+  }, FLOW_TIMEOUT);
+});
+
+describe('the hospitals the patient connected', () => {
+  it('offers the hospital the record was imported from, sends there in one step, and still lets the patient choose another', async () => {
+    const [r4, r5] = suite.world.fixtures as [(typeof suite.world.fixtures)[0], (typeof suite.world.fixtures)[0]];
+    const { patient, link, code } = await sensorPatient(suite.world, { readings: true });
+    const { page: importing } = await phonePage(suite.browser);
+    expect(await runPortal(importing, link, r4, 'Allow', R4)).toBe('done');
+    // The import names its FHIR Source after the hospital the patient chose.
+    expect((await listFhirSourcesOfPatient(patient.id)).map((s) => [s.label, s.fhirBaseUrl])).toEqual([['Fixture General Hospital', r4.iss]]);
+
+    const { page, errors } = await phonePage(suite.browser);
+    expect(await openGlucosePage(page, suite.world, code)).toBe('report');
+    expect(await connectedShown(page)).toEqual([{ name: 'Send to Fixture General Hospital', server: r4.iss, fhirBaseUrl: r4.iss }]);
+    expect(await page.textContent('#send-button')).toBe('Send to another hospital');
+    const [created, received] = [r4.created.length, r4.received.length];
+    expect(await sendToConnected(page, r4, 0)).toBe('sent');
+    expect(r4.received.slice(received).map((r) => r.via)).toEqual(['transaction']);
+    expect(r4.created.slice(created).map((c) => c.resource.subject)).toEqual(Array(8).fill({ reference: `Patient/${r4.patientId}` }));
+    expect((await sentShown(page)).summary).toBe('Sent to Fixture General Hospital: all 8 records were saved.');
+    expect(await page.textContent('#sent-server')).toBe(r4.iss);
+    expect(errors).toEqual([]);
+
+    // Another hospital, from the picker.
+    const { page: other } = await phonePage(suite.browser);
+    expect(await openGlucosePage(other, suite.world, code)).toBe('report');
+    await connectedShown(other);
+    const before = r5.created.length;
+    expect(await sendToHospital(other, r5, R5, 'Allow', 'Send to another hospital')).toBe('sent');
+    expect(r5.created.length - before).toBe(8);
+    expect((await sentShown(other)).summary).toBe('Sent to Fixture Community Clinic: all 8 records were saved.');
+  }, FLOW_TIMEOUT);
+
+  it('shows a hospital’s name and URL as text, switches to mmol/L with the figures converted, keeps the unit in the tab and sends in it', async () => {
+    const r5 = suite.world.fixtures[1]!;
+    const { patient, code, values } = await sensorPatient(suite.world, { readings: true });
+    // A label as the directory may hold one (the API refuses markup in labels) and a URL the API takes as it is.
+    const name = `<img src=x onerror="document.body.dataset.injected='name'"><b>Saint</b> Mary & Co`;
+    const dataSource = await makeDataSource({ type: 'patient_app' });
+    await makeFhirSource({ patient, dataSource, label: name, fhirBaseUrl: r5.iss });
+    const markedUrl = `${r5.origin}/elsewhere/"><img/src=x/onerror=document.body.dataset.injected='url'>`;
+    const registered = await fetch(`${suite.world.gateway.url}/api/v1/fhir_sources`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${(patient as typeof patient & { token: string }).token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data_source: dataSource.id, label: 'Hospital records', fhir_base_url: markedUrl }),
+    });
+    expect(registered.status).toBe(201);
+
+    const { page, errors } = await phonePage(suite.browser);
+    expect(await openGlucosePage(page, suite.world, code)).toBe('report');
+    expect(await connectedShown(page)).toEqual([
+      { name: 'Send to Hospital records', server: markedUrl, fhirBaseUrl: markedUrl },
+      { name: `Send to ${name}`, server: r5.iss, fhirBaseUrl: r5.iss },
+    ]);
+    expect(await page.locator('#connected-list img, #connected-list b').count()).toBe(0);
+
+    // mg/dL first; the mean as uploaded (the period ends now: its first reading may fall outside it).
+    const mean = values.reduce((a, v) => a + v, 0) / values.length;
+    const figure = async () => (await page.textContent('#figures [data-figure=mean] dd'))!;
+    const profileFigures = async () => (/ranged from ([\d.]+) to ([\d.]+) .*between ([\d.]+) and ([\d.]+) .*between ([\d.]+) and ([\d.]+) /.exec((await page.textContent('#agp-description'))!) ?? []).slice(1).map(Number);
+    const inRange = async () => (await page.textContent('#targets [data-metric=timeInRange]'))!;
+    const mgdl = await figure();
+    expect(mgdl).toMatch(/^\d+\.?\d? mg\/dL$/);
+    expect(Math.abs(parseFloat(mgdl) - mean)).toBeLessThan(0.5);
+    const mgdlProfile = await profileFigures();
+    expect(mgdlProfile).toHaveLength(6);
+    const mgdlRange = await inRange();
+
+    await page.getByLabel('mmol/L').check();
+    await page.waitForSelector('body[data-state=report][data-unit="mmol/L"]', { timeout: 60_000 });
+    const mmol = await figure();
+    expect(mmol).toMatch(/^\d+\.\d{1,2} mmol\/L$/);
+    // The same mean converted: mg/dL shown to a tenth, mmol/L to a hundredth.
+    expect(Math.abs(parseFloat(mmol) - parseFloat(mgdl) / MGDL_PER_MMOLL)).toBeLessThan(0.01);
+    // The profile's figures in words, each the mg/dL one converted (that one rounded to a whole mg/dL).
+    const mmolProfile = await profileFigures();
+    expect(mmolProfile.map((v, i) => Math.abs(v - mgdlProfile[i]! / MGDL_PER_MMOLL) < 0.1)).toEqual(Array(6).fill(true));
+    expect(await page.textContent('#agp-description')).toMatch(/The target range is 3\.9 to 10\.0 mmol\/L\.$/);
+    expect(await page.locator('#agp svg text').allTextContents()).toEqual(expect.arrayContaining(['3.0', '3.9', '10.0', '13.9']));
+    expect(await page.textContent('#agp-target-range')).toBe('3.9 to 10.0 mmol/L');
+    // The shares do not change with the unit; their labels do.
+    const mmolRange = await inRange();
+    expect(mmolRange.startsWith('Time in range (3.9-10.0 mmol/L)')).toBe(true);
+    expect(mmolRange.replace('3.9-10.0 mmol/L', '70-180 mg/dL')).toBe(mgdlRange);
+    expect(await noHorizontalScroll(page)).toBe(true);
+    expect(await axe(page)).toEqual([]);
+    mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: join(RESULTS, 'portal-glucose-mmol.png'), fullPage: true });
+
+    // Remembered in the tab: the page opened again shows mmol/L.
+    await page.goto(`${suite.world.gateway.url}${PORTAL_GLUCOSE_PATH}`);
+    await page.waitForSelector('body[data-state=report]', { timeout: 60_000 });
+    expect(await page.getAttribute('body', 'data-unit')).toBe('mmol/L');
+    expect(await page.isChecked('#units input[value="mmol/L"]')).toBe(true);
+    expect(await figure()).toBe(mmol);
+
+    // Sent to the hospital named with markup: the name is text, the mean goes in mmol/L.
+    const created = r5.created.length;
+    expect(await sendToConnected(page, r5, 1)).toBe('sent');
+    const sent = await sentShown(page);
+    expect(sent.summary).toBe(`Sent to ${name}: all 8 records were saved.`);
+    expect(await page.textContent('#sent-hospital')).toBe(name);
+    expect(await page.locator('#sent img, #sent b').count()).toBe(0);
+    const meanSent = r5.created.slice(created).find((c) => (c.resource.code as any).coding[0].code === MEAN_GLUCOSE['mmol/L'].code)!;
+    expect((meanSent.resource.valueQuantity as any).code).toBe('mmol/L');
+    expect((meanSent.resource.valueQuantity as any).value).toBeCloseTo(parseFloat(mmol), 2);
+    expect(r5.created.slice(created).some((c) => (c.resource.code as any).coding[0].code === MEAN_GLUCOSE['mg/dL'].code)).toBe(false);
+    expect(sent.items.find((i) => i.code === MEAN_GLUCOSE['mmol/L'].code)!.what).toBe(mmol);
+    expect(await page.evaluate(() => Object.keys(sessionStorage).sort())).toEqual(['cdx.portal.invitation', 'cdx.portal.unit']);
+    expect(await page.getAttribute('body', 'data-injected')).toBeNull();
+    expect(errors).toEqual([]);
   }, FLOW_TIMEOUT);
 });

@@ -76,14 +76,51 @@ export async function openGlucosePage(page: Page, world: PortalWorld, code: stri
   return (await page.getAttribute('body', 'data-state'))!;
 }
 
+const SEND_STATES = ['sent', 'send-problem', 'problem'];
+
 /**
- * From the shown report: "Send to my hospital", the hospital chosen in the picker, the hospital's
- * consent page answered; resolves with the state the page settles in (`sent`, `send-problem`, `problem`).
+ * From the shown report: "Send to my hospital" (or the button named `button`), the hospital chosen
+ * in the picker, the hospital's consent page answered; resolves with the state the page settles in
+ * (`sent`, `send-problem`, `problem`).
  */
-export async function sendToHospital(page: Page, fixture: SmartFixture, pick: { words: string; facility: string }, decision: 'Allow' | 'Deny' = 'Allow'): Promise<string> {
-  await page.getByRole('button', { name: 'Send to my hospital' }).click();
+export async function sendToHospital(
+  page: Page,
+  fixture: SmartFixture,
+  pick: { words: string; facility: string },
+  decision: 'Allow' | 'Deny' = 'Allow',
+  button = 'Send to my hospital',
+): Promise<string> {
+  await page.getByRole('button', { name: button, exact: true }).click();
   await pickHospital(page, pick.words, pick.facility);
-  return answerHospital(page, fixture, decision, ['sent', 'send-problem', 'problem']);
+  return answerHospital(page, fixture, decision, SEND_STATES);
+}
+
+export interface ConnectedShown {
+  /** The button's first line (`Send to <hospital>`) and second (its FHIR base URL), as text. */
+  name: string;
+  server: string;
+  fhirBaseUrl: string;
+}
+
+/** The connected hospitals the page offers, once it has listed them. */
+export async function connectedShown(page: Page): Promise<ConnectedShown[]> {
+  await page.waitForSelector('#connected-list button', { timeout: 20_000 });
+  const shown: ConnectedShown[] = [];
+  for (const button of await page.locator('#connected-list button').all()) {
+    shown.push({
+      name: (await button.locator('.facility').textContent())!,
+      server: (await button.locator('.server').textContent())!,
+      fhirBaseUrl: (await button.getAttribute('data-fhir-base-url'))!,
+    });
+  }
+  return shown;
+}
+
+/** Sends to the `index`-th connected hospital and answers its consent page; resolves with the state the page settles in. */
+export async function sendToConnected(page: Page, fixture: SmartFixture, index: number): Promise<string> {
+  await connectedShown(page);
+  await page.locator('#connected-list button').nth(index).click();
+  return answerHospital(page, fixture, 'Allow', SEND_STATES);
 }
 
 export interface SentShown {

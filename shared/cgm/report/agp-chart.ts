@@ -5,10 +5,9 @@
  */
 import type { Agp } from '../agp';
 import { clockOf } from '../time-of-day';
-import type { GlucoseUnit } from '../units';
+import { glucoseText, type GlucoseUnit } from '../units';
 import type { Canvas } from './canvas';
 import { agpPaths, GLUCOSE_AXIS_TOP_MGDL, hourTicks, scalesOf, THRESHOLDS_MGDL } from './curves';
-import { glucoseText } from './format';
 import { LAYOUT, TYPE, type Box } from './layout';
 
 /** The plot inside the part: room on the left for the glucose axis, on the right for the curves' names, below for the hours. */

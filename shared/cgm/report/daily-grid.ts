@@ -3,10 +3,10 @@
  * target band on the AGP's axes (00:00 to 24:00, 0 to 350 mg/dL), broken where the sensor was off.
  * Up to DAYS_SHOWN days; a longer period shows its last ones and says so.
  */
-import type { GlucoseUnit } from '../units';
+import { glucoseText, type GlucoseUnit } from '../units';
 import type { Canvas } from './canvas';
 import { dayPath, scalesOf, THRESHOLDS_MGDL } from './curves';
-import { dayLabel, glucoseText } from './format';
+import { dayLabel } from './format';
 import { DAYS_SHOWN, type ShownDay } from './input';
 import { LAYOUT, TYPE, type Box } from './layout';
 

@@ -1,18 +1,13 @@
 /**
- * How the report writes its figures: percentages to a tenth, glucose in the chosen unit (whole
- * mg/dL, mmol/L to a tenth, as sensors show them), counts with thousands separators, targets with
+ * How the report writes its figures: percentages to a tenth (glucose: `glucoseText` in ../units.ts), counts with thousands separators, targets with
  * the consensus's signs, dates and times as ISO 8601 reads them in every country.
  */
 import { effectivePeriodOf } from '../fhir';
 import type { CgmPeriod } from '../metrics';
 import type { Target } from '../thresholds';
-import { glucoseIn, type GlucoseUnit } from '../units';
 import type { Clock } from '../zones';
 
 export const percentText = (value: number): string => `${value.toFixed(1)}%`;
-
-/** A glucose value (mg/dL) in `unit`, without the unit. */
-export const glucoseText = (mgdl: number, unit: GlucoseUnit): string => (unit === 'mg/dL' ? mgdl.toFixed(0) : glucoseIn(mgdl, unit).toFixed(1));
 
 export const countText = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 

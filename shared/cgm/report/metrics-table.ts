@@ -5,9 +5,9 @@
  */
 import type { CgmSummary, GlucoseMetrics } from '../metrics';
 import { BANDS_OF, METRIC_LABELS, type TargetMetric } from '../thresholds';
-import type { GlucoseUnit } from '../units';
+import { glucoseText, type GlucoseUnit } from '../units';
 import type { Canvas } from './canvas';
-import { glucoseText, percentText, targetText } from './format';
+import { percentText, targetText } from './format';
 import { LAYOUT, TYPE } from './layout';
 
 export interface MetricRow {

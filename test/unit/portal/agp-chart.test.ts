@@ -1,7 +1,7 @@
 /** The page's AGP chart: the report's scales and curves in an SVG box, and the chart in words. */
 import { describe, expect, it } from 'vitest';
 import type { AgpBin } from '../../../shared/cgm/agp';
-import { agpChart, agpDescription, AGP_CHART_SIZE } from '../../../shared/portal/agp-chart';
+import { agpChart, agpDescription, AGP_CHART_SIZE, targetRangeWords } from '../../../shared/portal/agp-chart';
 
 /** Every bin the same: 5th 60, 25th 90, median 120, 75th 150, 95th 200 mg/dL. */
 const flat: AgpBin[] = Array.from({ length: 96 }, (_, i) => ({ startMinute: i * 15, readings: 14, percentiles: { 5: 60, 25: 90, 50: 120, 75: 150, 95: 200 } }));
@@ -40,5 +40,16 @@ describe('the AGP chart of the glucose page', () => {
     const empty = agpChart(flat.map(({ startMinute }) => ({ startMinute, readings: 0 })), 15);
     expect(empty.paths).toEqual({ outer: '', inner: '', median: '' });
     expect(agpDescription([])).toBe('No glucose readings to draw.');
+  });
+
+  it('labels the same geometry in mmol/L, to a tenth', () => {
+    const mmol = agpChart(flat, 15, 'mmol/L');
+    expect(mmol.glucose.map((g) => [g.label, g.strong])).toEqual([['0.0', false], ['3.0', false], ['3.9', true], ['10.0', true], ['13.9', false], ['19.4', false]]);
+    expect(mmol.glucose.map((g) => g.y)).toEqual(chart.glucose.map((g) => g.y));
+    expect(mmol.paths).toEqual(chart.paths);
+    expect(mmol.description).toBe(
+      'Ambulatory glucose profile: over the time of day, your median glucose ranged from 6.7 to 6.7 mmol/L; the middle half of your readings lay between 5.0 and 8.3 mmol/L, and 90% of them between 3.3 and 11.1 mmol/L. The target range is 3.9 to 10.0 mmol/L.',
+    );
+    expect(targetRangeWords('mg/dL')).toBe('70 to 180 mg/dL');
   });
 });

@@ -6,6 +6,7 @@ import type { CgmReading } from '../../../shared/cgm/digest';
 import { summariseReadings } from '../../../shared/cgm/metrics';
 import { dailyProfilesOf } from '../../../shared/cgm/report/daily-profiles';
 import { renderAgpReport } from '../../../shared/cgm/report/render';
+import type { GlucoseUnit } from '../../../shared/cgm/units';
 import { fixedClock } from '../../../shared/cgm/zones';
 import { cgmBundle } from '../../../shared/observations/cgm/answer';
 import { FROM, GENERATED_AT, OFFSET } from '../cgm/report/fixtures';
@@ -14,11 +15,11 @@ export { FROM, GENERATED_AT, inRangeTrace, variedTrace } from '../cgm/report/fix
 
 const DAY = 86_400_000;
 
-/** The report Bundle of `days` days from FROM (at -08:00) of the readings, for service patient 7. */
-export async function reportBundle(readings: readonly CgmReading[], days = 14): Promise<Record<string, any>> {
+/** The report Bundle of `days` days from FROM (at -08:00) of the readings, for service patient 7, in `unit`. */
+export async function reportBundle(readings: readonly CgmReading[], days = 14, unit: GlucoseUnit = 'mg/dL'): Promise<Record<string, any>> {
   const period = { from: FROM, to: FROM + days * DAY };
   const summary = summariseReadings(readings, { period });
   const clock = fixedClock(OFFSET);
-  const pdf = await renderAgpReport({ summary, days: dailyProfilesOf(readings, period, clock) }, { patientName: 'Ana Souza', periodClock: clock, generatedAt: GENERATED_AT });
-  return cgmBundle({ patientId: 7, summary, unit: 'mg/dL', clock, sources: { daysFromDigests: days, readingsRead: 0 } }, GENERATED_AT, { pdf, generatedAt: GENERATED_AT });
+  const pdf = await renderAgpReport({ summary, days: dailyProfilesOf(readings, period, clock) }, { patientName: 'Ana Souza', unit, periodClock: clock, generatedAt: GENERATED_AT });
+  return cgmBundle({ patientId: 7, summary, unit, clock, sources: { daysFromDigests: days, readingsRead: 0 } }, GENERATED_AT, { pdf, generatedAt: GENERATED_AT });
 }

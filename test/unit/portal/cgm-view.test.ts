@@ -1,6 +1,7 @@
 /** The glucose page's reading of a `$cgm-report` Bundle: targets and verdicts, figures, sufficiency, the profile's bins, the PDF. */
 import { describe, expect, it } from 'vitest';
 import { summariseReadings } from '../../../shared/cgm/metrics';
+import { MGDL_PER_MMOLL } from '../../../shared/cgm/units';
 import { agpBinsOf, cgmView, isAgpProfile, periodWords, reportEntries, targetWords } from '../../../shared/portal/cgm-view';
 import { FROM, inRangeTrace, reportBundle, variedTrace } from './cgm-reports';
 
@@ -45,6 +46,27 @@ describe('the glucose page view of a report', async () => {
       for (const p of [5, 25, 50, 75, 95] as const) expect(bins[i]!.percentiles?.[p]).toBeCloseTo(bin.percentiles![p], 2);
     });
     expect(view.agp).toEqual(bins);
+  });
+
+  it('reads a report in mmol/L: its labels and mean in mmol/L, the same verdicts, the profile brought back to mg/dL', async () => {
+    const mmol = cgmView(await reportBundle(readings, 14, 'mmol/L'))!;
+    expect([view.unit, mmol.unit]).toEqual(['mg/dL', 'mmol/L']);
+    expect(mmol.targets.map((t) => t.label)).toEqual([
+      'Time in range (3.9-10.0 mmol/L)',
+      'Time below 3.9 mmol/L',
+      'Time below 3.0 mmol/L',
+      'Time above 10.0 mmol/L',
+      'Time above 13.9 mmol/L',
+      'Coefficient of variation',
+    ]);
+    expect(mmol.targets.map((t) => [t.percent, t.met])).toEqual(view.targets.map((t) => [t.percent, t.met]));
+    const mean = mmol.figures.find((f) => f.key === 'mean')!.text;
+    expect(mean).toMatch(/^\d+\.\d{1,2} mmol\/L$/);
+    expect(parseFloat(mean)).toBeCloseTo(summary.glucose!.meanMgdl / MGDL_PER_MMOLL, 2);
+    expect(mmol.figures.slice(1)).toEqual(view.figures.slice(1));
+    mmol.agp.forEach((bin, i) => {
+      for (const p of [5, 25, 50, 75, 95] as const) expect(Math.abs(bin.percentiles![p] - view.agp[i]!.percentiles![p])).toBeLessThan(0.1);
+    });
   });
 
   it('finds the PDF in the DiagnosticReport', () => {
