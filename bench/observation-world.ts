@@ -21,7 +21,7 @@ import { createPractitioner } from '../shared/directory/users';
 import type { LambdaHandler } from '../shared/http/handler';
 import { sampleAttachment } from '../shared/omh/samples';
 import type { StoredObservation } from '../shared/observations/model';
-import { dayOf, summariseDay } from '../shared/observations/stats/day-summary';
+import { dayOf, summariseDayAndHours } from '../shared/observations/stats/day-summary';
 import { observationStore } from '../shared/observations/store/current';
 import { summaryStore } from '../shared/observations/store/summary-current';
 import { keptValues } from '../shared/observations/values';
@@ -181,7 +181,7 @@ export function storedReadingOf(fields: Pick<StoredObservation, 'id' | 'patientI
 
 /**
  * Readings of one patient and one code written as the store keeps them (`writeAsStored`), and the
- * summaries of their days kept through the summary store, each the domain's `summariseDay` of the
+ * summaries of their days kept through the summary store, each the domain's `summariseDayAndHours` of the
  * day's readings (with a glucose sensor's digest), as an upload keeps them after its rows are
  * written (`keepDaySummaries` recomputes a day from its stored rows: these same readings).
  */
@@ -193,7 +193,10 @@ export async function keepAsStored(patientId: Id, schemaCode: string, readings: 
     if (!days.has(day)) days.set(day, []);
     days.get(day)!.push(o);
   }
-  for (const [day, rows] of days) await summaryStore().keep(summariseDay({ patientId, codeId: rows[0]!.codeId, day }, rows, schemaCode), 'from-more-readings');
+  for (const [day, rows] of days) {
+    const { summary, hours } = summariseDayAndHours({ patientId, codeId: rows[0]!.codeId, day }, rows, schemaCode);
+    await summaryStore().keep(summary, 'from-more-readings', hours);
+  }
 }
 
 /**

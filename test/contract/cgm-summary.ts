@@ -18,6 +18,8 @@ import { summariseReadings } from '../../shared/cgm/metrics';
 import { OLDER_OR_HIGH_RISK_TARGETS } from '../../shared/cgm/thresholds';
 import { MGDL_PER_MMOLL, type GlucoseUnit } from '../../shared/cgm/units';
 import { UTC_CLOCK, zoneClock, type Clock } from '../../shared/cgm/zones';
+import type { Caller } from '../../shared/auth/caller';
+import { glucoseSummary } from '../../shared/observations/cgm/operation';
 import { deletePatientObservations } from '../../shared/observations/delete';
 import { rebuildSummaries } from '../../shared/observations/stats/keep';
 import { summaryStore } from '../../shared/observations/store/summary-current';
@@ -208,6 +210,42 @@ export function cgmSummarySuite(): void {
       expect(summary.daysOfWear).toBe(4);
       expect(summary.sensorActivePercent).toBeLessThan(70);
       expect(notesOf(res).some((n) => n.startsWith('Not sufficient: the sensor was active'))).toBe(true);
+    });
+
+    it("a period cut within days: the edges' whole hours from their kept digests, readings only of a part of an hour that cuts through its readings", async () => {
+      const w = await world();
+      const start = Date.UTC(2025, 7, 1);
+      // Every 5 minutes for three days, the last reading at 15:30 on the third.
+      const sent = trace({ start, everyMinutes: 5, days: 3, value: (i) => 60 + ((i * 29) % 230), missing: (at) => at > start + 2 * DAY + 15.5 * HOUR });
+      await send(w, sent.map((r) => resourceOf(w, r)));
+      const caller: Caller = { kind: 'patient', userId: w.patient.id, patientId: w.patient.id, scopes: [] };
+      const request = { subject: `Patient/${w.patient.id}`, start: '2025-08-01T10:20:00Z', end: '2025-08-03T15:39:59Z' };
+      const period = { from: Date.parse(request.start), to: Date.parse('2025-08-03T15:40:00Z') };
+      const expected = summariseReadings(rawOf(sent), { period });
+      const answer = async () => {
+        const result = await glucoseSummary(caller, request);
+        expect({ ...result.summary, glucose: undefined }).toEqual({ ...expected, glucose: undefined });
+        expect(result.summary.glucose!.meanMgdl).toBeCloseTo(expected.glucose!.meanMgdl, 9);
+        expect(result.summary.glucose!.bands).toEqual(expected.glucose!.bands);
+        return result.sources;
+      };
+      // 2 August from its digest; 11:00-24:00 on 1 August and 00:00-15:00 on 3 August from their hours' (28); 15:00-15:40 too,
+      // as every reading of that hour lies in it; 10:20-11:00 cuts through its hour: its 8 readings are read.
+      expect(await answer()).toEqual({ daysFromDigests: 1, hoursFromDigests: 29, readingsRead: 8 });
+      // A day kept before its hours were (no counts by hour): its part is read from its readings, and a rebuild puts it right.
+      const glucose = (await code(GLUCOSE)).id;
+      const { cgmHours: _hours, ...before } = (await summaryStore().day(w.patient.id, glucose, '2025-08-01'))!;
+      expect(await summaryStore().keep(before, 'repair')).toBe(true);
+      expect(await answer()).toEqual({ daysFromDigests: 1, hoursFromDigests: 16, readingsRead: 8 + 13 * 12 });
+      expect(await rebuildSummaries(w.patient.id)).toEqual({ days: 3, repaired: 1 });
+      expect(await answer()).toEqual({ daysFromDigests: 1, hoursFromDigests: 29, readingsRead: 8 });
+      // An hour whose kept digest is not the one its day counts (an upload that has written the hour, not yet the day) is read too.
+      const [hour] = await summaryStore().hours(w.patient.id, glucose, ['2025-08-03T07'], true);
+      await summaryStore().keep((await summaryStore().day(w.patient.id, glucose, '2025-08-03'))!, 'repair', [{ hour: 7, digest: { ...hour!.digest, count: 13 } }]);
+      expect(await answer()).toEqual({ daysFromDigests: 1, hoursFromDigests: 28, readingsRead: 8 + 12 });
+      // A purge takes the hours with the days.
+      await deletePatientObservations(w.patient.id);
+      expect(await summaryStore().hours(w.patient.id, glucose, ['2025-08-03T07', '2025-08-01T12'], false)).toEqual([]);
     });
 
     it('the days of a time zone across a change of daylight saving time, the profile on the readings\u2019 own clocks', async () => {

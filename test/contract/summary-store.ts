@@ -143,6 +143,29 @@ export function summaryStoreContract(adapters: readonly SummaryAdapter[]): void 
       expect(await summaryStore().digests(patient, 4, { from: '2025-06-04', to: '2025-06-04' })).toEqual([{ day: '2025-06-04', digest: undefined }]);
     });
 
+    it("keeps hours' digests beside a day, each under the rule by its count, read by hour with or without profile", async () => {
+      const patient = newPatient();
+      const start = Date.UTC(2025, 5, 1);
+      const at = (hour: number, n: number): CgmReading[] => Array.from({ length: n }, (_, i) => ({ at: start + hour * 3_600_000 + i * 300_000, offsetMinutes: 60, mgdl: 90 + i }));
+      const [three, five, fewer] = [digestOf(at(3, 12)), digestOf(at(5, 7)), digestOf(at(3, 11))];
+      const day = { ...summary(patient, '2025-06-01', [1]), cgmHours: Array.from({ length: 24 }, (_, h) => (h === 3 ? 12 : h === 5 ? 7 : 0)) };
+      expect(await summaryStore().keep(day, 'from-more-readings', [{ hour: 3, digest: three }, { hour: 5, digest: five }])).toBe(true);
+      expect((await summaryStore().day(patient, 4, '2025-06-01'))!.cgmHours).toEqual(day.cgmHours);
+      const byHour = (kept: Array<{ hour: string }>) => [...kept].sort((a, b) => (a.hour < b.hour ? -1 : 1));
+      expect(byHour(await summaryStore().hours(patient, 4, ['2025-06-01T03', '2025-06-01T04', '2025-06-01T05'], true))).toEqual([
+        { hour: '2025-06-01T03', digest: three },
+        { hour: '2025-06-01T05', digest: five },
+      ]);
+      expect(await summaryStore().hours(patient, 4, ['2025-06-01T05'], false)).toEqual([{ hour: '2025-06-01T05', digest: figuresOf(five) }]);
+      expect(await summaryStore().hours(patient, 9, ['2025-06-01T05'], false)).toEqual([]);
+      expect((await summaryStore().figures(patient, 4, { from: '2025-06-01', to: '2025-06-01' }))[0]!.hours).toEqual(day.cgmHours);
+      // An hour of fewer readings never replaces one of more.
+      await summaryStore().keep({ ...day, readings: 2 }, 'from-more-readings', [{ hour: 3, digest: fewer }]);
+      expect(await summaryStore().hours(patient, 4, ['2025-06-01T03'], true)).toEqual([{ hour: '2025-06-01T03', digest: three }]);
+      expect(await summaryStore().deletePatient(patient)).toBe(1);
+      expect(await summaryStore().hours(patient, 4, ['2025-06-01T03', '2025-06-01T05'], true)).toEqual([]);
+    });
+
     it('keeps the digest of every day of minute readings, and leaves out one past the bound', async () => {
       const patient = newPatient();
       const start = Date.UTC(2025, 6, 1);

@@ -45,6 +45,6 @@ export async function glucoseSummary(caller: Caller, request: CgmRequest, now = 
   const patientId = await subjectPatient(caller, request.subject);
   if (patientId === undefined) throw outOfReach('A patient may ask only for their own glucose summary.');
   const code = await sensorCode();
-  const { digest, sources } = code ? await periodDigest(patientId, code, period) : { digest: emptyDigest(), sources: { daysFromDigests: 0, readingsRead: 0 } };
+  const { digest, sources } = code ? await periodDigest(patientId, code, period) : { digest: emptyDigest(), sources: { daysFromDigests: 0, hoursFromDigests: 0, readingsRead: 0 } };
   return { patientId, summary: summaryOf(digest, { period, targets: targetsOf(request) }), unit: request.unit ?? 'mg/dL', clock, sources, ...(code ? { code } : {}) };
 }

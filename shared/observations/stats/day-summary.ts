@@ -21,14 +21,18 @@
  * - A code whose readings may be a glucose sensor's (../cgm/readings.ts) keeps beside them the day's
  *   CGM digest (shared/cgm/digest.ts) of its sensor readings, from the same readings in the same
  *   recompute, so the sensor's metrics and profile over a period merge from the days' digests
- *   (../cgm/period.ts) by the same rule that keeps the rest of the summary right.
+ *   (../cgm/period.ts) by the same rule that keeps the rest of the summary right. The digest of
+ *   each UTC hour is kept too (`HourDigest`, beside the day's summary), with the day's count of
+ *   sensor readings per hour in the summary (`cgmHours`), so a period that starts or ends within a
+ *   day takes that day's whole hours from their digests, and an hour's digest is used only when
+ *   its count is the one its day's summary names.
  * - Beside the figures, each member's least and greatest value per UTC hour of the effective start
  *   (`bounds`), so a value search can skip the hours whose readings cannot match
  *   (../search/hours.ts). They are kept in the unit as uploaded (the search's unitless comparison
  *   is with the value as uploaded; one with a unit converts the bounds exactly as it converts a
  *   value), and over every reading, `entered-in-error` ones included: the search finds those too.
  */
-import { summariseDay as digestOf, type CgmDayDigest } from '../../cgm/digest';
+import { summariseDay as digestOf, type CgmDayDigest, type CgmDigest, type CgmReading } from '../../cgm/digest';
 import { mergeMoments, momentsOf } from '../../distribution';
 import type { StoredObservation } from '../model';
 import { codedSpecimen, canonicalOf, followsSpecimen, schemaQuantities, ucumOf } from '../../omh/quantities';
@@ -94,6 +98,18 @@ export interface DaySummary {
    * period then reads that day's readings, until a rebuild writes the digest).
    */
   cgm?: CgmDayDigest | typeof DIGEST_NOT_KEPT;
+  /**
+   * The day's sensor readings per UTC hour (24 counts, each its hour's digest's count), beside
+   * `cgm`; absent from a summary kept before hour digests were (a period then reads the readings
+   * of that day's part it holds).
+   */
+  cgmHours?: number[];
+}
+
+/** The CGM digest of the sensor readings of one UTC hour (0-23) of a day summary's day, kept beside it. */
+export interface HourDigest {
+  hour: number;
+  digest: CgmDigest;
 }
 
 /** What a summary holds in place of a digest the store could not keep. */
@@ -172,14 +188,29 @@ export function byGroup(a: ValueGroup, b: ValueGroup): number {
 
 /** A day's summary from every reading of the code that day. */
 export function summariseDay(key: Pick<DaySummary, 'patientId' | 'codeId' | 'day'>, readings: readonly StoredObservation[], schemaCode: string): DaySummary {
-  return {
-    ...key,
-    readings: readings.length,
-    groups: valueGroups(readings, schemaCode),
-    bounds: hourBounds(readings, schemaCode, dayStart(key.day)),
-    ...(holdsSensorReadings(schemaCode) ? { cgm: digestOf(sensorReadingsOf(readings, schemaCode)) } : {}),
-  };
+  return summariseDayAndHours(key, readings, schemaCode).summary;
 }
+
+/** The day's summary and the digests of its hours that hold sensor readings (none for a code whose readings cannot be a sensor's). */
+export function summariseDayAndHours(
+  key: Pick<DaySummary, 'patientId' | 'codeId' | 'day'>,
+  readings: readonly StoredObservation[],
+  schemaCode: string,
+): { summary: DaySummary; hours: HourDigest[] } {
+  const start = dayStart(key.day);
+  const summary: DaySummary = { ...key, readings: readings.length, groups: valueGroups(readings, schemaCode), bounds: hourBounds(readings, schemaCode, start) };
+  if (!holdsSensorReadings(schemaCode)) return { summary, hours: [] };
+  const sensor = sensorReadingsOf(readings, schemaCode);
+  const byHour: CgmReading[][] = Array.from({ length: 24 }, () => []);
+  for (const r of sensor) byHour[hourOfDay(r.at, start)]!.push(r);
+  const hours = byHour.flatMap((rs, hour) => (rs.length > 0 ? [{ hour, digest: digestOf(rs) }] : [])).filter((h) => h.digest.count > 0);
+  const cgmHours = byHour.map(() => 0);
+  for (const h of hours) cgmHours[h.hour] = h.digest.count;
+  return { summary: { ...summary, cgm: digestOf(sensor), cgmHours }, hours };
+}
+
+/** The hour of the day (0-23) an instant of it falls in. */
+const hourOfDay = (ms: number, dayStartMs: number) => Math.min(23, Math.max(0, Math.floor((ms - dayStartMs) / HOUR_MS)));
 
 /** Bounds in a stable order: by member, then unit. */
 const byBounds = (a: HourBounds, b: HourBounds) => a.member - b.member || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0);
@@ -193,7 +224,7 @@ export function hourBounds(readings: readonly StoredObservation[], schemaCode: s
   const byMemberUnit = new Map<string, HourBounds>();
   for (const reading of readings) {
     if (!reading.effective) continue;
-    const hour = Math.min(23, Math.max(0, Math.floor((reading.effective.start - start) / HOUR_MS)));
+    const hour = hourOfDay(reading.effective.start, start);
     for (const { member, unit, value } of readingValues(reading, schemaCode)) {
       const key = `${member}\u0000${unit}`;
       let bounds = byMemberUnit.get(key);
@@ -243,7 +274,7 @@ export function mergeGroups(groups: Iterable<ValueGroup>): ValueGroup[] {
 
 /** Whether two summaries say the same (the kept one is right). */
 export function sameSummary(a: DaySummary, b: DaySummary): boolean {
-  return a.readings === b.readings && a.groups.length === b.groups.length && a.groups.every((g, i) => sameGroup(g, b.groups[i]!)) && sameBounds(a.bounds, b.bounds) && sameDigest(a.cgm, b.cgm);
+  return a.readings === b.readings && a.groups.length === b.groups.length && a.groups.every((g, i) => sameGroup(g, b.groups[i]!)) && sameBounds(a.bounds, b.bounds) && sameDigest(a.cgm, b.cgm) && String(a.cgmHours) === String(b.cgmHours);
 }
 
 /** A digest the store could not keep is no difference (as a histogram); a missing one is (kept before digests were: a rebuild adds it). */

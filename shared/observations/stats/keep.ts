@@ -28,7 +28,8 @@ import { startBoundsOf, storeTimeRange, type BoundedPeriod } from '../period';
 import { observationStore } from '../store/current';
 import { storeBusy, type PageStart, type ReadingsQuery, type WriteOutcome } from '../store/port';
 import { summaryStore } from '../store/summary-current';
-import { DAY_MS, dayOf, dayStart, sameSummary, summariseDay, type DaySummary } from './day-summary';
+import { holdsSensorReadings } from '../cgm/readings';
+import { DAY_MS, dayOf, dayStart, sameSummary, summariseDayAndHours, type DaySummary, type HourDigest } from './day-summary';
 
 /** Rows read a page when recomputing (a day of minute readings is 1,440). */
 const PAGE = 1000;
@@ -71,16 +72,27 @@ export async function allReadings(query: ReadingsQuery | undefined): Promise<Sto
   return rows;
 }
 
-/** The day's summary from its rows (all of them, strongly consistent). */
-export async function recomputeDay(key: DayKey, schemaCode: string): Promise<DaySummary> {
+/** The day's summary from its rows (all of them, strongly consistent), with its hours' digests. */
+async function recomputeDay(key: DayKey, schemaCode: string): Promise<{ summary: DaySummary; hours: HourDigest[] }> {
   const from = dayStart(key.day);
-  return summariseDay(key, await allReadings(dayQuery(key, from)), schemaCode);
+  return summariseDayAndHours(key, await allReadings(dayQuery(key, from)), schemaCode);
+}
+
+/**
+ * The day recomputed and kept, with the digests of the hours whose count differs from the kept
+ * summary's (an upload's own hours, as a rule; every hour of a day kept before hours were).
+ */
+async function keepDay(key: DayKey, schemaCode: string): Promise<boolean> {
+  const sensor = holdsSensorReadings(schemaCode);
+  const [{ summary, hours }, kept] = await Promise.all([recomputeDay(key, schemaCode), sensor ? summaryStore().days(key.patientId, key.codeId, { from: key.day, to: key.day }, false) : []]);
+  const keptCounts = kept[0]?.cgmHours;
+  return summaryStore().keep(summary, 'from-more-readings', keptCounts ? hours.filter((h) => keptCounts[h.hour] !== h.digest.count) : hours);
 }
 
 /** One day's summary recomputed from its rows and kept (a code without values keeps none); whether it was written. */
 export async function refreshDay(key: DayKey): Promise<boolean> {
   const schemaCode = (await summarisedCodes([key.codeId])).get(key.codeId);
-  return schemaCode !== undefined && summaryStore().keep(await recomputeDay(key, schemaCode), 'from-more-readings');
+  return schemaCode !== undefined && keepDay(key, schemaCode);
 }
 
 /** Whether the kept summary already counts every row of the day (a re-post's check: a count, no rows read). */
@@ -124,7 +136,7 @@ export async function keepDaySummaries(outcomes: readonly WriteOutcome[]): Promi
     async ({ key, schemaCode, created, indexes }) => {
       try {
         if (!created && (await keptIsComplete(key))) return;
-        await summaryStore().keep(await recomputeDay(key, schemaCode), 'from-more-readings');
+        await keepDay(key, schemaCode);
       } catch (e) {
         rootLogger().warn('keeping a day summary failed; its readings answer 503', { ...key, error: e instanceof Error ? e.message : String(e) });
         for (const index of indexes) result[index] = storeBusy();
@@ -163,11 +175,11 @@ export async function rebuildSummaries(patientId: number): Promise<Rebuilt> {
     for (const [codeId, rows] of byCode) {
       const schemaCode = codes.get(codeId);
       if (schemaCode === undefined) continue;
-      const summary = summariseDay({ patientId, codeId, day: dayOf(rows[0]!.effective!.start) }, rows, schemaCode);
+      const { summary, hours } = summariseDayAndHours({ patientId, codeId, day: dayOf(rows[0]!.effective!.start) }, rows, schemaCode);
       rebuilt.days += 1;
       const kept = await summaryStore().day(patientId, codeId, summary.day);
       if (kept && sameSummary(kept, summary)) continue;
-      if (await summaryStore().keep(summary, 'repair')) rebuilt.repaired += 1;
+      if (await summaryStore().keep(summary, 'repair', hours)) rebuilt.repaired += 1;
     }
     pending = [];
   };

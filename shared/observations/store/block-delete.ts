@@ -15,7 +15,8 @@ import { forgetKnownCodes } from './block-write';
 import { table } from './dynamo-table';
 import { claimKey } from './rounds';
 
-const isSummary = (sk: string) => sk.startsWith('#DAY#');
+/** The day summaries and hour digests (`#DAY#`, `#DAYH#`): the summary store removes them. */
+const isSummary = (sk: string) => sk.startsWith('#DAY');
 
 export async function deletePatient(patientId: number): Promise<number> {
   const pk = blockKeys.patientPk(patientId);

@@ -20,6 +20,13 @@
  * the digest was past its bound. An item kept before the two were apart holds the whole digest in
  * `c` (and no `p`): both reads take it as it is.
  *
+ * `ch`: the day's sensor readings per UTC hour (`DaySummary.cgmHours`), 24 counts joined by commas.
+ * Each hour with sensor readings keeps its digest in an item of its own, `sk = #DAYH#<codeId,
+ * zero-padded>#<yyyy-mm-ddThh>` (after every day item of the patient: `H` sorts after `#`), with `n`
+ * (its readings) and `c`, `p` as a day's: a period's partial days read their whole hours from these
+ * (one BatchGetItem of the hours of both edges), and the count in `ch` tells whether an hour's item is the one
+ * the day's summary was computed with.
+ *
  * Bounds: an item holds at most HISTOGRAM_BUDGET characters of histograms and DIGEST_BUDGET of
  * digest (together far below DynamoDB's 400 KB item limit, and a year's Query stays small); past the
  * first the largest histograms are left out (an empty text), and a quantile over that day reads the
@@ -28,16 +35,17 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll } from '../../store/batch';
+import { batchGetAll, batchWriteAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { pad } from '../../store/directory-keys';
 import { queryAll } from '../../store/reads';
 import { retryWhileBusy } from '../../store/retry';
-import { DIGEST_VERSION, figuresOf, type CgmDayDigest, type CgmFigures } from '../../cgm/digest';
-import { DIGEST_NOT_KEPT, type DaySummary, type HourBounds, type ValueGroup } from '../stats/day-summary';
+import pMap from 'p-map';
+import { DIGEST_VERSION, figuresOf, type CgmDayDigest, type CgmDigest, type CgmFigures } from '../../cgm/digest';
+import { DIGEST_NOT_KEPT, type DaySummary, type HourBounds, type HourDigest, type ValueGroup } from '../stats/day-summary';
 import { observationKeys } from './dynamo-keys';
 import { table } from './dynamo-table';
-import type { DayBounds, DayDigest, DayFigures, KeepRule, SummaryStore } from './summary-port';
+import type { DayBounds, DayDigest, DayFigures, KeepRule, KeptHour, SummaryStore } from './summary-port';
 
 /** Characters of histogram text an item keeps at most. */
 export const HISTOGRAM_BUDGET = 64_000;
@@ -54,6 +62,11 @@ export const DIGEST_BUDGET = 48_000;
 export const DAYS = '#DAY#';
 const codeDays = (codeId: number) => `${DAYS}${pad(codeId)}#`;
 const summaryKey = (patientId: number, codeId: number, day: string) => ({ pk: observationKeys.patientPk(patientId), sk: `${codeDays(codeId)}${day}` });
+/** The sort keys of a patient's hour digests begin with this. */
+const HOURS = '#DAYH#';
+const codeHours = (codeId: number) => `${HOURS}${pad(codeId)}#`;
+/** An hour's key text: `yyyy-mm-ddThh` (UTC). */
+export const hourKeyOf = (day: string, hour: number): string => `${day}T${String(hour).padStart(2, '0')}`;
 
 function histogramText(histogram: ReadonlyMap<number, number>): string {
   return [...histogram.keys()]
@@ -107,6 +120,12 @@ function digestOf(c: string, p: unknown): CgmDayDigest | typeof DIGEST_NOT_KEPT 
   const figures = keptFigures(c);
   if (typeof figures !== 'object' || 'profile' in figures) return figures as CgmDayDigest | typeof DIGEST_NOT_KEPT | undefined;
   return typeof p === 'string' ? { ...figures, profile: JSON.parse(p) as CgmDayDigest['profile'] } : undefined;
+}
+
+/** An hour's digest as the table keeps it, or undefined past the bound (not kept). */
+export function keptHourDigest(digest: CgmDigest): CgmDigest | undefined {
+  const kept = keptDigest(digest);
+  return typeof kept === 'object' ? kept : undefined;
 }
 
 const figuresOfItem = (c: string): CgmFigures | typeof DIGEST_NOT_KEPT | undefined => {
@@ -175,6 +194,7 @@ function fromItem(item: Record<string, unknown>, patientId: number): DaySummary 
   const histograms = item.h as string[] | undefined;
   const bounds = item.v as string[] | undefined;
   const cgm = typeof item.c === 'string' ? digestOf(item.c, item.p) : undefined;
+  const cgmHours = hourCountsOf(item);
   return {
     patientId,
     ...keysOf(item),
@@ -182,15 +202,20 @@ function fromItem(item: Record<string, unknown>, patientId: number): DaySummary 
     groups: ((item.g as string[] | undefined) ?? []).map((g, i) => groupOf(g, histograms?.[i])),
     ...(bounds ? { bounds: bounds.map(boundsOf) } : {}),
     ...(cgm ? { cgm } : {}),
+    ...(cgmHours ? { cgmHours } : {}),
   };
 }
+
+const hourCountsOf = (item: Record<string, unknown>): number[] | undefined => (typeof item.ch === 'string' ? item.ch.split(',').map(Number) : undefined);
 
 const CONDITIONS: Record<KeepRule, string> = {
   'from-more-readings': 'attribute_not_exists(readings) OR readings < :readings',
   repair: 'attribute_not_exists(readings) OR readings <= :readings',
 };
 
-async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
+async function keep(summary: DaySummary, rule: KeepRule, hours: readonly HourDigest[] = []): Promise<boolean> {
+  // The hours first: a day's counts never name an hour before its digest is there to be read.
+  await pMap(hours, (h) => keepHour(summary, h, rule), { concurrency: 4 });
   const item = {
     ...summaryKey(summary.patientId, summary.codeId, summary.day),
     readings: summary.readings,
@@ -198,11 +223,28 @@ async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
     h: keptHistogramTexts(summary.groups),
     ...(summary.bounds ? { v: summary.bounds.map(boundsText) } : {}),
     ...(summary.cgm ? digestTexts(summary.cgm) : {}),
+    ...(summary.cgmHours ? { ch: summary.cgmHours.join(',') } : {}),
   };
+  return conditionalPut(item, CONDITIONS[rule], summary.readings);
+}
+
+const HOUR_CONDITIONS: Record<KeepRule, string> = {
+  'from-more-readings': 'attribute_not_exists(n) OR n < :readings',
+  repair: 'attribute_not_exists(n) OR n <= :readings',
+};
+
+/** An hour's digest kept under the rule by its count; one past the bound is not kept. */
+async function keepHour(summary: DaySummary, { hour, digest }: HourDigest, rule: KeepRule): Promise<void> {
+  const texts = digestTexts(digest);
+  if (texts.c === '') return;
+  const item = { pk: observationKeys.patientPk(summary.patientId), sk: `${codeHours(summary.codeId)}${hourKeyOf(summary.day, hour)}`, n: digest.count, ...texts };
+  await conditionalPut(item, HOUR_CONDITIONS[rule], digest.count);
+}
+
+/** A put under a condition on `:readings`; whether it was written. */
+async function conditionalPut(item: Record<string, unknown>, condition: string, readings: number): Promise<boolean> {
   try {
-    await retryWhileBusy(() =>
-      dynamo().send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: CONDITIONS[rule], ExpressionAttributeValues: { ':readings': summary.readings } })),
-    );
+    await retryWhileBusy(() => dynamo().send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: condition, ExpressionAttributeValues: { ':readings': readings } })));
     return true;
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException) return false;
@@ -211,13 +253,13 @@ async function keep(summary: DaySummary, rule: KeepRule): Promise<boolean> {
 }
 
 async function day(patientId: number, codeId: number, day: string): Promise<DaySummary | undefined> {
-  const [item] = await items(patientId, codeId, { from: day, to: day }, 'sk, readings, g, h, v, c, p');
+  const [item] = await items(patientId, codeId, { from: day, to: day }, 'sk, readings, g, h, v, c, p, ch');
   return item && fromItem(item, patientId);
 }
 
 async function days(patientId: number, codeId: number, range: { from: string; to: string }, histograms: boolean): Promise<DaySummary[]> {
   // Without histograms a year of days is a few kilobytes to send and decode.
-  return (await items(patientId, codeId, range, histograms ? 'sk, readings, g, h' : 'sk, readings, g')).map((item) => fromItem(item, patientId));
+  return (await items(patientId, codeId, range, histograms ? 'sk, readings, g, h, ch' : 'sk, readings, g, ch')).map((item) => fromItem(item, patientId));
 }
 
 async function bounds(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayBounds[]> {
@@ -225,11 +267,27 @@ async function bounds(patientId: number, codeId: number, range: { from: string; 
 }
 
 async function digests(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayDigest[]> {
-  return (await items(patientId, codeId, range, 'sk, c, p')).map((item) => ({ day: keysOf(item).day, digest: typeof item.c === 'string' ? digestOf(item.c, item.p) : undefined }));
+  return (await items(patientId, codeId, range, 'sk, c, p, ch')).map((item) => withHours(item, { day: keysOf(item).day, digest: typeof item.c === 'string' ? digestOf(item.c, item.p) : undefined }));
 }
 
 async function figures(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayFigures[]> {
-  return (await items(patientId, codeId, range, 'sk, c')).map((item) => ({ day: keysOf(item).day, digest: typeof item.c === 'string' ? figuresOfItem(item.c) : undefined }));
+  return (await items(patientId, codeId, range, 'sk, c, ch')).map((item) => withHours(item, { day: keysOf(item).day, digest: typeof item.c === 'string' ? figuresOfItem(item.c) : undefined }));
+}
+
+function withHours<T extends DayFigures>(item: Record<string, unknown>, day: T): T {
+  const hours = hourCountsOf(item);
+  return hours ? { ...day, hours } : day;
+}
+
+function hours(patientId: number, codeId: number, hourKeys: readonly string[], withProfile: true): Promise<Array<KeptHour<CgmDigest>>>;
+function hours(patientId: number, codeId: number, hourKeys: readonly string[], withProfile: false): Promise<KeptHour[]>;
+async function hours(patientId: number, codeId: number, hourKeys: readonly string[], withProfile: boolean): Promise<KeptHour[]> {
+  const pk = observationKeys.patientPk(patientId);
+  const kept = await batchGetAll(table(), hourKeys.map((hour) => ({ pk, sk: `${codeHours(codeId)}${hour}` })));
+  return kept.flatMap((item) => {
+    const digest = withProfile ? digestOf(String(item.c), item.p) : figuresOfItem(String(item.c));
+    return typeof digest === 'object' ? [{ hour: String(item.sk).slice(codeHours(codeId).length), digest }] : [];
+  });
 }
 
 /** The items of a code's days in the range, in day order, with these attributes. */
@@ -254,10 +312,11 @@ async function items(patientId: number, codeId: number, range: { from: string; t
 }
 
 async function deletePatient(patientId: number): Promise<number> {
-  const keys = await queryAll({ table: table(), pk: observationKeys.patientPk(patientId), skPrefix: DAYS, attributes: ['pk', 'sk'] });
+  // `#DAY` begins both the days' keys and the hours' (`#DAYH#`).
+  const keys = await queryAll({ table: table(), pk: observationKeys.patientPk(patientId), skPrefix: '#DAY', attributes: ['pk', 'sk'] });
   const failed = await batchWriteAll(table(), keys.map((Key) => ({ DeleteRequest: { Key } })));
   if (failed.length > 0) throw new Error(`could not delete ${failed.length} day summaries of patient ${patientId}; run the deletion again`);
-  return keys.length;
+  return keys.filter((k) => String(k.sk).startsWith(DAYS)).length;
 }
 
-export const dynamoSummaryStore: SummaryStore = { keep, day, days, bounds, digests, figures, deletePatient };
+export const dynamoSummaryStore: SummaryStore = { keep, day, days, bounds, digests, figures, hours, deletePatient };

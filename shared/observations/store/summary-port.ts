@@ -10,7 +10,8 @@
  * one computed from fewer.
  */
 import type { CgmFigures } from '../../cgm/digest';
-import type { DaySummary, DIGEST_NOT_KEPT, HourBounds } from '../stats/day-summary';
+import type { CgmDigest } from '../../cgm/digest';
+import type { DaySummary, DIGEST_NOT_KEPT, HourBounds, HourDigest } from '../stats/day-summary';
 
 /** A kept day's value bounds by hour: undefined when its summary was kept before bounds were. */
 export interface DayBounds {
@@ -22,12 +23,21 @@ export interface DayBounds {
 export interface DayDigest {
   day: string;
   digest: DaySummary['cgm'];
+  /** The day's sensor readings per UTC hour (`DaySummary.cgmHours`), what its kept hours are checked against. */
+  hours?: number[];
 }
 
 /** A kept day's CGM digest without its profile (`figuresOf`), as `DayDigest`. */
 export interface DayFigures {
   day: string;
   digest: CgmFigures | typeof DIGEST_NOT_KEPT | undefined;
+  hours?: number[];
+}
+
+/** A kept hour's CGM digest (`HourDigest`, `withProfile`) or its figures: `hour` is `yyyy-mm-ddThh` (UTC). */
+export interface KeptHour<D extends CgmFigures = CgmFigures> {
+  hour: string;
+  digest: D;
 }
 
 /**
@@ -41,9 +51,11 @@ export type KeepRule = 'from-more-readings' | 'repair';
 export interface SummaryStore {
   /**
    * Keeps the day's summary under the rule; returns whether it was written. A store may leave out
-   * histograms it cannot hold (the DynamoDB item's bound): they come back absent.
+   * histograms it cannot hold (the DynamoDB item's bound): they come back absent. `hours`, the
+   * digests of some of the day's hours, are kept first, each under the same rule by its count (one
+   * past the digest bound is left out: its day's count then names a digest not kept).
    */
-  keep(summary: DaySummary, rule: KeepRule): Promise<boolean>;
+  keep(summary: DaySummary, rule: KeepRule, hours?: readonly HourDigest[]): Promise<boolean>;
   /** The day's summary as kept (strongly consistent), or undefined. */
   day(patientId: number, codeId: number, day: string): Promise<DaySummary | undefined>;
   /**
@@ -58,6 +70,9 @@ export interface SummaryStore {
   digests(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayDigest[]>;
   /** As `digests`, without their profiles: a study's table needs no profile, and the profile is most of a digest. */
   figures(patientId: number, codeId: number, range: { from: string; to: string }): Promise<DayFigures[]>;
-  /** Removes every summary of the patient; returns how many. */
+  /** The kept digests (with their profiles) or figures of these hours of a code (`yyyy-mm-ddThh`), those kept, in no particular order. */
+  hours(patientId: number, codeId: number, hours: readonly string[], withProfile: true): Promise<Array<KeptHour<CgmDigest>>>;
+  hours(patientId: number, codeId: number, hours: readonly string[], withProfile: false): Promise<KeptHour[]>;
+  /** Removes every summary of the patient (hours included); returns how many days. */
   deletePatient(patientId: number): Promise<number>;
 }

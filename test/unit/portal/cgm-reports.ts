@@ -21,5 +21,5 @@ export async function reportBundle(readings: readonly CgmReading[], days = 14, u
   const summary = summariseReadings(readings, { period });
   const clock = fixedClock(OFFSET);
   const pdf = await renderAgpReport({ summary, days: dailyProfilesOf(readings, period, clock) }, { patientName: 'Ana Souza', unit, periodClock: clock, generatedAt: GENERATED_AT });
-  return cgmBundle({ patientId: 7, summary, unit, clock, sources: { daysFromDigests: days, readingsRead: 0 } }, GENERATED_AT, { pdf, generatedAt: GENERATED_AT });
+  return cgmBundle({ patientId: 7, summary, unit, clock, sources: { daysFromDigests: days, hoursFromDigests: 0, readingsRead: 0 } }, GENERATED_AT, { pdf, generatedAt: GENERATED_AT });
 }
