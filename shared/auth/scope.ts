@@ -218,12 +218,12 @@ export async function patientScope(caller: Caller, filter: ScopeFilter = {}): Pr
 
 /**
  * A study the caller may read (else 404, as `assertCanReadStudy`) and `patientScope` with that
- * study: its participants and the codes it requests of each, the study and the caller's own record
- * read once for both.
+ * study (and the rest of `filter`): its participants and the codes it requests of each, the study
+ * and the caller's own record read once for both.
  */
-export async function assertCanReadStudyScope(caller: Caller, studyId: Id): Promise<{ study: Study; scope: PatientScope }> {
+export async function assertCanReadStudyScope(caller: Caller, studyId: Id, filter: Omit<ScopeFilter, 'study'> = {}): Promise<{ study: Study; scope: PatientScope }> {
   const { study, self } = await readableStudy(caller, studyId);
-  return { study, scope: await scopeOf(caller, { studies: [study] }, self) };
+  return { study, scope: await scopeOf(caller, { ...(await resolve(caller, filter, self)), studies: [study] }, self) };
 }
 
 /** The patients a resolved filter leaves the caller (`patientScope`'s rule). */

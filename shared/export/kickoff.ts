@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../auth/caller';
 import { scopesCover } from '../auth/claims';
-import { assertCanReadStudy, dataSourceScope, patientScope, studyScope, type ScopeFilter } from '../auth/scope';
+import { assertCanReadStudyScope, dataSourceScope, patientScope, studyScope, type ScopeFilter } from '../auth/scope';
 import { config } from '../config';
 import type { Id } from '../directory/model';
 import { listStudyCodes, listStudyDataSourceIds } from '../directory/studies';
@@ -41,9 +41,8 @@ async function coverage(caller: Caller, k: KickOff): Promise<{ patientIds: Id[];
   if (k.level === 'group') {
     // The study's own lists need no caller: read beside the access check, released only after it.
     const studyId = k.groupId!;
-    const [study, scope, codes, deviceIds] = await Promise.allSettled([
-      assertCanReadStudy(caller, studyId),
-      patientScope(caller, { ...narrowed, study: studyId }),
+    const [readable, codes, deviceIds] = await Promise.allSettled([
+      assertCanReadStudyScope(caller, studyId, narrowed),
       listStudyCodes(studyId),
       wants('Device') ? listStudyDataSourceIds(studyId) : Promise.resolve([]),
     ]);
@@ -51,8 +50,8 @@ async function coverage(caller: Caller, k: KickOff): Promise<{ patientIds: Id[];
       if (r.status === 'rejected') throw r.reason;
       return r.value;
     };
-    value(study);
-    return { patientIds: value(scope).patientIds, groupIds: wants('Group') ? [studyId] : [], deviceIds: value(deviceIds), codeIds: value(codes).map((c) => c.id) };
+    const { scope } = value(readable);
+    return { patientIds: scope.patientIds, groupIds: wants('Group') ? [studyId] : [], deviceIds: value(deviceIds), codeIds: value(codes).map((c) => c.id) };
   }
   const [scope, groupIds, deviceIds] = await Promise.all([
     patientScope(caller, narrowed),
