@@ -18,11 +18,11 @@
  *   effective time and lifted values, as `native-entry.ts` makes them), the readings are written as
  *   the block store keeps them (`keepAsStored`: each hour's block, a uuid claim a reading, the id
  *   ranges and the code in the patient's code set, by BatchWriteItem) and each day's summary is the
- *   domain's `summariseDay` of that day's readings (the digest included), kept through the summary
- *   store, as the upload recomputes a day from its stored rows;
- * - before measuring, participant 2's stored day summaries (each day of the trace) and readings of
- *   its last 24 hours, as the store reads them back, are compared with participant 1's (all but the
- *   patient, the ids and the time of storing): the bench stops if they differ.
+ *   domain's `summariseDayAndHours` of that day's readings (the digest and the hours' digests
+ *   included), kept through the summary store, as the upload recomputes a day from its stored rows;
+ * - before measuring, participant 2's stored day summaries (each day of the trace), hour digests and
+ *   readings of its last 24 hours, as the store reads them back, are compared with participant 1's
+ *   (all but the patient, the ids and the time of storing): the bench stops if they differ.
  *
  * Then, through the handler (the answer as API Gateway receives it), `BENCH_STUDY_CALLS` (5) calls
  * as a practitioner of the study's organization after one warm-up: p50 and p99, and the DynamoDB
@@ -119,13 +119,16 @@ async function storeByUpload(w: World, patientId: Id, payloads: readonly string[
   }
 }
 
-/** What two patients' stores hold alike when their readings are the same payloads: day summaries and readings, without the patient and the ids. */
+/** What two patients' stores hold alike when their readings are the same payloads: day summaries, hour digests and readings, without the patient and the ids. */
 async function keptOf(patientId: Id, codeId: Id, end: number): Promise<unknown> {
   const days = Array.from({ length: DAYS + 1 }, (_, k) => dayOf(end - (DAYS - k) * DAY));
   const summaries = await Promise.all(days.map((day) => summaryStore().day(patientId, codeId, day)));
+  const hours = days.flatMap((day) => Array.from({ length: 24 }, (_, h) => `${day}T${String(h).padStart(2, '0')}`));
+  const hourDigests = (await summaryStore().hours(patientId, codeId, hours, true)).sort((a, b) => (a.hour < b.hour ? -1 : 1));
   const readings = await allReadings(rowsQuery(patientId, codeId, { from: end - DAY, to: end }));
   return {
     summaries: summaries.map((s) => s && { ...s, patientId: 0 }),
+    hourDigests,
     readings: readings.map(({ id: _id, patientId: _patient, lastUpdated: _at, ...rest }: StoredObservation) => rest),
   };
 }

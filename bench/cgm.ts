@@ -6,7 +6,7 @@
  * time, so the trace crosses changes of daylight saving time.
  *
  * Through the handler (the answer as API Gateway receives it), for the last 14 days ending now (the
- * default: both edges partial days, read from the readings), 14 whole local days named by date on
+ * default: both edges partial days, their whole hours from hour digests), 14 whole local days named by date on
  * the patient's time zone, and the 90 days: p50 and p99 over `BENCH_CGM_CALLS` calls, and the
  * DynamoDB requests and items one call reads (counted on the client's middleware stack), against
  * what summarising from every reading of the period reads (the readings of the period, decoded and
