@@ -6,8 +6,9 @@
  * folder as `brands-sample.json`, list `sample`) so the portal's picker finds them (and the glucose
  * page's "Send to my hospital": both take writes of its summary), and gives the
  * demo patient without a login a fresh invitation. `SMART_FIXTURE=R4` or `R5` runs one hospital
- * with the portal pointed at it (`SMART_ISS`'s one-hospital flow). Development only: nothing of it
- * is deployed.
+ * with the portal pointed at it (`SMART_ISS`'s one-hospital flow). `SMART_FIXTURE_SCOPES=v1` makes
+ * their authorization servers know SMART v1 scopes only, as some hospitals' do. Development only:
+ * nothing of it is deployed.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,6 +63,7 @@ export function sampleBrands(r4: SmartFixture, r5: SmartFixture): SampleBrand[] 
 }
 
 const count = () => Number(process.env.SMART_FIXTURE_COUNT ?? 25);
+const smartV1Only = () => process.env.SMART_FIXTURE_SCOPES?.toLowerCase() === 'v1';
 
 /** The fixture when `SMART_FIXTURE` asks for one (`1`: both hospitals and the picker; `R4` or `R5`: that one), else undefined. */
 export async function startLocalSmartFixture(setting: string | undefined): Promise<LocalSmartFixture | undefined> {
@@ -71,7 +73,7 @@ export async function startLocalSmartFixture(setting: string | undefined): Promi
   const upper = setting.toUpperCase();
   const one = upper === 'R5' || upper === 'R4' ? upper : undefined;
   const modes: ReadonlyArray<'R4' | 'R5'> = one ? [one] : ['R4', 'R5'];
-  const fixtures = await Promise.all(modes.map((mode) => startSmartFixture({ ...FIXTURE_HOSPITALS[mode], count: count(), pageSize: 10 })));
+  const fixtures = await Promise.all(modes.map((mode) => startSmartFixture({ ...FIXTURE_HOSPITALS[mode], count: count(), pageSize: 10, smartV1Only: smartV1Only() })));
   const clientId = fixtures[0]!.clientId;
   const portal = one
     ? portalConfig({ iss: fixtures[0]!.iss, clientId, scopes: process.env.SMART_SCOPES })
@@ -80,7 +82,7 @@ export async function startLocalSmartFixture(setting: string | undefined): Promi
     portal,
     ready: async (siteUrl, dataDir) => {
       for (const fixture of fixtures) fixture.redirectUri = `${siteUrl}${PORTAL_CALLBACK_PATH}`;
-      const lines = fixtures.map((f) => `  SMART fixture  ${f.name} at ${f.iss} (patient ${f.patientId}, ${f.records.length} records)`);
+      const lines = fixtures.map((f) => `  SMART fixture  ${f.name} at ${f.iss} (patient ${f.patientId}, ${f.records.length} records${f.smartV1Only ? ', SMART v1 scopes only' : ''})`);
       if (!one) {
         const file = join(dataDir, 'brands-sample.json');
         writeFileSync(file, `${JSON.stringify(brandsBundle(sampleBrands(fixtures[0]!, fixtures[1]!), new Date().toISOString()), null, 2)}\n`);

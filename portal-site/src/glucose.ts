@@ -8,8 +8,9 @@
  * - a unit switch reads the report again in mmol/L or mg/dL (figures, AGP and PDF), the choice
  *   remembered in this tab;
  * - "Send to my hospital" keeps the report Bundle the patient sees in this tab and starts a SMART
- *   launch with the CGM guide's write scopes at the configured hospital, at a hospital the patient
- *   has connected (their FHIR Sources), or at the one chosen in the picker; the hospital sends the
+ *   launch with the CGM guide's write scopes (their SMART v1 equivalents where the hospital declares
+ *   only v1) at the configured hospital, at a hospital the patient has connected (their FHIR
+ *   Sources), or at the one chosen in the picker; the hospital sends the
  *   patient back to the callback page (the one redirect URI registered), which forwards here, and
  *   this page finishes the launch and sends that Bundle (send.ts), then lists each record with the
  *   hospital's answer.
@@ -21,11 +22,12 @@ import { GLUCOSE_UNITS, type GlucoseUnit } from '../../shared/cgm/units';
 import { agpChart, targetRangeWords } from '../../shared/portal/agp-chart';
 import { hospitalWrites, submissionEntries, type SubmissionEntry } from '../../shared/portal/cgm-submission';
 import { cgmView, DEFAULT_UNIT, loincOf, NO_READINGS, type CgmView } from '../../shared/portal/cgm-view';
-import { PORTAL_GLUCOSE_PATH, SEND_SCOPES, type PortalConfig } from '../../shared/portal/config';
+import { PORTAL_GLUCOSE_PATH, type PortalConfig } from '../../shared/portal/config';
 import { sameServer, type ConnectedHospital } from '../../shared/portal/connected-hospitals';
 import { parseInvitationCode } from '../../shared/portal/invitation';
 import { PortalError } from '../../shared/portal/messages';
 import { outcomeSentence, SEND_PROBLEMS, sendSummary, sentName, sentWhat, type SendOutcome } from '../../shared/portal/send-report';
+import { sendScopes } from '../../shared/portal/send-scopes';
 import { agpSvg } from './agp-svg';
 import { launch } from './launch';
 import { $, element, loadConfig, setStatus, showProblem } from './page';
@@ -153,7 +155,7 @@ async function offerSend(config: PortalConfig, api: ServiceApi, shown: Shown) {
     button.hidden = true;
     $('connected').hidden = true;
     keepPendingSend({ hospitalName, report: shown.report });
-    return launch(config, hospitalName ? { name: hospitalName, fhirBaseUrl } : { fhirBaseUrl }, SEND_SCOPES).catch(glucoseProblem);
+    return launch(config, hospitalName ? { name: hospitalName, fhirBaseUrl } : { fhirBaseUrl }, sendScopes).catch(glucoseProblem);
   };
   const connected = await api.connectedHospitals().catch((): ConnectedHospital[] => []);
   if (config.iss) {

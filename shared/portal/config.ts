@@ -28,11 +28,6 @@ export interface PortalConfig {
 /** The portal's scopes (`openid`, `profile`, `launch/patient`, Patient and Observation reads) and a read scope for every other type the portal reads. */
 export const DEFAULT_SMART_SCOPES = ['openid', 'profile', 'launch/patient', ...READ_SCOPES].join(' ');
 export const DEFAULT_SMART_CLIENT_ID = 'cdx-portal';
-/**
- * The scopes of "Send to my hospital": the CGM guide's write scopes for a submitter (create and
- * update of Observations and DiagnosticReports for the patient), and the patient context.
- */
-export const SEND_SCOPES = 'openid fhirUser launch/patient patient/Observation.cu patient/DiagnosticReport.cu';
 
 /** Where the configuration is served, relative to the site root. */
 export const PORTAL_CONFIG_FILE = 'clients/portal/config.json';

@@ -5,7 +5,8 @@
  * download; a patient without readings sees one sentence. "Send to my hospital" sends the CGM guide's
  * submission to each hospital (R4 converted, R5 as is; one POST each when the hospital offers no
  * Bundle), the hospital receives it about its own patient and the page lists what was sent; refusals
- * (no permission, the hospital's own reasons, the patient saying no) are plain sentences. A hospital
+ * (no permission, the hospital's own reasons, the patient saying no) are plain sentences; a hospital
+ * that knows only SMART v1 scopes is asked for the v1 write scopes and takes the send. A hospital
  * the patient connected by importing their record is offered as where to send, its name shown as
  * text whatever it holds; another hospital can still be chosen. The unit switch shows the figures
  * and the AGP in mmol/L, remembered in the tab, and the report sent is in the unit shown.
@@ -31,7 +32,10 @@ const R5 = { words: 'comunitaria', facility: 'Clínica Comunitária São Paulo' 
 const MEMBERS = ['97507-8', '106793-3', '97506-0', '104638-2', '104636-6', '104637-4'];
 
 afterEach(() => {
-  for (const f of suite.world.fixtures) Object.assign(f.faults, { withholdWriteScopes: false, refuseWrites: undefined });
+  for (const f of suite.world.fixtures) {
+    Object.assign(f.faults, { withholdWriteScopes: false, refuseWrites: undefined });
+    f.smartV1Only = false;
+  }
   suite.world.fixtures[1]!.writes.bundles = ['batch'];
 });
 
@@ -116,6 +120,8 @@ describe('send to my hospital', () => {
     expect(await openGlucosePage(page, suite.world, await patientCode())).toBe('report');
     const before = fixture.created.length;
     expect(await sendToHospital(page, fixture, R4)).toBe('sent');
+    // The hospital lists both scope syntaxes: the CGM guide's v2 scopes.
+    expect(fixture.scopesAsked.at(-1)).toBe('openid fhirUser launch/patient patient/Observation.cu patient/DiagnosticReport.cu');
     expect(await page.getAttribute('body', 'data-route')).toBe('transaction');
     expect(await page.getAttribute('body', 'data-fhir-version')).toBe('4.0.1');
 
@@ -173,6 +179,21 @@ describe('send to my hospital', () => {
       expect(sent.items.every((i) => i.state === 'saved')).toBe(true);
       expect(errors).toEqual([]);
     }
+  }, FLOW_TIMEOUT);
+
+  it('asks a hospital that knows only SMART v1 scopes for the v1 write scopes, and the send succeeds', async () => {
+    const fixture = suite.world.fixtures[1]!;
+    fixture.smartV1Only = true;
+    const { page, errors } = await phonePage(suite.browser);
+    expect(await openGlucosePage(page, suite.world, await patientCode())).toBe('report');
+    const [created, discoveries] = [fixture.created.length, fixture.counts.discoveries];
+    expect(await sendToHospital(page, fixture, R5)).toBe('sent');
+    expect(fixture.scopesAsked.at(-1)).toBe('openid fhirUser launch/patient patient/Observation.write patient/DiagnosticReport.write');
+    // One read of the discovery document: the launch takes it from fhirclient's cache.
+    expect(fixture.counts.discoveries - discoveries).toBe(1);
+    expect(fixture.created.slice(created).map((c) => c.resource.resourceType)).toEqual([...Array(7).fill('Observation'), 'DiagnosticReport']);
+    expect((await sentShown(page)).summary).toBe('Sent to Fixture Community Clinic: all 8 records were saved.');
+    expect(errors).toEqual([]);
   }, FLOW_TIMEOUT);
 
   it('says in plain words that the permission was not given, what the hospital refused and why, and that the patient said no', async () => {
