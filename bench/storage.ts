@@ -1,14 +1,17 @@
 /**
  * What a reading costs to store and to read, priced by DynamoDB's published rules
  * (`shared/store/capacity.ts`): the FHIR handler uploads readings of several shapes into DynamoDB
- * Local, each shape one patient and one device sending uploads of 100, at the spacing of real use
- * (heart rates a minute apart, blood pressures three a day, a sleep episode a night, ...), while
- * every request to the observations table is recorded; then a re-post, a search page and a full
- * download are recorded the same way.
+ * Local, each shape one patient and one device sending uploads of `BENCH_STORAGE_BATCH` readings
+ * (100 by default), at the spacing of real use (heart rates a minute apart, blood pressures three a
+ * day, a sleep episode a night, ...), while every request to the observations table is recorded;
+ * then a re-post of the first upload, a search page and a full download are recorded the same way.
+ * `BENCH_STORAGE_SHAPES` (a comma-separated list of the shapes' keys, e.g. `heart-rate`) runs only
+ * those shapes; `BENCH_STORAGE_READINGS` caps the readings of each.
  *
  * - write units per reading: from the requests sent (each item put, doubled inside a transaction,
  *   every rewrite of a block counted; a refused conditional put is charged too), the day summaries,
- *   the code set and the span included;
+ *   the code set and the span included; read units per upload request the same way (of the
+ *   observations table only: the caller's and the checks' reads of the directory are not counted);
  * - bytes stored per reading: from the table afterwards, what the patient's readings left (the
  *   patient's partition: blocks, uuid claims, update log, span and code set, day summaries; the id
  *   ranges naming the patient; their identifier claims), each item priced once with DynamoDB's 100
@@ -17,8 +20,9 @@
  *   (1,000 a page), from the items the reads returned (the projections name every attribute of a
  *   block but the partition key).
  *
- * Targets (a heart-rate reading without an identifier): at most 2.0 write units and 600 bytes
- * stored; a re-post of stored readings at most 0.1x the first upload's write units.
+ * Targets (a heart-rate reading without an identifier, in uploads of 100: judged at that size only):
+ * at most 2.0 write units and 600 bytes stored; a re-post of stored readings at most 0.1x the first
+ * upload's write units.
  *
  * Prices (`BENCH_WRITE_PRICE`, `BENCH_READ_PRICE`, `BENCH_STORAGE_PRICE`): on-demand, US East, in
  * USD per million write request units, per million read request units and per GB-month.
@@ -44,14 +48,27 @@ import { HOUR, invoke, postBatch, world, type World } from './observation-world'
 import { printTable } from './table';
 
 const READINGS = Number(process.env.BENCH_STORAGE_READINGS ?? 3000);
-/** A device's upload: 100 readings (1.3 MB of the 10 KB ones, within the 5 MB body limit). */
-const BATCH = 100;
+/** The upload size the targets are set for: 100 readings (1.3 MB of the 10 KB ones, within the 5 MB body limit). */
+const TARGET_BATCH = 100;
 const MINUTE = 60_000;
 const WRITE_PRICE = Number(process.env.BENCH_WRITE_PRICE ?? 0.625);
 const READ_PRICE = Number(process.env.BENCH_READ_PRICE ?? 0.125);
 const STORAGE_PRICE = Number(process.env.BENCH_STORAGE_PRICE ?? 0.25);
 /** A heart-rate reading without an identifier: at most this many write units and bytes stored; a re-post at most this share of a first upload's units. */
 const TARGET = { writeUnits: 2.0, bytes: 600, repost: 0.1 };
+
+/** A device's upload: `TARGET_BATCH` readings unless `BENCH_STORAGE_BATCH` asks otherwise (1 is a request a reading; a Bundle takes up to 1,000). */
+function uploadSize(): number {
+  const size = Number(process.env.BENCH_STORAGE_BATCH ?? TARGET_BATCH);
+  if (!Number.isInteger(size) || size < 1 || size > 1000) throw new Error(`BENCH_STORAGE_BATCH must be a whole number from 1 to 1000, not ${process.env.BENCH_STORAGE_BATCH}`);
+  return size;
+}
+
+/** The command that reproduces this run: the bench's own variables that are set, then the npm script. */
+function commandLine(): string {
+  const vars = Object.entries(process.env).filter(([name]) => name.startsWith('BENCH_'));
+  return [...vars.map(([name, value]) => `${name}=${value}`), 'npm run bench -- storage'].join(' ');
+}
 
 /** What an item of the observations table is (layout 3, `block-keys.ts`): the meter's tallies are per kind. */
 type Kind = 'blocks' | 'uuid claims' | 'id ranges' | 'update log' | 'day summaries' | 'span, code set' | 'identifier claims' | 'other';
@@ -188,6 +205,8 @@ function installMeter() {
 }
 
 interface Shape {
+  /** What `BENCH_STORAGE_SHAPES` names it by. */
+  key: string;
   name: string;
   code: string;
   /** Time between two readings. */
@@ -202,14 +221,24 @@ interface Shape {
 /** About 9.6 KB of notes: numbers as a device's sample array writes them (a run of one letter would deflate to nothing). */
 const notes = () => Array.from({ length: 2_400 }, () => 400 + Math.floor(Math.random() * 200)).join(' ');
 /** Each shape as a device sends it: one patient's readings at the spacing of real use. */
-const SHAPES: Shape[] = [
-  { name: 'heart rate', code: 'omh:heart-rate:2.0', every: MINUTE, identifier: false },
-  { name: 'heart rate + identifier', code: 'omh:heart-rate:2.0', every: MINUTE, identifier: true },
-  { name: 'blood pressure (3 a day)', code: 'omh:blood-pressure:4.0', every: 8 * HOUR, identifier: false, readings: 1000 },
-  { name: 'sleep episode (1 a night)', code: 'omh:sleep-episode:1.1', every: 24 * HOUR, identifier: false, readings: 1000 },
-  { name: '10 KB payload (hourly)', code: 'omh:heart-rate:2.0', every: HOUR, extra: 'notes', identifier: false, readings: 1000 },
-  { name: '10 KB payload + identifier (hourly)', code: 'omh:heart-rate:2.0', every: HOUR, extra: 'notes', identifier: true, readings: 1000 },
+const ALL_SHAPES: Shape[] = [
+  { key: 'heart-rate', name: 'heart rate', code: 'omh:heart-rate:2.0', every: MINUTE, identifier: false },
+  { key: 'heart-rate-identifier', name: 'heart rate + identifier', code: 'omh:heart-rate:2.0', every: MINUTE, identifier: true },
+  { key: 'blood-pressure', name: 'blood pressure (3 a day)', code: 'omh:blood-pressure:4.0', every: 8 * HOUR, identifier: false, readings: 1000 },
+  { key: 'sleep-episode', name: 'sleep episode (1 a night)', code: 'omh:sleep-episode:1.1', every: 24 * HOUR, identifier: false, readings: 1000 },
+  { key: '10kb', name: '10 KB payload (hourly)', code: 'omh:heart-rate:2.0', every: HOUR, extra: 'notes', identifier: false, readings: 1000 },
+  { key: '10kb-identifier', name: '10 KB payload + identifier (hourly)', code: 'omh:heart-rate:2.0', every: HOUR, extra: 'notes', identifier: true, readings: 1000 },
 ];
+
+/** The shapes `BENCH_STORAGE_SHAPES` names (all by default), in the order above. */
+function chosenShapes(): Shape[] {
+  const asked = process.env.BENCH_STORAGE_SHAPES;
+  if (!asked) return ALL_SHAPES;
+  const keys = new Set(asked.split(',').map((k) => k.trim()));
+  const unknown = [...keys].filter((k) => !ALL_SHAPES.some((s) => s.key === k));
+  if (unknown.length > 0) throw new Error(`unknown BENCH_STORAGE_SHAPES ${unknown.join(', ')}; known: ${ALL_SHAPES.map((s) => s.key).join(', ')}`);
+  return ALL_SHAPES.filter((s) => keys.has(s.key));
+}
 
 /** A heart rate as a wearable reports it (whole beats, varying): blocks compress what repeats, so a constant value would flatter them. */
 const beats = () => 55 + Math.floor(Math.random() * 40);
@@ -271,25 +300,29 @@ const met = (ok: boolean) => (ok ? 'met' : 'missed');
 
 export async function storageBench(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
+  const shapes = chosenShapes();
+  const batch = uploadSize();
   const dataDir = mkdtempSync(join(tmpdir(), 'cdx-bench-storage-'));
   const runtime = await startRuntime({ dataDir, port: 0, seed: false, inMemory: true });
   try {
-    const w = await world([...new Set(SHAPES.map((s) => s.code))]);
+    const w = await world([...new Set(shapes.map((s) => s.code))]);
     installMeter();
     const writes: Array<Record<string, string | number>> = [];
     const writeKinds: Array<Record<string, string | number>> = [];
     const byteKinds: Array<Record<string, string | number>> = [];
     const reads: Array<Record<string, string | number>> = [];
-    for (const shape of SHAPES) {
+    for (const shape of shapes) {
       const count = Math.min(shape.readings ?? READINGS, READINGS);
       const patientId = await w.newPatient();
       const start = Date.UTC(2025, 0, 1);
       const resources = Array.from({ length: count }, (_, i) => resourceOf(w, patientId, shape, start + i * shape.every));
+      const uploads = chunksOf(resources, batch);
       const upload = await measure(async () => {
-        for (const chunk of chunksOf(resources, BATCH)) await postBatch(w, chunk, '201 Created');
+        for (const chunk of uploads) await postBatch(w, chunk, '201 Created');
       });
       const stored = await storedBy(patientId, resources.flatMap((r) => r.identifier ?? []));
-      const repost = await measure(() => postBatch(w, resources.slice(0, BATCH), '200 OK'));
+      const first = uploads[0]!;
+      const repost = await measure(() => postBatch(w, first, '200 OK'));
       w.practitioner = await w.practitionerToken();
       const page = await measure(() => invoke('GET', `/FHIR/R5/Observation?patient=${patientId}&_count=20`, w.practitioner));
       const download = await measure(async () => {
@@ -305,9 +338,9 @@ export async function storageBench(): Promise<void> {
       });
       const wcu = upload.writeUnits / count;
       const bytes = sum(stored) / count;
-      const repostShare = repost.writeUnits / BATCH / wcu;
+      const repostShare = repost.writeUnits / first.length / wcu;
       const rcuRow = download.readUnits / count;
-      const targeted = shape.name === 'heart rate';
+      const targeted = shape.key === 'heart-rate' && batch === TARGET_BATCH;
       writes.push({
         reading: shape.name,
         readings: count,
@@ -315,12 +348,13 @@ export async function storageBench(): Promise<void> {
         'write units / reading': `${wcu.toFixed(2)}${targeted ? ` (at most ${TARGET.writeUnits}: ${met(wcu <= TARGET.writeUnits)})` : ''}`,
         'bytes stored / reading': `${bytes.toFixed(0)}${targeted ? ` (at most ${TARGET.bytes}: ${met(bytes <= TARGET.bytes)})` : ''}`,
         'read units / reading (upload)': (upload.readUnits / count).toFixed(2),
+        'read units / upload request': (upload.readUnits / uploads.length).toFixed(1),
         'block puts refused': upload.refused,
         'per million readings: writes': perMillion(wcu, WRITE_PRICE),
         'storage / month': perMillion((bytes * 1e6) / 2 ** 30, STORAGE_PRICE),
-        're-post: write units / reading': (repost.writeUnits / BATCH).toFixed(2),
+        're-post: write units / reading': (repost.writeUnits / first.length).toFixed(2),
         're-post / first upload': `${repostShare.toFixed(2)} (at most ${TARGET.repost}: ${met(repostShare <= TARGET.repost)})`,
-        're-post: read units / reading': (repost.readUnits / BATCH).toFixed(2),
+        're-post: read units / reading': (repost.readUnits / first.length).toFixed(2),
       });
       writeKinds.push({ reading: shape.name, ...Object.fromEntries(KINDS.map((k) => [k, ((upload.byKind.get(k) ?? 0) / count).toFixed(3)])) });
       byteKinds.push({ reading: shape.name, ...Object.fromEntries(KINDS.map((k) => [k, ((stored.get(k) ?? 0) / count).toFixed(1)])) });
@@ -332,7 +366,7 @@ export async function storageBench(): Promise<void> {
       });
     }
     printTable(
-      `Writes and storage per reading (command: npm run bench -- storage; each shape one patient's readings through POST /FHIR/R5/ in uploads of ${BATCH} from one device; bytes from the items left in the table; prices: $${WRITE_PRICE} per million write units, $${STORAGE_PRICE} per GB-month)`,
+      `Writes and storage per reading (command: ${commandLine()}; each shape one patient's readings through POST /FHIR/R5/ in uploads of ${batch} from one device; bytes from the items left in the table; prices: $${WRITE_PRICE} per million write units, $${STORAGE_PRICE} per GB-month)`,
       writes,
     );
     printTable('Write units per reading, by the kind of item written (every rewrite of a block counted)', writeKinds);
