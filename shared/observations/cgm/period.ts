@@ -24,7 +24,7 @@
 import { figuresOf, mergeDigests, mergeFigures, summariseDay as digestOf, type CgmDayDigest, type CgmFigures, type CgmPeriodDigest } from '../../cgm/digest';
 import { MS_PER_DAY } from '../../omh/datetime';
 import { startBoundsOf, wholeDaysOf, type BoundedPeriod } from '../period';
-import { dayOf, dayStart, HOUR_MS } from '../stats/day-summary';
+import { dayOf, dayStart, HOUR_MS, hourKeyAt } from '../stats/day-summary';
 import { allReadings, rowsQuery } from '../stats/keep';
 import { summaryStore } from '../store/summary-current';
 import { sensorReadingsOf } from './readings';
@@ -78,8 +78,6 @@ function hourPieces(edge: BoundedPeriod): Array<{ hour: number; piece: BoundedPe
   return pieces;
 }
 
-const hourKey = (ms: number) => new Date(ms).toISOString().slice(0, 13);
-
 /** Pieces that follow one another as few spans. */
 function spansOf(pieces: readonly BoundedPeriod[]): BoundedPeriod[] {
   const spans: BoundedPeriod[] = [];
@@ -123,7 +121,7 @@ async function periodParts<D extends CgmFigures>(
   // Days and hours in one round trip; what has no usable digest is known only from them, so its readings come after.
   const [days, hours] = await Promise.all([
     dayStarts.length > 0 ? readDays({ from: dayOf(Math.min(...dayStarts)), to: dayOf(Math.max(...dayStarts)) }) : [],
-    pieces.length > 0 ? readHours(pieces.map((p) => hourKey(p.hour))) : [],
+    pieces.length > 0 ? readHours(pieces.map((p) => hourKeyAt(p.hour))) : [],
   ]);
   const wholeDays = new Set<string>();
   for (let at = whole.start; at < whole.end; at += MS_PER_DAY) wholeDays.add(dayOf(at));
@@ -138,7 +136,7 @@ async function periodParts<D extends CgmFigures>(
   for (const { hour, piece } of pieces) {
     const count = countsByDay.get(dayOf(hour))?.[new Date(hour).getUTCHours()];
     if (count === 0) continue;
-    const digest = keptHours.get(hourKey(hour));
+    const digest = keptHours.get(hourKeyAt(hour));
     const takes = count !== undefined && digest !== undefined && digest.count === count ? pieceTakes(piece, hour, digest) : 'read';
     if (takes === 'whole') hourDigests.push(digest!);
     else if (takes === 'read') toRead.push(piece);

@@ -4,8 +4,9 @@
  * with the study, here read with the check that the caller may read it, `assertCanReadStudyScope`,
  * so the study is read once) whose study requests blood glucose, the same summary `$cgm-summary`
  * answers for them alone, over one period. Each row is made as the patient's own is (operation.ts):
- * the whole days from the day summaries' digests, the partial edge days from their readings, so the
- * work is a few key reads per patient, side by side, whatever the readings. A row holds metrics, not
+ * the whole days from the day summaries' digests, the edges' whole hours from the hours' digests,
+ * at most two parts of hours from their readings, so the work is a few key reads per patient, side
+ * by side, whatever the readings. A row holds metrics, not
  * the profile, so only the digests' figures are read (`periodFigures`).
  *
  * A practitioner of the study's organization (or a backend service) gets every participant; a patient
@@ -23,7 +24,7 @@ import { sensorCode } from './operation';
 import { periodFigures } from './period';
 import { resolvePeriod, targetsOf, type CgmRequest } from './request';
 
-/** Participants summarised at once: each is three key reads at most. */
+/** Participants summarised at once: each is a Query of days and a BatchGetItem of hours, then at most a read of two parts of hours. */
 const CONCURRENCY = 16;
 
 export interface StudyCgmResult {

@@ -120,6 +120,12 @@ export const HOUR_MS = 3_600_000;
 /** The UTC day (`yyyy-mm-dd`) of an instant. */
 export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
+/** A UTC hour as its kept digest is named: `yyyy-mm-ddThh`, from its day and hour (0-23). */
+export const hourKeyOf = (day: string, hour: number): string => `${day}T${String(hour).padStart(2, '0')}`;
+
+/** The UTC hour (`hourKeyOf`) an instant falls in. */
+export const hourKeyAt = (ms: number): string => hourKeyOf(dayOf(ms), new Date(ms).getUTCHours());
+
 /** The first millisecond of a UTC day. */
 export const dayStart = (day: string): number => Date.parse(`${day}T00:00:00.000Z`);
 

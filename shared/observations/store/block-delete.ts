@@ -12,11 +12,12 @@ import { factsOfBlock, type BlockItem } from './block-items';
 import { blockKeys } from './block-keys';
 import { logUpdated, pointedIds, pointerItems } from './block-pointers';
 import { forgetKnownCodes } from './block-write';
+import { SUMMARY_ITEMS } from './dynamo-summaries';
 import { table } from './dynamo-table';
 import { claimKey } from './rounds';
 
-/** The day summaries and hour digests (`#DAY#`, `#DAYH#`): the summary store removes them. */
-const isSummary = (sk: string) => sk.startsWith('#DAY');
+/** The day summaries and hour digests: the summary store removes them. */
+const isSummary = (sk: string) => sk.startsWith(SUMMARY_ITEMS);
 
 export async function deletePatient(patientId: number): Promise<number> {
   const pk = blockKeys.patientPk(patientId);

@@ -34,15 +34,15 @@
  * readings instead. Every day of up to 1,440 sensor readings (one a minute) keeps its digest.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import pMap from 'p-map';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, batchWriteAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { pad } from '../../store/directory-keys';
 import { queryAll } from '../../store/reads';
 import { retryWhileBusy } from '../../store/retry';
-import pMap from 'p-map';
 import { DIGEST_VERSION, figuresOf, type CgmDayDigest, type CgmDigest, type CgmFigures } from '../../cgm/digest';
-import { DIGEST_NOT_KEPT, type DaySummary, type HourBounds, type HourDigest, type ValueGroup } from '../stats/day-summary';
+import { DIGEST_NOT_KEPT, hourKeyOf, type DaySummary, type HourBounds, type HourDigest, type ValueGroup } from '../stats/day-summary';
 import { observationKeys } from './dynamo-keys';
 import { table } from './dynamo-table';
 import type { DayBounds, DayDigest, DayFigures, KeepRule, KeptHour, SummaryStore } from './summary-port';
@@ -64,9 +64,9 @@ const codeDays = (codeId: number) => `${DAYS}${pad(codeId)}#`;
 const summaryKey = (patientId: number, codeId: number, day: string) => ({ pk: observationKeys.patientPk(patientId), sk: `${codeDays(codeId)}${day}` });
 /** The sort keys of a patient's hour digests begin with this. */
 const HOURS = '#DAYH#';
+/** What both the days' and the hours' sort keys begin with: every item this store keeps in a patient's partition. */
+export const SUMMARY_ITEMS = '#DAY';
 const codeHours = (codeId: number) => `${HOURS}${pad(codeId)}#`;
-/** An hour's key text: `yyyy-mm-ddThh` (UTC). */
-export const hourKeyOf = (day: string, hour: number): string => `${day}T${String(hour).padStart(2, '0')}`;
 
 function histogramText(histogram: ReadonlyMap<number, number>): string {
   return [...histogram.keys()]
@@ -312,8 +312,7 @@ async function items(patientId: number, codeId: number, range: { from: string; t
 }
 
 async function deletePatient(patientId: number): Promise<number> {
-  // `#DAY` begins both the days' keys and the hours' (`#DAYH#`).
-  const keys = await queryAll({ table: table(), pk: observationKeys.patientPk(patientId), skPrefix: '#DAY', attributes: ['pk', 'sk'] });
+  const keys = await queryAll({ table: table(), pk: observationKeys.patientPk(patientId), skPrefix: SUMMARY_ITEMS, attributes: ['pk', 'sk'] });
   const failed = await batchWriteAll(table(), keys.map((Key) => ({ DeleteRequest: { Key } })));
   if (failed.length > 0) throw new Error(`could not delete ${failed.length} day summaries of patient ${patientId}; run the deletion again`);
   return keys.filter((k) => String(k.sk).startsWith(DAYS)).length;

@@ -5,10 +5,12 @@
  */
 import { figuresOf, type CgmDigest } from '../../cgm/digest';
 import { copy, holding, innerMap, nestedEntries } from '../../store/memory';
-import { DIGEST_NOT_KEPT } from '../stats/day-summary';
-import type { DaySummary } from '../stats/day-summary';
-import { asKept, hourKeyOf, keptHourDigest } from './dynamo-summaries';
-import type { KeptHour, SummaryStore } from './summary-port';
+import { DIGEST_NOT_KEPT, hourKeyOf, type DaySummary } from '../stats/day-summary';
+import { asKept, keptHourDigest } from './dynamo-summaries';
+import type { KeepRule, KeptHour, SummaryStore } from './summary-port';
+
+/** The store's rule (`KeepRule`): whether something computed from `now` readings replaces what was kept from `was`. */
+const replaces = (was: number | undefined, now: number, rule: KeepRule) => was === undefined || was < now || (rule === 'repair' && was === now);
 
 export function memorySummaryStore(): SummaryStore {
   /** Patient -> `<codeId>#<day>` -> summary. */
@@ -27,15 +29,14 @@ export function memorySummaryStore(): SummaryStore {
       const keptHours = innerMap(hoursByPatient, summary.patientId);
       for (const { hour, digest } of hours) {
         const key = keyOf(summary.codeId, hourKeyOf(summary.day, hour));
-        const was = keptHours.get(key)?.count;
         const kept = keptHourDigest(digest);
-        if (kept && (was === undefined || was < digest.count || (rule === 'repair' && was === digest.count))) keptHours.set(key, copy(kept));
+        if (kept && replaces(keptHours.get(key)?.count, digest.count, rule)) keptHours.set(key, copy(kept));
       }
       const days = innerMap(byPatient, summary.patientId);
       const kept = days.get(keyOf(summary.codeId, summary.day));
-      const replaces = !kept || kept.readings < summary.readings || (rule === 'repair' && kept.readings === summary.readings);
-      if (replaces) days.set(keyOf(summary.codeId, summary.day), copy(asKept(summary)));
-      return replaces;
+      const written = replaces(kept?.readings, summary.readings, rule);
+      if (written) days.set(keyOf(summary.codeId, summary.day), copy(asKept(summary)));
+      return written;
     },
     day: async (patientId, codeId, day) => {
       const kept = byPatient.get(patientId)?.get(keyOf(codeId, day));

@@ -9,8 +9,7 @@
  * ever added, so a summary computed from more readings is the later one, and is never replaced by
  * one computed from fewer.
  */
-import type { CgmFigures } from '../../cgm/digest';
-import type { CgmDigest } from '../../cgm/digest';
+import type { CgmDigest, CgmFigures } from '../../cgm/digest';
 import type { DaySummary, DIGEST_NOT_KEPT, HourBounds, HourDigest } from '../stats/day-summary';
 
 /** A kept day's value bounds by hour: undefined when its summary was kept before bounds were. */
