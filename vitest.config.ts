@@ -24,7 +24,7 @@ const inMemory = {
  * The integration files that keep DynamoDB Local and s3rver, each for what only the real adapter
  * has (docs/testing.md lists them): the contract suites, which run on both adapters; the shared
  * DynamoDB helpers and provisioning; the commands a path sends (key reads only, no Scan, no write on
- * a retry); faults injected into the AWS clients; the table copy of a layout migration; the items a
+ * a retry); faults injected into the AWS clients; the table copy of a layout migration and the rewrite of blocks in the current format; the items a
  * write leaves, key by key. Every other integration file runs on the twins.
  */
 const ON_ENGINES = [
@@ -42,6 +42,7 @@ const ON_ENGINES = [
   'test/integration/observations/store-access.test.ts',
   'test/integration/observations/blocks.test.ts',
   'test/integration/observations/summaries-rebuild.test.ts',
+  'test/integration/observations/block-recode.test.ts',
   'test/integration/observations/summary-store.test.ts',
   'test/integration/observations/summary-counts.test.ts',
   'test/integration/observations/stats-faults.test.ts',

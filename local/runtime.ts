@@ -9,7 +9,7 @@ import { config, resetConfig } from '../shared/config';
 import { resetClients, s3 } from '../shared/store/clients';
 import { forgetIdBlocks } from '../shared/store/counters';
 import { ensureBucket, ensureTables } from '../shared/store/provision';
-import { upgradeObservationsTable } from './upgrade-tables';
+import { upgradeBlockFormat, upgradeObservationsTable } from './upgrade-tables';
 import { startDynamoDbLocal, startS3Local, type Engine } from './engines';
 import { startGateway, type Gateway } from './gateway';
 import { loadHandlers, loadWorker } from './handlers';
@@ -131,11 +131,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const raw = new DynamoDBClient({});
     const created = await ensureTables(raw);
     const moved = await upgradeObservationsTable(raw, created, join(dataDir, 'migrate-observations.json'));
+    const recoded = await upgradeBlockFormat(created, join(dataDir, 'recode-blocks.json'));
     raw.destroy();
     await ensureBucket(await s3());
 
     const seed = options.seed === false ? { seeded: false, notes: [] } : await seedDemoData();
-    const movedNotes = moved ? ['  Readings moved to the layout-3 observations table (docs/operations.md#moving-observations-to-layout-3):', ...moved.map((line) => `    ${line}`)] : [];
+    const movedNotes = [
+      ...(moved ? ['  Readings moved to the layout-3 observations table (docs/operations.md#moving-observations-to-layout-3):', ...moved.map((line) => `    ${line}`)] : []),
+      ...(recoded ? ['  Blocks rewritten in the current format (docs/operations.md#rewriting-blocks-in-the-current-format):', ...recoded.map((line) => `    ${line}`)] : []),
+    ];
 
     if (wantsGateway) {
       exportWorker = startLocalExportWorker(await loadWorker());

@@ -2,13 +2,15 @@
  * A data folder made before the observations table's layout 3 holds its readings in the layout-2
  * table (or, older still, the layout-1 table). When `npm start` has just created the layout-3 table
  * beside it, the readings are moved across once (the move the operations runbook runs on AWS), so a
- * local user keeps their data. The progress is kept in the data folder: a start stopped part-way
- * resumes the move at the next start.
+ * local user keeps their data; and blocks kept in an earlier format of the block codec are
+ * rewritten in the current one. The progress is kept in the data folder: a start stopped part-way
+ * resumes at the next start.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from '../shared/config';
 import { layoutMigrationSteps } from '../shared/observations/layout-migration';
 import { freshMigration, migrateToLayout3, migrationReport, type MigrationProgress } from '../shared/observations/store/layout-3-migration';
+import { freshRecode, recodeEveryBlock, recodeFinished, recodeOfThisFormat, recodeReport, type RecodeProgress } from '../shared/observations/store/block-recode';
 import { tableExists } from '../shared/store/provision';
 import { OBSERVATIONS_LAYOUT_1, OBSERVATIONS_LAYOUT_2 } from '../shared/store/tables';
 import { readProgress, writeProgress } from '../scripts/progress-file';
@@ -39,4 +41,22 @@ async function newestEarlierTable(client: DynamoDBClient): Promise<string | unde
     if (name !== cfg.observationsTable && (await tableExists(client, name))) return name;
   }
   return undefined;
+}
+
+/**
+ * Rewrites the blocks a data folder kept in an earlier format of the block codec in the current one,
+ * once per format (the progress file, in the data folder, says when it is done; a start stopped
+ * part-way resumes it). A table created just now holds none. Returns the run's report, or undefined
+ * when there was nothing to do.
+ */
+export async function upgradeBlockFormat(created: readonly string[], progressFile: string): Promise<string[] | undefined> {
+  const saved = readProgress<RecodeProgress>(progressFile);
+  if (recodeFinished(saved)) return undefined;
+  const progress = recodeOfThisFormat(saved) ? saved : undefined;
+  if (!progress && created.includes(config().observationsTable)) {
+    writeProgress(progressFile, { ...freshRecode(1), segments: [{ done: true }] });
+    return undefined;
+  }
+  const done = await recodeEveryBlock({ progress: progress ?? freshRecode(1), save: (p) => writeProgress(progressFile, p) });
+  return done.rewritten > 0 || done.mismatches > 0 ? recodeReport(done) : undefined;
 }

@@ -13,7 +13,13 @@
  *
  * Rebuilds the day summaries of every patient of the configured table from their readings (the
  * repair of a summary a fault left behind; `shared/observations/store/summaries-rebuild.ts`),
- * resumable in the same way. The steps around both are in docs/operations.md.
+ * resumable in the same way.
+ *
+ * `npm run migrate:observations -- blocks [--progress <file>] [--segments <n>]`
+ *
+ * Rewrites the blocks kept in an earlier format of the block codec in the current one
+ * (`shared/observations/store/block-recode.ts`), each checked before it is put, resumable in the
+ * same way; exits 1 when a check failed. The steps around all three are in docs/operations.md.
  */
 import { parseArgs } from 'node:util';
 import { config } from '../shared/config';
@@ -21,10 +27,15 @@ import { layoutMigrationSteps } from '../shared/observations/layout-migration';
 import { rebuildSummaries } from '../shared/observations/stats/keep';
 import { freshMigration, migrateToLayout3, migrationReport, type MigrationProgress } from '../shared/observations/store/layout-3-migration';
 import { freshRebuild, rebuildEverySummary, type RebuildProgress } from '../shared/observations/store/summaries-rebuild';
+import { freshRecode, recodeEveryBlock, recodeOfThisFormat, recodeReport, type RecodeProgress } from '../shared/observations/store/block-recode';
 import { OBSERVATIONS_LAYOUT_2 } from '../shared/store/tables';
 import { readProgress, writeProgress } from './progress-file';
 
-const USAGE = 'usage: migrate:observations [--from <table>] [--progress <file>] [--segments <n>] [--lanes <n>]\n       migrate:observations summaries [--progress <file>] [--segments <n>]';
+const USAGE = [
+  'usage: migrate:observations [--from <table>] [--progress <file>] [--segments <n>] [--lanes <n>]',
+  '       migrate:observations summaries [--progress <file>] [--segments <n>]',
+  '       migrate:observations blocks [--progress <file>] [--segments <n>]',
+].join('\n');
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -47,7 +58,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-if (positionals.length > 1 || (positionals[0] !== undefined && positionals[0] !== 'summaries')) fail(USAGE);
+if (positionals.length > 1 || (positionals[0] !== undefined && positionals[0] !== 'summaries' && positionals[0] !== 'blocks')) fail(USAGE);
 const segments = wholeNumber('segments', values.segments);
 const to = config().observationsTable;
 
@@ -59,6 +70,16 @@ if (positionals[0] === 'summaries') {
   const done = await rebuildEverySummary(rebuildSummaries, { progress: saved ?? freshRebuild(segments), save: (p) => writeProgress(file, p) });
   console.log(`done: ${done.patients} patients, ${done.days} days with readings, ${done.repaired} summaries written (progress in ${file})`);
   process.exit(0);
+}
+
+if (positionals[0] === 'blocks') {
+  const file = values.progress ?? '.recode-blocks.json';
+  const saved = readProgress<RecodeProgress>(file);
+  if (saved !== undefined && !recodeOfThisFormat(saved)) fail(`${file} belongs to another table or format; give another --progress file`);
+  console.log(`${saved ? 'resuming the rewrite' : 'rewriting'} of the blocks of ${to} kept in an earlier format`);
+  const done = await recodeEveryBlock({ progress: saved ?? freshRecode(segments), save: (p) => writeProgress(file, p) });
+  console.log([`done (progress in ${file}):`, ...recodeReport(done)].join('\n'));
+  process.exit(done.mismatches > 0 ? 1 : 0);
 }
 
 const file = values.progress ?? '.migrate-observations.json';

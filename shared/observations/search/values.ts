@@ -156,15 +156,20 @@ function inScopeOf<T>(c: ValueCriterion, measures: { reading: T; components: rea
   return [...(scope.reading ? [measures.reading] : []), ...(scope.components ? measures.components : [])];
 }
 
+/** Whether some measure a criterion looks at passes `test` (`inScopeOf` without building the list: every reading of a value search comes here). */
+function someInScope<T>(c: ValueCriterion, measures: { reading: T; components: readonly T[] }, test: (measure: T) => boolean): boolean {
+  const scope = VALUE_PARAMS.get(c.param.code)!;
+  return (scope.reading && test(measures.reading)) || (scope.components && measures.components.some(test));
+}
+
 function criterionMatches(measures: { reading: Measure; components: Measure[] }, c: ValueCriterion, units: QueryUnits): boolean {
-  const inScope = inScopeOf(c, measures);
   switch (c.kind) {
     case 'quantity':
-      return inScope.some((m) => m.value !== undefined && c.values.some((q) => quantityMatches(m.value!, q, units)));
+      return someInScope(c, measures, (m) => m.value !== undefined && c.values.some((q) => quantityMatches(m.value!, q, units)));
     case 'composite':
-      return inScope.some((m) => c.values.some((parts) => parts.every((part) => partMatches(m, part, units))));
+      return someInScope(c, measures, (m) => c.values.some((parts) => parts.every((part) => partMatches(m, part, units))));
     case 'token': {
-      const any = inScope.some((m) => c.values.some((q) => codingMatches(m.codings, q, c.modifier === 'text' ? 'text' : undefined)));
+      const any = someInScope(c, measures, (m) => c.values.some((q) => codingMatches(m.codings, q, c.modifier === 'text' ? 'text' : undefined)));
       return c.modifier === 'not' ? !any : any;
     }
   }

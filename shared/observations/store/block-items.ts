@@ -4,7 +4,7 @@
  */
 import { itemSize, type StoredItem } from '../../store/capacity';
 import type { ReadingFacts, StoredObservation } from '../model';
-import { blockOrder, decodeFacts, decodeValueStats, encodeBlock, inflatePayloads, payloadOf, type BlockFacts, type ValuesTest } from './block-codec';
+import { BlockPayloads, blockOrder, decodeFacts, decodeValueStats, encodeBlock, type BlockFacts, type ValuesTest } from './block-codec';
 import type { ValueBounds } from './port';
 import { blockKeys, blockOf, type StretchRef } from './block-keys';
 
@@ -50,18 +50,18 @@ export function factsOfBlock(item: BlockItem, patientId: number, mayKeep?: Value
 
 /**
  * The readings of a block item that `keep` accepts (of those whose values pass `mayKeep`), whole,
- * in block order: the payloads are inflated only when one is kept.
+ * in block order: a payload's group is inflated only when one of its readings is kept.
  */
 export function readingsOfBlock(item: BlockItem, patientId: number, keep: (facts: ReadingFacts) => boolean = () => true, mayKeep?: ValuesTest): StoredObservation[] {
   const kept = factsOfBlock(item, patientId, mayKeep).filter(keep);
   if (kept.length === 0) return [];
-  const payloads = inflatePayloads(item as { z: Uint8Array });
+  const payloads = new BlockPayloads(item.z as Uint8Array);
   return kept.map((facts) => withPayload(facts, payloads));
 }
 
-function withPayload(facts: BlockFacts, payloads: Buffer): StoredObservation {
-  const { payloadAt: _at, payloadLength: _length, payloadIsText: _text, ...reading } = facts;
-  return Object.assign(reading, { data: payloadOf(payloads, facts) });
+function withPayload(facts: BlockFacts, payloads: BlockPayloads): StoredObservation {
+  const { place: _place, ...reading } = facts;
+  return Object.assign(reading, { data: payloads.of(facts) });
 }
 
 /** The readings of every segment of one stretch that `keep` accepts (of those whose values pass `mayKeep`), in block order (segments interleave in time). */

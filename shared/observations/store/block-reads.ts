@@ -21,7 +21,7 @@ import { batchGetAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { pad } from '../../store/directory-keys';
 import type { KeptValue, ReadingFacts, ReadingKey, StoredObservation } from '../model';
-import { blockOrder } from './block-codec';
+import { blockOrder, type PayloadPlace } from './block-codec';
 import { BLOCK_FIELDS, boundsOfBlock, FACT_FIELDS, factsOfStretch, readingsOfStretch, type BlockItem } from './block-items';
 import { blockKeys, instantKey, stretchFromText, stretchOf, stretchText, UNDATED_STRETCH, type StretchRef } from './block-keys';
 import { logUpdated, pointedIds, rangeHolds, type PointerItem } from './block-pointers';
@@ -299,7 +299,7 @@ export async function countReadings(q: ReadingsQuery, test?: (reading: ReadingFa
 
 /** A reading's facts as a test sees them: without the block's bookkeeping or the uuid, and without the payload unless asked. */
 function stripFacts(r: ReadingFacts, withPayload: boolean): ReadingFacts {
-  const { payloadAt: _a, payloadLength: _l, payloadIsText: _t, uuid: _u, data, ...facts } = r as ReadingFacts & { payloadAt?: number; payloadLength?: number; payloadIsText?: boolean; uuid?: string; data?: string };
+  const { place: _p, uuid: _u, data, ...facts } = r as ReadingFacts & { place?: PayloadPlace; uuid?: string; data?: string };
   return withPayload && data !== undefined ? { ...facts, data } : facts;
 }
 
