@@ -17,6 +17,9 @@ import type { KeptValue, StoredObservation } from './model';
 /** A member's default unit: the first its schema allows (a kept value names its unit only when it is another). */
 export const defaultUnit = (quantities: SchemaQuantities, member: number): string | undefined => quantities.members[member]?.units?.[0];
 
+/** The unit a kept value was uploaded in: its own, else its member's first allowed unit ('' when neither). */
+export const keptUnit = (quantities: SchemaQuantities | undefined, member: number, unit: string | undefined): string => unit ?? (quantities && defaultUnit(quantities, member)) ?? '';
+
 /** What a new reading keeps of its payload's values (the unit only where it is not the member's default). */
 export function keptValues(schemaCode: string, body: unknown): KeptValue[] {
   const quantities = schemaQuantities(schemaCode);
@@ -54,7 +57,7 @@ export function readingValues(reading: Pick<StoredObservation, 'values'> & { dat
   const quantities = schemaQuantities(schemaCode);
   if (!quantities) return [];
   if (reading.values === undefined) return reading.data === undefined ? [] : liftQuantities(schemaCode, storedBody(reading.data));
-  return reading.values.map(({ member, value, unit }) => ({ member, value, unit: unit ?? defaultUnit(quantities, member) ?? '' }));
+  return reading.values.map(({ member, value, unit }) => ({ member, value, unit: keptUnit(quantities, member, unit) }));
 }
 
 export interface FhirQuantity {

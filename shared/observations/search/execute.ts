@@ -27,7 +27,7 @@ import { patientQueries, type PatientRead } from './segments';
 import { orderedRows } from './ordered-rows';
 import { ArrayStream, runsOf, type RowStream } from './streams';
 import { followsSpecimen, schemaQuantities, type SchemaQuantities } from '../../omh/quantities';
-import { defaultUnit } from '../values';
+import { keptUnit } from '../values';
 import { summarisedCodes } from '../stats/keep';
 import { summaryStore } from '../store/summary-current';
 import { countableFromSummaries, summaryDays, type SummaryDays } from './summary-days';
@@ -88,7 +88,7 @@ function filterOf(p: Plan, keep: (o: ReadingFacts) => boolean): ReadingFilter {
       const test = hours(codeId);
       if (!test) return true;
       const quantities = p.schemaOf(codeId);
-      return test(bounds.map(({ member, unit, min, max }) => ({ member, unit: unit ?? (quantities && defaultUnit(quantities, member)) ?? '', min, max })));
+      return test(bounds.map(({ member, unit, min, max }) => ({ member, unit: keptUnit(quantities, member, unit), min, max })));
     },
   };
 }

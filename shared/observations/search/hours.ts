@@ -2,7 +2,7 @@
  * A value search's reads of one patient's code, planned from the day summaries' value bounds
  * (docs/api.md#search-by-value): the hours whose values no reading could match are left out, and
  * what remains of the date filter's bounds is read as runs of contiguous candidate hours, one read
- * each. Only what a summary proves is left out: a day without a summary, or with one kept before
+ * each (a few hours left out between two runs are read with them). Only what a summary proves is left out: a day without a summary, or with one kept before
  * the bounds were, is read whole; undated readings are read as before (segments.ts).
  */
 import type { StartBounds } from '../../fhir/search/date-bounds';
@@ -17,6 +17,13 @@ import type { HourValues } from './values';
  */
 export const MAX_RUNS = 32;
 
+/**
+ * A stretch left out between two runs that is shorter than this is read with them: a block of an
+ * hour of minute readings is about 2 KB (half a read unit), where a read of its own is a round
+ * trip and a read unit at least, so reading a few hours to no avail costs less than another read.
+ */
+export const NARROW_GAP_MS = 4 * HOUR_MS;
+
 /** Whether any reading of an hour may match, by the hour's values (`hourTest` in ./values.ts). */
 export type HourTest = (hour: readonly HourValues[]) => boolean;
 
@@ -25,6 +32,17 @@ function byHour(bounds: readonly HourBounds[]): HourValues[][] {
   const hours = Array.from({ length: 24 }, (): HourValues[] => []);
   for (const { member, unit, hours: each } of bounds) for (const [hour, min, max] of each) hours[hour]?.push({ member, unit, min, max });
   return hours;
+}
+
+/** Runs with the narrow stretches between them read too. */
+function bridged(runs: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const run of runs) {
+    const last = out[out.length - 1];
+    if (last && run[0] - last[1] < NARROW_GAP_MS) last[1] = run[1];
+    else out.push([...run]);
+  }
+  return out;
 }
 
 /** At most `max` runs: the longest stretches between runs stay left out, the others are read with their runs. */
@@ -72,5 +90,5 @@ export async function candidateRuns(patientId: number, codeId: number, dates: St
     at = to;
   }
   if (at < hi) runs.push([at, hi]);
-  return fewest(runs, MAX_RUNS).map(([from, to]) => ({ lo: from, hi: to }));
+  return fewest(bridged(runs), MAX_RUNS).map(([from, to]) => ({ lo: from, hi: to }));
 }

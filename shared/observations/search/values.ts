@@ -23,7 +23,7 @@ import {
   type CanonicalUnit, type LiftedQuantity, type SchemaQuantities, type StandardCoding,
 } from '../../omh/quantities';
 import type { KeptValue, ReadingFacts } from '../model';
-import { readingCodings, readingSpecimen, readingValues } from '../values';
+import { keptUnit, readingCodings, readingSpecimen, readingValues } from '../values';
 
 /** The parameters this module answers, and which measures of a reading each looks at. */
 const VALUE_PARAMS: ReadonlyMap<string, { reading: boolean; components: boolean }> = new Map([
@@ -274,7 +274,38 @@ export function keptValuesTest(criteria: readonly ValueCriterion[], codes: Reado
     }
     return reads;
   };
-  return (codeId, values) => readsPayload(codeId) || test({ codeId, values });
+  // The hour test first, on an hour holding this reading alone: it rules out most readings of a
+  // value search without building their measures (a few comparisons each, in objects used again
+  // for every reading, since the test keeps none of them); the exact test decides the rest.
+  const screens = new Map<Id, { screen: ((hour: readonly HourValues[]) => boolean) | undefined; quantities: SchemaQuantities | undefined }>();
+  const screenOf = (codeId: Id) => {
+    let found = screens.get(codeId);
+    if (!found) {
+      const code = codes.get(codeId);
+      screens.set(codeId, (found = { screen: code && hourTest(criteria, code, units), quantities: code && schemaQuantities(code.code) }));
+    }
+    return found;
+  };
+  const pool: HourValues[] = [];
+  const alone: HourValues[] = [];
+  const asHour = (quantities: SchemaQuantities | undefined, values: readonly KeptValue[]) => {
+    alone.length = 0;
+    for (let i = 0; i < values.length; i++) {
+      const { member, value, unit } = values[i]!;
+      const range = (pool[i] ??= { member, unit: '', min: value, max: value });
+      range.member = member;
+      range.unit = keptUnit(quantities, member, unit);
+      range.min = range.max = value;
+      alone.push(range);
+    }
+    return alone;
+  };
+  return (codeId, values) => {
+    if (readsPayload(codeId)) return true;
+    const { screen, quantities } = screenOf(codeId);
+    if (screen && !screen(asHour(quantities, values ?? []))) return false;
+    return test({ codeId, values });
+  };
 }
 
 /** One member's values in one unit (as uploaded) over an hour, as a day summary bounds them. */
@@ -293,6 +324,29 @@ export interface HourValues {
 const constrainsValues = (c: ValueCriterion): boolean => c.kind === 'quantity' || (c.kind === 'composite' && c.values.every((parts) => parts.some((p) => p.kind === 'quantity')));
 
 /**
+ * What one criterion that constrains a value asks of a code's values, worked out once:
+ * alternatives (OR), each a member and the quantities (AND) that some value of that member must be
+ * able to match. A composite's token parts are decided here by the member's codings (every coding
+ * it may be shown with: `shapesOf`).
+ */
+type Alternatives = Array<{ member: number; queries: QuantityQuery[] }>;
+
+function alternativesOf(c: ValueCriterion, shapes: CodeShapes): Alternatives {
+  const out: Alternatives = [];
+  for (const shape of inScopeOf(c, shapes)) {
+    // A measure without a member has no value: a part that needs one fails on it (and every such criterion has one).
+    if (shape.member === undefined) continue;
+    if (c.kind === 'quantity') for (const q of c.values) out.push({ member: shape.member, queries: [q] });
+    if (c.kind !== 'composite') continue;
+    for (const parts of c.values) {
+      if (parts.some((part) => part.kind !== 'quantity' && !(part.kind === 'token' && codingMatches(shape.codings, part.value, undefined)))) continue;
+      out.push({ member: shape.member, queries: parts.flatMap((part) => (part.kind === 'quantity' ? [part.value] : [])) });
+    }
+  }
+  return out;
+}
+
+/**
  * The test of an hour of a code's readings, by its values' bounds (a day summary's), against the
  * criteria: false only when some criterion (AND) has no alternative (OR) that any value of the
  * hour could match, so that no reading of the hour matches; an hour without values then fails
@@ -304,18 +358,9 @@ export function hourTest(criteria: readonly ValueCriterion[], code: Code, units:
   const constraining = criteria.filter(constrainsValues);
   if (constraining.length === 0) return undefined;
   const shapes = shapesOf(code);
-  return (hour) => {
-    const mayMatch = (shape: MeasureShape, query: QuantityQuery) =>
-      shape.member !== undefined && hour.some((v) => v.member === shape.member && quantityTest(v.min, v.max, v.unit, query, units, someValueMatches));
-    return constraining.every((c) => {
-      const inScope = inScopeOf(c, shapes);
-      if (c.kind === 'quantity') return inScope.some((shape) => c.values.some((q) => mayMatch(shape, q)));
-      if (c.kind !== 'composite') return true;
-      return inScope.some((shape) =>
-        c.values.some((parts) =>
-          parts.every((part) => (part.kind === 'token' ? codingMatches(shape.codings, part.value, undefined) : part.kind === 'quantity' ? mayMatch(shape, part.value) : false)),
-        ),
-      );
-    });
-  };
+  const each = constraining.map((c) => alternativesOf(c, shapes));
+  return (hour) =>
+    each.every((alternatives) =>
+      alternatives.some(({ member, queries }) => queries.every((q) => hour.some((v) => v.member === member && quantityTest(v.min, v.max, v.unit, q, units, someValueMatches)))),
+    );
 }

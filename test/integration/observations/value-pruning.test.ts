@@ -197,3 +197,26 @@ describe('a value search over ten days of minute heart rates', () => {
     expect(count.json.total).toBe(61);
   });
 });
+
+describe('a value search whose matching hours lie close together', () => {
+  it('reads two runs a narrow gap apart in one read, and a run far from them in its own', async () => {
+    world = await observationWorld();
+    const day = Date.UTC(2025, 5, 2);
+    const high = new Set([day + 10 * HOUR + 5 * MINUTE, day + 12 * HOUR + 30 * MINUTE, day + 20 * HOUR + 15 * MINUTE]);
+    const times = Array.from({ length: 24 * 60 }, (_, i) => day + i * MINUTE);
+    for (let i = 0; i < times.length; i += 1000) {
+      const res = await upload(world.patient.token, times.slice(i, i + 1000).map((at) => heartRate(at, high.has(at) ? 151 : 60 + (at / MINUTE) % 30)));
+      expect(res.status).toBe(200);
+    }
+    const reads = recordReads();
+    const res = await search(world.practitioner.token, `patient=${world.patient.id}&code=omh:heart-rate:2.0&value-quantity=gt150&_count=100`);
+    expect(matchIds(res)).toHaveLength(3);
+    const within = (q: ReadingsQuery, from: number, to: number) => q.time !== undefined && (q.time.from ?? -Infinity) >= from && (q.time.to ?? Infinity) < to;
+    const dated = reads.queries.filter((q) => q.time !== undefined && (q.time.to ?? Infinity) >= day && (q.time.from ?? -Infinity) < day + 24 * HOUR);
+    // Hours 10 and 12 in one read (hour 11 read with them); hour 20 in another, with what follows the
+    // day (no summaries there, three hours after it: read with it); hours 0-9 and 13-19 not at all.
+    expect(dated.some((q) => within(q, day + 10 * HOUR, day + 13 * HOUR) && (q.time!.from ?? 0) <= day + 10 * HOUR + 5 * MINUTE && (q.time!.to ?? 0) >= day + 12 * HOUR + 30 * MINUTE)).toBe(true);
+    expect(dated.every((q) => within(q, day + 10 * HOUR, day + 13 * HOUR) || (q.time!.from ?? -Infinity) >= day + 20 * HOUR)).toBe(true);
+    expect(reads.rows()).toBe(3);
+  });
+});
