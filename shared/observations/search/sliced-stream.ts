@@ -18,9 +18,12 @@ export const SLICES = 4;
 
 /**
  * The first page's rows: ten of the largest search page (10,020 by default), what one Query of
- * blocks brings (an hour of minute readings is a block of about 4 KB: some 200 of them, under
+ * blocks brings (an hour of minute readings is a block of about 2 KB: some 170 of them, well under
  * DynamoDB's 1 MB a Query), so most patients' whole export is that one Query; a larger one's
- * stretches start after it (the first page is read alone).
+ * stretches start after it (the first page is read alone). A smaller first page, to render the
+ * first rows while the rest are read, was slower (a small export 0.67 s instead of 0.51 with 4,008
+ * rows, docs/benchmarks.md#a-small-export-kick-off-to-manifest): the stretches' reads side by
+ * side cost more than they overlap.
  */
 const firstPage = () => 10 * maxFetch();
 
