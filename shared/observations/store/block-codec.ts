@@ -199,7 +199,7 @@ function canonicalUuid(bytes: Buffer, at: number): string {
 }
 
 /** Index of each distinct value in first-seen order. */
-function dictionary<T>(values: readonly T[]): Map<T, number> {
+function firstSeenIndex<T>(values: readonly T[]): Map<T, number> {
   const index = new Map<T, number>();
   for (const v of values) if (!index.has(v)) index.set(v, index.size);
   return index;
@@ -226,10 +226,10 @@ export function encodeBlock(input: readonly StoredObservation[]): EncodedBlock {
   const readings = [...input].sort(blockOrder);
   const dated = readings.length > 0 && readings[0]!.effective !== undefined;
   if (readings.some((r) => (r.effective !== undefined) !== dated)) throw new Error('a block holds dated or undated readings, not both');
-  const updated = dictionary(readings.map((r) => r.lastUpdated));
-  const devices = dictionary(readings.map((r) => r.deviceId));
-  const statuses = dictionary(readings.map((r) => r.status));
-  const units = dictionary(readings.flatMap((r) => (r.values ?? []).flatMap((v) => (v.unit === undefined ? [] : [v.unit]))));
+  const updated = firstSeenIndex(readings.map((r) => r.lastUpdated));
+  const devices = firstSeenIndex(readings.map((r) => r.deviceId));
+  const statuses = firstSeenIndex(readings.map((r) => r.status));
+  const units = firstSeenIndex(readings.flatMap((r) => (r.values ?? []).flatMap((v) => (v.unit === undefined ? [] : [v.unit]))));
 
   const payloads: Buffer[] = [];
   const uuidsAt: number[] = [];
