@@ -89,6 +89,40 @@ async function keepDay(key: DayKey, schemaCode: string): Promise<boolean> {
   return summaryStore().keep(summary, 'from-more-readings', keptCounts ? hours.filter((h) => keptCounts[h.hour] !== h.digest.count) : hours);
 }
 
+/** A day's recompute running in this process, and the one queued behind it. */
+interface DayWork {
+  running: Promise<unknown>;
+  queued: Promise<unknown> | undefined;
+}
+const dayWork = new Map<string, DayWork>();
+
+/**
+ * `keepDay` for a write, shared with the writes of the same day that arrive meanwhile in this
+ * process (the slices of one upload run side by side and mostly fill one day): a recompute reads
+ * every reading of the day stored before it starts, so a caller that arrives while one runs waits
+ * for the next, and everyone who arrives meanwhile shares that one. An upload of 100 in four
+ * slices recomputes its day about twice instead of four times; each caller still answers only once a
+ * recompute that counted its readings was kept, and gets its failure. Other processes recompute on
+ * their own: the put's condition orders them, as before.
+ */
+function keepDayShared(key: DayKey, schemaCode: string): Promise<unknown> {
+  const text = dayKeyText(key);
+  const work = dayWork.get(text);
+  if (!work) return startDay(text, key, schemaCode);
+  return (work.queued ??= work.running.catch(() => undefined).then(() => startDay(text, key, schemaCode)));
+}
+
+function startDay(text: string, key: DayKey, schemaCode: string): Promise<unknown> {
+  const work: DayWork = { running: keepDay(key, schemaCode), queued: undefined };
+  dayWork.set(text, work);
+  void work.running
+    .catch(() => undefined)
+    .then(() => {
+      if (dayWork.get(text) === work && work.queued === undefined) dayWork.delete(text);
+    });
+  return work.running;
+}
+
 /** One day's summary recomputed from its rows and kept (a code without values keeps none); whether it was written. */
 export async function refreshDay(key: DayKey): Promise<boolean> {
   const schemaCode = (await summarisedCodes([key.codeId])).get(key.codeId);
@@ -136,7 +170,7 @@ export async function keepDaySummaries(outcomes: readonly WriteOutcome[]): Promi
     async ({ key, schemaCode, created, indexes }) => {
       try {
         if (!created && (await keptIsComplete(key))) return;
-        await keepDay(key, schemaCode);
+        await keepDayShared(key, schemaCode);
       } catch (e) {
         rootLogger().warn('keeping a day summary failed; its readings answer 503', { ...key, error: e instanceof Error ? e.message : String(e) });
         for (const index of indexes) result[index] = storeBusy();
