@@ -265,24 +265,22 @@ export function keptValuesTest(criteria: readonly ValueCriterion[], codes: Reado
   const test = valueTest(criteria, codes, units);
   if (!test) return undefined;
   const codings = criteria.some(testsCodings);
-  const perReading = new Map<Id, boolean>();
-  const readsPayload = (codeId: Id) => {
-    let reads = perReading.get(codeId);
-    if (reads === undefined) {
-      const code = codes.get(codeId);
-      perReading.set(codeId, (reads = codings && code !== undefined && shapesOf(code).perReading));
-    }
-    return reads;
-  };
-  // The hour test first, on an hour holding this reading alone: it rules out most readings of a
-  // value search without building their measures (a few comparisons each, in objects used again
-  // for every reading, since the test keeps none of them); the exact test decides the rest.
-  const screens = new Map<Id, { screen: ((hour: readonly HourValues[]) => boolean) | undefined; quantities: SchemaQuantities | undefined }>();
-  const screenOf = (codeId: Id) => {
-    let found = screens.get(codeId);
+  // Per code, worked out once: whether its test reads the payload (its codings follow the specimen
+  // and a criterion tests codings), and the hour test, tried first on an hour holding the reading
+  // alone: it rules out most readings of a value search without building their measures (a few
+  // comparisons each, in objects used again for every reading, since the test keeps none of them);
+  // the exact test decides the rest.
+  const perCode = new Map<Id, { readsPayload: boolean; screen: ((hour: readonly HourValues[]) => boolean) | undefined; quantities: SchemaQuantities | undefined }>();
+  const ofCode = (codeId: Id) => {
+    let found = perCode.get(codeId);
     if (!found) {
       const code = codes.get(codeId);
-      screens.set(codeId, (found = { screen: code && hourTest(criteria, code, units), quantities: code && schemaQuantities(code.code) }));
+      found = {
+        readsPayload: codings && code !== undefined && shapesOf(code).perReading,
+        screen: code && hourTest(criteria, code, units),
+        quantities: code && schemaQuantities(code.code),
+      };
+      perCode.set(codeId, found);
     }
     return found;
   };
@@ -301,8 +299,8 @@ export function keptValuesTest(criteria: readonly ValueCriterion[], codes: Reado
     return alone;
   };
   return (codeId, values) => {
-    if (readsPayload(codeId)) return true;
-    const { screen, quantities } = screenOf(codeId);
+    const { readsPayload, screen, quantities } = ofCode(codeId);
+    if (readsPayload) return true;
     if (screen && !screen(asHour(quantities, values ?? []))) return false;
     return test({ codeId, values });
   };

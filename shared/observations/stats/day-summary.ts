@@ -209,7 +209,7 @@ export function summariseDayAndHours(
   const sensor = sensorReadingsOf(readings, schemaCode);
   const byHour: CgmReading[][] = Array.from({ length: 24 }, () => []);
   for (const r of sensor) byHour[hourOfDay(r.at, start)]!.push(r);
-  const hours = byHour.flatMap((rs, hour) => (rs.length > 0 ? [{ hour, digest: digestOf(rs) }] : [])).filter((h) => h.digest.count > 0);
+  const hours = byHour.map((rs, hour) => ({ hour, digest: digestOf(rs) })).filter((h) => h.digest.count > 0);
   const cgmHours = byHour.map(() => 0);
   for (const h of hours) cgmHours[h.hour] = h.digest.count;
   return { summary: { ...summary, cgm: digestOf(sensor), cgmHours }, hours };

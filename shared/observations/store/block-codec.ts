@@ -334,15 +334,7 @@ export function decodeFacts(block: { c: Uint8Array; u: Uint8Array }, patientId: 
   const updated = Array.from({ length: facts.uint() }, () => facts.text());
   const devices = Array.from({ length: facts.uint() }, () => facts.int());
   const statuses = Array.from({ length: facts.uint() }, () => facts.text());
-  const units = version === 1 ? [] : Array.from({ length: facts.uint() }, () => facts.text());
-  const group = version === 1 ? Infinity : facts.uint();
-  const dictionary = version === 1 ? undefined : facts.raw();
-  const streams: PayloadStream[] = version === 1 ? [{ at: 0, length: undefined, dictionary: undefined }] : [];
-  for (let count = version === 1 ? 0 : facts.uint(), at = 0; count > 0; count--) {
-    const length = facts.uint();
-    streams.push({ at, length, dictionary: dictionary?.byteLength ? dictionary : undefined });
-    at += length;
-  }
+  const { units, group, streams } = version === 1 ? format1Layout() : layoutOf(facts);
 
   const out: BlockFacts[] = [];
   let id = 0;
@@ -388,6 +380,32 @@ export function decodeFacts(block: { c: Uint8Array; u: Uint8Array }, patientId: 
     out.push(reading);
   }
   return out;
+}
+
+/** How a block's values name units and its payloads lie in `z`: what the facts' header says after the block's lists. */
+interface PayloadLayout {
+  /** The units values name by index. */
+  units: readonly string[];
+  /** Readings per stream. */
+  group: number;
+  streams: PayloadStream[];
+}
+
+/** Format 1: values carry their units as text, and `z` is one stream of every payload. */
+const format1Layout = (): PayloadLayout => ({ units: [], group: Infinity, streams: [{ at: 0, length: undefined, dictionary: undefined }] });
+
+/** Format 2: the units, the group size, the dictionary, then each group's stream length. */
+function layoutOf(facts: Reader): PayloadLayout {
+  const units = Array.from({ length: facts.uint() }, () => facts.text());
+  const group = facts.uint();
+  const dictionary = facts.raw();
+  const streams: PayloadStream[] = [];
+  for (let count = facts.uint(), at = 0; count > 0; count--) {
+    const length = facts.uint();
+    streams.push({ at, length, dictionary: dictionary.byteLength > 0 ? dictionary : undefined });
+    at += length;
+  }
+  return { units, group, streams };
 }
 
 function textValues(facts: Reader): KeptValue[] | undefined {
