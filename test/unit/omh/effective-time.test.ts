@@ -279,3 +279,33 @@ describe('startOffsetOf', () => {
     expect(startOffsetOf(undefined)).toBeUndefined();
   });
 });
+
+describe('isoInstant', () => {
+  /** What it must write: the Date's own text, without `.000`. */
+  const plain = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+
+  it('writes any instant as the Date does, in time order and out of it', () => {
+    const instants = fc.integer({ min: -8.64e15, max: 8.64e15 });
+    // Runs within a day (the date is written once a day), then jumps anywhere.
+    fc.assert(
+      fc.property(instants, fc.array(fc.integer({ min: -86_400_000, max: 86_400_000 }), { maxLength: 20 }), (start, steps) => {
+        let ms = start;
+        for (const step of steps) {
+          ms = Math.max(-8.64e15, Math.min(8.64e15, ms + step));
+          expect(isoInstant(ms)).toBe(plain(ms));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes each edge of a day, before 1970, past 9999 and a fraction of a millisecond as the Date does', () => {
+    for (const ms of [0, -1, 86_399_999, 86_400_000, -86_400_000, -86_400_001, Date.UTC(2024, 1, 29, 23, 59, 59, 999), Date.UTC(10000, 0, 1), Date.UTC(-1, 11, 31, 12), 8.64e15, -8.64e15]) {
+      expect(isoInstant(ms)).toBe(plain(ms));
+    }
+    expect(isoInstant(1.5)).toBe(plain(1.5));
+    expect(isoInstant(-1.5)).toBe(plain(-1.5));
+    expect(isoInstant(Date.UTC(2025, 2, 1, 12, 58))).toBe('2025-03-01T12:58:00Z');
+    expect(isoInstant(Date.UTC(2025, 2, 1, 12, 58, 0, 250))).toBe('2025-03-01T12:58:00.250Z');
+  });
+});
