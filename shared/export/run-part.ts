@@ -26,7 +26,7 @@ import { deviceResource, groupResource, patientResource } from '../fhir/projecti
 import { matchesAll, type Criterion } from '../fhir/search';
 import { chunksOf } from '../lists';
 import { codesById } from '../observations/code-table-cache';
-import { toFhirObservation } from '../observations/fhir-observation';
+import { ObservationTexts } from '../observations/fhir-observation-text';
 import type { StoredObservation } from '../observations/model';
 import { matchingRows } from '../observations/search/execute';
 import { parseNativeQuery } from '../observations/search/query';
@@ -176,10 +176,14 @@ function readingsOf(job: ExportJob, patientIds: readonly Id[]): Readings {
 /** The mobile-health Observations of the patients kept, exactly as a read renders them (the payload untouched). */
 async function exportReadings(readings: Readings, kept: ReadonlySet<Id>, files: PartFiles): Promise<void> {
   if (kept.size === 0) return readings.drop();
+  const texts = new ObservationTexts();
   for (let run = await readings.next(); !run.done; run = await readings.next()) {
     const rows = run.value.filter((o) => kept.has(o.patientId));
     const codes = await codesById(rows.map((o) => o.codeId));
-    for (const reading of rows) await files.add(toFhirObservation(reading, codes.get(reading.codeId)!));
+    // Rendered as they are written: a run's text is never held whole.
+    await files.addJson('Observation', (function* () {
+      for (const reading of rows) yield texts.of(reading, codes.get(reading.codeId)!);
+    })());
   }
 }
 

@@ -25,27 +25,51 @@ export function readingCode(code: Pick<Code, 'system' | 'code' | 'display'>, sta
   return { coding: [codeCoding(code), ...(standard ? [{ ...standard }] : [])] };
 }
 
-export function toFhirObservation(o: StoredObservation, code: Code): FhirObservation {
+/** What a reading's rendering takes from its values and payload, worked out once for either form (object or text). */
+export interface ReadingRendering {
+  /** The standard coding of `Observation.code` after the code's own (absent: none). */
+  observation: StandardCoding | undefined;
+  /** `Observation.component`, one entry per lifted value. */
+  components: Array<Record<string, unknown>>;
+  /** The service derived the payload from a FHIR sensor reading (a tag says so). */
+  derived: boolean;
+}
+
+export function renderingOf(o: StoredObservation, code: Pick<Code, 'code'>): ReadingRendering {
   const quantities = schemaQuantities(code.code);
-  const values = quantities ? readingValues(o, code.code) : [];
+  if (!quantities) return { observation: undefined, components: [], derived: false };
+  const values = readingValues(o, code.code);
   // The standard codings follow what was measured: the values' units and, for a blood glucose, the specimen its payload names.
-  const payload = quantities ? renderedPayloadFacts(o, quantities) : undefined;
-  const codings = quantities ? readingCodings(quantities, values, payload?.specimen) : undefined;
-  const components = codings ? componentsOf(values, codings) : [];
-  const category = categoryOf(code.code);
+  const payload = renderedPayloadFacts(o, quantities);
+  const codings = readingCodings(quantities, values, payload.specimen);
+  return { observation: codings.observation, components: componentsOf(values, codings), derived: payload.derived };
+}
+
+/** `Observation.identifier` as stored (a system only where it has one). */
+export const fhirIdentifiers = (o: Pick<StoredObservation, 'identifiers'>) => o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value }));
+
+/** `Observation.category`, when the code has one. */
+export function fhirCategory(schemaCode: string): Array<{ coding: Array<Record<string, string>> }> | undefined {
+  const category = categoryOf(schemaCode);
+  return category && [{ coding: [{ system: OBSERVATION_CATEGORY_SYSTEM, ...category }] }];
+}
+
+export function toFhirObservation(o: StoredObservation, code: Code): FhirObservation {
+  const rendering = renderingOf(o, code);
+  const category = fhirCategory(code.code);
   return {
     resourceType: 'Observation',
     id: String(o.id),
-    meta: { lastUpdated: o.lastUpdated, source: nativeSourceUri(), ...(payload?.derived ? { tag: [derivedTag()] } : {}) },
-    ...(o.identifiers.length > 0 ? { identifier: o.identifiers.map((i) => ({ ...(i.system !== undefined ? { system: i.system } : {}), value: i.value })) } : {}),
+    meta: { lastUpdated: o.lastUpdated, source: nativeSourceUri(), ...(rendering.derived ? { tag: [derivedTag()] } : {}) },
+    ...(o.identifiers.length > 0 ? { identifier: fhirIdentifiers(o) } : {}),
     status: o.status,
-    ...(category ? { category: [{ coding: [{ system: OBSERVATION_CATEGORY_SYSTEM, ...category }] }] } : {}),
-    code: readingCode(code, codings?.observation),
+    ...(category ? { category } : {}),
+    code: readingCode(code, rendering.observation),
     subject: { reference: `Patient/${o.patientId}` },
     ...fhirEffective(o.effective),
     device: { reference: `Device/${o.deviceId}` },
     valueAttachment: { contentType: 'application/json', data: o.data },
-    ...(components.length > 0 ? { component: components } : {}),
+    ...(rendering.components.length > 0 ? { component: rendering.components } : {}),
   };
 }
 
