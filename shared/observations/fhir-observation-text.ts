@@ -23,7 +23,8 @@ interface CodeText {
 }
 
 export class ObservationTexts {
-  private readonly byCode = new Map<number, CodeText>();
+  /** By the code as the code table gave it: an edited display comes as another object, and is written as edited. */
+  private readonly byCode = new WeakMap<Code, CodeText>();
   private readonly meta = `,"source":${JSON.stringify(nativeSourceUri())}`;
   private readonly derived = `,"tag":[${JSON.stringify(derivedTag())}]`;
 
@@ -48,11 +49,11 @@ export class ObservationTexts {
   }
 
   private sharedOf(code: Code): CodeText {
-    let shared = this.byCode.get(code.id);
+    let shared = this.byCode.get(code);
     if (!shared) {
       const category = fhirCategory(code.code);
       shared = { category: category ? `"category":${JSON.stringify(category)},` : '', code: new Map() };
-      this.byCode.set(code.id, shared);
+      this.byCode.set(code, shared);
     }
     return shared;
   }

@@ -101,3 +101,15 @@ describe('ObservationTexts', () => {
     );
   });
 });
+
+describe('ObservationTexts and the code table', () => {
+  it('writes a code as the table gives it, an edited display included', () => {
+    const own = new ObservationTexts();
+    const before: Code = { id: 99, system: 'https://w3id.org/openmhealth/schemas/omh', code: 'omh:heart-rate:2.0', display: 'Heart rate' };
+    const after: Code = { ...before, display: 'Pulse' };
+    const o = reading(before, {});
+    expect(JSON.parse(own.of(o, before)).code.coding[0].display).toBe('Heart rate');
+    expect(own.of(o, after)).toBe(JSON.stringify(toFhirObservation(o, after)));
+    expect(JSON.parse(own.of(o, after)).code.coding[0].display).toBe('Pulse');
+  });
+});
