@@ -44,7 +44,7 @@ export async function ownJob(caller: Caller, jobId: string, now: number): Promis
 export async function settle(job: ExportJob, now: number): Promise<ExportJob> {
   if (job.status !== 'in-progress') return job;
   if (job.partsDone >= job.partsTotal) {
-    await exportStore().jobs.finish(job.id, 'complete', { expiresAt: expiryFrom(now) });
+    await exportStore().jobs.finish(job.id, 'complete', { expiresAt: expiryFrom(now) }, job.owner);
   } else if (now - job.progressAt > config().exports.stuckAfterSeconds * 1000) {
     const minutes = Math.round((now - job.progressAt) / 60_000);
     await failJob(job.id, now, `The export made no progress for ${minutes} minutes and was stopped; start it again.`);

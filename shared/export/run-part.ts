@@ -103,7 +103,7 @@ export async function runPart(jobId: string, index: number, now = Date.now): Pro
 /** Records the part done and counts it, once; the job complete when it was the last. `true` when it was counted now. */
 async function counted(jobId: string, index: number, files: ExportPart['files'], patients: number, now: () => number): Promise<boolean> {
   const after = await exportStore().jobs.completePart(jobId, index, files, patients, now());
-  if (after && after.partsDone >= after.partsTotal) await exportStore().jobs.finish(jobId, 'complete', { expiresAt: expiryFrom(now()) });
+  if (after && after.partsDone >= after.partsTotal) await exportStore().jobs.finish(jobId, 'complete', { expiresAt: expiryFrom(now()) }, after.owner);
   return after !== undefined;
 }
 

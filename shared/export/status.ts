@@ -81,7 +81,7 @@ export async function exportStatus(caller: Caller, jobId: string, site: Site, no
 export async function cancelExport(caller: Caller, jobId: string, now = Date.now()): Promise<HttpResponse> {
   const job = await ownJob(caller, jobId, now);
   const store = exportStore().jobs;
-  const cancelled = job.status === 'in-progress' ? await store.finish(job.id, 'cancelled', { expiresAt: expiryFrom(now) }) : await store.cancelFinished(job.id, expiryFrom(now));
+  const cancelled = job.status === 'in-progress' ? await store.finish(job.id, 'cancelled', { expiresAt: expiryFrom(now) }, job.owner) : await store.cancelFinished(job.id, expiryFrom(now));
   // Another request moved it in between: cancel what it became.
   if (!cancelled && !(await store.cancelFinished(job.id, expiryFrom(now)))) throw notFound(`Export job ${jobId} not found.`);
   await exportStore().files.removeAll(job.id);

@@ -149,6 +149,21 @@ export function exportStoreContract(adapters: readonly ExportAdapter[]): void {
         await jobs.touch(jobId(), NOW);
       });
 
+      it('finishes a job its owner is given for as one it reads: once, freeing that place only', async () => {
+        const { jobs } = make();
+        const owner = jobOf().owner;
+        const [a, b] = [jobOf({ owner }), jobOf({ owner })];
+        expect(await jobs.create(a, partsOf(a), 1)).toBe(true);
+        expect(await jobs.create(b, partsOf(b), 1)).toBe(false);
+        expect(await jobs.finish(a.id, 'complete', { expiresAt: 7 }, owner)).toBe(true);
+        expect(await jobs.get(a.id)).toMatchObject({ status: 'complete', expiresAt: 7 });
+        // Not running any more: nothing moves, and the place freed once is not freed again.
+        expect(await jobs.finish(a.id, 'failed', { expiresAt: 8 }, owner)).toBe(false);
+        expect(await jobs.get(a.id)).toMatchObject({ status: 'complete', expiresAt: 7 });
+        expect(await jobs.create(b, partsOf(b), 1)).toBe(true);
+        expect(await jobs.create(jobOf({ owner }), [], 1)).toBe(false);
+      });
+
       it('moves a job out of in-progress once; cancels a finished one only', async () => {
         const { jobs } = make();
         const job = jobOf();

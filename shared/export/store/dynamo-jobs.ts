@@ -158,16 +158,21 @@ export const jobs: ExportJobs = {
     });
   },
 
-  async finish(jobId, status, fields) {
-    const job = await getJob(jobId);
-    if (job?.status !== 'in-progress') return false;
+  async finish(jobId, status, fields, owner) {
+    // The update's condition decides whether the job was running; the owner only names the slot.
+    let slotOwner = owner;
+    if (slotOwner === undefined) {
+      const job = await getJob(jobId);
+      if (job?.status !== 'in-progress') return false;
+      slotOwner = job.owner;
+    }
     return transactIf([
       writes.update(exportKeys.job(jobId), `SET #status = :status, #expiresAt = :expiresAt${fields.failure ? ', #failure = :failure' : ''}`, {
         condition: IN_PROGRESS.condition,
         names: { ...IN_PROGRESS.names, '#expiresAt': 'expiresAt', ...(fields.failure ? { '#failure': 'failure' } : {}) },
         values: { ...IN_PROGRESS.values, ':status': status, ':expiresAt': fields.expiresAt, ...(fields.failure ? { ':failure': fields.failure } : {}) },
       }, notHeld),
-      runningSlot(job, -1),
+      runningSlot({ owner: slotOwner }, -1),
     ]);
   },
 
@@ -189,7 +194,7 @@ export const jobs: ExportJobs = {
 
   async remove(jobId) {
     const job = await getJob(jobId);
-    if (job?.status === 'in-progress') await jobs.finish(jobId, 'cancelled', { expiresAt: job.expiresAt });
+    if (job?.status === 'in-progress') await jobs.finish(jobId, 'cancelled', { expiresAt: job.expiresAt }, job.owner);
     await batchDeleteAll(exportsTable(), await partKeys(jobId));
     await batchDeleteAll(exportsTable(), [exportKeys.job(jobId)]);
   },

@@ -33,9 +33,10 @@ export interface ExportJobs {
   touch(jobId: string, now: number): Promise<void>;
   /**
    * Moves a running job to `status` (complete, failed or cancelled), releasing its owner's slot:
-   * `false` when it was not running. `expiresAt` (epoch s) and `failure` as given.
+   * `false` when it was not running. `expiresAt` (epoch s) and `failure` as given. `owner`: the
+   * job's, when the caller has the job at hand (the store need not read it again).
    */
-  finish(jobId: string, status: Exclude<JobStatus, 'in-progress'>, fields: Pick<ExportJob, 'expiresAt' | 'failure'>): Promise<boolean>;
+  finish(jobId: string, status: Exclude<JobStatus, 'in-progress'>, fields: Pick<ExportJob, 'expiresAt' | 'failure'>, owner?: ExportJob['owner']): Promise<boolean>;
   /** Cancels a finished (complete or failed) job; `false` when it is not finished. */
   cancelFinished(jobId: string, expiresAt: number): Promise<boolean>;
   /**
