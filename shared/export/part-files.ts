@@ -55,13 +55,16 @@ export class PartFiles {
   }
 
   private async lines(type: string, texts: Iterable<string>, error: boolean): Promise<void> {
-    let current = this.open.get(type);
     for (const json of texts) {
       const text = `${json}\n`;
       const bytes = Buffer.byteLength(text, 'utf8');
-      if (current && current.file.bytes + bytes > this.maxBytes) {
+      // Looked up each line: while this call waited, another adding to the same type (a part's
+      // readings and its auxiliary Observations) may have closed the file and begun the next.
+      let current = this.open.get(type);
+      while (current && current.file.bytes + bytes > this.maxBytes) {
         await this.closeFile(type, current);
-        current = undefined;
+        // Another call may have begun the next file meanwhile: this line goes there (never a file left open).
+        current = this.open.get(type);
       }
       current ??= this.begin(type, error);
       current.pending.push(text);

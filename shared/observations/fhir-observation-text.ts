@@ -1,8 +1,8 @@
 /**
  * Stored readings as the JSON text of their FHIR Observation, for writers of many at once (an
  * export's NDJSON): exactly the text `JSON.stringify(toFhirObservation(o, code))` gives, made
- * without building the object. Building and then serialising it cost about 11 µs a reading, most of
- * an export's CPU; here what every reading of a code shares (its category, `meta.source`, each
+ * without building the object. Building and then serialising it cost about 11 µs a reading, a
+ * quarter of an export's CPU; here what every reading of a code shares (its category, `meta.source`, each
  * coding its units choose) is made into text once per writer, and each reading adds its own fields.
  * The order of the fields is `toFhirObservation`'s, and the test renders every kind of reading both
  * ways and compares the texts.
@@ -35,7 +35,7 @@ export class ObservationTexts {
     let codeText = shared.code.get(rendering.observation);
     if (codeText === undefined) {
       codeText = `"code":${JSON.stringify(readingCode(code, rendering.observation))}`;
-      // Codings are the schema tables' own objects, so this holds a handful; a fresh one is not kept.
+      // Codings are the schema tables' own objects, so this holds a handful (and never more than 64).
       if (shared.code.size < 64) shared.code.set(rendering.observation, codeText);
     }
     return (
