@@ -251,6 +251,9 @@ export async function readingsAt(patientId: number, wanted: ReadonlyArray<{ id: 
   return found;
 }
 
+/** The most readings of one update's group given out at once. */
+const GROUP_RUN = 100;
+
 async function* updatedReadings(q: ReadingsQuery, after: Position | undefined, yields: Yield, filter?: ReadingFilter): Runs {
   const t = q.time ?? {};
   const from = after?.order === 'updated' && q.ascending ? after.at : t.from === undefined ? '' : instantKey(t.from);
@@ -260,16 +263,21 @@ async function* updatedReadings(q: ReadingsQuery, after: Position | undefined, y
   let group: PointerItem[] = [];
   const flush = async function* (items: PointerItem[]): Runs {
     if (items.length === 0) return;
-    const run: ReadingFacts[] = [];
     const at = logUpdated(items[0]!);
+    const ms = Date.parse(at);
+    if ((t.from !== undefined && ms < t.from) || (t.to !== undefined && ms > t.to)) return;
     const wanted = items.flatMap(pointedIds).sort((a, b) => (q.ascending ? a.id - b.id : b.id - a.id));
     const found = await readingsAt(q.patientId, wanted, yields, filter);
+    let run: ReadingFacts[] = [];
     for (const { id } of wanted) {
       const r = found.get(id);
-      if (!r || r.lastUpdated !== at) continue;
-      const ms = Date.parse(at);
-      if ((t.from !== undefined && ms < t.from) || (t.to !== undefined && ms > t.to)) continue;
-      if (afterPosition(q, after, r)) run.push(r);
+      if (!r || r.lastUpdated !== at || !afterPosition(q, after, r)) continue;
+      run.push(r);
+      // A group can be a whole upload of thousands: given out a run at a time, so a page stops where it fills.
+      if (run.length === GROUP_RUN) {
+        yield run;
+        run = [];
+      }
     }
     if (run.length > 0) yield run;
   };
