@@ -2,8 +2,9 @@
  * A value search's reads of one patient's code, planned from the day summaries' value bounds
  * (docs/api.md#search-by-value): the hours whose values no reading could match are left out, and
  * what remains of the date filter's bounds is read as runs of contiguous candidate hours, one read
- * each (a few hours left out between two runs are read with them). Only what a summary proves is left out: a day without a summary, or with one kept before
- * the bounds were, is read whole; undated readings are read as before (segments.ts).
+ * each (a few hours left out between two runs are read with them). Only what a summary proves is
+ * left out: a day without a summary, or with one kept before the bounds were, is read whole;
+ * undated readings are read as before (segments.ts).
  */
 import type { StartBounds } from '../../fhir/search/date-bounds';
 import { FIRST_INSTANT, LAST_INSTANT } from '../../omh/datetime';

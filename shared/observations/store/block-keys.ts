@@ -77,6 +77,9 @@ export const blockKeys = {
   identifier: (system: string, value: string): ObservationKey => ({ pk: `I#${keyText(system)}#${keyText(value)}`, sk: 'I' }),
 };
 
+/** The patient whose partition a key (`blockKeys.patientPk`) is. */
+export const patientOfPk = (pk: unknown): number => Number(String(pk).slice(2));
+
 /** The stretch and segment a block key names. */
 export function blockOf(sk: string): StretchRef & { segment: number } {
   // B#<15-digit code>#<stretch>#<segment>

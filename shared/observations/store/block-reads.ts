@@ -23,7 +23,7 @@ import { pad } from '../../store/directory-keys';
 import type { KeptValue, ReadingFacts, ReadingKey, StoredObservation } from '../model';
 import { blockOrder, type PayloadPlace } from './block-codec';
 import { BLOCK_FIELDS, boundsOfBlock, FACT_FIELDS, factsOfStretch, readingsOfStretch, type BlockItem } from './block-items';
-import { blockKeys, instantKey, stretchFromText, stretchOf, stretchText, UNDATED_STRETCH, type StretchRef } from './block-keys';
+import { blockKeys, instantKey, patientOfPk, stretchFromText, stretchOf, stretchText, UNDATED_STRETCH, type StretchRef } from './block-keys';
 import { logUpdated, pointedIds, rangeHolds, type PointerItem } from './block-pointers';
 import { table } from './dynamo-table';
 import type { PageStart, ReadingFilter, ReadingsPage, ReadingsQuery } from './port';
@@ -393,7 +393,7 @@ export async function readByIds(ids: readonly number[]): Promise<StoredObservati
 export async function claimsOf(keys: readonly ReadingKey[]): Promise<Array<{ patientId: number; uuid: string; id: number; ref: StretchRef; at: string }>> {
   const items = await batchGetAll(table(), keys.map((k) => blockKeys.claim(k.patientId, k.uuid)));
   return items.map((item) => ({
-    patientId: Number(String(item.pk).slice(2)),
+    patientId: patientOfPk(item.pk),
     uuid: String(item.sk).slice(2),
     id: Number(item.id),
     ref: stretchFromText(String(item.st)),

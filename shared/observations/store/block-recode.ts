@@ -20,7 +20,7 @@ import { retryWhileBusy } from '../../store/retry';
 import { freshSegments, scanInSegments, type ScanProgress } from '../../store/scan-segments';
 import { BLOCK_FORMAT, factsFormat } from './block-codec';
 import { blockItem, readingsOfBlock, type BlockItem } from './block-items';
-import { blockOf } from './block-keys';
+import { blockKeys, blockOf, patientOfPk } from './block-keys';
 import { table } from './dynamo-table';
 
 export interface RecodeProgress extends ScanProgress {
@@ -56,7 +56,7 @@ export async function recodeEveryBlock(run: RecodeRun = {}): Promise<RecodeProgr
   await scanInSegments({
     table: table(),
     progress,
-    filter: { expression: 'begins_with(#pk, :patient) AND begins_with(#sk, :block)', names: { '#pk': 'pk', '#sk': 'sk' }, values: { ':patient': 'P#', ':block': 'B#' } },
+    filter: { expression: 'begins_with(#pk, :patient) AND begins_with(#sk, :block)', names: { '#pk': 'pk', '#sk': 'sk' }, values: { ':patient': blockKeys.patientPk(0).slice(0, 2), ':block': blockKeys.codePrefix(0).slice(0, 2) } },
     ...(run.pageSize ? { pageSize: run.pageSize } : {}),
     onPage: async (items) => {
       for (const outcome of await pMap(items, recodeBlock, { concurrency: CONCURRENCY })) {
@@ -84,7 +84,7 @@ export const recodeReport = (p: RecodeProgress): string[] => [
 /** One block item in the current format, checked, or why not. */
 export async function recodeBlock(item: BlockItem): Promise<Outcome> {
   if (factsFormat(item.c as Uint8Array) === 'current') return 'current';
-  const patientId = Number(String(item.pk).slice(2));
+  const patientId = patientOfPk(item.pk);
   const { segment, ...ref } = blockOf(String(item.sk));
   const readings = readingsOfBlock(item, patientId);
   const ver = Number(item.ver);

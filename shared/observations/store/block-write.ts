@@ -42,7 +42,7 @@ import { rootLogger } from '../../telemetry/logger';
 import type { ObservationIdentifier, StoredObservation } from '../model';
 import { blockOrder } from './block-codec';
 import { blockBytes, blockItem, idsOfStretch, readingsOfBlock, SEGMENT_BYTES, type BlockItem } from './block-items';
-import { blockKeys, blockOf, stretchFromText, stretchOf, stretchText, type StretchRef } from './block-keys';
+import { blockKeys, blockOf, patientOfPk, stretchFromText, stretchOf, stretchText, type StretchRef } from './block-keys';
 import { pointerItems } from './block-pointers';
 import { readingsAt, readById, stretchItems } from './block-reads';
 import { table } from './dynamo-table';
@@ -284,7 +284,7 @@ async function writePointers(round: readonly Placing[], outcomes: WriteOutcome[]
   });
   const failedCodes = await addCodes(round);
   // A pointer that failed fails every reading of its patient in this upload (pointers are per upload and patient).
-  const failedPatients = new Set(failedPointers.map((r) => (String(r.PutRequest!.Item!.pk).startsWith('R#') ? Number(r.PutRequest!.Item!.p) : Number(String(r.PutRequest!.Item!.pk).slice(2)))));
+  const failedPatients = new Set(failedPointers.map((r) => (String(r.PutRequest!.Item!.pk).startsWith('R#') ? Number(r.PutRequest!.Item!.p) : patientOfPk(r.PutRequest!.Item!.pk))));
   const written = (p: Placing) => !failedPatients.has(p.observation.patientId) && !failedCodes.has(`${p.observation.patientId}#${p.observation.codeId}`);
   for (const p of round) if (!written(p)) outcomes[p.index] = storeBusy();
   return round.filter(written);

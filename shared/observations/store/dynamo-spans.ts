@@ -4,6 +4,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../../store/batch';
 import { dynamo } from '../../store/clients';
 import { observationKeys } from './dynamo-keys';
+import { patientOfPk } from './block-keys';
 import { table } from './dynamo-table';
 
 /** A conditional update, idempotent; a refused one returns the larger span already stored. */
@@ -29,5 +30,5 @@ export async function raiseSpan(patientId: number, span: number): Promise<number
 /** Strongly consistent, as every read of this table. The item also holds the patient's code set (layout 3), so it may have no span. */
 export async function spans(patientIds: readonly number[]): Promise<Map<number, number>> {
   const items = await batchGetAll(table(), patientIds.map((p) => observationKeys.spanStats(p)));
-  return new Map(items.filter((item) => item.maxSpan !== undefined).map((item) => [Number(String(item.pk).slice(2)), Number(item.maxSpan)]));
+  return new Map(items.filter((item) => item.maxSpan !== undefined).map((item) => [patientOfPk(item.pk), Number(item.maxSpan)]));
 }

@@ -7,7 +7,7 @@
  */
 import pMap from 'p-map';
 import { freshSegments, scanInSegments, type ScanProgress } from '../../store/scan-segments';
-import { blockKeys } from './block-keys';
+import { blockKeys, patientOfPk } from './block-keys';
 import { table } from './dynamo-table';
 
 export interface RebuildProgress extends ScanProgress {
@@ -42,7 +42,7 @@ export async function rebuildEverySummary(rebuild: (patientId: number) => Promis
     attributes: ['pk'],
     ...(run.pageSize ? { pageSize: run.pageSize } : {}),
     onPage: async (items) => {
-      const rebuilt = await pMap(items, (item) => rebuild(Number(String(item.pk).slice(2))), { concurrency: CONCURRENCY });
+      const rebuilt = await pMap(items, (item) => rebuild(patientOfPk(item.pk)), { concurrency: CONCURRENCY });
       for (const r of rebuilt) {
         progress.patients += 1;
         progress.days += r.days;
